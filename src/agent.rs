@@ -1,0 +1,349 @@
+//! One turn of the agent: model ↔ tools until the model is done, with the rules that keep it
+//! safe — every `tool_use` answered by exactly one `tool_result` in the next user message; no
+//! tool of an answer cut by `max_tokens` or refused is run; a capped number of model calls; a
+//! failed model call retried (1 s, 2 s, 4 s) without repeating tools that already ran; every
+//! step journaled so a restart resumes instead of repeating.
+
+use serde_json::Value;
+
+use crate::conversation::context::push_merged;
+use crate::event::{Event, Stage};
+use crate::host::{Host, LogLevel};
+use crate::journal::{Journal, JournalRecord};
+use crate::llm::{
+    call_model, retry, ApiMessage, ContentBlock, LlmError, ModelCall, ModelResponse, Role, StopReason, SystemPart,
+};
+use crate::message::RoutedMessage;
+use crate::settings::Settings;
+use crate::tools::{ToolContext, ToolEffect, ToolRegistry};
+
+/// Longest tool output shown in a `tool_finished` event.
+const EVENT_OUTPUT_CHARS: usize = 300;
+
+/// What a turn starts from.
+pub struct TurnInput<'a> {
+    pub system: &'a [SystemPart],
+    /// Earlier conversation, then the new user message last.
+    pub context: Vec<ApiMessage>,
+    pub tools: &'a ToolRegistry,
+    pub message: &'a RoutedMessage,
+}
+
+/// What a finished turn produced.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TurnOutcome {
+    /// The messages the turn added after the user's: assistant answers and tool results.
+    pub messages: Vec<ApiMessage>,
+    pub tools_used: Vec<String>,
+    /// The agent asked a question and waits for the reply.
+    pub waiting: bool,
+    /// The question already went to the hub.
+    pub question_sent_to_hub: bool,
+    pub end_conversation: Option<String>,
+    /// Something the user must know about how the turn ended (a limit hit, a refusal).
+    pub notice: Option<String>,
+    /// Model calls answered so far (merged messages would undercount them).
+    model_calls: u32,
+}
+
+impl TurnOutcome {
+    /// The assistant's text, as streamed to the user.
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .map(ApiMessage::text)
+            .filter(|t| !t.trim().is_empty())
+            .collect();
+        parts.join("\n\n")
+    }
+
+    fn push(&mut self, message: ApiMessage) {
+        push_merged(&mut self.messages, message);
+    }
+
+    /// Applies a tool's effect to the turn.
+    fn apply(&mut self, effect: &ToolEffect) {
+        match effect {
+            ToolEffect::None => {}
+            ToolEffect::Question { sent_to_hub } => {
+                self.waiting = true;
+                self.question_sent_to_hub |= sent_to_hub;
+            }
+            ToolEffect::EndConversation { reason } => self.end_conversation = Some(reason.clone()),
+        }
+    }
+}
+
+/// A tool step left unfinished by an earlier run.
+struct OpenStep {
+    /// Results recorded, by tool_use id.
+    done: Vec<(String, ContentBlock, ToolEffect)>,
+    started: Vec<String>,
+}
+
+/// The result given for a tool call that started in an earlier run but left no result: its
+/// outcome is unknown, so it is reported, never run again.
+fn interrupted(id: &str, name: &str) -> ContentBlock {
+    ContentBlock::ToolResult {
+        tool_use_id: id.to_owned(),
+        content: format!(
+            "The {name} call was interrupted (the app stopped while it ran); its outcome is unknown. Check its effect before trying again."
+        ),
+        is_error: true,
+    }
+}
+
+/// The tool calls of the last message of the turn so far.
+fn pending_calls(outcome: &TurnOutcome) -> Vec<(String, String, Value)> {
+    outcome
+        .messages
+        .last()
+        .map(|m| m.tool_uses().map(|(id, name, input)| (id.to_owned(), name.to_owned(), input.clone())).collect())
+        .unwrap_or_default()
+}
+
+/// Rebuilds the turn so far from the journal of an earlier run. Returns the last tool step if
+/// it was left open.
+fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenStep>) {
+    let mut outcome = TurnOutcome::default();
+    let mut open: Option<OpenStep> = None;
+    for record in records {
+        match record {
+            JournalRecord::Assistant { content } => {
+                if let Some(step) = open.take() {
+                    // The model was called again, so every tool of that step had finished.
+                    let results = pending_calls(&outcome)
+                        .into_iter()
+                        .map(|(id, name, _)| match step.done.iter().find(|(d, _, _)| *d == id) {
+                            Some((_, block, effect)) => {
+                                outcome.apply(effect);
+                                block.clone()
+                            }
+                            None => interrupted(&id, &name),
+                        })
+                        .collect();
+                    outcome.push(ApiMessage { role: Role::User, content: results });
+                }
+                outcome.model_calls += 1;
+                let message = ApiMessage { role: Role::Assistant, content };
+                outcome.tools_used.extend(message.tool_uses().map(|(_, name, _)| name.to_owned()));
+                let has_tools = message.tool_uses().next().is_some();
+                outcome.push(message);
+                if has_tools {
+                    open = Some(OpenStep { done: Vec::new(), started: Vec::new() });
+                }
+            }
+            JournalRecord::ToolStarted { tool_use_id } => {
+                if let Some(step) = &mut open {
+                    step.started.push(tool_use_id);
+                }
+            }
+            JournalRecord::ToolDone { tool_use_id, content, is_error, effect } => {
+                if let Some(step) = &mut open {
+                    let block = ContentBlock::ToolResult { tool_use_id: tool_use_id.clone(), content, is_error };
+                    step.done.push((tool_use_id, block, effect));
+                }
+            }
+        }
+    }
+    (outcome, open)
+}
+
+/// Runs one turn. `resume` holds the journal of an earlier, unfinished run of the same message.
+pub async fn run_turn<H: Host>(
+    host: &H,
+    settings: &Settings,
+    input: TurnInput<'_>,
+    resume: Vec<JournalRecord>,
+) -> Result<TurnOutcome, LlmError> {
+    let journal = Journal::new(host, &input.message.id);
+    let tool_ctx = ToolContext { host, settings, message: input.message };
+    let tool_defs = input.tools.definitions();
+    let (mut outcome, open) = replay(resume);
+    if let Some(step) = open {
+        finish_open_step(host, &journal, &tool_ctx, input.tools, &mut outcome, step).await;
+    }
+    loop {
+        if outcome.waiting {
+            break;
+        }
+        if outcome.model_calls >= settings.max_iterations {
+            outcome.notice = Some(format!(
+                "I stopped after {} model calls, the limit for one message, before finishing. Reply \"continue\" to let me go on.",
+                settings.max_iterations
+            ));
+            break;
+        }
+        let mut messages = input.context.clone();
+        for m in &outcome.messages {
+            push_merged(&mut messages, m.clone());
+        }
+        let call = ModelCall { system: input.system, messages: &messages, tools: &tool_defs };
+        let response = call_with_retry(host, settings, call, &input.message.id).await?;
+        outcome.model_calls += 1;
+        if !step(host, &journal, &tool_ctx, input.tools, settings, &mut outcome, response).await {
+            break;
+        }
+    }
+    Ok(outcome)
+}
+
+/// Handles one model answer; returns whether the loop goes on.
+#[allow(clippy::too_many_arguments)]
+async fn step<H: Host>(
+    host: &H,
+    journal: &Journal<'_, H>,
+    ctx: &ToolContext<'_, H>,
+    tools: &ToolRegistry,
+    settings: &Settings,
+    outcome: &mut TurnOutcome,
+    response: ModelResponse,
+) -> bool {
+    let has_tools = response.content.iter().any(|b| matches!(b, ContentBlock::ToolUse { .. }));
+    let stopped_short = matches!(response.stop_reason, StopReason::MaxTokens | StopReason::Refusal);
+    if stopped_short || !response.truncated_tools.is_empty() {
+        // Whatever tool calls this answer holds, none of them run: their input may be cut, or
+        // the model declined. Keep the text only, so history stays valid.
+        let text: Vec<ContentBlock> =
+            response.content.into_iter().filter(|b| matches!(b, ContentBlock::Text { .. })).collect();
+        let skipped: Vec<String> = response.truncated_tools.iter().map(|t| t.name.clone()).collect();
+        if !text.is_empty() {
+            outcome.push(ApiMessage { role: Role::Assistant, content: text });
+        }
+        outcome.notice = Some(match response.stop_reason {
+            StopReason::Refusal => "The model declined to continue with this request.".to_owned(),
+            _ if has_tools || !skipped.is_empty() => format!(
+                "The answer reached the max tokens limit ({}) and was cut off; the tool call it was making was not run. \
+Raise \"max tokens\" in settings or ask for a smaller step.",
+                settings.max_tokens
+            ),
+            _ => format!("The answer reached the max tokens limit ({}) and was cut off.", settings.max_tokens),
+        });
+        return false;
+    }
+    let message = ApiMessage { role: Role::Assistant, content: response.content };
+    if !has_tools {
+        let pause = response.stop_reason == StopReason::PauseTurn;
+        if !message.content.is_empty() {
+            if pause {
+                journal.record(&JournalRecord::Assistant { content: message.content.clone() }).await;
+            }
+            outcome.push(message);
+        }
+        return pause;
+    }
+    journal.record(&JournalRecord::Assistant { content: message.content.clone() }).await;
+    outcome.tools_used.extend(message.tool_uses().map(|(_, name, _)| name.to_owned()));
+    outcome.push(message);
+    let mut results = Vec::new();
+    for (id, name, input) in pending_calls(outcome) {
+        results.push(run_one_tool(host, journal, ctx, tools, outcome, &id, &name, &input).await);
+    }
+    outcome.push(ApiMessage { role: Role::User, content: results });
+    !outcome.waiting
+}
+
+/// Runs one tool call, journaled and reported; after a question, the rest of the batch waits.
+#[allow(clippy::too_many_arguments)]
+async fn run_one_tool<H: Host>(
+    host: &H,
+    journal: &Journal<'_, H>,
+    ctx: &ToolContext<'_, H>,
+    tools: &ToolRegistry,
+    outcome: &mut TurnOutcome,
+    id: &str,
+    name: &str,
+    input: &Value,
+) -> ContentBlock {
+    if outcome.waiting {
+        return ContentBlock::ToolResult {
+            tool_use_id: id.to_owned(),
+            content: "Not run: you asked the user a question in this turn; wait for the answer.".to_owned(),
+            is_error: true,
+        };
+    }
+    let message_id = ctx.message.id.clone();
+    host.emit(&Event::ToolStarted {
+        message_id: message_id.clone(),
+        tool_use_id: id.to_owned(),
+        name: name.to_owned(),
+        input: input.clone(),
+    });
+    journal.record(&JournalRecord::ToolStarted { tool_use_id: id.to_owned() }).await;
+    let output = tools.run(ctx, name, input).await;
+    journal
+        .record(&JournalRecord::ToolDone {
+            tool_use_id: id.to_owned(),
+            content: output.content.clone(),
+            is_error: output.is_error,
+            effect: output.effect.clone(),
+        })
+        .await;
+    host.emit(&Event::ToolFinished {
+        message_id,
+        tool_use_id: id.to_owned(),
+        name: name.to_owned(),
+        is_error: output.is_error,
+        output: output.content.chars().take(EVENT_OUTPUT_CHARS).collect(),
+    });
+    outcome.apply(&output.effect);
+    ContentBlock::ToolResult { tool_use_id: id.to_owned(), content: output.content, is_error: output.is_error }
+}
+
+/// Completes a tool step an earlier run left open: tools that finished keep their recorded
+/// result, tools that never started run now, and a tool that started without a result is
+/// reported as interrupted — never run twice.
+async fn finish_open_step<H: Host>(
+    host: &H,
+    journal: &Journal<'_, H>,
+    ctx: &ToolContext<'_, H>,
+    tools: &ToolRegistry,
+    outcome: &mut TurnOutcome,
+    open: OpenStep,
+) {
+    let mut results = Vec::new();
+    for (id, name, input) in pending_calls(outcome) {
+        if let Some((_, block, effect)) = open.done.iter().find(|(done, _, _)| *done == id) {
+            outcome.apply(effect);
+            results.push(block.clone());
+        } else if open.started.contains(&id) {
+            host.log(LogLevel::Warn, &format!("tool {name} ({id}) was interrupted by a restart; not running it again"));
+            results.push(interrupted(&id, &name));
+        } else {
+            results.push(run_one_tool(host, journal, ctx, tools, outcome, &id, &name, &input).await);
+        }
+    }
+    outcome.push(ApiMessage { role: Role::User, content: results });
+}
+
+/// One model call with the retry policy; streamed text goes to the UI.
+async fn call_with_retry<H: Host>(
+    host: &H,
+    settings: &Settings,
+    call: ModelCall<'_>,
+    message_id: &str,
+) -> Result<ModelResponse, LlmError> {
+    let mut retries = 0;
+    loop {
+        host.emit(&Event::stage(message_id, Stage::ModelRequest));
+        let mut on_text =
+            |text: &str| host.emit(&Event::TextDelta { message_id: message_id.to_owned(), text: text.to_owned() });
+        let error = match call_model(host, settings, call, &mut on_text).await {
+            Ok(response) => return Ok(response),
+            Err(error) => error,
+        };
+        let Some(delay_ms) = retry::next_delay(retries, &error) else { return Err(error) };
+        retries += 1;
+        host.log(LogLevel::Info, &format!("model call failed ({error}); retry {retries} in {delay_ms} ms"));
+        host.emit(&Event::Retrying {
+            message_id: message_id.to_owned(),
+            attempt: retries as u32 + 1,
+            delay_ms,
+            error_code: error.kind.code().to_owned(),
+            error: error.user_message(&settings.model),
+        });
+        host.sleep(delay_ms).await;
+    }
+}

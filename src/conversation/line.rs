@@ -1,0 +1,98 @@
+//! One line of a conversation's JSONL history, and the marker that closes a turn.
+
+use serde::{Deserialize, Serialize};
+
+use crate::llm::{ApiMessage, ContentBlock, Role};
+use crate::message::MessageSource;
+
+/// Who wrote a line. `system` lines are the plugin's own (hidden markers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineRole {
+    User,
+    Assistant,
+    System,
+}
+
+/// Written on the last line of a turn. A turn counts as recorded only once this line is on
+/// disk, so a crash mid-append never leaves half a turn that looks whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnEnd {
+    #[serde(default)]
+    pub tools_used: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waiting: bool,
+    /// The turn ended its conversation (`end_conversation`), with the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_conversation: Option<String>,
+}
+
+/// A history line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryLine {
+    /// Unique line id (`<message id>#<n>`).
+    pub id: String,
+    /// The message whose turn this line belongs to.
+    pub message_id: String,
+    pub role: LineRole,
+    pub content: Vec<ContentBlock>,
+    pub source: MessageSource,
+    /// Hidden lines are kept but never sent to the model.
+    pub visible: bool,
+    /// ISO 8601 time written.
+    pub ts: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<TurnEnd>,
+}
+
+impl HistoryLine {
+    /// The line as a model message, `None` for hidden and system lines.
+    pub fn api_message(&self) -> Option<ApiMessage> {
+        let role = match (self.visible, self.role) {
+            (true, LineRole::User) => Role::User,
+            (true, LineRole::Assistant) => Role::Assistant,
+            _ => return None,
+        };
+        Some(ApiMessage { role, content: self.content.clone() })
+    }
+}
+
+/// A recorded turn: the lines of one message, the last carrying [`TurnEnd`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub lines: Vec<HistoryLine>,
+}
+
+impl Turn {
+    /// The message the turn answers.
+    pub fn message_id(&self) -> &str {
+        self.lines.first().map(|l| l.message_id.as_str()).unwrap_or("")
+    }
+
+    /// The closing marker.
+    pub fn end(&self) -> TurnEnd {
+        self.lines.last().and_then(|l| l.turn.clone()).unwrap_or_default()
+    }
+
+    /// The assistant's text of the turn, as the user saw it.
+    pub fn response_text(&self) -> String {
+        let parts: Vec<String> = self
+            .lines
+            .iter()
+            .filter(|l| l.role == LineRole::Assistant)
+            .map(|l| {
+                l.content
+                    .iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::Text { text } => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect::<String>()
+            })
+            .filter(|t| !t.trim().is_empty())
+            .collect();
+        parts.join("\n\n")
+    }
+}

@@ -1,0 +1,86 @@
+//! Events the core emits to the UI through `Host::emit`: progress of a message through the
+//! pipeline, streamed text, tool activity, agent messages and results. The chat view renders
+//! them; the headless host prints them; tests assert on them.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::message::{ProcessResult, RoutedMessage};
+
+/// A point in the pipeline a message has passed. Lets the UI show progress and lets the crash
+/// tests stop the process at an exact place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The message is durable in the inbox.
+    InboxWritten,
+    /// The hub has been sent its ack.
+    AckSent,
+    /// A model request is about to go out.
+    ModelRequest,
+    /// The turn is appended to the conversation history.
+    HistoryRecorded,
+    /// The inbox file is gone: the message is finished.
+    InboxCleaned,
+}
+
+/// How loudly the UI should show a notice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// Everything the UI hears from the core.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum Event {
+    /// A message is safe in the inbox and queued (seed 003 `onMessageReceived`).
+    MessageReceived { message: RoutedMessage },
+    /// A message passed a pipeline stage.
+    Stage { message_id: String, stage: Stage },
+    /// Streamed text of the current model call.
+    TextDelta { message_id: String, text: String },
+    /// The current model call failed and will be retried after `delay_ms`; text streamed by the
+    /// failed call is void.
+    Retrying { message_id: String, attempt: u32, delay_ms: u64, error_code: String, error: String },
+    /// A tool call is about to run.
+    ToolStarted { message_id: String, tool_use_id: String, name: String, input: Value },
+    /// A tool call finished; `output` is shortened for display.
+    ToolFinished { message_id: String, tool_use_id: String, name: String, is_error: bool, output: String },
+    /// The agent spoke mid-turn through `send_message` (seed 003 `onAgentMessage`).
+    AgentMessage { message_id: String, content: String, is_question: bool },
+    /// A message finished (seed 003 `onResponse`).
+    Response { result: ProcessResult },
+    /// Something the user must be told that is not a message result (a message moved to
+    /// `failed/`, a corrupt file skipped).
+    Notice { level: NoticeLevel, text: String },
+}
+
+impl Event {
+    /// Shorthand for a stage event.
+    pub fn stage(message_id: &str, stage: Stage) -> Self {
+        Event::Stage { message_id: message_id.to_owned(), stage }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialise_as_tagged_camel_case() {
+        let e = Event::AgentMessage { message_id: "m".into(), content: "hi".into(), is_question: true };
+        assert_eq!(
+            serde_json::to_value(e).unwrap(),
+            json!({"type": "agent_message", "messageId": "m", "content": "hi", "isQuestion": true})
+        );
+        assert_eq!(
+            serde_json::to_value(Event::stage("m", Stage::AckSent)).unwrap(),
+            json!({"type": "stage", "messageId": "m", "stage": "ack_sent"})
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! The `Host` trait: the only door between the core and the outside world.
+//!
+//! The core decides; the host does. Every file, clock reading, network request, hub frame and UI
+//! event goes through this trait, so the whole pipeline can run natively against `FakeHost`
+//! (virtual time, in-memory files, scripted HTTP) and in WebAssembly against the JS-backed host.
+
+use std::future::Future;
+
+use thiserror::Error;
+
+use crate::event::Event;
+
+/// Milliseconds since the Unix epoch, as every timestamp in the core is kept.
+pub type Millis = u64;
+
+/// Why a host operation failed. Kept coarse: the core only needs to know what to tell the user
+/// and whether a retry can help.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum HostError {
+    /// A file or folder operation failed (disk full, permissions, a vanished folder).
+    #[error("file operation failed: {0}")]
+    Io(String),
+    /// The request never got a complete answer: refused, reset, timed out, DNS.
+    #[error("network failure: {0}")]
+    Network(String),
+    /// The operation was aborted by the core (cancel, shutdown).
+    #[error("aborted")]
+    Aborted,
+}
+
+/// One HTTP request, already fully decided by the core (URL, headers, body).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    pub method: String,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+    /// True when the core will read the body incrementally (SSE); lets a host that cannot stream
+    /// (Obsidian's `requestUrl`) know it must buffer.
+    pub stream: bool,
+}
+
+/// Status line and headers of a response, with a body still to be read.
+pub struct HttpResponse<B> {
+    pub status: u16,
+    /// Header names lower-cased by the host.
+    pub headers: Vec<(String, String)>,
+    pub body: B,
+}
+
+impl<B> HttpResponse<B> {
+    /// The first value of a header, by lower-case name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A response body read chunk by chunk. Dropping it must abort the underlying request, which is
+/// how a cancel reaches the network.
+#[allow(async_fn_in_trait)]
+pub trait HttpBody {
+    /// The next chunk, `None` at the end of the body.
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HostError>;
+}
+
+/// Severity of a log line; the host decides where it goes (console, file, nowhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    /// Lower-case name, as the JS host receives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+}
+
+/// Everything the core needs from its environment.
+///
+/// Paths are relative to the plugin's data folder (`.smarthole/` in the vault) and use `/`.
+/// The core is single-threaded: futures need not be `Send`.
+#[allow(async_fn_in_trait)]
+pub trait Host {
+    /// The response body type of [`Host::http`].
+    type Body: HttpBody;
+
+    /// Wall-clock time.
+    fn now_ms(&self) -> Millis;
+    /// Resolves after `ms` milliseconds; dropping it cancels the timer.
+    fn sleep(&self, ms: Millis) -> impl Future<Output = ()>;
+    /// Fresh random bits for ids (the host's cryptographic source where it has one).
+    fn random_u64(&self) -> u64;
+
+    /// The file's text, `None` when it does not exist.
+    async fn read_file(&self, path: &str) -> Result<Option<String>, HostError>;
+    /// Writes the whole file so that a crash leaves either the old or the new content
+    /// (temporary file, flush, rename). Creates missing folders.
+    async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError>;
+    /// Appends to the file (created if missing) and flushes it to disk.
+    async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError>;
+    /// Names of the files directly inside a folder; empty when the folder does not exist.
+    async fn list_dir(&self, dir: &str) -> Result<Vec<String>, HostError>;
+    /// Removes a file; removing a missing file is not an error.
+    async fn remove_file(&self, path: &str) -> Result<(), HostError>;
+    /// Renames a file, replacing the target. Creates missing folders.
+    async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError>;
+
+    /// Sends a request; resolves once the status and headers are known.
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse<Self::Body>, HostError>;
+
+    /// Sends one text frame to the SmartHole hub (dropped by the host when not connected).
+    fn hub_send(&self, frame: String);
+    /// Tells the UI something happened. Must not call back into the core synchronously.
+    fn emit(&self, event: &Event);
+    /// A diagnostic line.
+    fn log(&self, level: LogLevel, message: &str);
+}

@@ -1,0 +1,144 @@
+//! Frames the plugin sends to the SmartHole hub (`response` envelopes: ack, reject,
+//! notification), built exactly as the hub expects them.
+
+use serde::Serialize;
+use serde_json::json;
+
+/// Notification priority as the hub orders them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    Low,
+    Normal,
+    High,
+}
+
+fn response(message_id: &str, kind: &str, payload: serde_json::Value) -> String {
+    json!({"type": "response", "payload": {"messageId": message_id, "type": kind, "payload": payload}}).to_string()
+}
+
+/// "Received": its inner payload must be exactly `{}`.
+pub fn ack(message_id: &str) -> String {
+    response(message_id, "ack", json!({}))
+}
+
+/// "Cannot take this message", so the hub routes it elsewhere.
+pub fn reject(message_id: &str, reason: &str) -> String {
+    response(message_id, "reject", json!({ "reason": reason }))
+}
+
+/// A notification shown by the hub for a message.
+pub fn notification(message_id: &str, title: &str, body: &str, priority: Priority) -> String {
+    response(message_id, "notification", json!({"title": title, "body": body, "priority": priority}))
+}
+
+/// Longest notification body, in characters.
+pub const NOTIFICATION_BODY_CHARS: usize = 240;
+
+/// A short plain-text version of a Markdown answer for a notification: markup removed, lines
+/// joined, cut at a word boundary with an ellipsis.
+pub fn summarize(markdown: &str, max_chars: usize) -> String {
+    let mut plain = String::with_capacity(markdown.len().min(max_chars * 2));
+    let mut in_fence = false;
+    for line in markdown.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let body = if in_fence { trimmed } else { strip_line_markup(trimmed) };
+        if body.is_empty() {
+            continue;
+        }
+        if !plain.is_empty() {
+            plain.push(' ');
+        }
+        plain.push_str(&strip_inline_markup(body));
+        if plain.chars().count() > max_chars * 2 {
+            break;
+        }
+    }
+    let words: Vec<&str> = plain.split_whitespace().collect();
+    let mut out = String::new();
+    for word in words {
+        let extra = usize::from(!out.is_empty()) + word.chars().count();
+        if out.chars().count() + extra > max_chars.saturating_sub(1) {
+            if out.is_empty() {
+                out = word.chars().take(max_chars.saturating_sub(1)).collect();
+            }
+            out.push('…');
+            return out;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+fn strip_line_markup(line: &str) -> &str {
+    let line = line.trim_start_matches('#').trim_start_matches('>').trim_start();
+    for bullet in ["- [ ] ", "- [x] ", "- ", "* ", "+ "] {
+        if let Some(rest) = line.strip_prefix(bullet) {
+            return rest;
+        }
+    }
+    line
+}
+
+fn strip_inline_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' | '_' | '`' | '~' => {}
+            '!' if chars.peek() == Some(&'[') => {}
+            '[' if chars.peek() == Some(&'[') => {}
+            ']' if chars.peek() == Some(&']') => {
+                chars.next();
+            }
+            ']' if chars.peek() == Some(&'(') => {
+                for skipped in chars.by_ref() {
+                    if skipped == ')' {
+                        break;
+                    }
+                }
+            }
+            '[' | ']' => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn ack_payload_is_exactly_empty() {
+        let v: Value = serde_json::from_str(&ack("msg-1")).unwrap();
+        assert_eq!(v, json!({"type": "response", "payload": {"messageId": "msg-1", "type": "ack", "payload": {}}}));
+    }
+
+    #[test]
+    fn notification_and_reject_shapes() {
+        let v: Value = serde_json::from_str(&notification("m", "Obsidian", "Done", Priority::High)).unwrap();
+        assert_eq!(v["payload"]["payload"], json!({"title": "Obsidian", "body": "Done", "priority": "high"}));
+        let v: Value = serde_json::from_str(&reject("m", "too long")).unwrap();
+        assert_eq!(v["payload"]["payload"], json!({"reason": "too long"}));
+    }
+
+    #[test]
+    fn summary_is_plain_and_short() {
+        let md = "# Result\n\n- **Bought** [[milk]] and [eggs](http://x)\n```\ncode\n```\n> `quoted` _text_";
+        assert_eq!(summarize(md, 240), "Result Bought milk and eggs code quoted text");
+        let long = "word ".repeat(100);
+        let s = summarize(&long, 30);
+        assert!(s.chars().count() <= 30 && s.ends_with('…'), "{s}");
+        assert_eq!(summarize(&"x".repeat(50), 10).chars().count(), 10);
+        assert_eq!(summarize("", 10), "");
+    }
+}

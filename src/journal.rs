@@ -1,0 +1,66 @@
+//! The turn journal: the steps of a turn already taken (model answers that asked for tools,
+//! tools started, tool results), appended to `inbox/<id>.turn.jsonl` as they happen. A retry or a
+//! restart replays it instead of running those tools again; a tool that started but has no
+//! result is reported to the model as interrupted rather than run a second time.
+
+use serde::{Deserialize, Serialize};
+
+use crate::host::{Host, HostError, LogLevel};
+use crate::inbox::journal_path;
+use crate::llm::ContentBlock;
+use crate::tools::ToolEffect;
+
+/// One step of a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum JournalRecord {
+    /// A model answer the turn continues from (it asked for tools, or paused).
+    Assistant { content: Vec<ContentBlock> },
+    /// A tool call is about to run.
+    ToolStarted { tool_use_id: String },
+    /// A tool call finished.
+    ToolDone { tool_use_id: String, content: String, is_error: bool, effect: ToolEffect },
+}
+
+/// Appends steps to a message's journal.
+pub struct Journal<'a, H: Host> {
+    host: &'a H,
+    path: String,
+}
+
+impl<'a, H: Host> Journal<'a, H> {
+    /// The journal of a message.
+    pub fn new(host: &'a H, message_id: &str) -> Self {
+        Journal { host, path: journal_path(message_id) }
+    }
+
+    /// Records a step. A failed write is logged, not fatal: the turn goes on, and only a crash
+    /// right after it could repeat that step.
+    pub async fn record(&self, record: &JournalRecord) {
+        let line = match serde_json::to_string(record) {
+            Ok(line) => line + "\n",
+            Err(e) => return self.host.log(LogLevel::Error, &format!("journal record not serialisable: {e}")),
+        };
+        if let Err(e) = self.host.append_file(&self.path, &line).await {
+            self.host.log(LogLevel::Warn, &format!("could not write the turn journal {}: {e}", self.path));
+        }
+    }
+
+    /// Reads the steps recorded by an earlier run; a torn or unreadable line ends the replay
+    /// there (what follows it cannot be trusted).
+    pub async fn load(&self) -> Result<Vec<JournalRecord>, HostError> {
+        let text = self.host.read_file(&self.path).await?.unwrap_or_default();
+        let mut records = Vec::new();
+        for line in text.split_inclusive('\n') {
+            let Some(line) = line.strip_suffix('\n') else { break };
+            match serde_json::from_str(line) {
+                Ok(record) => records.push(record),
+                Err(e) => {
+                    self.host.log(LogLevel::Warn, &format!("turn journal {} has an unreadable line: {e}", self.path));
+                    break;
+                }
+            }
+        }
+        Ok(records)
+    }
+}

@@ -1,0 +1,33 @@
+//! SmartHole Agent core: the message pipeline of an Obsidian AI agent, written once in Rust and
+//! run in WebAssembly inside Obsidian (and Node for the headless host), natively in tests.
+//!
+//! The core decides; the host does. Everything that touches the world goes through
+//! [`host::Host`]; everything else is plain, tested Rust.
+
+pub mod agent;
+pub mod conversation;
+pub mod event;
+pub mod host;
+pub mod hub;
+pub mod ids;
+pub mod inbox;
+pub mod journal;
+pub mod llm;
+pub mod message;
+pub mod processor;
+pub mod prompt;
+pub mod settings;
+pub mod time;
+pub mod tools;
+
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use event::Event;
+pub use host::Host;
+pub use message::{ProcessResult, RoutedMessage};
+pub use processor::MessageProcessor;
+pub use settings::Settings;

@@ -1,0 +1,136 @@
+//! The Anthropic Messages client: builds the request, sends it through the host, reads the
+//! answer streamed (SSE, text handed out as it arrives) or whole, and maps every failure to an
+//! [`LlmError`].
+
+use futures::future::{select, Either};
+use serde_json::Value;
+
+use super::error::{ErrorKind, LlmError};
+use super::retry::parse_retry_after;
+use super::sse::SseParser;
+use super::stream::StreamAccumulator;
+use super::types::{parse_response, request_body, ModelCall, ModelResponse};
+use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse};
+use crate::settings::Settings;
+
+/// Largest error or non-streamed body we read.
+const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+/// The API version header value.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// The HTTP request for one model call.
+pub fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> HttpRequest {
+    let body = request_body(&settings.model, settings.max_tokens, call, settings.streaming);
+    let mut headers = vec![
+        ("content-type".to_owned(), "application/json".to_owned()),
+        ("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()),
+        // Required for a request from a browser origin (Obsidian's app://); harmless elsewhere.
+        ("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned()),
+    ];
+    if !settings.api_key.is_empty() {
+        headers.push(("x-api-key".to_owned(), settings.api_key.clone()));
+    }
+    HttpRequest {
+        method: "POST".to_owned(),
+        url: format!("{}/v1/messages", settings.base_url.trim().trim_end_matches('/')),
+        headers,
+        body: body.to_string(),
+        stream: settings.streaming,
+    }
+}
+
+fn host_error(e: HostError) -> LlmError {
+    match e {
+        HostError::Aborted => LlmError::aborted(),
+        HostError::Network(msg) | HostError::Io(msg) => LlmError::new(ErrorKind::Network, msg),
+    }
+}
+
+/// Reads a body whole, with a size cap.
+async fn read_all<B: HttpBody>(body: &mut B) -> Result<Vec<u8>, LlmError> {
+    let mut out = Vec::new();
+    while let Some(chunk) = body.chunk().await.map_err(host_error)? {
+        out.extend_from_slice(&chunk);
+        if out.len() > MAX_BODY_BYTES {
+            return Err(LlmError::new(ErrorKind::InvalidResponse, "response body too large"));
+        }
+    }
+    Ok(out)
+}
+
+/// Turns an error response into a failure, reading the server's hints.
+async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) -> LlmError {
+    let body = read_all(&mut response.body).await.unwrap_or_default();
+    let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+    let error_type = parsed.as_ref().and_then(|v| v.pointer("/error/type")).and_then(Value::as_str);
+    let message = parsed
+        .as_ref()
+        .and_then(|v| v.pointer("/error/message"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned());
+    let mut error = LlmError::from_status(response.status, error_type, format!("HTTP {}: {message}", response.status));
+    error.retry_after_ms =
+        parse_retry_after(response.header("retry-after-ms"), response.header("retry-after"), host.now_ms());
+    error.should_retry = match response.header("x-should-retry") {
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        _ => None,
+    };
+    error
+}
+
+/// Makes one model call. Streamed text goes to `on_text` as it arrives. No retries here: the
+/// caller decides (see `retry`).
+pub async fn call_model<H: Host>(
+    host: &H,
+    settings: &Settings,
+    call: ModelCall<'_>,
+    on_text: &mut dyn FnMut(&str),
+) -> Result<ModelResponse, LlmError> {
+    let request = build_http_request(settings, call);
+    let mut response = host.http(request).await.map_err(host_error)?;
+    if !(200..300).contains(&response.status) {
+        return Err(status_error(host, response).await);
+    }
+    if !settings.streaming {
+        let body = read_all(&mut response.body).await?;
+        let value: Value = serde_json::from_slice(&body)
+            .map_err(|e| LlmError::new(ErrorKind::InvalidResponse, format!("response is not JSON: {e}")))?;
+        return parse_response(&value)
+            .ok_or_else(|| LlmError::new(ErrorKind::InvalidResponse, "response has no content"));
+    }
+    let mut parser = SseParser::new();
+    let mut acc = StreamAccumulator::new();
+    loop {
+        let chunk = {
+            let next = std::pin::pin!(response.body.chunk());
+            let idle = std::pin::pin!(host.sleep(settings.stream_idle_timeout_ms));
+            match select(next, idle).await {
+                Either::Left((chunk, _)) => chunk.map_err(host_error)?,
+                Either::Right(_) => {
+                    return Err(LlmError::new(
+                        ErrorKind::Network,
+                        format!("no data from the server for {} s", settings.stream_idle_timeout_ms / 1000),
+                    ))
+                }
+            }
+        };
+        let Some(chunk) = chunk else { break };
+        let events = parser.feed(&chunk).map_err(|e| LlmError::new(ErrorKind::InvalidResponse, e.to_string()))?;
+        for event in &events {
+            if let Some(text) = acc.apply(event)? {
+                on_text(&text);
+            }
+        }
+        if acc.is_finished() {
+            break;
+        }
+    }
+    if let Some(event) = parser.finish() {
+        if let Some(text) = acc.apply(&event)? {
+            on_text(&text);
+        }
+    }
+    acc.finish()
+}

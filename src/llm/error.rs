@@ -1,0 +1,171 @@
+//! Model-call failures, their codes (seed 003) and the messages the user sees.
+
+use thiserror::Error;
+
+/// What kind of failure a model call had; decides the code, the message and the retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Auth,
+    Permission,
+    NotFound,
+    RateLimit,
+    Network,
+    InvalidRequest,
+    TooLarge,
+    Server,
+    Overloaded,
+    /// The server answered with something we could not read (malformed SSE or JSON).
+    InvalidResponse,
+    /// The user stopped it.
+    Aborted,
+}
+
+impl ErrorKind {
+    /// The code of seed 003 (and ours for the cases it does not name).
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::Auth => "auth_error",
+            ErrorKind::Permission => "permission_error",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::RateLimit => "rate_limit",
+            ErrorKind::Network => "network_error",
+            ErrorKind::InvalidRequest => "invalid_request",
+            ErrorKind::TooLarge => "request_too_large",
+            ErrorKind::Server => "server_error",
+            ErrorKind::Overloaded => "overloaded",
+            ErrorKind::InvalidResponse => "invalid_response",
+            ErrorKind::Aborted => "aborted",
+        }
+    }
+
+    /// Whether trying the same call again can help.
+    pub fn retryable_by_default(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::RateLimit
+                | ErrorKind::Network
+                | ErrorKind::Server
+                | ErrorKind::Overloaded
+                | ErrorKind::InvalidResponse
+        )
+    }
+}
+
+/// A failed model call.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{}: {detail}", kind.code())]
+pub struct LlmError {
+    pub kind: ErrorKind,
+    /// What the server or the network said, for logs.
+    pub detail: String,
+    /// The server's `retry-after`, in milliseconds.
+    pub retry_after_ms: Option<u64>,
+    /// The server's `x-should-retry`, which overrides the status rule.
+    pub should_retry: Option<bool>,
+}
+
+impl LlmError {
+    /// A failure with no server hints.
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
+        LlmError { kind, detail: detail.into(), retry_after_ms: None, should_retry: None }
+    }
+
+    /// The failure of a user stop.
+    pub fn aborted() -> Self {
+        LlmError::new(ErrorKind::Aborted, "stopped by the user")
+    }
+
+    /// Whether the retry policy may try again.
+    pub fn retryable(&self) -> bool {
+        self.kind != ErrorKind::Aborted && self.should_retry.unwrap_or_else(|| self.kind.retryable_by_default())
+    }
+
+    /// What the user reads (seed 003's messages for its four codes).
+    pub fn user_message(&self, model: &str) -> String {
+        match self.kind {
+            ErrorKind::Auth => "API key is missing or invalid".to_owned(),
+            ErrorKind::RateLimit => "Too many requests. Please try again in a moment.".to_owned(),
+            ErrorKind::Network => "Network error. Please check your internet connection.".to_owned(),
+            ErrorKind::InvalidRequest => "Unable to process request. The message may be too long.".to_owned(),
+            ErrorKind::Permission => "The API key is not allowed to use this model or feature.".to_owned(),
+            ErrorKind::NotFound => format!("The model \"{model}\" was not found. Check the model name in settings."),
+            ErrorKind::TooLarge => "The request is too large for the AI service. Try a shorter message.".to_owned(),
+            ErrorKind::Server => "The AI service had an internal error. Please try again later.".to_owned(),
+            ErrorKind::Overloaded => "The AI service is overloaded. Please try again in a few minutes.".to_owned(),
+            ErrorKind::InvalidResponse => "The AI service sent a response that could not be read.".to_owned(),
+            ErrorKind::Aborted => "Stopped.".to_owned(),
+        }
+    }
+
+    /// Maps an HTTP error status (and the error type in its body, when present) to a failure.
+    pub fn from_status(status: u16, error_type: Option<&str>, detail: String) -> Self {
+        let kind = match (status, error_type) {
+            (_, Some("authentication_error")) | (401, _) => ErrorKind::Auth,
+            (_, Some("permission_error")) | (403, _) => ErrorKind::Permission,
+            (_, Some("not_found_error")) | (404, _) => ErrorKind::NotFound,
+            (_, Some("request_too_large")) | (413, _) => ErrorKind::TooLarge,
+            (_, Some("rate_limit_error")) | (429, _) => ErrorKind::RateLimit,
+            (_, Some("overloaded_error")) | (529, _) => ErrorKind::Overloaded,
+            (408 | 409, _) => ErrorKind::Network,
+            (500..=599, _) | (_, Some("api_error")) => ErrorKind::Server,
+            _ => ErrorKind::InvalidRequest,
+        };
+        LlmError::new(kind, detail)
+    }
+
+    /// Maps an `error` event that arrives inside a stream.
+    pub fn from_stream_error(error_type: &str, message: &str) -> Self {
+        let kind = match error_type {
+            "overloaded_error" => ErrorKind::Overloaded,
+            "rate_limit_error" => ErrorKind::RateLimit,
+            "authentication_error" => ErrorKind::Auth,
+            "permission_error" => ErrorKind::Permission,
+            "not_found_error" => ErrorKind::NotFound,
+            "invalid_request_error" => ErrorKind::InvalidRequest,
+            "request_too_large" => ErrorKind::TooLarge,
+            _ => ErrorKind::Server,
+        };
+        LlmError::new(kind, format!("{error_type}: {message}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_seed_codes_and_messages() {
+        let cases = [
+            (400, None, "invalid_request", false),
+            (401, None, "auth_error", false),
+            (403, None, "permission_error", false),
+            (404, None, "not_found", false),
+            (413, None, "request_too_large", false),
+            (429, None, "rate_limit", true),
+            (500, None, "server_error", true),
+            (503, None, "server_error", true),
+            (529, None, "overloaded", true),
+            (400, Some("overloaded_error"), "overloaded", true),
+            (408, None, "network_error", true),
+        ];
+        for (status, ty, code, retry) in cases {
+            let e = LlmError::from_status(status, ty, String::new());
+            assert_eq!((e.kind.code(), e.retryable()), (code, retry), "{status}");
+        }
+        assert_eq!(LlmError::new(ErrorKind::Auth, "").user_message("m"), "API key is missing or invalid");
+        assert!(LlmError::new(ErrorKind::NotFound, "").user_message("claude-x").contains("claude-x"));
+    }
+
+    #[test]
+    fn should_retry_header_overrides_and_abort_never_retries() {
+        let mut e = LlmError::from_status(500, None, String::new());
+        e.should_retry = Some(false);
+        assert!(!e.retryable());
+        let mut e = LlmError::from_status(400, None, String::new());
+        e.should_retry = Some(true);
+        assert!(e.retryable());
+        let mut e = LlmError::aborted();
+        e.should_retry = Some(true);
+        assert!(!e.retryable());
+    }
+}

@@ -1,0 +1,230 @@
+//! Anthropic Messages API wire types: what we send and the parts of the answer we use.
+//! Unknown block types in answers are skipped, never an error.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// A content block we understand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+impl ContentBlock {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text { text: text.into() }
+    }
+
+    /// Reads one block of an answer; `None` for types we do not use (thinking, server tools…).
+    pub fn from_value(value: &Value) -> Option<Self> {
+        match value.get("type")?.as_str()? {
+            "text" | "tool_use" | "tool_result" => serde_json::from_value(value.clone()).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// One message of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiMessage {
+    pub role: Role,
+    pub content: Vec<ContentBlock>,
+}
+
+impl ApiMessage {
+    /// A user message with one text block.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        ApiMessage { role: Role::User, content: vec![ContentBlock::text(text)] }
+    }
+
+    /// The text blocks joined.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("")
+    }
+
+    /// The tool calls in this message.
+    pub fn tool_uses(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
+        self.content.iter().filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => Some((id.as_str(), name.as_str(), input)),
+            _ => None,
+        })
+    }
+}
+
+/// A tool offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+/// One part of the system prompt; `cache` marks the end of the stable prefix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemPart {
+    pub text: String,
+    pub cache: bool,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    EndTurn,
+    MaxTokens,
+    StopSequence,
+    ToolUse,
+    PauseTurn,
+    Refusal,
+    ContextWindowExceeded,
+    Other(String),
+}
+
+impl StopReason {
+    /// Reads the wire name.
+    pub fn parse(name: &str) -> Self {
+        match name {
+            "end_turn" => StopReason::EndTurn,
+            "max_tokens" => StopReason::MaxTokens,
+            "stop_sequence" => StopReason::StopSequence,
+            "tool_use" => StopReason::ToolUse,
+            "pause_turn" => StopReason::PauseTurn,
+            "refusal" => StopReason::Refusal,
+            "model_context_window_exceeded" => StopReason::ContextWindowExceeded,
+            other => StopReason::Other(other.to_owned()),
+        }
+    }
+}
+
+/// A tool call whose input did not arrive whole (the answer was cut by `max_tokens`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TruncatedToolUse {
+    pub id: String,
+    pub name: String,
+}
+
+/// A complete model answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelResponse {
+    pub content: Vec<ContentBlock>,
+    pub stop_reason: StopReason,
+    /// Tool calls dropped because their input was cut off.
+    pub truncated_tools: Vec<TruncatedToolUse>,
+}
+
+/// Everything one model call needs besides the settings.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelCall<'a> {
+    pub system: &'a [SystemPart],
+    pub messages: &'a [ApiMessage],
+    pub tools: &'a [ToolDef],
+}
+
+/// The JSON body of a Messages API request. Prompt caching marks the last tool and the last
+/// stable system part (tools → system is the cache order).
+pub fn request_body(model: &str, max_tokens: u32, call: ModelCall<'_>, stream: bool) -> Value {
+    let mut body = json!({ "model": model, "max_tokens": max_tokens, "messages": call.messages });
+    if !call.system.is_empty() {
+        let system: Vec<Value> = call
+            .system
+            .iter()
+            .map(|part| {
+                let mut block = json!({"type": "text", "text": part.text});
+                if part.cache {
+                    block["cache_control"] = json!({"type": "ephemeral"});
+                }
+                block
+            })
+            .collect();
+        body["system"] = Value::Array(system);
+    }
+    if !call.tools.is_empty() {
+        let mut tools = serde_json::to_value(call.tools).unwrap_or(Value::Array(Vec::new()));
+        if let Some(last) = tools.as_array_mut().and_then(|t| t.last_mut()) {
+            last["cache_control"] = json!({"type": "ephemeral"});
+        }
+        body["tools"] = tools;
+    }
+    if stream {
+        body["stream"] = Value::Bool(true);
+    }
+    body
+}
+
+/// Reads a non-streamed answer body.
+pub fn parse_response(body: &Value) -> Option<ModelResponse> {
+    let content = body.get("content")?.as_array()?.iter().filter_map(ContentBlock::from_value).collect();
+    let stop_reason = StopReason::parse(body.get("stop_reason").and_then(Value::as_str).unwrap_or("end_turn"));
+    Some(ModelResponse { content, stop_reason, truncated_tools: Vec::new() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_blocks_are_skipped() {
+        let body = json!({"content": [
+            {"type": "thinking", "thinking": "hm", "signature": "x"},
+            {"type": "text", "text": "hi"},
+            {"type": "tool_use", "id": "t1", "name": "send_message", "input": {"message": "yo"}}
+        ], "stop_reason": "tool_use"});
+        let r = parse_response(&body).unwrap();
+        assert_eq!(r.content.len(), 2);
+        assert_eq!(r.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn request_marks_cache_breakpoints_and_omits_empty_parts() {
+        let msgs = [ApiMessage::user_text("hi")];
+        let system =
+            [SystemPart { text: "stable".into(), cache: true }, SystemPart { text: "now".into(), cache: false }];
+        let tools = [ToolDef { name: "a".into(), description: "d".into(), input_schema: json!({"type": "object"}) }];
+        let body = request_body("m", 10, ModelCall { system: &system, messages: &msgs, tools: &tools }, true);
+        assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+        assert!(body["system"][1].get("cache_control").is_none());
+        assert_eq!(body["tools"][0]["cache_control"]["type"], "ephemeral");
+        assert_eq!(body["stream"], true);
+        let bare = request_body("m", 10, ModelCall { system: &[], messages: &msgs, tools: &[] }, false);
+        assert!(bare.get("system").is_none() && bare.get("tools").is_none() && bare.get("stream").is_none());
+        assert_eq!(bare["messages"][0]["content"][0], json!({"type": "text", "text": "hi"}));
+    }
+
+    #[test]
+    fn tool_result_serialises_without_false_flag() {
+        let b = ContentBlock::ToolResult { tool_use_id: "t".into(), content: "ok".into(), is_error: false };
+        assert_eq!(
+            serde_json::to_value(b).unwrap(),
+            json!({"type": "tool_result", "tool_use_id": "t", "content": "ok"})
+        );
+    }
+}

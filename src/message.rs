@@ -1,0 +1,247 @@
+//! The messages the processor takes in and the results it hands back, in the shapes seed 003
+//! gives them (`RoutedMessage`, `ProcessResult`), with the validation that keeps bad input from
+//! ever reaching the inbox.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+/// Longest message text accepted, in characters.
+pub const MAX_TEXT_CHARS: usize = 100_000;
+/// Longest message id accepted, in bytes (ids become file names).
+pub const MAX_ID_BYTES: usize = 200;
+
+/// Where a message came from; shown to the user and kept in history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageSource {
+    /// Routed by the SmartHole hub (voice or text typed to the hub).
+    Websocket,
+    /// Typed in the chat view.
+    #[default]
+    Direct,
+    /// Produced by a scheduled background run.
+    Worker,
+    /// Written by the plugin itself (hidden markers such as "chat opened").
+    System,
+    /// Sent by an external agent through the local agent API.
+    Api,
+}
+
+impl MessageSource {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageSource::Websocket => "websocket",
+            MessageSource::Direct => "direct",
+            MessageSource::Worker => "worker",
+            MessageSource::System => "system",
+            MessageSource::Api => "api",
+        }
+    }
+}
+
+/// A message to process (seed 003 `RoutedMessage`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoutedMessage {
+    pub id: String,
+    pub text: String,
+    /// ISO 8601 time the message was sent.
+    pub timestamp: String,
+    #[serde(default)]
+    pub source: MessageSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+impl RoutedMessage {
+    /// True when the hub delivered this message, so it must be acked and notified.
+    pub fn from_hub(&self) -> bool {
+        self.source == MessageSource::Websocket
+    }
+}
+
+/// Why an incoming message was refused before it reached the inbox.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InvalidMessage {
+    #[error("the message is not a JSON object")]
+    NotAnObject,
+    #[error("the message has no id")]
+    MissingId,
+    #[error("the message id must be a non-empty string of at most {MAX_ID_BYTES} bytes")]
+    BadId,
+    #[error("the message has no text")]
+    MissingText,
+    #[error("the message text must be a string")]
+    TextNotString,
+    #[error("the message text is empty")]
+    EmptyText,
+    #[error("the message is {chars} characters long; the limit is {MAX_TEXT_CHARS}")]
+    TextTooLong { chars: usize },
+    #[error("unknown message source {0:?}")]
+    BadSource(String),
+    #[error("the message metadata must be an object")]
+    BadMetadata,
+}
+
+/// The id of a possibly invalid message, so a refusal can still name it.
+pub fn id_of(value: &Value) -> Option<&str> {
+    value.get("id").and_then(Value::as_str).filter(|id| !id.is_empty() && id.len() <= MAX_ID_BYTES)
+}
+
+/// Checks an incoming message field by field and builds the typed message.
+/// A missing timestamp is filled with `now_iso`.
+pub fn parse_routed(value: &Value, now_iso: &str) -> Result<RoutedMessage, InvalidMessage> {
+    let obj = value.as_object().ok_or(InvalidMessage::NotAnObject)?;
+    let id = match obj.get("id") {
+        None | Some(Value::Null) => return Err(InvalidMessage::MissingId),
+        Some(Value::String(id)) if !id.trim().is_empty() && id.len() <= MAX_ID_BYTES => id.clone(),
+        Some(_) => return Err(InvalidMessage::BadId),
+    };
+    let text = match obj.get("text") {
+        None | Some(Value::Null) => return Err(InvalidMessage::MissingText),
+        Some(Value::String(text)) => text,
+        Some(_) => return Err(InvalidMessage::TextNotString),
+    };
+    if text.trim().is_empty() {
+        return Err(InvalidMessage::EmptyText);
+    }
+    let chars = text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(InvalidMessage::TextTooLong { chars });
+    }
+    let source = match obj.get("source") {
+        None | Some(Value::Null) => MessageSource::Direct,
+        Some(v) => serde_json::from_value(v.clone())
+            .map_err(|_| InvalidMessage::BadSource(v.as_str().unwrap_or("(not a string)").to_owned()))?,
+    };
+    let metadata = match obj.get("metadata") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(m)) => Some(m.clone()),
+        Some(_) => return Err(InvalidMessage::BadMetadata),
+    };
+    let timestamp =
+        obj.get("timestamp").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or(now_iso).to_owned();
+    Ok(RoutedMessage { id, text: text.clone(), timestamp, source, metadata })
+}
+
+/// What `process()` resolves with (seed 003 `ProcessResult`, plus `errorCode` and `cancelled`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessResult {
+    pub success: bool,
+    pub message_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_used: Option<Vec<String>>,
+    /// The user-facing error message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The machine-readable error code (`auth_error`, `rate_limit`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_waiting_for_response: Option<bool>,
+    /// True when the user stopped this message.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
+    /// How the turn ended when the user should know (a limit hit, a refusal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+}
+
+impl ProcessResult {
+    /// A finished message.
+    pub fn success(message_id: &str, response: String, tools_used: Vec<String>, waiting: bool) -> Self {
+        ProcessResult {
+            success: true,
+            message_id: message_id.to_owned(),
+            response: Some(response),
+            tools_used: Some(tools_used),
+            is_waiting_for_response: Some(waiting),
+            ..Default::default()
+        }
+    }
+
+    /// A message the user stopped: seed 003's `{success: true, response: "", toolsUsed: []}`.
+    pub fn cancelled(message_id: &str) -> Self {
+        ProcessResult {
+            success: true,
+            message_id: message_id.to_owned(),
+            response: Some(String::new()),
+            tools_used: Some(Vec::new()),
+            cancelled: true,
+            ..Default::default()
+        }
+    }
+
+    /// A failed message, with the user-facing text and the code.
+    pub fn failure(message_id: &str, code: &str, error: String) -> Self {
+        ProcessResult {
+            success: false,
+            message_id: message_id.to_owned(),
+            error: Some(error),
+            error_code: Some(code.to_owned()),
+            ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const NOW: &str = "2026-01-01T00:00:00.000Z";
+
+    #[test]
+    fn valid_message_is_parsed_with_defaults() {
+        let m = parse_routed(&json!({"id": "msg-1", "text": "buy milk"}), NOW).unwrap();
+        assert_eq!(m.source, MessageSource::Direct);
+        assert_eq!(m.timestamp, NOW);
+        let m = parse_routed(
+            &json!({"id": "m", "text": "x", "source": "websocket", "timestamp": "t", "metadata": {"inputMethod": "voice"}}),
+            NOW,
+        )
+        .unwrap();
+        assert!(m.from_hub());
+        assert_eq!(m.metadata.unwrap()["inputMethod"], "voice");
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let long = "a".repeat(MAX_TEXT_CHARS + 1);
+        let cases = [
+            (json!("text"), InvalidMessage::NotAnObject),
+            (json!({"text": "x"}), InvalidMessage::MissingId),
+            (json!({"id": 5, "text": "x"}), InvalidMessage::BadId),
+            (json!({"id": "  ", "text": "x"}), InvalidMessage::BadId),
+            (json!({"id": "a".repeat(MAX_ID_BYTES + 1), "text": "x"}), InvalidMessage::BadId),
+            (json!({"id": "m"}), InvalidMessage::MissingText),
+            (json!({"id": "m", "text": 42}), InvalidMessage::TextNotString),
+            (json!({"id": "m", "text": " \n"}), InvalidMessage::EmptyText),
+            (json!({"id": "m", "text": long}), InvalidMessage::TextTooLong { chars: MAX_TEXT_CHARS + 1 }),
+            (
+                json!({"id": "m", "text": "x", "source": "carrier-pigeon"}),
+                InvalidMessage::BadSource("carrier-pigeon".into()),
+            ),
+            (json!({"id": "m", "text": "x", "metadata": [1]}), InvalidMessage::BadMetadata),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(parse_routed(&value, NOW), Err(expected), "{value}");
+        }
+    }
+
+    #[test]
+    fn text_limit_counts_characters_not_bytes() {
+        let text = "é".repeat(MAX_TEXT_CHARS);
+        assert!(parse_routed(&json!({"id": "m", "text": text}), NOW).is_ok());
+    }
+
+    #[test]
+    fn cancelled_result_has_the_seed_shape() {
+        let v = serde_json::to_value(ProcessResult::cancelled("m1")).unwrap();
+        assert_eq!(v, json!({"success": true, "messageId": "m1", "response": "", "toolsUsed": [], "cancelled": true}));
+    }
+}

@@ -1,0 +1,551 @@
+//! The MessageProcessor of seed 003: save to inbox → ack → model with tools and retry → notify
+//! → record history → clean up, one message at a time in arrival order, with a Stop that stops
+//! and a restart that finishes what a crash left without recording anything twice.
+
+mod queue;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::rc::Rc;
+
+use futures::future::{AbortHandle, Abortable, Either, FutureExt, LocalBoxFuture, Shared};
+use futures::lock::Mutex;
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::agent::{run_turn, TurnInput, TurnOutcome};
+use crate::conversation::context::{history_messages, push_merged};
+use crate::conversation::{ConversationStore, HistoryLine, LineRole, StoreError, Turn, TurnEnd};
+use crate::event::{Event, NoticeLevel, Stage};
+use crate::host::{Host, LogLevel};
+use crate::hub::frames::{ack, notification, reject, summarize, NOTIFICATION_BODY_CHARS};
+use crate::hub::Priority;
+use crate::ids::file_stem;
+use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
+use crate::journal::Journal;
+use crate::llm::{ApiMessage, ErrorKind, LlmError, Role};
+use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
+use crate::prompt::system_prompt;
+use crate::settings::{Settings, SettingsError};
+use crate::time::format_iso;
+use crate::tools::ToolRegistry;
+
+pub use queue::{FifoQueue, Ticket};
+
+/// Code of a message refused before it reached the inbox.
+pub const INVALID_MESSAGE: &str = "invalid_message";
+/// Code of a failure to read or write the plugin's data folder.
+pub const STORAGE_ERROR: &str = "storage_error";
+/// Code of a message given up on after all its attempts.
+pub const MOVED_TO_FAILED: &str = "moved_to_failed";
+
+/// A failure of the processor as a whole (not of one message).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProcessorError {
+    #[error("could not open the conversation history: {0}")]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+}
+
+/// What `reprocessPending()` did.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReprocessSummary {
+    /// Results of the left-over messages, oldest first (those out of attempts with the code
+    /// `moved_to_failed`).
+    pub results: Vec<ProcessResult>,
+    /// Unreadable inbox files set aside in `failed/`.
+    pub moved_to_failed: Vec<String>,
+}
+
+/// The message in flight, for Stop.
+struct CurrentRun {
+    message_id: String,
+    abort: AbortHandle,
+}
+
+type SharedResult = Shared<LocalBoxFuture<'static, ProcessResult>>;
+
+struct Inner<H: Host> {
+    host: H,
+    settings: RefCell<Rc<Settings>>,
+    tools: ToolRegistry,
+    queue: Rc<FifoQueue>,
+    /// `None` until the store is first opened.
+    store: Mutex<Option<ConversationStore>>,
+    current: RefCell<Option<CurrentRun>>,
+    /// Messages being processed, by id: a re-delivery waits for the same result.
+    inflight: RefCell<HashMap<String, SharedResult>>,
+    /// Ids with an inbox file left by an earlier run (crash or failure): a re-delivery of one of
+    /// them resumes that file instead of starting over.
+    on_disk: RefCell<HashSet<String>>,
+}
+
+/// The message pipeline. Cheap to clone (shared state).
+pub struct MessageProcessor<H: Host> {
+    inner: Rc<Inner<H>>,
+}
+
+impl<H: Host> Clone for MessageProcessor<H> {
+    fn clone(&self) -> Self {
+        MessageProcessor { inner: Rc::clone(&self.inner) }
+    }
+}
+
+impl<H: Host + 'static> MessageProcessor<H> {
+    /// A processor over a host, with validated settings.
+    pub fn new(host: H, settings: Settings) -> Result<Self, ProcessorError> {
+        settings.validate()?;
+        Ok(MessageProcessor {
+            inner: Rc::new(Inner {
+                host,
+                settings: RefCell::new(Rc::new(settings)),
+                tools: ToolRegistry::default(),
+                queue: Rc::new(FifoQueue::default()),
+                store: Mutex::new(None),
+                current: RefCell::new(None),
+                inflight: RefCell::new(HashMap::new()),
+                on_disk: RefCell::new(HashSet::new()),
+            }),
+        })
+    }
+
+    /// The host (tests inspect it).
+    pub fn host(&self) -> &H {
+        &self.inner.host
+    }
+
+    /// The current settings.
+    pub fn settings(&self) -> Rc<Settings> {
+        Rc::clone(&self.inner.settings.borrow())
+    }
+
+    /// Replaces the settings; the message in flight finishes with the old ones.
+    pub fn update_settings(&self, settings: Settings) -> Result<(), ProcessorError> {
+        settings.validate()?;
+        *self.inner.settings.borrow_mut() = Rc::new(settings);
+        Ok(())
+    }
+
+    /// Loads the history and notes which messages a previous session left in the inbox.
+    pub async fn initialize(&self) -> Result<(), ProcessorError> {
+        let mut store = self.inner.store.lock().await;
+        if store.is_none() {
+            *store = Some(ConversationStore::open(&self.inner.host).await?);
+            let names = self.inner.host.list_dir(inbox::INBOX_DIR).await.map_err(StoreError::from)?;
+            let mut on_disk = self.inner.on_disk.borrow_mut();
+            for entry in names.iter().filter_map(|n| n.strip_suffix(".json")) {
+                on_disk.insert(entry.to_owned());
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of messages waiting behind the one in flight.
+    pub fn queued(&self) -> usize {
+        self.inner.queue.waiting()
+    }
+
+    /// The id of the message being processed, if any.
+    pub fn current_message_id(&self) -> Option<String> {
+        self.inner.current.borrow().as_ref().map(|c| c.message_id.clone())
+    }
+
+    /// Stops the message in flight: its request, retry wait or tool is abandoned and it resolves
+    /// as cancelled. Returns whether there was one. A no-op when idle.
+    pub fn cancel_current_processing(&self) -> bool {
+        match self.inner.current.borrow().as_ref() {
+            Some(run) => {
+                self.inner.host.log(LogLevel::Info, &format!("stopping message {}", run.message_id));
+                run.abort.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Takes a message (a `RoutedMessage` as JSON). The ticket in line is taken now, so messages
+    /// run in the order of these calls.
+    pub fn process(&self, raw: Value) -> impl Future<Output = ProcessResult> + 'static {
+        let host = &self.inner.host;
+        let message = match parse_routed(&raw, &format_iso(host.now_ms())) {
+            Ok(message) => message,
+            Err(invalid) => {
+                let id = id_of(&raw).unwrap_or("").to_owned();
+                let from_hub = raw.get("source").and_then(Value::as_str) == Some("websocket");
+                if from_hub && !id.is_empty() {
+                    host.hub_send(reject(&id, &invalid.to_string()));
+                }
+                host.log(LogLevel::Warn, &format!("refused a message: {invalid}"));
+                let result = ProcessResult::failure(&id, INVALID_MESSAGE, format!("Message refused: {invalid}."));
+                host.emit(&Event::Response { result: result.clone() });
+                return Either::Left(futures::future::ready(result));
+            }
+        };
+        if let Some(existing) = self.inner.inflight.borrow().get(&message.id) {
+            if message.from_hub() {
+                host.hub_send(ack(&message.id));
+            }
+            return Either::Right(existing.clone());
+        }
+        let ticket = self.inner.queue.ticket();
+        let this = self.clone();
+        let id = message.id.clone();
+        Either::Right(self.track(id, async move { this.arrive(message, ticket).await }.boxed_local()))
+    }
+
+    /// Registers a message's processing so re-deliveries share it, and reports its result.
+    fn track(&self, id: String, work: LocalBoxFuture<'static, ProcessResult>) -> SharedResult {
+        let inner = Rc::clone(&self.inner);
+        let key = id.clone();
+        let shared = async move {
+            let result = work.await;
+            inner.inflight.borrow_mut().remove(&key);
+            inner.host.emit(&Event::Response { result: result.clone() });
+            result
+        }
+        .boxed_local()
+        .shared();
+        self.inner.inflight.borrow_mut().insert(id, shared.clone());
+        shared
+    }
+
+    /// Arrival: inbox, ack, then wait in line and run.
+    async fn arrive(self, message: RoutedMessage, ticket: Ticket) -> ProcessResult {
+        let host = &self.inner.host;
+        if let Err(e) = self.initialize().await {
+            return self.refuse_unstored(&message, &e.to_string());
+        }
+        let left_over = self.inner.on_disk.borrow().contains(&file_stem(&message.id));
+        let earlier = if left_over { self.load_entry(&message.id).await } else { None };
+        let entry = match earlier {
+            // Left by an earlier run: this delivery continues it as a new attempt.
+            Some(entry) => match self.next_attempt(entry).await {
+                Some(entry) => entry,
+                None => return gave_up_result(&message.id),
+            },
+            None => {
+                let entry = InboxEntry::new(message.clone(), host.now_ms());
+                if let Err(e) = inbox::save(host, &entry).await {
+                    return self.refuse_unstored(&message, &e.to_string());
+                }
+                entry
+            }
+        };
+        host.emit(&Event::stage(&message.id, Stage::InboxWritten));
+        if message.from_hub() {
+            host.hub_send(ack(&message.id));
+            host.emit(&Event::stage(&message.id, Stage::AckSent));
+        }
+        host.emit(&Event::MessageReceived { message });
+        ticket.wait().await;
+        self.run(entry).await
+    }
+
+    /// A message that could not be made durable is refused, not processed.
+    fn refuse_unstored(&self, message: &RoutedMessage, why: &str) -> ProcessResult {
+        let host = &self.inner.host;
+        host.log(LogLevel::Error, &format!("could not save message {} to the inbox: {why}", message.id));
+        if message.from_hub() {
+            host.hub_send(reject(&message.id, "the plugin could not save the message"));
+        }
+        ProcessResult::failure(
+            &message.id,
+            STORAGE_ERROR,
+            format!("Could not save the message ({why}). Check that the vault folder is writable, then send it again."),
+        )
+    }
+
+    async fn load_entry(&self, message_id: &str) -> Option<InboxEntry> {
+        let text = self.inner.host.read_file(&inbox::entry_path(message_id)).await.ok()??;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Counts a new attempt of a left-over message, or moves it to `failed/` when it has had
+    /// all of them. Returns the entry to run.
+    async fn next_attempt(&self, mut entry: InboxEntry) -> Option<InboxEntry> {
+        let host = &self.inner.host;
+        if entry.attempts >= MAX_ATTEMPTS {
+            let reason =
+                entry.last_error.clone().unwrap_or_else(|| "the plugin stopped while processing it".to_owned());
+            self.give_up(&entry, &reason).await;
+            return None;
+        }
+        entry.attempts += 1;
+        if let Err(e) = inbox::save(host, &entry).await {
+            host.log(
+                LogLevel::Warn,
+                &format!("could not count attempt {} of {}: {e}", entry.attempts, entry.message.id),
+            );
+        }
+        Some(entry)
+    }
+
+    /// Moves a message out of the inbox for good and tells the user.
+    async fn give_up(&self, entry: &InboxEntry, reason: &str) -> Option<String> {
+        let host = &self.inner.host;
+        let id = &entry.message.id;
+        self.inner.on_disk.borrow_mut().remove(&file_stem(id));
+        match inbox::move_to_failed(host, &inbox::entry_file_name(id), Some(entry), None, reason).await {
+            Ok(path) => {
+                host.emit(&Event::Notice {
+                    level: NoticeLevel::Error,
+                    text: format!(
+                        "A message failed {} times and was set aside in .smarthole/{path}: \"{}\". Last error: {reason}",
+                        entry.attempts,
+                        summarize(&entry.message.text, 80)
+                    ),
+                });
+                Some(path)
+            }
+            Err(e) => {
+                host.log(LogLevel::Error, &format!("could not move message {id} to failed/: {e}"));
+                None
+            }
+        }
+    }
+
+    /// Finishes every message a previous session left in the inbox, oldest first; corrupt files
+    /// and messages out of attempts go to `failed/` with the reason.
+    pub async fn reprocess_pending(&self) -> Result<ReprocessSummary, ProcessorError> {
+        self.initialize().await?;
+        let host = &self.inner.host;
+        let pending = inbox::list_pending(host).await.map_err(StoreError::from)?;
+        let mut summary = ReprocessSummary::default();
+        let mut runs = Vec::new();
+        for item in pending {
+            match item {
+                Pending::Corrupt { file, reason, raw } => {
+                    host.log(LogLevel::Warn, &format!("inbox file {file} is unreadable: {reason}"));
+                    match inbox::move_to_failed(host, &file, None, Some(&raw), &reason).await {
+                        Ok(path) => {
+                            host.emit(&Event::Notice {
+                                level: NoticeLevel::Warning,
+                                text: format!("An unreadable inbox file was set aside in .smarthole/{path}: {reason}"),
+                            });
+                            summary.moved_to_failed.push(path);
+                        }
+                        Err(e) => host.log(LogLevel::Error, &format!("could not move {file} to failed/: {e}")),
+                    }
+                }
+                Pending::Entry(entry) => {
+                    if self.inner.inflight.borrow().contains_key(&entry.message.id) {
+                        continue;
+                    }
+                    let ticket = self.inner.queue.ticket();
+                    let this = self.clone();
+                    let id = entry.message.id.clone();
+                    let work = async move { this.resume(entry, ticket).await }.boxed_local();
+                    runs.push(self.track(id, work));
+                }
+            }
+        }
+        for run in runs {
+            summary.results.push(run.await);
+        }
+        Ok(summary)
+    }
+
+    /// Runs a left-over message as a new attempt.
+    async fn resume(self, entry: InboxEntry, ticket: Ticket) -> ProcessResult {
+        let id = entry.message.id.clone();
+        let message = entry.message.clone();
+        let Some(entry) = self.next_attempt(entry).await else { return gave_up_result(&id) };
+        self.inner.host.emit(&Event::MessageReceived { message });
+        ticket.wait().await;
+        self.run(entry).await
+    }
+
+    /// The pipeline after the inbox, for the message holding the gate.
+    async fn run(&self, entry: InboxEntry) -> ProcessResult {
+        let host = &self.inner.host;
+        let message = entry.message.clone();
+        let settings = self.settings();
+        let (history, recorded) = {
+            let mut guard = self.inner.store.lock().await;
+            let Some(store) = guard.as_mut() else { return self.storage_failure(&message, "history not loaded") };
+            match store.find_recorded(host, &message.id).await {
+                Ok(Some(turn)) => (Vec::new(), Some(turn)),
+                Ok(None) => (history_messages(store.active_turns(), settings.context_token_budget as usize), None),
+                Err(e) => return self.storage_failure(&message, &e.to_string()),
+            }
+        };
+        if let Some(turn) = recorded {
+            // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.
+            host.log(LogLevel::Info, &format!("message {} was already recorded; finishing it", message.id));
+            self.clean_up(&message.id).await;
+            return recorded_result(&message.id, &turn);
+        }
+        let resume = if entry.attempts > 1 {
+            Journal::new(host, &message.id).load().await.unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let mut context = history;
+        push_merged(&mut context, ApiMessage::user_text(message.text.clone()));
+        let system = system_prompt(&settings, &message, host.now_ms());
+        let input = TurnInput { system: &system, context, tools: &self.inner.tools, message: &message };
+        let (abort, registration) = AbortHandle::new_pair();
+        *self.inner.current.borrow_mut() = Some(CurrentRun { message_id: message.id.clone(), abort });
+        let turn = Abortable::new(run_turn(host, &settings, input, resume), registration).await;
+        self.inner.current.borrow_mut().take();
+        match turn {
+            Err(_) => self.finish_cancelled(&message).await,
+            Ok(Err(error)) if error.kind == ErrorKind::Aborted => self.finish_cancelled(&message).await,
+            Ok(Err(error)) => self.fail(entry, error).await,
+            Ok(Ok(outcome)) => self.finish(&message, outcome).await,
+        }
+    }
+
+    /// A finished turn: notify, record, end the conversation if asked, clean up.
+    async fn finish(&self, message: &RoutedMessage, outcome: TurnOutcome) -> ProcessResult {
+        let host = &self.inner.host;
+        let settings = self.settings();
+        let text = outcome.text();
+        if message.from_hub() && !(outcome.question_sent_to_hub && text.trim().is_empty()) {
+            let mut body = if text.trim().is_empty() { "Done.".to_owned() } else { text.clone() };
+            if let Some(notice) = &outcome.notice {
+                body = format!("{body} ({notice})");
+            }
+            let priority = if outcome.waiting { Priority::High } else { Priority::Normal };
+            host.hub_send(notification(
+                &message.id,
+                &settings.notification_title,
+                &summarize(&body, NOTIFICATION_BODY_CHARS),
+                priority,
+            ));
+        }
+        let lines = history_lines(host, message, &outcome);
+        let mut guard = self.inner.store.lock().await;
+        let recorded = match guard.as_mut() {
+            Some(store) => match store.append_turn(host, lines).await {
+                Ok(()) => match &outcome.end_conversation {
+                    Some(reason) => store.end_active(host, reason).await,
+                    None => Ok(()),
+                },
+                Err(e) => Err(e),
+            },
+            None => Err(StoreError::Encode("history not loaded".to_owned())),
+        };
+        drop(guard);
+        let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting);
+        result.notice = outcome.notice.clone();
+        match recorded {
+            Ok(()) => {
+                host.emit(&Event::stage(&message.id, Stage::HistoryRecorded));
+                self.clean_up(&message.id).await;
+            }
+            Err(e) => {
+                // The answer stands, but it is not in history: the inbox keeps the message so
+                // nothing is lost, and the user is told.
+                host.log(LogLevel::Error, &format!("could not record message {}: {e}", message.id));
+                self.inner.on_disk.borrow_mut().insert(file_stem(&message.id));
+                host.emit(&Event::Notice {
+                    level: NoticeLevel::Error,
+                    text: format!("The answer could not be saved to the conversation history ({e}). Check that the vault folder is writable."),
+                });
+            }
+        }
+        result
+    }
+
+    async fn finish_cancelled(&self, message: &RoutedMessage) -> ProcessResult {
+        self.inner.host.log(LogLevel::Info, &format!("message {} stopped by the user", message.id));
+        self.clean_up(&message.id).await;
+        ProcessResult::cancelled(&message.id)
+    }
+
+    /// A failed turn: the user is told, the message stays in the inbox for a later attempt, or
+    /// moves to `failed/` when it has had all of them.
+    async fn fail(&self, mut entry: InboxEntry, error: LlmError) -> ProcessResult {
+        let host = &self.inner.host;
+        let settings = self.settings();
+        let message = entry.message.clone();
+        let user_message = error.user_message(&settings.model);
+        host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
+        if message.from_hub() {
+            host.hub_send(notification(
+                &message.id,
+                &settings.notification_title,
+                &format!("Error: {user_message}"),
+                Priority::High,
+            ));
+        }
+        entry.last_error = Some(error.to_string());
+        entry.last_error_code = Some(error.kind.code().to_owned());
+        if entry.attempts >= MAX_ATTEMPTS {
+            self.give_up(&entry, &error.to_string()).await;
+        } else {
+            if let Err(e) = inbox::save(host, &entry).await {
+                host.log(LogLevel::Error, &format!("could not note the failure of {}: {e}", message.id));
+            }
+            self.inner.on_disk.borrow_mut().insert(file_stem(&message.id));
+        }
+        ProcessResult::failure(&message.id, error.kind.code(), user_message)
+    }
+
+    fn storage_failure(&self, message: &RoutedMessage, why: &str) -> ProcessResult {
+        self.inner.host.log(LogLevel::Error, &format!("history unavailable for {}: {why}", message.id));
+        ProcessResult::failure(&message.id, STORAGE_ERROR, format!("Could not read the conversation history ({why})."))
+    }
+
+    /// Removes a finished message from the inbox.
+    async fn clean_up(&self, message_id: &str) {
+        let host = &self.inner.host;
+        match inbox::remove(host, message_id).await {
+            Ok(()) => host.emit(&Event::stage(message_id, Stage::InboxCleaned)),
+            Err(e) => host.log(LogLevel::Warn, &format!("could not remove {message_id} from the inbox: {e}")),
+        }
+        self.inner.on_disk.borrow_mut().remove(&file_stem(message_id));
+    }
+}
+
+/// The result of a left-over message that had used all its attempts.
+fn gave_up_result(message_id: &str) -> ProcessResult {
+    ProcessResult::failure(
+        message_id,
+        MOVED_TO_FAILED,
+        format!("This message failed {MAX_ATTEMPTS} times and was set aside in .smarthole/failed/."),
+    )
+}
+
+/// The result of a turn recorded earlier.
+fn recorded_result(message_id: &str, turn: &Turn) -> ProcessResult {
+    let end = turn.end();
+    ProcessResult::success(message_id, turn.response_text(), end.tools_used, end.waiting)
+}
+
+/// The history lines of a finished turn: the user's message, then what the turn added; the last
+/// line closes the turn.
+fn history_lines<H: Host>(host: &H, message: &RoutedMessage, outcome: &TurnOutcome) -> Vec<HistoryLine> {
+    let ts = format_iso(host.now_ms());
+    let user = ApiMessage::user_text(message.text.clone());
+    let mut lines: Vec<HistoryLine> = std::iter::once(&user)
+        .chain(outcome.messages.iter())
+        .enumerate()
+        .map(|(n, m)| HistoryLine {
+            id: format!("{}#{n}", message.id),
+            message_id: message.id.clone(),
+            role: match m.role {
+                Role::User => LineRole::User,
+                Role::Assistant => LineRole::Assistant,
+            },
+            content: m.content.clone(),
+            source: message.source,
+            visible: true,
+            ts: ts.clone(),
+            turn: None,
+        })
+        .collect();
+    if let Some(last) = lines.last_mut() {
+        last.turn = Some(TurnEnd {
+            tools_used: outcome.tools_used.clone(),
+            waiting: outcome.waiting,
+            ends_conversation: outcome.end_conversation.clone(),
+        });
+    }
+    lines
+}

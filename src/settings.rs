@@ -1,0 +1,115 @@
+//! The settings the core runs with. The shim loads them from `data.json` (and the API key from
+//! secret storage) and hands them over; the core validates them and never persists them.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Default Anthropic endpoint.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+/// Everything configurable about the core.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// Messages API base URL (Anthropic, or a local server speaking the same API).
+    pub base_url: String,
+    pub model: String,
+    pub max_tokens: u32,
+    /// API key; empty for local servers that need none.
+    pub api_key: String,
+    /// Stream tokens (SSE) instead of waiting for the whole answer.
+    pub streaming: bool,
+    /// Model calls allowed in one turn before the agent stops and says so.
+    pub max_iterations: u32,
+    /// Longest silence from a streaming server before the call counts as a network error.
+    pub stream_idle_timeout_ms: u64,
+    /// Title of the notifications sent to the hub.
+    pub notification_title: String,
+    /// Rough budget, in tokens, of conversation history sent to the model.
+    pub context_token_budget: u32,
+    /// The user's description of their vault (folders and what goes where), for the system prompt.
+    pub information_architecture: String,
+    /// Log debug lines.
+    pub verbose_logging: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            base_url: DEFAULT_BASE_URL.to_owned(),
+            model: "claude-sonnet-4-5".to_owned(),
+            max_tokens: 4096,
+            api_key: String::new(),
+            streaming: true,
+            max_iterations: 10,
+            stream_idle_timeout_ms: 90_000,
+            notification_title: "Obsidian".to_owned(),
+            context_token_budget: 50_000,
+            information_architecture: String::new(),
+            verbose_logging: false,
+        }
+    }
+}
+
+/// A setting the user must change, with the field named.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SettingsError {
+    #[error("base URL must start with http:// or https:// (got {0:?})")]
+    BaseUrl(String),
+    #[error("model name is empty")]
+    Model,
+    #[error("max tokens must be between 1 and 128000 (got {0})")]
+    MaxTokens(u32),
+    #[error("max iterations must be between 1 and 50 (got {0})")]
+    MaxIterations(u32),
+    #[error("settings are not valid: {0}")]
+    Shape(String),
+}
+
+impl Settings {
+    /// Checks every field a request depends on.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let url = self.base_url.trim();
+        if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len() {
+            return Err(SettingsError::BaseUrl(self.base_url.clone()));
+        }
+        if self.model.trim().is_empty() {
+            return Err(SettingsError::Model);
+        }
+        if !(1..=128_000).contains(&self.max_tokens) {
+            return Err(SettingsError::MaxTokens(self.max_tokens));
+        }
+        if !(1..=50).contains(&self.max_iterations) {
+            return Err(SettingsError::MaxIterations(self.max_iterations));
+        }
+        Ok(())
+    }
+
+    /// Reads settings from JSON, filling absent fields with defaults.
+    pub fn from_json(value: serde_json::Value) -> Result<Self, SettingsError> {
+        let settings: Settings = serde_json::from_value(value).map_err(|e| SettingsError::Shape(e.to_string()))?;
+        settings.validate()?;
+        Ok(settings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_are_valid_and_partial_json_fills_in() {
+        let s = Settings::from_json(json!({"model": "smollm2", "baseUrl": "http://127.0.0.1:8091"})).unwrap();
+        assert_eq!(s.max_tokens, 4096);
+        assert_eq!(s.base_url, "http://127.0.0.1:8091");
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        assert_eq!(Settings::from_json(json!({"baseUrl": "ftp://x"})), Err(SettingsError::BaseUrl("ftp://x".into())));
+        assert_eq!(Settings::from_json(json!({"model": " "})), Err(SettingsError::Model));
+        assert_eq!(Settings::from_json(json!({"maxTokens": 0})), Err(SettingsError::MaxTokens(0)));
+        assert!(matches!(Settings::from_json(json!({"maxTokens": "many"})), Err(SettingsError::Shape(_))));
+    }
+}

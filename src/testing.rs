@@ -1,0 +1,576 @@
+//! `FakeHost`: the host for native tests. Files live in memory, time is virtual (a 1 s + 2 s +
+//! 4 s backoff takes no real time), HTTP answers come from a script and every request, hub frame,
+//! event and log line is recorded for assertions.
+//!
+//! [`FakeHost::run`] drives a future to completion: it polls, and whenever nothing can make
+//! progress it moves the clock to the next timer. Nothing to run and no timer left is a deadlock
+//! and panics with what was pending.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use serde_json::{json, Value};
+
+use crate::event::Event;
+use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::llm::ContentBlock;
+
+/// Virtual time when a `FakeHost` starts: 2026-02-05T10:00:00Z.
+pub const START_MS: Millis = 1_770_285_600_000;
+
+/// How a scripted response body ends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BodyEnd {
+    /// Normally.
+    Close,
+    /// The connection breaks (a read error).
+    Reset,
+    /// It never ends.
+    Hang,
+}
+
+/// One scripted answer to an HTTP request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A model answer, rendered as SSE when the request streams and as JSON otherwise.
+    Answer { blocks: Vec<ContentBlock>, stop_reason: String, delta_delay_ms: Millis },
+    /// An HTTP error with an Anthropic error body.
+    Error { status: u16, error_type: String, headers: Vec<(String, String)> },
+    /// A streamed text answer that sends `deltas` deltas of `text` and then breaks.
+    ResetAfter { text: String, deltas: usize },
+    /// A stream whose body is exactly these chunks.
+    Raw { status: u16, chunks: Vec<String>, end: BodyEnd },
+    /// The request fails before any response (refused, DNS).
+    NetworkError,
+    /// The request is never answered.
+    Hang,
+}
+
+impl Reply {
+    /// A text answer.
+    pub fn text(text: &str) -> Self {
+        Reply::Answer { blocks: vec![ContentBlock::text(text)], stop_reason: "end_turn".into(), delta_delay_ms: 0 }
+    }
+
+    /// A text answer streamed slowly: `delay_ms` before each delta.
+    pub fn slow_text(text: &str, delay_ms: Millis) -> Self {
+        Reply::Answer {
+            blocks: vec![ContentBlock::text(text)],
+            stop_reason: "end_turn".into(),
+            delta_delay_ms: delay_ms,
+        }
+    }
+
+    /// An answer that calls tools (`(id, name, input)`), optionally after some text.
+    pub fn tools(text: &str, calls: &[(&str, &str, Value)]) -> Self {
+        let mut blocks = Vec::new();
+        if !text.is_empty() {
+            blocks.push(ContentBlock::text(text));
+        }
+        for (id, name, input) in calls {
+            blocks.push(ContentBlock::ToolUse { id: (*id).into(), name: (*name).into(), input: input.clone() });
+        }
+        Reply::Answer { blocks, stop_reason: "tool_use".into(), delta_delay_ms: 0 }
+    }
+
+    /// An answer with the given stop reason.
+    pub fn with_stop(blocks: Vec<ContentBlock>, stop_reason: &str) -> Self {
+        Reply::Answer { blocks, stop_reason: stop_reason.into(), delta_delay_ms: 0 }
+    }
+
+    /// An HTTP error.
+    pub fn error(status: u16, error_type: &str) -> Self {
+        Reply::Error { status, error_type: error_type.into(), headers: Vec::new() }
+    }
+
+    /// An HTTP error with headers (`retry-after`…).
+    pub fn error_with(status: u16, error_type: &str, headers: &[(&str, &str)]) -> Self {
+        Reply::Error {
+            status,
+            error_type: error_type.into(),
+            headers: headers.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(),
+        }
+    }
+}
+
+/// The SSE text of one event.
+pub fn sse(event: &str, data: &Value) -> String {
+    format!("event: {event}\ndata: {data}\n\n")
+}
+
+/// Renders a scripted answer as the events of a stream.
+fn answer_events(blocks: &[ContentBlock], stop_reason: &str) -> Vec<String> {
+    let mut events = vec![sse(
+        "message_start",
+        &json!({"type": "message_start", "message": {"id": "msg_fake", "type": "message", "role": "assistant", "content": [], "model": "fake"}}),
+    )];
+    for (index, block) in blocks.iter().enumerate() {
+        match block {
+            ContentBlock::Text { text } => {
+                events.push(sse("content_block_start", &json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})));
+                let chars: Vec<char> = text.chars().collect();
+                for piece in chars.chunks(5) {
+                    let piece: String = piece.iter().collect();
+                    events.push(sse("content_block_delta", &json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}})));
+                }
+            }
+            ContentBlock::ToolUse { id, name, input } => {
+                events.push(sse("content_block_start", &json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
+                let json_text = input.to_string();
+                let (a, b) = json_text.split_at(json_text.len() / 2);
+                for piece in ["", a, b] {
+                    events.push(sse("content_block_delta", &json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
+                }
+            }
+            ContentBlock::ToolResult { .. } => continue,
+        }
+        events.push(sse("content_block_stop", &json!({"type": "content_block_stop", "index": index})));
+    }
+    events.push(sse(
+        "message_delta",
+        &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason}, "usage": {"output_tokens": 5}}),
+    ));
+    events.push(sse("message_stop", &json!({"type": "message_stop"})));
+    events
+}
+
+/// A request the host received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    pub at_ms: Millis,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// A header value.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// File operations that can be made to fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    Read,
+    WriteAtomic,
+    Append,
+    Remove,
+    Rename,
+    List,
+}
+
+#[derive(Default)]
+struct Timers {
+    next_id: u64,
+    /// id → deadline.
+    pending: BTreeMap<u64, Millis>,
+    wakers: BTreeMap<u64, Waker>,
+}
+
+#[derive(Default)]
+struct State {
+    now: Cell<Millis>,
+    rng: Cell<u64>,
+    timers: RefCell<Timers>,
+    files: RefCell<BTreeMap<String, String>>,
+    script: RefCell<VecDeque<Reply>>,
+    requests: RefCell<Vec<RecordedRequest>>,
+    hub: RefCell<Vec<Value>>,
+    events: RefCell<Vec<Event>>,
+    logs: RefCell<Vec<(LogLevel, String)>>,
+    failing: RefCell<Vec<(FileOp, String)>>,
+    file_ops: Cell<u64>,
+}
+
+/// The in-memory host. Clones share everything (a "restart" builds a new processor over a
+/// clone, keeping the files).
+#[derive(Clone)]
+pub struct FakeHost {
+    state: Rc<State>,
+}
+
+impl Default for FakeHost {
+    fn default() -> Self {
+        FakeHost::new()
+    }
+}
+
+impl FakeHost {
+    /// A host at [`START_MS`] with no files.
+    pub fn new() -> Self {
+        let state = State::default();
+        state.now.set(START_MS);
+        state.rng.set(0x9E37_79B9_7F4A_7C15);
+        FakeHost { state: Rc::new(state) }
+    }
+
+    /// Queues scripted HTTP answers, used in order.
+    pub fn script(&self, replies: impl IntoIterator<Item = Reply>) {
+        self.state.script.borrow_mut().extend(replies);
+    }
+
+    /// Scripted answers not used yet.
+    pub fn script_left(&self) -> usize {
+        self.state.script.borrow().len()
+    }
+
+    /// The current virtual time.
+    pub fn now(&self) -> Millis {
+        self.state.now.get()
+    }
+
+    /// Moves the clock forward, firing due timers.
+    pub fn advance(&self, ms: Millis) {
+        self.state.now.set(self.state.now.get() + ms);
+        self.fire_due();
+    }
+
+    fn fire_due(&self) {
+        let now = self.state.now.get();
+        let mut timers = self.state.timers.borrow_mut();
+        let due: Vec<u64> = timers.pending.iter().filter(|(_, at)| **at <= now).map(|(id, _)| *id).collect();
+        for id in due {
+            timers.pending.remove(&id);
+            if let Some(waker) = timers.wakers.remove(&id) {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Requests received so far.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.state.requests.borrow().clone()
+    }
+
+    /// Hub frames sent so far, parsed.
+    pub fn hub_frames(&self) -> Vec<Value> {
+        self.state.hub.borrow().clone()
+    }
+
+    /// Hub responses of one type (`ack`, `reject`, `notification`).
+    pub fn hub_responses(&self, kind: &str) -> Vec<Value> {
+        self.hub_frames().into_iter().filter(|f| f["payload"]["type"] == kind).collect()
+    }
+
+    /// Events emitted so far.
+    pub fn events(&self) -> Vec<Event> {
+        self.state.events.borrow().clone()
+    }
+
+    /// Log lines so far.
+    pub fn logs(&self) -> Vec<(LogLevel, String)> {
+        self.state.logs.borrow().clone()
+    }
+
+    /// Forgets recorded requests, frames, events and logs (not files or the script).
+    pub fn clear_records(&self) {
+        self.state.requests.borrow_mut().clear();
+        self.state.hub.borrow_mut().clear();
+        self.state.events.borrow_mut().clear();
+        self.state.logs.borrow_mut().clear();
+    }
+
+    /// A file's text.
+    pub fn file(&self, path: &str) -> Option<String> {
+        self.state.files.borrow().get(path).cloned()
+    }
+
+    /// Every file path, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        self.state.files.borrow().keys().cloned().collect()
+    }
+
+    /// Paths under a folder.
+    pub fn paths_under(&self, dir: &str) -> Vec<String> {
+        let prefix = format!("{dir}/");
+        self.paths().into_iter().filter(|p| p.starts_with(&prefix)).collect()
+    }
+
+    /// Writes a file directly (test setup).
+    pub fn put_file(&self, path: &str, text: &str) {
+        self.state.files.borrow_mut().insert(path.to_owned(), text.to_owned());
+    }
+
+    /// Makes the next operations of a kind on paths starting with `prefix` fail until cleared.
+    pub fn fail_files(&self, op: FileOp, prefix: &str) {
+        self.state.failing.borrow_mut().push((op, prefix.to_owned()));
+    }
+
+    /// Stops failing file operations.
+    pub fn heal_files(&self) {
+        self.state.failing.borrow_mut().clear();
+    }
+
+    /// File operations performed so far.
+    pub fn file_ops(&self) -> u64 {
+        self.state.file_ops.get()
+    }
+
+    fn check(&self, op: FileOp, path: &str) -> Result<(), HostError> {
+        self.state.file_ops.set(self.state.file_ops.get() + 1);
+        if self.state.failing.borrow().iter().any(|(o, p)| *o == op && path.starts_with(p.as_str())) {
+            return Err(HostError::Io(format!("injected {op:?} failure on {path}")));
+        }
+        Ok(())
+    }
+
+    /// Runs a future to completion in virtual time.
+    pub fn run<F: Future>(&self, fut: F) -> F::Output {
+        self.run_until(fut, |_| false).expect("the future was stopped though no event could stop it")
+    }
+
+    /// Runs a future until it completes (`Some`) or until an emitted event matches `stop_at`
+    /// (`None`: the future is dropped there, as a crash would leave it).
+    pub fn run_until<F: Future>(&self, fut: F, mut stop_at: impl FnMut(&Event) -> bool) -> Option<F::Output> {
+        struct Flag(AtomicBool);
+        impl Wake for Flag {
+            fn wake(self: Arc<Self>) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let flag = Arc::new(Flag(AtomicBool::new(true)));
+        let waker = Waker::from(flag.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut fut = pin!(fut);
+        let mut seen = self.state.events.borrow().len();
+        loop {
+            if flag.0.swap(false, Ordering::SeqCst) {
+                if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+                    return Some(out);
+                }
+            }
+            let events = self.state.events.borrow();
+            let hit = events[seen..].iter().any(&mut stop_at);
+            seen = events.len();
+            drop(events);
+            if hit {
+                return None;
+            }
+            if flag.0.load(Ordering::SeqCst) {
+                continue;
+            }
+            let next = self.state.timers.borrow().pending.values().min().copied();
+            match next {
+                Some(at) => {
+                    if at > self.state.now.get() {
+                        self.state.now.set(at);
+                    }
+                    self.fire_due();
+                }
+                None => {
+                    panic!("deadlock: the future is pending with no timer left (script left: {})", self.script_left())
+                }
+            }
+        }
+    }
+
+    fn next_reply(&self, request: &HttpRequest) -> Reply {
+        let body = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+        self.state.requests.borrow_mut().push(RecordedRequest {
+            at_ms: self.now(),
+            url: request.url.clone(),
+            headers: request.headers.clone(),
+            body,
+        });
+        self.state.script.borrow_mut().pop_front().unwrap_or_else(|| Reply::text("(no scripted reply left)"))
+    }
+}
+
+/// A virtual-time sleep.
+pub struct Sleep {
+    host: FakeHost,
+    deadline: Millis,
+    id: Option<u64>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.host.now() >= self.deadline {
+            return Poll::Ready(());
+        }
+        let host = self.host.clone();
+        let mut timers = host.state.timers.borrow_mut();
+        let id = match self.id {
+            Some(id) => id,
+            None => {
+                let id = timers.next_id;
+                timers.next_id += 1;
+                timers.pending.insert(id, self.deadline);
+                self.id = Some(id);
+                id
+            }
+        };
+        timers.wakers.insert(id, cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            let mut timers = self.host.state.timers.borrow_mut();
+            timers.pending.remove(&id);
+            timers.wakers.remove(&id);
+        }
+    }
+}
+
+/// A scripted response body.
+pub struct FakeBody {
+    host: FakeHost,
+    chunks: VecDeque<Vec<u8>>,
+    delay_ms: Millis,
+    end: BodyEnd,
+}
+
+impl HttpBody for FakeBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HostError> {
+        match self.chunks.pop_front() {
+            Some(chunk) => {
+                if self.delay_ms > 0 {
+                    self.host.sleep(self.delay_ms).await;
+                }
+                Ok(Some(chunk))
+            }
+            None => match self.end {
+                BodyEnd::Close => Ok(None),
+                BodyEnd::Reset => Err(HostError::Network("connection reset by peer".into())),
+                BodyEnd::Hang => std::future::pending().await,
+            },
+        }
+    }
+}
+
+impl Host for FakeHost {
+    type Body = FakeBody;
+
+    fn now_ms(&self) -> Millis {
+        self.now()
+    }
+
+    fn sleep(&self, ms: Millis) -> impl Future<Output = ()> {
+        Sleep { host: self.clone(), deadline: self.now() + ms, id: None }
+    }
+
+    fn random_u64(&self) -> u64 {
+        // xorshift64*: deterministic, so test runs repeat exactly.
+        let mut x = self.state.rng.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state.rng.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
+        self.check(FileOp::Read, path)?;
+        Ok(self.file(path))
+    }
+
+    async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.check(FileOp::WriteAtomic, path)?;
+        self.put_file(path, text);
+        Ok(())
+    }
+
+    async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.check(FileOp::Append, path)?;
+        self.state.files.borrow_mut().entry(path.to_owned()).or_default().push_str(text);
+        Ok(())
+    }
+
+    async fn list_dir(&self, dir: &str) -> Result<Vec<String>, HostError> {
+        self.check(FileOp::List, dir)?;
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        Ok(self
+            .state
+            .files
+            .borrow()
+            .keys()
+            .filter_map(|p| p.strip_prefix(&prefix))
+            .filter(|rest| !rest.contains('/'))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    async fn remove_file(&self, path: &str) -> Result<(), HostError> {
+        self.check(FileOp::Remove, path)?;
+        self.state.files.borrow_mut().remove(path);
+        Ok(())
+    }
+
+    async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError> {
+        self.check(FileOp::Rename, from)?;
+        let mut files = self.state.files.borrow_mut();
+        let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
+        files.insert(to.to_owned(), text);
+        Ok(())
+    }
+
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {
+        let reply = self.next_reply(&request);
+        let body = |chunks: Vec<String>, delay_ms: Millis, end: BodyEnd| FakeBody {
+            host: self.clone(),
+            chunks: chunks.into_iter().map(String::into_bytes).collect(),
+            delay_ms,
+            end,
+        };
+        let ok = |b: FakeBody| HttpResponse {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            body: b,
+        };
+        match reply {
+            Reply::Answer { blocks, stop_reason, delta_delay_ms } => {
+                if request.stream {
+                    Ok(ok(body(answer_events(&blocks, &stop_reason), delta_delay_ms, BodyEnd::Close)))
+                } else {
+                    let json = json!({"id": "msg_fake", "type": "message", "role": "assistant", "content": blocks, "stop_reason": stop_reason, "model": "fake"});
+                    Ok(HttpResponse {
+                        status: 200,
+                        headers: Vec::new(),
+                        body: body(vec![json.to_string()], delta_delay_ms, BodyEnd::Close),
+                    })
+                }
+            }
+            Reply::Error { status, error_type, headers } => {
+                let json =
+                    json!({"type": "error", "error": {"type": error_type, "message": format!("scripted {status}")}});
+                Ok(HttpResponse { status, headers, body: body(vec![json.to_string()], 0, BodyEnd::Close) })
+            }
+            Reply::ResetAfter { text, deltas } => {
+                let events = answer_events(&[ContentBlock::text(text)], "end_turn");
+                // message_start, content_block_start, then the deltas.
+                Ok(ok(body(events.into_iter().take(2 + deltas).collect(), 0, BodyEnd::Reset)))
+            }
+            Reply::Raw { status, chunks, end } => {
+                Ok(HttpResponse { status, headers: Vec::new(), body: body(chunks, 0, end) })
+            }
+            Reply::NetworkError => Err(HostError::Network("connection refused".into())),
+            Reply::Hang => std::future::pending().await,
+        }
+    }
+
+    fn hub_send(&self, frame: String) {
+        let value = serde_json::from_str(&frame).unwrap_or(Value::String(frame));
+        self.state.hub.borrow_mut().push(value);
+    }
+
+    fn emit(&self, event: &Event) {
+        self.state.events.borrow_mut().push(event.clone());
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        self.state.logs.borrow_mut().push((level, message.to_owned()));
+    }
+}

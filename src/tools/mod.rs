@@ -1,0 +1,123 @@
+//! The tools the agent can call: their definitions for the model, input validation, and
+//! execution. Each tool answers with text the model can act on; a bad input is an `is_error`
+//! result that says what was wrong, never a failure of the turn.
+
+mod end_conversation;
+mod send_message;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::host::Host;
+use crate::llm::ToolDef;
+use crate::message::RoutedMessage;
+use crate::settings::Settings;
+
+/// The built-in tools. An enum rather than trait objects: the set is known, dispatch is a match,
+/// and each tool stays an ordinary async function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuiltinTool {
+    SendMessage,
+    EndConversation,
+}
+
+impl BuiltinTool {
+    /// Every built-in tool, in the order offered to the model.
+    pub const ALL: [BuiltinTool; 2] = [BuiltinTool::SendMessage, BuiltinTool::EndConversation];
+
+    /// The name the model calls it by.
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltinTool::SendMessage => send_message::NAME,
+            BuiltinTool::EndConversation => end_conversation::NAME,
+        }
+    }
+
+    /// Its definition for the model.
+    pub fn definition(self) -> ToolDef {
+        match self {
+            BuiltinTool::SendMessage => send_message::definition(),
+            BuiltinTool::EndConversation => end_conversation::definition(),
+        }
+    }
+}
+
+/// A side effect of a tool that changes how the turn goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolEffect {
+    #[default]
+    None,
+    /// The agent asked the user something: the turn ends and waits for the reply.
+    Question {
+        /// The question also went to the hub as a notification.
+        sent_to_hub: bool,
+    },
+    /// The conversation ends once this turn is recorded.
+    EndConversation { reason: String },
+}
+
+/// What a tool call produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: String,
+    pub is_error: bool,
+    pub effect: ToolEffect,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    pub fn ok(content: impl Into<String>) -> Self {
+        ToolOutput { content: content.into(), is_error: false, effect: ToolEffect::None }
+    }
+
+    /// An error result the model will read.
+    pub fn error(content: impl Into<String>) -> Self {
+        ToolOutput { content: content.into(), is_error: true, effect: ToolEffect::None }
+    }
+}
+
+/// What a tool may use while it runs.
+pub struct ToolContext<'a, H: Host> {
+    pub host: &'a H,
+    pub settings: &'a Settings,
+    /// The message this turn answers (its source decides where agent messages go).
+    pub message: &'a RoutedMessage,
+}
+
+/// The tools offered in a turn.
+#[derive(Debug, Clone)]
+pub struct ToolRegistry {
+    tools: Vec<BuiltinTool>,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        ToolRegistry { tools: BuiltinTool::ALL.to_vec() }
+    }
+}
+
+impl ToolRegistry {
+    /// Definitions for the request.
+    pub fn definitions(&self) -> Vec<ToolDef> {
+        self.tools.iter().map(|t| t.definition()).collect()
+    }
+
+    /// Runs a tool call by name; an unknown name is an error result.
+    pub async fn run<H: Host>(&self, ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
+        let Some(tool) = self.tools.iter().copied().find(|t| t.name() == name) else {
+            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
+            return ToolOutput::error(format!("Unknown tool \"{name}\". Available tools: {}.", known.join(", ")));
+        };
+        match tool {
+            BuiltinTool::SendMessage => send_message::run(ctx, input),
+            BuiltinTool::EndConversation => end_conversation::run(input),
+        }
+    }
+}
+
+/// Reads a tool's input into its typed form, or an error result naming what was wrong.
+pub fn parse_input<T: DeserializeOwned>(tool: &str, input: &Value) -> Result<T, ToolOutput> {
+    serde_json::from_value(input.clone()).map_err(|e| ToolOutput::error(format!("Invalid input for {tool}: {e}.")))
+}

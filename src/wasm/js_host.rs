@@ -1,0 +1,246 @@
+//! The host backed by a JS object the shim passes in (Obsidian's vault adapter and `fetch`, or
+//! Node's `fs` and `fetch` in the headless host). Only this module and `wasm/mod.rs` touch
+//! `js_sys`.
+
+use std::future::Future;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::Callbacks;
+use crate::event::Event;
+use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The object the shim implements (`CoreHost` in TypeScript).
+    #[wasm_bindgen(typescript_type = "CoreHost")]
+    pub type JsHostObject;
+
+    #[wasm_bindgen(method, catch, js_name = readFile)]
+    fn read_file(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = writeFileAtomic)]
+    fn write_file_atomic(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = appendFile)]
+    fn append_file(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = listDir)]
+    fn list_dir(this: &JsHostObject, dir: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeFile)]
+    fn remove_file(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = renameFile)]
+    fn rename_file(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = httpStart)]
+    fn http_start(this: &JsHostObject, request: JsValue) -> Result<JsHttpHandle, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = hubSend)]
+    fn hub_send(this: &JsHostObject, frame: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn emit(this: &JsHostObject, event: JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn log(this: &JsHostObject, level: &str, message: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, js_name = randomU32)]
+    fn random_u32(this: &JsHostObject) -> u32;
+
+    /// An HTTP request in flight (`HttpHandle` in TypeScript).
+    #[wasm_bindgen(typescript_type = "HttpHandle")]
+    pub type JsHttpHandle;
+    #[wasm_bindgen(method, getter)]
+    fn response(this: &JsHttpHandle) -> Promise;
+    #[wasm_bindgen(method, catch)]
+    fn read(this: &JsHttpHandle) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method)]
+    fn abort(this: &JsHttpHandle);
+}
+
+/// The message of a JS error value.
+pub fn js_message(value: &JsValue) -> String {
+    if let Some(s) = value.as_string() {
+        return s;
+    }
+    Reflect::get(value, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
+fn is_abort(value: &JsValue) -> bool {
+    Reflect::get(value, &JsValue::from_str("name")).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+}
+
+fn io_error(value: JsValue) -> HostError {
+    HostError::Io(js_message(&value))
+}
+
+fn net_error(value: JsValue) -> HostError {
+    if is_abort(&value) {
+        HostError::Aborted
+    } else {
+        HostError::Network(js_message(&value))
+    }
+}
+
+async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, HostError> {
+    JsFuture::from(promise.map_err(io_error)?).await.map_err(io_error)
+}
+
+/// Values crossing to JS as plain objects (maps as objects, not `Map`).
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+}
+
+/// The JS-backed host.
+pub struct JsHost {
+    object: JsHostObject,
+    callbacks: Rc<Callbacks>,
+}
+
+impl JsHost {
+    pub fn new(object: JsHostObject, callbacks: Rc<Callbacks>) -> Self {
+        JsHost { object, callbacks }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsRequest<'a> {
+    method: &'a str,
+    url: &'a str,
+    headers: &'a [(String, String)],
+    body: &'a str,
+    stream: bool,
+}
+
+/// A response body read through the JS handle; dropped before its end, it aborts the request.
+pub struct JsBody {
+    handle: JsHttpHandle,
+    finished: bool,
+}
+
+impl Drop for JsBody {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.handle.abort();
+        }
+    }
+}
+
+impl HttpBody for JsBody {
+    async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HostError> {
+        let value = JsFuture::from(self.handle.read().map_err(net_error)?).await.map_err(net_error)?;
+        if value.is_null() || value.is_undefined() {
+            self.finished = true;
+            return Ok(None);
+        }
+        Ok(Some(Uint8Array::new(&value).to_vec()))
+    }
+}
+
+fn call_quietly(f: &Function, args: &[JsValue]) {
+    let array: js_sys::Array = args.iter().collect();
+    // A throwing UI callback must not break the pipeline.
+    let _ = f.apply(&JsValue::NULL, &array);
+}
+
+impl Host for JsHost {
+    type Body = JsBody;
+
+    fn now_ms(&self) -> Millis {
+        js_sys::Date::now() as Millis
+    }
+
+    fn sleep(&self, ms: Millis) -> impl Future<Output = ()> {
+        gloo_timers::future::TimeoutFuture::new(ms.min(u64::from(u32::MAX)) as u32)
+    }
+
+    fn random_u64(&self) -> u64 {
+        (u64::from(self.object.random_u32()) << 32) | u64::from(self.object.random_u32())
+    }
+
+    async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
+        let value = settle(self.object.read_file(path)).await?;
+        Ok(value.as_string())
+    }
+
+    async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
+        settle(self.object.write_file_atomic(path, text)).await.map(drop)
+    }
+
+    async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
+        settle(self.object.append_file(path, text)).await.map(drop)
+    }
+
+    async fn list_dir(&self, dir: &str) -> Result<Vec<String>, HostError> {
+        let value = settle(self.object.list_dir(dir)).await?;
+        Ok(js_sys::Array::from(&value).iter().filter_map(|v| v.as_string()).collect())
+    }
+
+    async fn remove_file(&self, path: &str) -> Result<(), HostError> {
+        settle(self.object.remove_file(path)).await.map(drop)
+    }
+
+    async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError> {
+        settle(self.object.rename_file(from, to)).await.map(drop)
+    }
+
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse<JsBody>, HostError> {
+        let js_request = to_js(&JsRequest {
+            method: &request.method,
+            url: &request.url,
+            headers: &request.headers,
+            body: &request.body,
+            stream: request.stream,
+        });
+        let handle = self.object.http_start(js_request).map_err(net_error)?;
+        // Owned from here: dropping this future while the head is awaited aborts the request.
+        let body = JsBody { handle, finished: false };
+        let head = JsFuture::from(body.handle.response()).await.map_err(net_error)?;
+        let status =
+            Reflect::get(&head, &JsValue::from_str("status")).ok().and_then(|s| s.as_f64()).unwrap_or(0.0) as u16;
+        let headers = Reflect::get(&head, &JsValue::from_str("headers"))
+            .ok()
+            .map(|h| {
+                js_sys::Array::from(&h)
+                    .iter()
+                    .filter_map(|pair| {
+                        let pair = js_sys::Array::from(&pair);
+                        Some((pair.get(0).as_string()?.to_ascii_lowercase(), pair.get(1).as_string()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(HttpResponse { status, headers, body })
+    }
+
+    fn hub_send(&self, frame: String) {
+        if let Err(e) = self.object.hub_send(&frame) {
+            self.log(LogLevel::Warn, &format!("hub send failed: {}", js_message(&e)));
+        }
+    }
+
+    fn emit(&self, event: &Event) {
+        let value = to_js(event);
+        if let Err(e) = self.object.emit(value.clone()) {
+            let _ = self.object.log("warn", &format!("host emit threw: {}", js_message(&e)));
+        }
+        self.callbacks.dispatch(event, value);
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        let _ = self.object.log(level.as_str(), message);
+    }
+}
+
+/// Runs the seed's callbacks for an event on a microtask, after every borrow of the current
+/// call has ended, so a callback may call back into the processor.
+pub fn deliver(callbacks: Vec<Function>, args: Vec<JsValue>) {
+    if callbacks.is_empty() {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        for f in &callbacks {
+            call_quietly(f, &args);
+        }
+    });
+}

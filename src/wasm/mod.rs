@@ -1,0 +1,276 @@
+//! The JS API: `MessageProcessor` with seed 003's method names, over the JS-backed host.
+
+mod js_host;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use crate::event::Event;
+use crate::processor::MessageProcessor;
+use crate::settings::Settings;
+use js_host::{deliver, to_js, JsHost, JsHostObject};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Where a message came from. */
+export type MessageSource = "websocket" | "direct" | "worker" | "system" | "api";
+
+/** A message to process (seed 003). */
+export interface RoutedMessage {
+  id: string;
+  text: string;
+  timestamp?: string;
+  source?: MessageSource;
+  metadata?: Record<string, unknown>;
+}
+
+/** What process() resolves with (seed 003, plus errorCode, cancelled and notice). */
+export interface ProcessResult {
+  success: boolean;
+  messageId: string;
+  response?: string;
+  toolsUsed?: string[];
+  error?: string;
+  errorCode?: string;
+  isWaitingForResponse?: boolean;
+  cancelled?: boolean;
+  notice?: string;
+}
+
+export interface ReprocessSummary {
+  results: ProcessResult[];
+  movedToFailed: string[];
+}
+
+export interface AgentMessage {
+  messageId: string;
+  content: string;
+  isQuestion: boolean;
+}
+
+export interface CoreSettings {
+  baseUrl?: string;
+  model?: string;
+  maxTokens?: number;
+  apiKey?: string;
+  streaming?: boolean;
+  maxIterations?: number;
+  streamIdleTimeoutMs?: number;
+  notificationTitle?: string;
+  contextTokenBudget?: number;
+  informationArchitecture?: string;
+  verboseLogging?: boolean;
+}
+
+export type PipelineStage = "inbox_written" | "ack_sent" | "model_request" | "history_recorded" | "inbox_cleaned";
+
+/** Everything the core tells the UI. */
+export type CoreEvent =
+  | { type: "message_received"; message: RoutedMessage }
+  | { type: "stage"; messageId: string; stage: PipelineStage }
+  | { type: "text_delta"; messageId: string; text: string }
+  | { type: "retrying"; messageId: string; attempt: number; delayMs: number; errorCode: string; error: string }
+  | { type: "tool_started"; messageId: string; toolUseId: string; name: string; input: unknown }
+  | { type: "tool_finished"; messageId: string; toolUseId: string; name: string; isError: boolean; output: string }
+  | { type: "agent_message"; messageId: string; content: string; isQuestion: boolean }
+  | { type: "response"; result: ProcessResult }
+  | { type: "notice"; level: "info" | "warning" | "error"; text: string };
+
+export interface HttpRequestSpec {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body: string;
+  stream: boolean;
+}
+
+/** A request in flight: its head, its body chunk by chunk, and a way to stop it. */
+export interface HttpHandle {
+  readonly response: Promise<{ status: number; headers: [string, string][] }>;
+  /** The next body chunk, null at the end. */
+  read(): Promise<Uint8Array | null>;
+  abort(): void;
+}
+
+/** What the shim provides to the core. Paths are relative to the `.smarthole/` folder. */
+export interface CoreHost {
+  readFile(path: string): Promise<string | null>;
+  writeFileAtomic(path: string, text: string): Promise<void>;
+  appendFile(path: string, text: string): Promise<void>;
+  listDir(dir: string): Promise<string[]>;
+  removeFile(path: string): Promise<void>;
+  renameFile(from: string, to: string): Promise<void>;
+  httpStart(request: HttpRequestSpec): HttpHandle;
+  hubSend(frame: string): void;
+  /** Called synchronously; must not call back into the processor. */
+  emit(event: CoreEvent): void;
+  log(level: "debug" | "info" | "warn" | "error", message: string): void;
+  randomU32(): number;
+}
+"#;
+
+/// The seed's callbacks, by kind.
+#[derive(Default)]
+pub struct Callbacks {
+    response: RefCell<Vec<Function>>,
+    received: RefCell<Vec<Function>>,
+    agent: RefCell<Vec<Function>>,
+    retrospection: RefCell<Vec<Function>>,
+}
+
+impl Callbacks {
+    /// Sends an event to the callbacks that want it.
+    fn dispatch(&self, event: &Event, value: JsValue) {
+        let get = |field: &str| js_sys::Reflect::get(&value, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED);
+        match event {
+            Event::Response { result } => {
+                let response = result.response.as_deref().map(JsValue::from_str).unwrap_or(JsValue::UNDEFINED);
+                let tools = result.tools_used.as_ref().map(to_js).unwrap_or_else(|| to_js(&Vec::<String>::new()));
+                deliver(self.response.borrow().clone(), vec![JsValue::from_str(&result.message_id), response, tools]);
+            }
+            Event::MessageReceived { .. } => deliver(self.received.borrow().clone(), vec![get("message")]),
+            Event::AgentMessage { .. } => deliver(self.agent.borrow().clone(), vec![value]),
+            _ => {}
+        }
+    }
+}
+
+fn js_error(message: impl std::fmt::Display) -> JsValue {
+    js_sys::Error::new(&message.to_string()).into()
+}
+
+fn settings_from(value: JsValue) -> Result<Settings, JsValue> {
+    let json: serde_json::Value = if value.is_undefined() || value.is_null() {
+        serde_json::Value::Object(Default::default())
+    } else {
+        serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("settings are not valid: {e}")))?
+    };
+    Settings::from_json(json).map_err(js_error)
+}
+
+/// The message processor, as the shim sees it.
+#[wasm_bindgen(js_name = MessageProcessor)]
+pub struct WasmMessageProcessor {
+    core: MessageProcessor<JsHost>,
+    callbacks: Rc<Callbacks>,
+}
+
+#[wasm_bindgen(js_class = MessageProcessor)]
+impl WasmMessageProcessor {
+    /// `new MessageProcessor(host, settings)`; throws on invalid settings.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        host: JsHostObject,
+        #[wasm_bindgen(unchecked_param_type = "CoreSettings")] settings: JsValue,
+    ) -> Result<WasmMessageProcessor, JsValue> {
+        let callbacks = Rc::new(Callbacks::default());
+        let core = MessageProcessor::new(JsHost::new(host, Rc::clone(&callbacks)), settings_from(settings)?)
+            .map_err(js_error)?;
+        Ok(WasmMessageProcessor { core, callbacks })
+    }
+
+    /// Loads the history and the inbox state; rejects when the data folder cannot be read.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn initialize(&self) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move {
+            core.initialize().await.map_err(js_error)?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Processes a message; always resolves, with a failed result for bad input.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ProcessResult>")]
+    pub fn process(&self, #[wasm_bindgen(unchecked_param_type = "RoutedMessage")] message: JsValue) -> Promise {
+        let raw: serde_json::Value = serde_wasm_bindgen::from_value(message).unwrap_or(serde_json::Value::Null);
+        let work = self.core.process(raw);
+        future_to_promise(async move { Ok(to_js(&work.await)) })
+    }
+
+    /// Finishes what a previous session left in the inbox.
+    #[wasm_bindgen(js_name = reprocessPending, unchecked_return_type = "Promise<ReprocessSummary>")]
+    pub fn reprocess_pending(&self) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move {
+            let summary = core.reprocess_pending().await.map_err(js_error)?;
+            Ok(to_js(&summary))
+        })
+    }
+
+    /// Stops the message in flight; returns whether there was one.
+    #[wasm_bindgen(js_name = cancelCurrentProcessing)]
+    pub fn cancel_current_processing(&self) -> bool {
+        self.core.cancel_current_processing()
+    }
+
+    /// Replaces the settings; throws on invalid ones.
+    #[wasm_bindgen(js_name = updateSettings)]
+    pub fn update_settings(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CoreSettings")] settings: JsValue,
+    ) -> Result<(), JsValue> {
+        self.core.update_settings(settings_from(settings)?).map_err(js_error)
+    }
+
+    /// The id of the message in flight.
+    #[wasm_bindgen(getter, js_name = currentMessageId)]
+    pub fn current_message_id(&self) -> Option<String> {
+        self.core.current_message_id()
+    }
+
+    /// Messages waiting behind the one in flight.
+    #[wasm_bindgen(getter)]
+    pub fn queued(&self) -> usize {
+        self.core.queued()
+    }
+
+    /// `onResponse((messageId, response, toolsUsed) => …)`.
+    #[wasm_bindgen(js_name = onResponse)]
+    pub fn on_response(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "(messageId: string, response: string | undefined, toolsUsed: string[]) => void"
+        )]
+        callback: Function,
+    ) {
+        self.callbacks.response.borrow_mut().push(callback);
+    }
+
+    /// `onMessageReceived((message) => …)`, after the inbox write.
+    #[wasm_bindgen(js_name = onMessageReceived)]
+    pub fn on_message_received(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(message: RoutedMessage) => void")] callback: Function,
+    ) {
+        self.callbacks.received.borrow_mut().push(callback);
+    }
+
+    /// `onAgentMessage((message) => …)` for `send_message`.
+    #[wasm_bindgen(js_name = onAgentMessage)]
+    pub fn on_agent_message(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(message: AgentMessage) => void")] callback: Function,
+    ) {
+        self.callbacks.agent.borrow_mut().push(callback);
+    }
+
+    /// `onRetrospection((result) => …)`; retrospection itself arrives with the conversation work.
+    #[wasm_bindgen(js_name = onRetrospection)]
+    pub fn on_retrospection(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(result: { conversationTitle: string; content: string }) => void")]
+        callback: Function,
+    ) {
+        self.callbacks.retrospection.borrow_mut().push(callback);
+    }
+}
+
+/// The core's version, for logs and the agent API.
+#[wasm_bindgen(js_name = coreVersion)]
+pub fn core_version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}

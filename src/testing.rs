@@ -9,7 +9,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -82,6 +82,11 @@ impl Reply {
     /// An answer with the given stop reason.
     pub fn with_stop(blocks: Vec<ContentBlock>, stop_reason: &str) -> Self {
         Reply::Answer { blocks, stop_reason: stop_reason.into(), delta_delay_ms: 0 }
+    }
+
+    /// A request that is never answered.
+    pub fn hang() -> Self {
+        Reply::Hang
     }
 
     /// An HTTP error.
@@ -188,6 +193,10 @@ struct State {
     logs: RefCell<Vec<(LogLevel, String)>>,
     failing: RefCell<Vec<(FileOp, String)>>,
     file_ops: Cell<u64>,
+    /// Set when a crash point is reached: from then on nothing reaches disk, network or hub,
+    /// as after a SIGKILL, until the test "restarts".
+    frozen: Cell<bool>,
+    crash_at: RefCell<Option<Box<dyn FnMut(&Event) -> bool>>>,
 }
 
 /// The in-memory host. Clones share everything (a "restart" builds a new processor over a
@@ -314,7 +323,8 @@ impl FakeHost {
         self.state.file_ops.get()
     }
 
-    fn check(&self, op: FileOp, path: &str) -> Result<(), HostError> {
+    async fn check(&self, op: FileOp, path: &str) -> Result<(), HostError> {
+        self.alive().await;
         self.state.file_ops.set(self.state.file_ops.get() + 1);
         if self.state.failing.borrow().iter().any(|(o, p)| *o == op && path.starts_with(p.as_str())) {
             return Err(HostError::Io(format!("injected {op:?} failure on {path}")));
@@ -327,32 +337,30 @@ impl FakeHost {
         self.run_until(fut, |_| false).expect("the future was stopped though no event could stop it")
     }
 
-    /// Runs a future until it completes (`Some`) or until an emitted event matches `stop_at`
-    /// (`None`: the future is dropped there, as a crash would leave it).
-    pub fn run_until<F: Future>(&self, fut: F, mut stop_at: impl FnMut(&Event) -> bool) -> Option<F::Output> {
+    /// Runs a future until it completes (`Some`) or until an emitted event matches `crash_at`
+    /// (`None`). At that event the host freezes — no file, network, hub or timer operation
+    /// completes after it, as if the process were killed right there — and the future is dropped.
+    /// The host is usable again afterwards, with the files as the crash left them.
+    pub fn run_until<F: Future>(&self, fut: F, crash_at: impl FnMut(&Event) -> bool + 'static) -> Option<F::Output> {
         struct Flag(AtomicBool);
         impl Wake for Flag {
             fn wake(self: Arc<Self>) {
                 self.0.store(true, Ordering::SeqCst);
             }
         }
+        *self.state.crash_at.borrow_mut() = Some(Box::new(crash_at));
         let flag = Arc::new(Flag(AtomicBool::new(true)));
         let waker = Waker::from(flag.clone());
         let mut cx = Context::from_waker(&waker);
-        let mut fut = pin!(fut);
-        let mut seen = self.state.events.borrow().len();
-        loop {
+        let mut fut = Box::pin(fut);
+        let outcome = loop {
             if flag.0.swap(false, Ordering::SeqCst) {
                 if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
-                    return Some(out);
+                    break Some(out);
                 }
             }
-            let events = self.state.events.borrow();
-            let hit = events[seen..].iter().any(&mut stop_at);
-            seen = events.len();
-            drop(events);
-            if hit {
-                return None;
+            if self.state.frozen.get() {
+                break None;
             }
             if flag.0.load(Ordering::SeqCst) {
                 continue;
@@ -365,10 +373,20 @@ impl FakeHost {
                     }
                     self.fire_due();
                 }
-                None => {
-                    panic!("deadlock: the future is pending with no timer left (script left: {})", self.script_left())
-                }
+                None => panic!("deadlock: the future is pending with no timer left (script left: {})", self.script_left()),
             }
+        };
+        drop(fut);
+        self.state.crash_at.borrow_mut().take();
+        self.state.frozen.set(false);
+        self.state.timers.borrow_mut().pending.clear();
+        outcome
+    }
+
+    /// After a crash point nothing completes.
+    async fn alive(&self) {
+        if self.state.frozen.get() {
+            std::future::pending::<()>().await;
         }
     }
 
@@ -435,6 +453,7 @@ pub struct FakeBody {
 
 impl HttpBody for FakeBody {
     async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HostError> {
+        self.host.alive().await;
         match self.chunks.pop_front() {
             Some(chunk) => {
                 if self.delay_ms > 0 {
@@ -473,24 +492,24 @@ impl Host for FakeHost {
     }
 
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
-        self.check(FileOp::Read, path)?;
+        self.check(FileOp::Read, path).await?;
         Ok(self.file(path))
     }
 
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
-        self.check(FileOp::WriteAtomic, path)?;
+        self.check(FileOp::WriteAtomic, path).await?;
         self.put_file(path, text);
         Ok(())
     }
 
     async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
-        self.check(FileOp::Append, path)?;
+        self.check(FileOp::Append, path).await?;
         self.state.files.borrow_mut().entry(path.to_owned()).or_default().push_str(text);
         Ok(())
     }
 
     async fn list_dir(&self, dir: &str) -> Result<Vec<String>, HostError> {
-        self.check(FileOp::List, dir)?;
+        self.check(FileOp::List, dir).await?;
         let prefix = format!("{}/", dir.trim_end_matches('/'));
         Ok(self
             .state
@@ -504,13 +523,13 @@ impl Host for FakeHost {
     }
 
     async fn remove_file(&self, path: &str) -> Result<(), HostError> {
-        self.check(FileOp::Remove, path)?;
+        self.check(FileOp::Remove, path).await?;
         self.state.files.borrow_mut().remove(path);
         Ok(())
     }
 
     async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError> {
-        self.check(FileOp::Rename, from)?;
+        self.check(FileOp::Rename, from).await?;
         let mut files = self.state.files.borrow_mut();
         let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
         files.insert(to.to_owned(), text);
@@ -518,6 +537,7 @@ impl Host for FakeHost {
     }
 
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {
+        self.alive().await;
         let reply = self.next_reply(&request);
         let body = |chunks: Vec<String>, delay_ms: Millis, end: BodyEnd| FakeBody {
             host: self.clone(),
@@ -562,15 +582,29 @@ impl Host for FakeHost {
     }
 
     fn hub_send(&self, frame: String) {
+        if self.state.frozen.get() {
+            return;
+        }
         let value = serde_json::from_str(&frame).unwrap_or(Value::String(frame));
         self.state.hub.borrow_mut().push(value);
     }
 
     fn emit(&self, event: &Event) {
+        if self.state.frozen.get() {
+            return;
+        }
         self.state.events.borrow_mut().push(event.clone());
+        if let Some(crash_at) = self.state.crash_at.borrow_mut().as_mut() {
+            if crash_at(event) {
+                self.state.frozen.set(true);
+            }
+        }
     }
 
     fn log(&self, level: LogLevel, message: &str) {
+        if self.state.frozen.get() {
+            return;
+        }
         self.state.logs.borrow_mut().push((level, message.to_owned()));
     }
 }

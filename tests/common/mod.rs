@@ -1,0 +1,100 @@
+//! Helpers shared by the native integration tests.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use smarthole_agent::conversation::index::{log_path, ConversationIndex, INDEX_PATH};
+use smarthole_agent::conversation::HistoryLine;
+use smarthole_agent::event::{Event, Stage};
+use smarthole_agent::testing::FakeHost;
+use smarthole_agent::{MessageProcessor, Settings};
+
+pub fn settings() -> Settings {
+    Settings {
+        base_url: "http://model.test".into(),
+        model: "test-model".into(),
+        api_key: "test-key".into(),
+        ..Settings::default()
+    }
+}
+
+pub fn processor(host: &FakeHost) -> MessageProcessor<FakeHost> {
+    processor_with(host, settings())
+}
+
+pub fn processor_with(host: &FakeHost, settings: Settings) -> MessageProcessor<FakeHost> {
+    let p = MessageProcessor::new(host.clone(), settings).expect("valid settings");
+    host.run(p.initialize()).expect("initialize");
+    p
+}
+
+pub fn direct(id: &str, text: &str) -> Value {
+    json!({"id": id, "text": text, "timestamp": "2026-02-05T10:00:00.000Z", "source": "direct"})
+}
+
+pub fn from_hub(id: &str, text: &str) -> Value {
+    json!({"id": id, "text": text, "timestamp": "2026-02-05T10:00:00.000Z", "source": "websocket",
+           "metadata": {"inputMethod": "voice", "directRouted": false}})
+}
+
+/// Every history line of every conversation, in index order.
+pub fn history(host: &FakeHost) -> Vec<HistoryLine> {
+    let Some(index) = host.file(INDEX_PATH) else { return Vec::new() };
+    let index: ConversationIndex = serde_json::from_str(&index).expect("index parses");
+    index
+        .conversations
+        .iter()
+        .flat_map(|c| {
+            host.file(&log_path(&c.id))
+                .unwrap_or_default()
+                .lines()
+                .map(|l| serde_json::from_str::<HistoryLine>(l).expect("history line parses"))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// How many times each message id opens a turn in history (its user line).
+pub fn recorded_count(host: &FakeHost, message_id: &str) -> usize {
+    history(host).iter().filter(|l| l.message_id == message_id && l.id.ends_with("#0")).count()
+}
+
+pub fn inbox(host: &FakeHost) -> Vec<String> {
+    host.paths_under("inbox")
+}
+
+pub fn stages(host: &FakeHost, message_id: &str) -> Vec<Stage> {
+    host.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Stage { message_id: id, stage } if id == message_id => Some(stage),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn streamed_text(host: &FakeHost, message_id: &str) -> String {
+    host.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { message_id: id, text } if id == message_id => Some(text),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn agent_messages(host: &FakeHost) -> Vec<(String, bool)> {
+    host.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::AgentMessage { content, is_question, .. } => Some((content, is_question)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Request times relative to the first request.
+pub fn request_offsets(host: &FakeHost) -> Vec<u64> {
+    let requests = host.requests();
+    let first = requests.first().map(|r| r.at_ms).unwrap_or(0);
+    requests.iter().map(|r| r.at_ms - first).collect()
+}

@@ -1,0 +1,210 @@
+//! Crashes at every point of the pipeline, then a restart: every message ends recorded exactly
+//! once (or in failed/), the inbox ends empty, and no tool runs twice.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use smarthole_agent::event::{Event, Stage};
+use smarthole_agent::testing::{FakeHost, Reply};
+
+fn crash_at(host: &FakeHost, raw: serde_json::Value, at: impl Fn(&Event) -> bool + 'static) {
+    let p = processor(host);
+    let finished = host.run_until(p.process(raw), at);
+    assert!(finished.is_none(), "the crash point was reached");
+}
+
+fn stage(s: Stage) -> impl Fn(&Event) -> bool {
+    move |e| matches!(e, Event::Stage { stage, .. } if *stage == s)
+}
+
+fn restart(host: &FakeHost) -> smarthole_agent::processor::ReprocessSummary {
+    let p = processor(host);
+    host.run(p.reprocess_pending()).expect("reprocess")
+}
+
+#[test]
+fn a_crash_at_any_point_ends_with_the_message_recorded_once_and_the_inbox_empty() {
+    let points: [(&str, Box<dyn Fn(&Event) -> bool + 'static>); 5] = [
+        ("after the inbox write", Box::new(stage(Stage::InboxWritten))),
+        ("after the ack", Box::new(stage(Stage::AckSent))),
+        ("at the model request", Box::new(stage(Stage::ModelRequest))),
+        ("mid-stream", Box::new(|e: &Event| matches!(e, Event::TextDelta { .. }))),
+        ("after recording, before cleanup", Box::new(stage(Stage::HistoryRecorded))),
+    ];
+    for (name, point) in points {
+        let host = FakeHost::new();
+        host.script([Reply::slow_text("the answer", 10), Reply::text("the answer")]);
+        crash_at(&host, from_hub("m1", "remember milk"), point);
+        assert_eq!(inbox(&host), ["inbox/m1.json"], "{name}: the message is in the inbox");
+        let summary = restart(&host);
+        assert_eq!(summary.results.len(), 1, "{name}");
+        assert!(summary.results[0].success, "{name}: {:?}", summary.results[0]);
+        assert_eq!(summary.results[0].response.as_deref(), Some("the answer"), "{name}");
+        assert_eq!(recorded_count(&host, "m1"), 1, "{name}: recorded exactly once");
+        assert!(inbox(&host).is_empty(), "{name}: inbox empty");
+        // Requests made before the crash, plus the restart's (none when it was already recorded).
+        let expected_requests = match name {
+            "mid-stream" => 2,
+            _ => 1,
+        };
+        assert_eq!(host.requests().len(), expected_requests, "{name}");
+    }
+}
+
+#[test]
+fn restart_finishes_left_over_messages_in_arrival_order() {
+    let host = FakeHost::new();
+    host.script([Reply::hang()]);
+    let p = processor(&host);
+    // Three messages arrive while the first waits for the model; then the app dies.
+    let all = async { futures::join!(p.process(direct("1", "one")), p.process(direct("2", "two")), p.process(direct("3", "three"))) };
+    let mut received = 0;
+    let crashed = host.run_until(all, move |e| {
+        received += usize::from(matches!(e, Event::MessageReceived { .. }));
+        received == 3
+    });
+    assert!(crashed.is_none());
+    assert_eq!(host.requests().len(), 1);
+    drop(p);
+    assert_eq!(inbox(&host).len(), 3);
+    host.script([Reply::text("a1"), Reply::text("a2"), Reply::text("a3")]);
+    let summary = restart(&host);
+    let ids: Vec<&str> = summary.results.iter().map(|r| r.message_id.as_str()).collect();
+    assert_eq!(ids, ["1", "2", "3"]);
+    let responses: Vec<&str> = summary.results.iter().map(|r| r.response.as_deref().unwrap()).collect();
+    assert_eq!(responses, ["a1", "a2", "a3"]);
+    assert!(inbox(&host).is_empty());
+}
+
+#[test]
+fn after_five_failed_attempts_a_message_moves_to_failed_and_the_user_is_told() {
+    let host = FakeHost::new();
+    host.script([Reply::error(401, "authentication_error")]);
+    let p = processor(&host);
+    let first = host.run(p.process(direct("bad", "hello")));
+    assert_eq!(first.error_code.as_deref(), Some("auth_error"));
+    drop(p);
+    for attempt in 2..=5 {
+        host.script([Reply::error(401, "authentication_error")]);
+        let summary = restart(&host);
+        assert_eq!(summary.results[0].error_code.as_deref(), Some("auth_error"), "attempt {attempt}");
+    }
+    assert!(inbox(&host).is_empty());
+    let failed = host.file("failed/bad.json").expect("moved to failed/");
+    let record: serde_json::Value = serde_json::from_str(&failed).unwrap();
+    assert_eq!(record["entry"]["attempts"], 5);
+    assert_eq!(record["entry"]["message"]["text"], "hello");
+    assert!(record["error"].as_str().unwrap().contains("auth_error"));
+    assert_eq!(host.requests().len(), 5);
+    let notice = host.events().into_iter().find_map(|e| match e {
+        Event::Notice { text, .. } => Some(text),
+        _ => None,
+    });
+    assert!(notice.unwrap().contains("failed 5 times"));
+    // Nothing left to do at the next start.
+    assert!(restart(&host).results.is_empty());
+}
+
+#[test]
+fn a_message_that_crashes_the_app_every_time_is_set_aside_after_five_starts() {
+    let host = FakeHost::new();
+    crash_at(&host, direct("poison", "boom"), stage(Stage::ModelRequest));
+    for _ in 2..=5 {
+        let p = processor(&host);
+        assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    }
+    let summary = restart(&host);
+    assert_eq!(summary.results[0].error_code.as_deref(), Some("moved_to_failed"));
+    assert!(host.file("failed/poison.json").is_some());
+    assert!(inbox(&host).is_empty());
+}
+
+#[test]
+fn a_corrupt_inbox_file_goes_to_failed_while_the_others_are_processed() {
+    let host = FakeHost::new();
+    host.put_file("inbox/broken.json", "{\"message\": {\"id\": ");
+    host.put_file("inbox/.stale.json.tmp-1", "half a write");
+    host.put_file(
+        "inbox/good.json",
+        &json!({"message": {"id": "good", "text": "hi", "timestamp": "t", "source": "direct"}, "attempts": 1, "receivedAt": 1}).to_string(),
+    );
+    host.script([Reply::text("hello")]);
+    let summary = restart(&host);
+    assert_eq!(summary.moved_to_failed, ["failed/broken.json"]);
+    assert_eq!(summary.results.len(), 1);
+    assert!(summary.results[0].success);
+    let record: serde_json::Value = serde_json::from_str(&host.file("failed/broken.json").unwrap()).unwrap();
+    assert!(record["error"].as_str().unwrap().contains("unreadable inbox file"));
+    assert_eq!(record["raw"], "{\"message\": {\"id\": ");
+    assert!(inbox(&host).is_empty(), "{:?}", inbox(&host));
+}
+
+#[test]
+fn a_turn_resumed_after_a_crash_never_runs_a_finished_tool_again() {
+    let host = FakeHost::new();
+    host.script([Reply::tools("", &[("t1", "send_message", json!({"message": "first step done"}))])]);
+    // The tool ran; the app dies as the next model call goes out.
+    let p = processor(&host);
+    let mut model_requests = 0;
+    let out = host.run_until(p.process(from_hub("j", "two steps")), move |e| {
+        if matches!(e, Event::Stage { stage: Stage::ModelRequest, .. }) {
+            model_requests += 1;
+        }
+        model_requests == 2
+    });
+    assert!(out.is_none());
+    drop(p);
+    assert_eq!(agent_messages(&host).len(), 1);
+    host.clear_records();
+    host.script([Reply::text("second step done")]);
+    let summary = restart(&host);
+    assert_eq!(summary.results[0].response.as_deref(), Some("second step done"));
+    assert!(agent_messages(&host).is_empty(), "the finished tool did not run again");
+    let body = &host.requests()[0].body;
+    assert_eq!(body["messages"][2]["content"][0]["content"], "Message delivered to the user.");
+    assert_eq!(recorded_count(&host, "j"), 1);
+    assert!(inbox(&host).is_empty());
+}
+
+#[test]
+fn a_tool_interrupted_mid_run_is_reported_not_repeated() {
+    let host = FakeHost::new();
+    host.script([Reply::tools("", &[("t1", "send_message", json!({"message": "side effect"}))])]);
+    let p = processor(&host);
+    // Crash while the tool runs: its effect happened, its result was never journaled.
+    assert!(host.run_until(p.process(direct("i", "go")), |e| matches!(e, Event::AgentMessage { .. })).is_none());
+    drop(p);
+    assert_eq!(agent_messages(&host).len(), 1);
+    let journal = host.file("inbox/i.turn.jsonl").unwrap();
+    assert!(journal.contains("tool_started") && !journal.contains("tool_done"), "{journal}");
+    host.clear_records();
+    host.script([Reply::text("I will check whether that went through.")]);
+    let summary = restart(&host);
+    assert!(summary.results[0].success);
+    assert!(agent_messages(&host).is_empty(), "not run a second time");
+    let result = &host.requests()[0].body["messages"][2]["content"][0];
+    assert_eq!(result["is_error"], true);
+    assert!(result["content"].as_str().unwrap().contains("interrupted"));
+}
+
+#[test]
+fn a_crash_between_recording_an_ending_turn_and_updating_the_index_still_ends_the_conversation() {
+    let host = FakeHost::new();
+    host.script([Reply::tools("Bye", &[("e", "end_conversation", json!({}))]), Reply::text("Goodbye.")]);
+    let p = processor(&host);
+    let first = host.run(p.process(direct("a", "hi")));
+    assert!(first.success);
+    drop(p);
+    let index: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
+    assert!(index["active"].is_null(), "ended normally");
+    // Now simulate the lost index update: put the ended conversation back as active.
+    let mut lost = index.clone();
+    lost["active"] = lost["conversations"][0]["id"].clone();
+    lost["conversations"][0].as_object_mut().unwrap().remove("endedAt");
+    host.put_file("conversations/index.json", &lost.to_string());
+    let _p = processor(&host);
+    let healed: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
+    assert!(healed["active"].is_null(), "the recorded end_conversation was applied at start-up");
+    assert!(healed["conversations"][0]["endedAt"].is_string());
+}

@@ -23,8 +23,9 @@ pub mod tools;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
+/// The JS API (wasm32 only).
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+pub mod wasm;
 
 pub use event::Event;
 pub use host::Host;

@@ -373,7 +373,9 @@ impl FakeHost {
                     }
                     self.fire_due();
                 }
-                None => panic!("deadlock: the future is pending with no timer left (script left: {})", self.script_left()),
+                None => {
+                    panic!("deadlock: the future is pending with no timer left (script left: {})", self.script_left())
+                }
             }
         };
         drop(fut);

@@ -116,7 +116,9 @@ fn messages_run_one_at_a_time_in_arrival_order() {
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::Stage { message_id, stage: stage @ (Stage::ModelRequest | Stage::HistoryRecorded) } => Some((message_id, stage)),
+            Event::Stage { message_id, stage: stage @ (Stage::ModelRequest | Stage::HistoryRecorded) } => {
+                Some((message_id, stage))
+            }
             _ => None,
         })
         .collect();
@@ -133,7 +135,8 @@ fn messages_run_one_at_a_time_in_arrival_order() {
         .position(|e| matches!(e, Event::Stage { message_id, stage: Stage::HistoryRecorded } if message_id == "1"))
         .unwrap();
     assert!(ack_at < first_done);
-    let users: Vec<String> = history(&host).iter().filter(|l| l.role == LineRole::User).map(|l| l.message_id.clone()).collect();
+    let users: Vec<String> =
+        history(&host).iter().filter(|l| l.role == LineRole::User).map(|l| l.message_id.clone()).collect();
     assert_eq!(users, ["1", "2", "3"]);
 }
 

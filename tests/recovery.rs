@@ -58,7 +58,9 @@ fn restart_finishes_left_over_messages_in_arrival_order() {
     host.script([Reply::hang()]);
     let p = processor(&host);
     // Three messages arrive while the first waits for the model; then the app dies.
-    let all = async { futures::join!(p.process(direct("1", "one")), p.process(direct("2", "two")), p.process(direct("3", "three"))) };
+    let all = async {
+        futures::join!(p.process(direct("1", "one")), p.process(direct("2", "two")), p.process(direct("3", "three")))
+    };
     let mut received = 0;
     let crashed = host.run_until(all, move |e| {
         received += usize::from(matches!(e, Event::MessageReceived { .. }));

@@ -84,7 +84,12 @@ fn non_retryable_errors_fail_at_once_with_their_messages() {
     let cases = [
         (401, "authentication_error", "auth_error", "API key is missing or invalid"),
         (400, "invalid_request_error", "invalid_request", "Unable to process request. The message may be too long."),
-        (404, "not_found_error", "not_found", "The model \"test-model\" was not found. Check the model name in settings."),
+        (
+            404,
+            "not_found_error",
+            "not_found",
+            "The model \"test-model\" was not found. Check the model name in settings.",
+        ),
         (403, "permission_error", "permission_error", "The API key is not allowed to use this model or feature."),
     ];
     for (status, ty, code, message) in cases {
@@ -116,7 +121,8 @@ fn network_failures_resets_and_malformed_streams_are_retried() {
             status: 200,
             chunks: vec![
                 "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{}}\n\n".into(),
-                "event: content_block_delta\ndata: {\"type\":\"content_block_delta\", \"index\":0, \"delta\": {\n\n".into(),
+                "event: content_block_delta\ndata: {\"type\":\"content_block_delta\", \"index\":0, \"delta\": {\n\n"
+                    .into(),
             ],
             end: BodyEnd::Close,
         },
@@ -166,7 +172,10 @@ fn an_error_event_inside_a_stream_is_retried_by_its_type() {
     ]);
     let p = processor(&host);
     assert!(host.run(p.process(direct("e", "hi"))).success);
-    assert!(host.events().iter().any(|e| matches!(e, Event::Retrying { error_code, .. } if error_code == "overloaded")));
+    assert!(host
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::Retrying { error_code, .. } if error_code == "overloaded")));
 }
 
 #[test]

@@ -24,7 +24,10 @@ fn tool_results(body: &serde_json::Value) -> Vec<serde_json::Value> {
 fn a_question_ends_the_turn_and_the_reply_continues_it() {
     let host = FakeHost::new();
     host.script([
-        Reply::tools("", &[("q1", "send_message", json!({"message": "Which list, **work** or home?", "is_question": true}))]),
+        Reply::tools(
+            "",
+            &[("q1", "send_message", json!({"message": "Which list, **work** or home?", "is_question": true}))],
+        ),
         Reply::text("Added to the work list."),
     ]);
     let p = processor(&host);
@@ -123,7 +126,10 @@ fn end_conversation_keeps_the_turn_in_the_ended_conversation() {
 #[test]
 fn the_iteration_cap_stops_the_loop_and_says_so() {
     let host = FakeHost::new();
-    host.script((0..20).map(|i| Reply::tools("", &[(&format!("t{i}"), "send_message", json!({"message": format!("step {i}")}))])));
+    host.script(
+        (0..20)
+            .map(|i| Reply::tools("", &[(&format!("t{i}"), "send_message", json!({"message": format!("step {i}")}))])),
+    );
     let p = processor_with(&host, Settings { max_iterations: 10, ..settings() });
     let result = host.run(p.process(direct("a", "loop forever")));
     assert!(result.success);
@@ -133,7 +139,8 @@ fn the_iteration_cap_stops_the_loop_and_says_so() {
     // History stays valid: every tool_use has its result.
     let lines = history(&host);
     let uses = lines.iter().flat_map(|l| &l.content).filter(|b| matches!(b, ContentBlock::ToolUse { .. })).count();
-    let results = lines.iter().flat_map(|l| &l.content).filter(|b| matches!(b, ContentBlock::ToolResult { .. })).count();
+    let results =
+        lines.iter().flat_map(|l| &l.content).filter(|b| matches!(b, ContentBlock::ToolResult { .. })).count();
     assert_eq!((uses, results), (10, 10));
 }
 
@@ -207,5 +214,7 @@ fn tools_after_a_question_in_the_same_answer_wait() {
     assert_eq!(agent_messages(&host), [("Sure?".to_owned(), true)]);
     let lines = history(&host);
     let last = lines.last().unwrap();
-    assert!(matches!(&last.content[1], ContentBlock::ToolResult { is_error: true, content, .. } if content.contains("wait for the answer")));
+    assert!(
+        matches!(&last.content[1], ContentBlock::ToolResult { is_error: true, content, .. } if content.contains("wait for the answer"))
+    );
 }

@@ -2,6 +2,8 @@
 
 mod js_host;
 
+pub use js_host::JsHostObject;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -12,7 +14,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::event::Event;
 use crate::processor::MessageProcessor;
 use crate::settings::Settings;
-use js_host::{deliver, to_js, JsHost, JsHostObject};
+use js_host::{deliver, to_js, JsHost};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"

@@ -1,0 +1,46 @@
+# SmartHole Agent. `make demo` and `make test` work on a fresh machine: each installs what it
+# needs (scripts/ensure-tools.sh) and skips what is there.
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+WASM_OUT := target/wasm32-unknown-unknown/release/smarthole_agent.wasm
+CORE_SRC := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
+SHIM_SRC := $(shell find js-shim/src -name '*.ts') js-shim/build.mjs
+
+.PHONY: help setup build test demo bench clean
+
+help:
+	@echo "make demo    run the agent on the sample vault (local model, or Claude with ANTHROPIC_API_KEY)"
+	@echo "make test    every test: native, wasm under Node, end-to-end with real peers"
+	@echo "make build   pkg/ (wasm-bindgen output) and js-shim/dist/headless.js"
+	@echo "make bench   benchmarks → target/bench/results.json and docs/BENCHMARKS.md"
+
+setup:
+	@scripts/ensure-tools.sh
+
+pkg/smarthole_agent_bg.wasm: $(CORE_SRC)
+	cargo build --release --target wasm32-unknown-unknown
+	wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section $(WASM_OUT)
+
+js-shim/dist/headless.js: pkg/smarthole_agent_bg.wasm $(SHIM_SRC)
+	node js-shim/build.mjs
+
+build: setup
+	@$(MAKE) --no-print-directory js-shim/dist/headless.js
+
+test: setup
+	@$(MAKE) --no-print-directory js-shim/dist/headless.js
+	@scripts/ensure-tools.sh model
+	@scripts/test.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory js-shim/dist/headless.js
+	@scripts/demo.sh
+
+bench: setup
+	@$(MAKE) --no-print-directory js-shim/dist/headless.js
+	node bench/run.mjs
+
+clean:
+	rm -rf target pkg js-shim/dist dist

@@ -1,0 +1,199 @@
+// The headless host: the plugin's core over a vault folder, from the command line.
+//
+//   node js-shim/dist/headless.js --vault DIR [--llm-base-url URL] [--model NAME]
+//        [--api-key-env VAR] [--max-tokens N] [--no-stream] [--once TEXT | --once-json JSON]
+//        [--hub-log FILE] [--verbose]
+//
+// --once: finish what a previous run left in the inbox, process one message, print its
+// ProcessResult as JSON on stdout, exit (0 on success). Without --once: a chat on the terminal
+// (or over a pipe, one message per line), answers streamed as they arrive; Ctrl-C stops the
+// answer in progress, and exits when idle.
+import { appendFileSync, existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import type { CoreEvent, CoreSettings, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
+import { loadCore } from "../core/load.ts";
+import { NodeHost, type LogLevel } from "./node-host.ts";
+
+const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
+  --vault DIR            the vault folder (its .smarthole/ holds inbox and history)
+  --llm-base-url URL     Messages API base URL (default: Anthropic)
+  --model NAME           model name
+  --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY)
+  --max-tokens N         max tokens per answer
+  --no-stream            wait for whole answers instead of streaming
+  --once TEXT            process one typed message, print its result as JSON, exit
+  --once-json JSON       the same with a whole RoutedMessage (for example one from the hub)
+  --hub-log FILE         append the frames meant for the SmartHole hub to FILE
+  --verbose              log the core's debug lines to stderr`;
+
+class UsageError extends Error {}
+
+function readOptions() {
+  const { values } = parseArgs({
+    options: {
+      vault: { type: "string" },
+      "llm-base-url": { type: "string" },
+      model: { type: "string" },
+      "api-key-env": { type: "string" },
+      "max-tokens": { type: "string" },
+      "no-stream": { type: "boolean", default: false },
+      once: { type: "string" },
+      "once-json": { type: "string" },
+      "hub-log": { type: "string" },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE + "\n");
+    process.exit(0);
+  }
+  if (!values.vault) throw new UsageError("--vault DIR is required");
+  const vault = path.resolve(values.vault);
+  if (!existsSync(vault) || !statSync(vault).isDirectory()) throw new UsageError(`the vault folder ${vault} does not exist`);
+  const keyVar = values["api-key-env"] ?? "ANTHROPIC_API_KEY";
+  const apiKey = process.env[keyVar];
+  if (values["api-key-env"] && apiKey === undefined) {
+    throw new UsageError(`the environment variable ${keyVar} (named by --api-key-env) is not set`);
+  }
+  const settings: CoreSettings = { apiKey: apiKey ?? "", streaming: !values["no-stream"] };
+  if (values["llm-base-url"]) settings.baseUrl = values["llm-base-url"];
+  if (values.model) settings.model = values.model;
+  if (values["max-tokens"] !== undefined) {
+    const n = Number(values["max-tokens"]);
+    if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);
+    settings.maxTokens = n;
+  }
+  let once: RoutedMessage | undefined;
+  if (values.once !== undefined) {
+    once = { id: NodeHost.newMessageId(), text: values.once, timestamp: new Date().toISOString(), source: "direct" };
+  } else if (values["once-json"] !== undefined) {
+    try {
+      once = JSON.parse(values["once-json"]) as RoutedMessage;
+    } catch (error) {
+      throw new UsageError(`--once-json is not JSON: ${(error as Error).message}`);
+    }
+  }
+  return { vault, settings, once, hubLog: values["hub-log"], verbose: values.verbose };
+}
+
+/**
+ * Test hook for the crash tests: SMARTHOLE_TEST_KILL_AT=<stage>|text_delta kills this process
+ * (SIGKILL) the moment the core reports that point, as a power cut or a crash would.
+ */
+function crashHook(): ((event: CoreEvent) => void) | undefined {
+  const point = process.env.SMARTHOLE_TEST_KILL_AT;
+  if (!point) return undefined;
+  return (event) => {
+    const here = (event.type === "stage" && event.stage === point) || event.type === point;
+    if (here) process.kill(process.pid, "SIGKILL");
+  };
+}
+
+async function main(): Promise<number> {
+  const options = readOptions();
+  const { MessageProcessor } = await loadCore();
+  const kill = crashHook();
+  const interactive = options.once === undefined;
+  let streamTo: NodeJS.WriteStream = interactive ? process.stdout : process.stderr;
+  let streamedSomething = false;
+  const host = new NodeHost(path.join(options.vault, ".smarthole"), {
+    onEvent: (event) => {
+      kill?.(event);
+      switch (event.type) {
+        case "text_delta":
+          streamTo.write(event.text);
+          streamedSomething = true;
+          break;
+        case "retrying":
+          process.stderr.write(`\n[${event.error} Retrying in ${Math.round(event.delayMs / 1000)} s…]\n`);
+          break;
+        case "tool_started":
+          process.stderr.write(`\n[tool ${event.name}]\n`);
+          break;
+        case "agent_message":
+          streamTo.write(`\n${event.isQuestion ? "? " : "» "}${event.content}\n`);
+          break;
+        case "notice":
+          process.stderr.write(`\n[${event.level}] ${event.text}\n`);
+          break;
+      }
+    },
+    onLog: (level: LogLevel, message: string) => {
+      if (options.verbose || level === "warn" || level === "error") process.stderr.write(`[${level}] ${message}\n`);
+    },
+    hubSend: options.hubLog ? (frame) => appendFileSync(options.hubLog!, frame + "\n") : undefined,
+  });
+  const processor: MessageProcessor = new MessageProcessor(host, options.settings);
+  await processor.initialize();
+  const pending = await processor.reprocessPending();
+  if (pending.results.length > 0 || pending.movedToFailed.length > 0) {
+    process.stderr.write(`[finished ${pending.results.length} message(s) left by an earlier run]\n`);
+  }
+
+  if (!interactive) {
+    const result = await processor.process(options.once!);
+    if (streamedSomething) process.stderr.write("\n");
+    process.stdout.write(JSON.stringify(result) + "\n");
+    return result.success ? 0 : 1;
+  }
+
+  const tty = process.stdin.isTTY === true;
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty });
+  let busy = false;
+  const prompt = () => tty && rl.prompt();
+  rl.setPrompt("you> ");
+  rl.on("SIGINT", () => {
+    if (busy && processor.cancelCurrentProcessing()) return;
+    rl.close();
+  });
+  process.on("SIGINT", () => {
+    if (busy && processor.cancelCurrentProcessing()) return;
+    process.exit(130);
+  });
+  if (tty) process.stdout.write("SmartHole Agent — type a message; Ctrl-C stops an answer, Ctrl-C again quits.\n");
+  prompt();
+  let failures = 0;
+  for await (const line of rl) {
+    const text = line.trim();
+    if (text === "/quit" || text === "/exit") break;
+    if (!text) {
+      prompt();
+      continue;
+    }
+    busy = true;
+    streamTo = process.stdout;
+    streamedSomething = false;
+    const result: ProcessResult = await processor.process({
+      id: NodeHost.newMessageId(),
+      text,
+      timestamp: new Date().toISOString(),
+      source: "direct",
+    });
+    busy = false;
+    if (result.cancelled) process.stdout.write("\n[stopped]\n");
+    else if (!result.success) {
+      failures++;
+      process.stdout.write(`\n[error] ${result.error}\n`);
+    } else if (!streamedSomething && result.response) process.stdout.write(result.response);
+    if (result.notice) process.stdout.write(`\n[${result.notice}]`);
+    process.stdout.write("\n");
+    prompt();
+  }
+  return failures > 0 && !tty ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`error: ${error.message}\n${USAGE}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

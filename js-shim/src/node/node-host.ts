@@ -1,0 +1,164 @@
+// The core's host on Node: `.smarthole/` on a real folder (write, fsync, rename), `fetch` with an
+// AbortController, and callbacks for events, logs and hub frames. It makes no decisions: the core
+// tells it exactly what to do.
+import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec } from "smarthole-core";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface NodeHostOptions {
+  /** Every event of the core, synchronously. */
+  onEvent?: (event: CoreEvent) => void;
+  onLog?: (level: LogLevel, message: string) => void;
+  /** A frame for the SmartHole hub; dropped when absent. */
+  hubSend?: (frame: string) => void;
+  /** Called with each model request as it goes out (benchmarks measure from here). */
+  onHttpStart?: (request: HttpRequestSpec) => void;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException)?.code === "ENOENT";
+}
+
+let tmpCounter = 0;
+
+export class NodeHost implements CoreHost {
+  private readonly madeDirs = new Set<string>();
+
+  /** `dataDir` is the plugin's data folder (`<vault>/.smarthole`). */
+  constructor(
+    readonly dataDir: string,
+    private readonly options: NodeHostOptions = {},
+  ) {}
+
+  private resolve(relative: string): string {
+    const full = path.resolve(this.dataDir, relative);
+    if (!full.startsWith(path.resolve(this.dataDir) + path.sep)) {
+      throw new Error(`path escapes the data folder: ${relative}`);
+    }
+    return full;
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    if (this.madeDirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.madeDirs.add(dir);
+  }
+
+  /** Flushes a folder so a rename or a new file in it survives power loss. */
+  private async syncDir(dir: string): Promise<void> {
+    const handle = await open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async readFile(relative: string): Promise<string | null> {
+    try {
+      return await readFile(this.resolve(relative), "utf8");
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async writeFileAtomic(relative: string, text: string): Promise<void> {
+    const full = this.resolve(relative);
+    const dir = path.dirname(full);
+    await this.ensureDir(dir);
+    const tmp = path.join(dir, `.${path.basename(full)}.tmp-${process.pid}-${tmpCounter++}`);
+    const handle = await open(tmp, "w");
+    try {
+      await handle.writeFile(text, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, full);
+    await this.syncDir(dir);
+  }
+
+  async appendFile(relative: string, text: string): Promise<void> {
+    const full = this.resolve(relative);
+    await this.ensureDir(path.dirname(full));
+    const handle = await open(full, "a");
+    try {
+      await handle.writeFile(text, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async listDir(relative: string): Promise<string[]> {
+    try {
+      const entries = await readdir(this.resolve(relative), { withFileTypes: true });
+      return entries.filter((e) => e.isFile()).map((e) => e.name);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+  }
+
+  async removeFile(relative: string): Promise<void> {
+    await rm(this.resolve(relative), { force: true });
+  }
+
+  async renameFile(from: string, to: string): Promise<void> {
+    const target = this.resolve(to);
+    await this.ensureDir(path.dirname(target));
+    await rename(this.resolve(from), target);
+  }
+
+  httpStart(request: HttpRequestSpec): HttpHandle {
+    this.options.onHttpStart?.(request);
+    const controller = new AbortController();
+    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+    const response = fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: controller.signal,
+    }).then((res) => {
+      reader = res.body?.getReader() ?? null;
+      return { status: res.status, headers: [...res.headers] as [string, string][] };
+    });
+    return {
+      response,
+      async read() {
+        await response;
+        if (!reader) return null;
+        const { done, value } = await reader.read();
+        return done ? null : value;
+      },
+      abort() {
+        controller.abort();
+      },
+    };
+  }
+
+  hubSend(frame: string): void {
+    this.options.hubSend?.(frame);
+  }
+
+  emit(event: CoreEvent): void {
+    this.options.onEvent?.(event);
+  }
+
+  log(level: LogLevel, message: string): void {
+    this.options.onLog?.(level, message);
+  }
+
+  randomU32(): number {
+    return crypto.getRandomValues(new Uint32Array(1))[0]!;
+  }
+
+  /** A fresh message id. */
+  static newMessageId(): string {
+    return `direct-${randomUUID()}`;
+  }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need and is missing; skips what is already there.
+#   scripts/ensure-tools.sh            Rust wasm target, wasm-bindgen-cli, npm packages
+#   scripts/ensure-tools.sh model      … and the local model's Python venv
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen pin in Cargo.toml
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the Rust target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q " ${WASM_BINDGEN_VERSION}\$"; then
+  say "installing wasm-bindgen-cli ${WASM_BINDGEN_VERSION} (one time, several minutes; kept in ~/.cargo)"
+  # The CLI's own lockfile pins a crate version the registry here no longer serves; fall back to
+  # resolving its dependencies afresh (same CLI version either way).
+  cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}" --locked 2>/dev/null \
+    || cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}" --force
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages (cached in ~/.npm)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+if [ "${1:-}" = model ]; then
+  scripts/local-model.sh ensure
+fi

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test, in layers (docs/ARCHITECTURE.md, "Tests"). Run through `make test`, which builds first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+started=$SECONDS
+
+step "rustfmt"
+cargo fmt --check
+
+step "clippy (native and wasm32)"
+cargo clippy --all-targets -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+
+step "native tests (FakeHost, virtual time)"
+cargo test --quiet
+
+step "wasm-bindgen tests under Node (the JS boundary)"
+cargo test --quiet --target wasm32-unknown-unknown --test wasm_boundary
+
+step "TypeScript type check"
+npx --no-install tsc --noEmit -p js-shim
+
+step "end-to-end tests in Node (scripted Anthropic server, local model, crash tests)"
+MODEL_PORT=${SMARTHOLE_TEST_MODEL_PORT:-8092}
+export SMARTHOLE_TEST_MODEL_URL
+SMARTHOLE_TEST_MODEL_URL=$(scripts/local-model.sh start "$MODEL_PORT")
+trap 'scripts/local-model.sh stop "$MODEL_PORT" >/dev/null 2>&1 || true' EXIT
+node --test --test-concurrency=1 tests/node/
+
+printf '\n\033[1mall tests passed in %ss\033[0m\n' "$((SECONDS - started))"

@@ -30,8 +30,9 @@ const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
 
 class UsageError extends Error {}
 
-function readOptions() {
-  const { values } = parseArgs({
+function parse() {
+  try {
+    return parseArgs({
     options: {
       vault: { type: "string" },
       "llm-base-url": { type: "string" },
@@ -44,9 +45,16 @@ function readOptions() {
       "hub-log": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
-    },
-    strict: true,
-  });
+      },
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function readOptions() {
+  const { values } = parse();
   if (values.help) {
     process.stdout.write(USAGE + "\n");
     process.exit(0);
@@ -81,15 +89,17 @@ function readOptions() {
 }
 
 /**
- * Test hook for the crash tests: SMARTHOLE_TEST_KILL_AT=<stage>|text_delta kills this process
- * (SIGKILL) the moment the core reports that point, as a power cut or a crash would.
+ * Test hook for the crash tests: SMARTHOLE_TEST_KILL_AT=<stage or event type>[@<message id>]
+ * kills this process (SIGKILL) the moment the core reports that point, as a crash would.
  */
 function crashHook(): ((event: CoreEvent) => void) | undefined {
-  const point = process.env.SMARTHOLE_TEST_KILL_AT;
-  if (!point) return undefined;
+  const spec = process.env.SMARTHOLE_TEST_KILL_AT;
+  if (!spec) return undefined;
+  const [point, messageId] = spec.split("@");
   return (event) => {
     const here = (event.type === "stage" && event.stage === point) || event.type === point;
-    if (here) process.kill(process.pid, "SIGKILL");
+    const forMessage = !messageId || ("messageId" in event && event.messageId === messageId);
+    if (here && forMessage) process.kill(process.pid, "SIGKILL");
   };
 }
 

@@ -1,0 +1,86 @@
+// Shared helpers for the end-to-end tests: run the headless command, read a vault's state.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const HEADLESS = path.join(ROOT, "js-shim/dist/headless.js");
+
+/** A fresh empty vault folder, removed when the process exits. */
+export function tmpVault() {
+  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-vault-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Starts the headless command; returns the child with collected output. */
+export function startHeadless(args, { env = {}, stdin = "ignore" } = {}) {
+  const child = spawn(process.execPath, [HEADLESS, ...args], {
+    env: { ...process.env, ANTHROPIC_API_KEY: "", ...env },
+    stdio: [stdin, "pipe", "pipe"],
+  });
+  child.stdoutText = "";
+  child.stderrText = "";
+  child.stdout.setEncoding("utf8").on("data", (d) => (child.stdoutText += d));
+  child.stderr.setEncoding("utf8").on("data", (d) => (child.stderrText += d));
+  child.done = new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  return child;
+}
+
+/** Runs the headless command to its end. */
+export async function runHeadless(args, options) {
+  const child = startHeadless(args, options);
+  const { code, signal } = await child.done;
+  return { code, signal, stdout: child.stdoutText, stderr: child.stderrText };
+}
+
+/** `--once` run: the parsed ProcessResult plus the raw output. */
+export async function once(vault, baseUrl, text, extra = [], options = {}) {
+  const run = await runHeadless(["--vault", vault, "--llm-base-url", baseUrl, "--model", "scripted", "--once", text, ...extra], options);
+  const last = run.stdout.trim().split("\n").pop();
+  let result = null;
+  try {
+    result = JSON.parse(last);
+  } catch {
+    /* the caller asserts on the raw run */
+  }
+  return { ...run, result };
+}
+
+/** Every history line of the vault, in the order of the index. */
+export function history(vault) {
+  const dir = path.join(vault, ".smarthole/conversations");
+  const indexPath = path.join(dir, "index.json");
+  if (!existsSync(indexPath)) return [];
+  const index = JSON.parse(readFileSync(indexPath, "utf8"));
+  return index.conversations.flatMap((c) => {
+    const file = path.join(dir, `${c.id}.jsonl`);
+    if (!existsSync(file)) return [];
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  });
+}
+
+/** Files in the inbox. */
+export function inbox(vault) {
+  const dir = path.join(vault, ".smarthole/inbox");
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+/** How many turns of history answer this message text. */
+export function timesRecorded(vault, text) {
+  return history(vault).filter((l) => l.role === "user" && l.id.endsWith("#0") && l.content[0]?.text === text).length;
+}
+
+/** Resolves when `predicate(child)` holds, polling. */
+export async function waitFor(predicate, timeoutMs = 10_000, what = "condition") {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -11,7 +11,8 @@ use crate::event::{Event, Stage};
 use crate::host::{Host, LogLevel};
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::{
-    call_model, retry, ApiMessage, ContentBlock, LlmError, ModelCall, ModelResponse, Role, StopReason, SystemPart,
+    call_model, retry, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason,
+    SystemPart,
 };
 use crate::message::RoutedMessage;
 use crate::settings::Settings;
@@ -23,8 +24,10 @@ const EVENT_OUTPUT_CHARS: usize = 300;
 /// What a turn starts from.
 pub struct TurnInput<'a> {
     pub system: &'a [SystemPart],
-    /// Earlier conversation, then the new user message last.
-    pub context: Vec<ApiMessage>,
+    /// The earlier conversation, serialised.
+    pub history: &'a MessagesJson,
+    /// The message being answered, as the model sees it.
+    pub user_message: ApiMessage,
     pub tools: &'a ToolRegistry,
     pub message: &'a RoutedMessage,
 }
@@ -176,11 +179,11 @@ pub async fn run_turn<H: Host>(
             ));
             break;
         }
-        let mut messages = input.context.clone();
+        let mut messages = vec![input.user_message.clone()];
         for m in &outcome.messages {
             push_merged(&mut messages, m.clone());
         }
-        let call = ModelCall { system: input.system, messages: &messages, tools: &tool_defs };
+        let call = ModelCall { system: input.system, history: input.history, messages: &messages, tools: &tool_defs };
         let response = call_with_retry(host, settings, call, &input.message.id).await?;
         outcome.model_calls += 1;
         if !step(host, &journal, &tool_ctx, input.tools, settings, &mut outcome, response).await {

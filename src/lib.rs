@@ -4,6 +4,9 @@
 //! The core decides; the host does. Everything that touches the world goes through
 //! [`host::Host`]; everything else is plain, tested Rust.
 
+// Nothing that came from outside may panic the core (a panic traps the wasm module).
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 pub mod agent;
 pub mod conversation;
 pub mod event;

@@ -172,6 +172,9 @@ pub enum FileOp {
     List,
 }
 
+/// Decides, event by event, whether the simulated crash happens now.
+type CrashPoint = Box<dyn FnMut(&Event) -> bool>;
+
 #[derive(Default)]
 struct Timers {
     next_id: u64,
@@ -196,7 +199,7 @@ struct State {
     /// Set when a crash point is reached: from then on nothing reaches disk, network or hub,
     /// as after a SIGKILL, until the test "restarts".
     frozen: Cell<bool>,
-    crash_at: RefCell<Option<Box<dyn FnMut(&Event) -> bool>>>,
+    crash_at: RefCell<Option<CrashPoint>>,
 }
 
 /// The in-memory host. Clones share everything (a "restart" builds a new processor over a

@@ -25,7 +25,8 @@ fn restart(host: &FakeHost) -> smarthole_agent::processor::ReprocessSummary {
 
 #[test]
 fn a_crash_at_any_point_ends_with_the_message_recorded_once_and_the_inbox_empty() {
-    let points: [(&str, Box<dyn Fn(&Event) -> bool + 'static>); 5] = [
+    type Point = Box<dyn Fn(&Event) -> bool + 'static>;
+    let points: [(&str, Point); 5] = [
         ("after the inbox write", Box::new(stage(Stage::InboxWritten))),
         ("after the ack", Box::new(stage(Stage::AckSent))),
         ("at the model request", Box::new(stage(Stage::ModelRequest))),

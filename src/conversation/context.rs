@@ -1,51 +1,79 @@
 //! What the model sees of the conversation: the newest whole turns that fit the token budget,
-//! as real `messages` (tool calls and results kept, never split), consecutive same-role messages
-//! merged.
+//! as real `messages` (tool calls and results kept, never split from each other). Each stored
+//! message is serialised and its tokens estimated once, when it is loaded or recorded, so the
+//! context for a call costs a copy of what is sent, whatever the history size.
 
 use super::line::Turn;
-use crate::llm::{ApiMessage, Role};
+use crate::llm::messages_json::content_json;
+use crate::llm::{ApiMessage, MessagesJson, Role};
 
-/// A rough token count: about four bytes of JSON per token.
-pub fn estimate_tokens(messages: &[ApiMessage]) -> usize {
-    messages.iter().map(|m| serde_json::to_string(m).map(|s| s.len()).unwrap_or(0) / 4 + 4).sum()
+/// A rough token count of serialised content: about four bytes of JSON per token.
+pub fn estimate_tokens(json_len: usize) -> usize {
+    json_len / 4 + 4
 }
 
-/// The visible messages of a turn.
-fn turn_messages(turn: &Turn) -> Vec<ApiMessage> {
-    turn.lines.iter().filter_map(|l| l.api_message()).collect()
+/// A visible message, ready to send.
+#[derive(Debug, Clone)]
+struct CachedMessage {
+    role: Role,
+    content: String,
 }
 
-/// History for the model: whole turns, newest first until the budget is spent, then in order.
-pub fn history_messages(turns: &[Turn], budget_tokens: usize) -> Vec<ApiMessage> {
-    let mut chosen: Vec<Vec<ApiMessage>> = Vec::new();
-    let mut used = 0;
-    for turn in turns.iter().rev() {
-        let messages = turn_messages(turn);
-        if messages.is_empty() {
-            continue;
-        }
-        let cost = estimate_tokens(&messages);
-        if used + cost > budget_tokens {
-            break;
-        }
-        used += cost;
-        chosen.push(messages);
-    }
-    let mut out: Vec<ApiMessage> = Vec::new();
-    for messages in chosen.into_iter().rev() {
-        for m in messages {
-            push_merged(&mut out, m);
-        }
-    }
-    // The API wants the conversation to open with the user.
-    while out.first().is_some_and(|m| m.role != Role::User) {
-        out.remove(0);
-    }
-    out
+/// The active conversation's messages in sendable form.
+#[derive(Debug, Clone, Default)]
+pub struct ContextCache {
+    messages: Vec<CachedMessage>,
+    /// Tokens of `messages[..i]`, one entry per message plus a leading 0.
+    tokens_before: Vec<usize>,
+    /// Index of the first message of each turn.
+    turn_starts: Vec<usize>,
 }
 
-/// Appends a message, folding it into the previous one when both have the same role (a
-/// question's tool result followed by the user's answer, for instance). Tool results stay first.
+impl ContextCache {
+    /// An empty conversation.
+    pub fn new() -> Self {
+        ContextCache { tokens_before: vec![0], ..Default::default() }
+    }
+
+    /// Adds a recorded turn's visible messages.
+    pub fn push_turn(&mut self, turn: &Turn) {
+        self.turn_starts.push(self.messages.len());
+        for message in turn.lines.iter().filter_map(|l| l.api_message()) {
+            let content = content_json(&message.content);
+            if content.is_empty() {
+                continue;
+            }
+            let total = self.total_tokens() + estimate_tokens(content.len());
+            self.messages.push(CachedMessage { role: message.role, content });
+            self.tokens_before.push(total);
+        }
+    }
+
+    fn total_tokens(&self) -> usize {
+        self.tokens_before.last().copied().unwrap_or(0)
+    }
+
+    /// The newest whole turns within `budget` tokens, oldest first, opening with a user message.
+    pub fn history(&self, budget: usize) -> MessagesJson {
+        let total = self.total_tokens();
+        // The first turn whose start leaves at most `budget` tokens after it.
+        let first_turn = self.turn_starts.partition_point(|&start| total - self.tokens_before[start] > budget);
+        let mut out = MessagesJson::new();
+        let Some(&start) = self.turn_starts.get(first_turn) else { return out };
+        let mut opened = false;
+        for message in &self.messages[start..] {
+            // The API wants the conversation to open with the user.
+            opened |= message.role == Role::User;
+            if opened {
+                out.push_content(message.role, &message.content);
+            }
+        }
+        out
+    }
+}
+
+/// Appends a message, folding it into the previous one when both have the same role (tool
+/// results stay first).
 pub fn push_merged(out: &mut Vec<ApiMessage>, message: ApiMessage) {
     match out.last_mut() {
         Some(last) if last.role == message.role => last.content.extend(message.content),
@@ -59,7 +87,7 @@ mod tests {
     use crate::conversation::line::{HistoryLine, LineRole, TurnEnd};
     use crate::llm::ContentBlock;
     use crate::message::MessageSource;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn l(msg: &str, role: LineRole, content: Vec<ContentBlock>, visible: bool, end: bool) -> HistoryLine {
         HistoryLine {
@@ -104,32 +132,48 @@ mod tests {
         }
     }
 
+    fn sent(cache: &ContextCache, budget: usize) -> Value {
+        let mut out = String::new();
+        cache.history(budget).write_with(&[], &mut out);
+        serde_json::from_str(&out).unwrap()
+    }
+
     #[test]
     fn hidden_lines_are_never_sent_and_same_roles_merge() {
-        let hidden =
-            Turn { lines: vec![l("h", LineRole::System, vec![ContentBlock::text("chat opened")], false, true)] };
-        let turns = vec![hidden, tool_turn("a"), tool_turn("b")];
-        let msgs = history_messages(&turns, 100_000);
-        assert_eq!(
-            msgs.iter().map(|m| m.role).collect::<Vec<_>>(),
-            [Role::User, Role::Assistant, Role::User, Role::Assistant, Role::User]
-        );
+        let mut cache = ContextCache::new();
+        cache.push_turn(&Turn {
+            lines: vec![l("h", LineRole::System, vec![ContentBlock::text("chat opened")], false, true)],
+        });
+        cache.push_turn(&tool_turn("a"));
+        cache.push_turn(&tool_turn("b"));
+        let msgs = sent(&cache, 100_000);
+        let roles: Vec<&str> = msgs.as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);
         // a's tool result and b's question share one user message, result first.
-        assert!(matches!(msgs[2].content[0], ContentBlock::ToolResult { .. }));
-        assert_eq!(msgs[2].content[1], ContentBlock::text("b?"));
-        assert!(!serde_json::to_string(&msgs).unwrap().contains("chat opened"));
+        assert_eq!(msgs[2]["content"][0]["type"], "tool_result");
+        assert_eq!(msgs[2]["content"][1], json!({"type": "text", "text": "b?"}));
+        assert!(!msgs.to_string().contains("chat opened"));
     }
 
     #[test]
     fn trimming_drops_whole_old_turns_only() {
+        let mut cache = ContextCache::new();
         let turns: Vec<Turn> = (0..50).map(|i| tool_turn(&i.to_string())).collect();
-        let last_three: usize = turns[47..].iter().map(|t| estimate_tokens(&turn_messages(t))).sum();
-        let msgs = history_messages(&turns, last_three + 1);
-        let uses = msgs.iter().flat_map(|m| &m.content).filter(|b| matches!(b, ContentBlock::ToolUse { .. })).count();
-        let results =
-            msgs.iter().flat_map(|m| &m.content).filter(|b| matches!(b, ContentBlock::ToolResult { .. })).count();
+        let mut per_turn = Vec::new();
+        for t in &turns {
+            let before = cache.total_tokens();
+            cache.push_turn(t);
+            per_turn.push(cache.total_tokens() - before);
+        }
+        let last_three: usize = per_turn[47..].iter().sum();
+        let msgs = sent(&cache, last_three);
+        let blocks: Vec<&Value> =
+            msgs.as_array().unwrap().iter().flat_map(|m| m["content"].as_array().unwrap()).collect();
+        let uses = blocks.iter().filter(|b| b["type"] == "tool_use").count();
+        let results = blocks.iter().filter(|b| b["type"] == "tool_result").count();
         assert_eq!((uses, results), (3, 3));
-        assert_eq!(msgs[0].content[0], ContentBlock::text("47?"));
-        assert!(history_messages(&turns, 0).is_empty());
+        assert_eq!(msgs[0]["content"][0], json!({"type": "text", "text": "47?"}));
+        assert_eq!(sent(&cache, last_three - 1)[0]["content"][0]["text"], "48?");
+        assert_eq!(sent(&cache, 0), json!([]));
     }
 }

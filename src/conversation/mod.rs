@@ -8,4 +8,4 @@ pub mod log;
 pub mod store;
 
 pub use line::{HistoryLine, LineRole, Turn, TurnEnd};
-pub use store::{ConversationStore, StoreError};
+pub use store::{ConversationStore, RecordedTurn, StoreError};

@@ -6,11 +6,13 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
+use super::context::ContextCache;
 use super::index::{log_path, ConversationIndex, ConversationMeta, INDEX_PATH};
 use super::line::{HistoryLine, Turn};
 use super::log::parse_log;
 use crate::host::{Host, HostError, LogLevel};
 use crate::ids::new_id;
+use crate::llm::MessagesJson;
 use crate::time::format_iso;
 
 /// Why the store could not do its job.
@@ -22,19 +24,37 @@ pub enum StoreError {
     Encode(String),
 }
 
-/// The active conversation, loaded.
-#[derive(Debug, Default)]
+/// What a recorded turn answered, for a message delivered again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedTurn {
+    pub response: String,
+    pub tools_used: Vec<String>,
+    pub waiting: bool,
+}
+
+impl From<&Turn> for RecordedTurn {
+    fn from(turn: &Turn) -> Self {
+        let end = turn.end();
+        RecordedTurn { response: turn.response_text(), tools_used: end.tools_used, waiting: end.waiting }
+    }
+}
+
+/// The active conversation, loaded: its messages ready to send, and what each turn answered.
+#[derive(Debug)]
 struct ActiveLog {
     id: String,
-    turns: Vec<Turn>,
-    /// Turn position by message id.
-    by_message: HashMap<String, usize>,
+    context: ContextCache,
+    recorded: HashMap<String, RecordedTurn>,
 }
 
 impl ActiveLog {
-    fn push(&mut self, turn: Turn) {
-        self.by_message.insert(turn.message_id().to_owned(), self.turns.len());
-        self.turns.push(turn);
+    fn new(id: String) -> Self {
+        ActiveLog { id, context: ContextCache::new(), recorded: HashMap::new() }
+    }
+
+    fn push(&mut self, turn: &Turn) {
+        self.context.push_turn(turn);
+        self.recorded.insert(turn.message_id().to_owned(), RecordedTurn::from(turn));
     }
 }
 
@@ -73,11 +93,12 @@ impl ConversationStore {
         };
         let mut store = ConversationStore { index, active: None };
         if let Some(id) = store.index.active.clone() {
-            let mut active = ActiveLog { id, ..Default::default() };
-            for turn in load_turns(host, &active.id, true).await? {
+            let mut active = ActiveLog::new(id);
+            let turns = load_turns(host, &active.id, true).await?;
+            for turn in &turns {
                 active.push(turn);
             }
-            let ended_by = active.turns.last().and_then(|t| t.end().ends_conversation);
+            let ended_by = turns.last().and_then(|t| t.end().ends_conversation);
             store.active = Some(active);
             // The turn that asked to end the conversation was recorded but the index update was
             // lost to a crash: finish it now.
@@ -93,9 +114,9 @@ impl ConversationStore {
         self.active.as_ref().map(|a| a.id.as_str())
     }
 
-    /// The open conversation's turns, oldest first.
-    pub fn active_turns(&self) -> &[Turn] {
-        self.active.as_ref().map(|a| a.turns.as_slice()).unwrap_or(&[])
+    /// The open conversation for the model: its newest whole turns within `budget` tokens.
+    pub fn history(&self, budget: usize) -> MessagesJson {
+        self.active.as_ref().map(|a| a.context.history(budget)).unwrap_or_default()
     }
 
     /// The index (for listings).
@@ -105,15 +126,13 @@ impl ConversationStore {
 
     /// The recorded turn of a message, if it is recorded in the active conversation or in the
     /// one that ended last (where a crash between recording and cleanup can leave it).
-    pub async fn find_recorded<H: Host>(&self, host: &H, message_id: &str) -> Result<Option<Turn>, StoreError> {
-        if let Some(active) = &self.active {
-            if let Some(&i) = active.by_message.get(message_id) {
-                return Ok(Some(active.turns[i].clone()));
-            }
+    pub async fn find_recorded<H: Host>(&self, host: &H, message_id: &str) -> Result<Option<RecordedTurn>, StoreError> {
+        if let Some(recorded) = self.active.as_ref().and_then(|a| a.recorded.get(message_id)) {
+            return Ok(Some(recorded.clone()));
         }
         let Some(last) = self.index.last_ended() else { return Ok(None) };
         let turns = load_turns(host, &last.id, false).await?;
-        Ok(turns.into_iter().find(|t| t.message_id() == message_id))
+        Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
     }
 
     /// Appends a turn to the active conversation (opening one if none is), in one write.
@@ -132,7 +151,7 @@ impl ConversationStore {
         }
         host.append_file(&log_path(&id), &text).await?;
         if let Some(active) = &mut self.active {
-            active.push(Turn { lines });
+            active.push(&Turn { lines });
         }
         Ok(())
     }
@@ -151,7 +170,7 @@ impl ConversationStore {
             end_reason: None,
         });
         self.write_index(host, index).await?;
-        self.active = Some(ActiveLog { id: id.clone(), ..Default::default() });
+        self.active = Some(ActiveLog::new(id.clone()));
         Ok(id)
     }
 

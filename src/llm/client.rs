@@ -34,7 +34,7 @@ pub fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> HttpReque
         method: "POST".to_owned(),
         url: format!("{}/v1/messages", settings.base_url.trim().trim_end_matches('/')),
         headers,
-        body: body.to_string(),
+        body,
         stream: settings.streaming,
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod client;
 pub mod error;
+pub mod messages_json;
 pub mod retry;
 pub mod sse;
 pub mod stream;
@@ -10,4 +11,5 @@ pub mod types;
 
 pub use client::call_model;
 pub use error::{ErrorKind, LlmError};
+pub use messages_json::MessagesJson;
 pub use types::{ApiMessage, ContentBlock, ModelCall, ModelResponse, Role, StopReason, SystemPart, ToolDef};

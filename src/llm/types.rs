@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::messages_json::MessagesJson;
+
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -145,14 +147,18 @@ pub struct ModelResponse {
 #[derive(Debug, Clone, Copy)]
 pub struct ModelCall<'a> {
     pub system: &'a [SystemPart],
+    /// The earlier conversation, already serialised.
+    pub history: &'a MessagesJson,
+    /// This turn's messages: the user's, then what the turn added.
     pub messages: &'a [ApiMessage],
     pub tools: &'a [ToolDef],
 }
 
 /// The JSON body of a Messages API request. Prompt caching marks the last tool and the last
-/// stable system part (tools → system is the cache order).
-pub fn request_body(model: &str, max_tokens: u32, call: ModelCall<'_>, stream: bool) -> Value {
-    let mut body = json!({ "model": model, "max_tokens": max_tokens, "messages": call.messages });
+/// stable system part (tools → system is the cache order). The conversation is copied from its
+/// serialised form, not serialised again.
+pub fn request_body(model: &str, max_tokens: u32, call: ModelCall<'_>, stream: bool) -> String {
+    let mut body = json!({ "model": model, "max_tokens": max_tokens });
     if !call.system.is_empty() {
         let system: Vec<Value> = call
             .system
@@ -177,7 +183,13 @@ pub fn request_body(model: &str, max_tokens: u32, call: ModelCall<'_>, stream: b
     if stream {
         body["stream"] = Value::Bool(true);
     }
-    body
+    let head = body.to_string();
+    let mut out = String::with_capacity(head.len() + call.history.len() + 1024);
+    out.push_str(&head[..head.len() - 1]);
+    out.push_str(",\"messages\":");
+    call.history.write_with(call.messages, &mut out);
+    out.push('}');
+    out
 }
 
 /// Reads a non-streamed answer body.
@@ -209,12 +221,15 @@ mod tests {
         let system =
             [SystemPart { text: "stable".into(), cache: true }, SystemPart { text: "now".into(), cache: false }];
         let tools = [ToolDef { name: "a".into(), description: "d".into(), input_schema: json!({"type": "object"}) }];
-        let body = request_body("m", 10, ModelCall { system: &system, messages: &msgs, tools: &tools }, true);
+        let history = MessagesJson::new();
+        let call = ModelCall { system: &system, history: &history, messages: &msgs, tools: &tools };
+        let body: Value = serde_json::from_str(&request_body("m", 10, call, true)).unwrap();
         assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
         assert!(body["system"][1].get("cache_control").is_none());
         assert_eq!(body["tools"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(body["stream"], true);
-        let bare = request_body("m", 10, ModelCall { system: &[], messages: &msgs, tools: &[] }, false);
+        let call = ModelCall { system: &[], history: &history, messages: &msgs, tools: &[] };
+        let bare: Value = serde_json::from_str(&request_body("m", 10, call, false)).unwrap();
         assert!(bare.get("system").is_none() && bare.get("tools").is_none() && bare.get("stream").is_none());
         assert_eq!(bare["messages"][0]["content"][0], json!({"type": "text", "text": "hi"}));
     }

@@ -16,8 +16,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::agent::{run_turn, TurnInput, TurnOutcome};
-use crate::conversation::context::{history_messages, push_merged};
-use crate::conversation::{ConversationStore, HistoryLine, LineRole, StoreError, Turn, TurnEnd};
+use crate::conversation::{ConversationStore, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::{Host, LogLevel};
 use crate::hub::frames::{ack, notification, reject, summarize, NOTIFICATION_BODY_CHARS};
@@ -25,7 +24,7 @@ use crate::hub::Priority;
 use crate::ids::file_stem;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
-use crate::llm::{ApiMessage, ErrorKind, LlmError, Role};
+use crate::llm::{ApiMessage, ErrorKind, LlmError, MessagesJson, Role};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
 use crate::prompt::system_prompt;
 use crate::settings::{Settings, SettingsError};
@@ -368,8 +367,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
             let mut guard = self.inner.store.lock().await;
             let Some(store) = guard.as_mut() else { return self.storage_failure(&message, "history not loaded") };
             match store.find_recorded(host, &message.id).await {
-                Ok(Some(turn)) => (Vec::new(), Some(turn)),
-                Ok(None) => (history_messages(store.active_turns(), settings.context_token_budget as usize), None),
+                Ok(Some(turn)) => (MessagesJson::new(), Some(turn)),
+                Ok(None) => (store.history(settings.context_token_budget as usize), None),
                 Err(e) => return self.storage_failure(&message, &e.to_string()),
             }
         };
@@ -377,17 +376,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
             // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.
             host.log(LogLevel::Info, &format!("message {} was already recorded; finishing it", message.id));
             self.clean_up(&message.id).await;
-            return recorded_result(&message.id, &turn);
+            return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
         }
         let resume = if entry.attempts > 1 {
             Journal::new(host, &message.id).load().await.unwrap_or_default()
         } else {
             Vec::new()
         };
-        let mut context = history;
-        push_merged(&mut context, ApiMessage::user_text(message.text.clone()));
         let system = system_prompt(&settings, &message, host.now_ms());
-        let input = TurnInput { system: &system, context, tools: &self.inner.tools, message: &message };
+        let input = TurnInput {
+            system: &system,
+            history: &history,
+            user_message: ApiMessage::user_text(message.text.clone()),
+            tools: &self.inner.tools,
+            message: &message,
+        };
         let (abort, registration) = AbortHandle::new_pair();
         *self.inner.current.borrow_mut() = Some(CurrentRun { message_id: message.id.clone(), abort });
         let turn = Abortable::new(run_turn(host, &settings, input, resume), registration).await;
@@ -510,12 +513,6 @@ fn gave_up_result(message_id: &str) -> ProcessResult {
         MOVED_TO_FAILED,
         format!("This message failed {MAX_ATTEMPTS} times and was set aside in .smarthole/failed/."),
     )
-}
-
-/// The result of a turn recorded earlier.
-fn recorded_result(message_id: &str, turn: &Turn) -> ProcessResult {
-    let end = turn.end();
-    ProcessResult::success(message_id, turn.response_text(), end.tools_used, end.waiting)
 }
 
 /// The history lines of a finished turn: the user's message, then what the turn added; the last

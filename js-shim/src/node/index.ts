@@ -1,0 +1,5 @@
+// The core and its Node host as a library, for benchmarks and tools that drive the processor
+// in-process (the headless command is the same pieces behind a CLI).
+export { loadCore } from "../core/load.ts";
+export { NodeHost } from "./node-host.ts";
+export type { NodeHostOptions, LogLevel } from "./node-host.ts";

@@ -1,0 +1,128 @@
+//! The `messages` array of a request, assembled from pre-serialised content so a long
+//! conversation is copied, not re-serialised, on every model call. Consecutive messages with the
+//! same role are merged (a question's tool result followed by the user's reply), tool results
+//! staying first.
+
+use super::types::{ApiMessage, ContentBlock, Role};
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// The JSON of a content list without its brackets (`{…},{…}`); empty for no blocks.
+pub fn content_json(content: &[ContentBlock]) -> String {
+    let mut json = serde_json::to_string(content).unwrap_or_else(|_| "[]".to_owned());
+    json.pop();
+    json.remove(0);
+    json
+}
+
+/// An open `messages` array: the last message is left open so the next one can merge into it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessagesJson {
+    buf: String,
+    open: Option<Role>,
+}
+
+/// Appends one message's content to an open array held in `buf`/`open`.
+fn push_into(buf: &mut String, open: &mut Option<Role>, role: Role, content: &str) {
+    if content.is_empty() {
+        return;
+    }
+    match *open {
+        Some(r) if r == role => buf.push(','),
+        Some(_) => {
+            buf.push_str("]},");
+            start(buf, role);
+        }
+        None => start(buf, role),
+    }
+    buf.push_str(content);
+    *open = Some(role);
+}
+
+fn start(buf: &mut String, role: Role) {
+    buf.push_str("{\"role\":\"");
+    buf.push_str(role_name(role));
+    buf.push_str("\",\"content\":[");
+}
+
+impl MessagesJson {
+    /// An empty array.
+    pub fn new() -> Self {
+        MessagesJson::default()
+    }
+
+    /// Appends a message given its content JSON (as [`content_json`] makes it).
+    pub fn push_content(&mut self, role: Role, content: &str) {
+        push_into(&mut self.buf, &mut self.open, role, content);
+    }
+
+    /// Appends a message.
+    pub fn push(&mut self, message: &ApiMessage) {
+        self.push_content(message.role, &content_json(&message.content));
+    }
+
+    /// True when no message was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.open.is_none()
+    }
+
+    /// Bytes held.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Writes `[…]` to `out`: these messages, then `more`, merged across the seam.
+    pub fn write_with(&self, more: &[ApiMessage], out: &mut String) {
+        out.push('[');
+        out.push_str(&self.buf);
+        let mut open = self.open;
+        for message in more {
+            push_into(out, &mut open, message.role, &content_json(&message.content));
+        }
+        if open.is_some() {
+            out.push_str("]}");
+        }
+        out.push(']');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    #[test]
+    fn same_roles_merge_across_the_seam_and_empty_messages_vanish() {
+        let mut history = MessagesJson::new();
+        history.push(&ApiMessage::user_text("a"));
+        history.push(&ApiMessage { role: Role::Assistant, content: vec![] });
+        history.push(&ApiMessage { role: Role::Assistant, content: vec![ContentBlock::text("b")] });
+        history.push(&ApiMessage {
+            role: Role::User,
+            content: vec![ContentBlock::ToolResult { tool_use_id: "t".into(), content: "r".into(), is_error: false }],
+        });
+        let mut out = String::new();
+        history.write_with(&[ApiMessage::user_text("c"), ApiMessage::user_text("d")], &mut out);
+        let parsed: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            parsed,
+            json!([
+                {"role": "user", "content": [{"type": "text", "text": "a"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "b"}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t", "content": "r"},
+                    {"type": "text", "text": "c"},
+                    {"type": "text", "text": "d"}
+                ]}
+            ])
+        );
+        let mut empty = String::new();
+        MessagesJson::new().write_with(&[], &mut empty);
+        assert_eq!(empty, "[]");
+    }
+}

@@ -17,7 +17,7 @@ step "native tests (FakeHost, virtual time)"
 cargo test --quiet
 
 step "wasm-bindgen tests under Node (the JS boundary)"
-cargo test --quiet --target wasm32-unknown-unknown --test wasm_boundary
+cargo test --target wasm32-unknown-unknown --test wasm_boundary
 
 step "TypeScript type check"
 npx --no-install tsc --noEmit -p js-shim

@@ -7,16 +7,17 @@
 use serde_json::Value;
 
 use crate::conversation::context::push_merged;
+use crate::conversation::{ConversationStore, QuestionType};
 use crate::event::{Event, Stage};
 use crate::host::{Host, LogLevel};
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::{
-    call_model, retry, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason,
-    SystemPart,
+    retry, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,
 };
 use crate::message::RoutedMessage;
 use crate::settings::Settings;
 use crate::tools::{ToolContext, ToolEffect, ToolRegistry};
+use futures::lock::Mutex;
 
 /// Longest tool output shown in a `tool_finished` event.
 const EVENT_OUTPUT_CHARS: usize = 300;
@@ -30,6 +31,8 @@ pub struct TurnInput<'a> {
     pub user_message: ApiMessage,
     pub tools: &'a ToolRegistry,
     pub message: &'a RoutedMessage,
+    /// The conversations, for tools that read them.
+    pub store: &'a Mutex<Option<ConversationStore>>,
 }
 
 /// What a finished turn produced.
@@ -38,8 +41,8 @@ pub struct TurnOutcome {
     /// The messages the turn added after the user's: assistant answers and tool results.
     pub messages: Vec<ApiMessage>,
     pub tools_used: Vec<String>,
-    /// The agent asked a question and waits for the reply.
-    pub waiting: bool,
+    /// The question the agent asked and waits on.
+    pub question: Option<AskedQuestion>,
     /// The question already went to the hub.
     pub question_sent_to_hub: bool,
     pub end_conversation: Option<String>,
@@ -49,7 +52,20 @@ pub struct TurnOutcome {
     model_calls: u32,
 }
 
+/// A question asked in a turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskedQuestion {
+    pub question_type: QuestionType,
+    pub prompt: String,
+    pub options: Vec<String>,
+}
+
 impl TurnOutcome {
+    /// The agent asked a question and waits for the reply.
+    pub fn waiting(&self) -> bool {
+        self.question.is_some()
+    }
+
     /// The assistant's text, as streamed to the user.
     pub fn text(&self) -> String {
         let parts: Vec<String> = self
@@ -70,8 +86,12 @@ impl TurnOutcome {
     fn apply(&mut self, effect: &ToolEffect) {
         match effect {
             ToolEffect::None => {}
-            ToolEffect::Question { sent_to_hub } => {
-                self.waiting = true;
+            ToolEffect::Question { question_type, prompt, options, sent_to_hub } => {
+                self.question = Some(AskedQuestion {
+                    question_type: *question_type,
+                    prompt: prompt.clone(),
+                    options: options.clone(),
+                });
                 self.question_sent_to_hub |= sent_to_hub;
             }
             ToolEffect::EndConversation { reason } => self.end_conversation = Some(reason.clone()),
@@ -162,14 +182,14 @@ pub async fn run_turn<H: Host>(
     resume: Vec<JournalRecord>,
 ) -> Result<TurnOutcome, LlmError> {
     let journal = Journal::new(host, &input.message.id);
-    let tool_ctx = ToolContext { host, settings, message: input.message };
+    let tool_ctx = ToolContext { host, settings, message: input.message, store: input.store };
     let tool_defs = input.tools.definitions();
     let (mut outcome, open) = replay(resume);
     if let Some(step) = open {
         finish_open_step(host, &journal, &tool_ctx, input.tools, &mut outcome, step).await;
     }
     loop {
-        if outcome.waiting {
+        if outcome.waiting() {
             break;
         }
         if outcome.model_calls >= settings.max_iterations {
@@ -245,7 +265,7 @@ Raise \"max tokens\" in settings or ask for a smaller step.",
         results.push(run_one_tool(host, journal, ctx, tools, outcome, &id, &name, &input).await);
     }
     outcome.push(ApiMessage { role: Role::User, content: results });
-    !outcome.waiting
+    !outcome.waiting()
 }
 
 /// Runs one tool call, journaled and reported; after a question, the rest of the batch waits.
@@ -260,7 +280,7 @@ async fn run_one_tool<H: Host>(
     name: &str,
     input: &Value,
 ) -> ContentBlock {
-    if outcome.waiting {
+    if outcome.waiting() {
         return ContentBlock::ToolResult {
             tool_use_id: id.to_owned(),
             content: "Not run: you asked the user a question in this turn; wait for the answer.".to_owned(),
@@ -321,32 +341,24 @@ async fn finish_open_step<H: Host>(
     outcome.push(ApiMessage { role: Role::User, content: results });
 }
 
-/// One model call with the retry policy; streamed text goes to the UI.
+/// One model call with the retry policy; streamed text and retries go to the UI.
 async fn call_with_retry<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,
     message_id: &str,
 ) -> Result<ModelResponse, LlmError> {
-    let mut retries = 0;
-    loop {
-        host.emit(&Event::stage(message_id, Stage::ModelRequest));
-        let mut on_text =
-            |text: &str| host.emit(&Event::TextDelta { message_id: message_id.to_owned(), text: text.to_owned() });
-        let error = match call_model(host, settings, call, &mut on_text).await {
-            Ok(response) => return Ok(response),
-            Err(error) => error,
-        };
-        let Some(delay_ms) = retry::next_delay(retries, &error) else { return Err(error) };
-        retries += 1;
-        host.log(LogLevel::Info, &format!("model call failed ({error}); retry {retries} in {delay_ms} ms"));
-        host.emit(&Event::Retrying {
+    let mut on_text =
+        |text: &str| host.emit(&Event::TextDelta { message_id: message_id.to_owned(), text: text.to_owned() });
+    let mut on_attempt = |attempt: retry::Attempt<'_>| match attempt {
+        retry::Attempt::Request => host.emit(&Event::stage(message_id, Stage::ModelRequest)),
+        retry::Attempt::Retry { attempt, delay_ms, error } => host.emit(&Event::Retrying {
             message_id: message_id.to_owned(),
-            attempt: retries as u32 + 1,
+            attempt,
             delay_ms,
             error_code: error.kind.code().to_owned(),
             error: error.user_message(&settings.model),
-        });
-        host.sleep(delay_ms).await;
-    }
+        }),
+    };
+    retry::call_with_retry(host, settings, call, &mut on_text, &mut on_attempt).await
 }

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::conversation::Conversation;
 use crate::message::{ProcessResult, RoutedMessage};
 
 /// A point in the pipeline a message has passed. Lets the UI show progress and lets the crash
@@ -57,6 +58,10 @@ pub enum Event {
     /// Something the user must be told that is not a message result (a message moved to
     /// `failed/`, a corrupt file skipped).
     Notice { level: NoticeLevel, text: String },
+    /// A conversation's metadata changed (opened, ended, titled, status, question).
+    ConversationUpdated { conversation: Box<Conversation> },
+    /// A retrospection finished (seed 003 `onRetrospection`).
+    Retrospection { conversation_id: String, conversation_title: String, content: String },
 }
 
 impl Event {

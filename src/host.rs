@@ -6,6 +6,7 @@
 
 use std::future::Future;
 
+use futures::future::LocalBoxFuture;
 use thiserror::Error;
 
 use crate::event::Event;
@@ -99,6 +100,9 @@ pub trait Host {
     fn sleep(&self, ms: Millis) -> impl Future<Output = ()>;
     /// Fresh random bits for ids (the host's cryptographic source where it has one).
     fn random_u64(&self) -> u64;
+    /// Runs a task in the background (conversation summaries, retrospection, periodic cleanup):
+    /// never awaited by the message that started it.
+    fn spawn(&self, task: LocalBoxFuture<'static, ()>);
 
     /// The file's text, `None` when it does not exist.
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError>;

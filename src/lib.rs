@@ -19,7 +19,9 @@ pub mod llm;
 pub mod message;
 pub mod processor;
 pub mod prompt;
+pub mod retrospection;
 pub mod settings;
+pub mod summary;
 pub mod time;
 pub mod tools;
 

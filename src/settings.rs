@@ -31,6 +31,34 @@ pub struct Settings {
     pub information_architecture: String,
     /// Log debug lines.
     pub verbose_logging: bool,
+    /// Minutes of silence after which the next message starts a new conversation.
+    pub conversation_idle_timeout_minutes: u32,
+    /// Minutes after which an unanswered question is dropped.
+    pub conversation_state_timeout_minutes: u32,
+    /// Reflect on each conversation after it ends, into `retrospection.md`.
+    pub enable_conversation_retrospection: bool,
+    /// What the retrospection asks the model.
+    pub retrospection_prompt: String,
+}
+
+/// The default retrospection question.
+pub const DEFAULT_RETROSPECTION_PROMPT: &str = "Look back at this conversation. What went well, what could have gone \
+better, and what would make the next similar conversation easier (a note to keep, a folder convention, a preference \
+to remember)? Answer in three to five short bullet points.";
+
+/// Milliseconds in a minute.
+const MINUTE_MS: u64 = 60_000;
+
+impl Settings {
+    /// The idle boundary in milliseconds.
+    pub fn idle_timeout_ms(&self) -> u64 {
+        u64::from(self.conversation_idle_timeout_minutes) * MINUTE_MS
+    }
+
+    /// The pending-question lifetime in milliseconds.
+    pub fn state_timeout_ms(&self) -> u64 {
+        u64::from(self.conversation_state_timeout_minutes) * MINUTE_MS
+    }
 }
 
 impl Default for Settings {
@@ -47,6 +75,10 @@ impl Default for Settings {
             context_token_budget: 50_000,
             information_architecture: String::new(),
             verbose_logging: false,
+            conversation_idle_timeout_minutes: 30,
+            conversation_state_timeout_minutes: 60,
+            enable_conversation_retrospection: false,
+            retrospection_prompt: DEFAULT_RETROSPECTION_PROMPT.to_owned(),
         }
     }
 }
@@ -62,6 +94,10 @@ pub enum SettingsError {
     MaxTokens(u32),
     #[error("max iterations must be between 1 and 50 (got {0})")]
     MaxIterations(u32),
+    #[error("the conversation idle timeout must be between 1 and 10080 minutes (got {0})")]
+    IdleTimeout(u32),
+    #[error("the pending-question timeout must be between 1 and 10080 minutes (got {0})")]
+    StateTimeout(u32),
     #[error("settings are not valid: {0}")]
     Shape(String),
 }
@@ -81,6 +117,12 @@ impl Settings {
         }
         if !(1..=50).contains(&self.max_iterations) {
             return Err(SettingsError::MaxIterations(self.max_iterations));
+        }
+        if !(1..=10_080).contains(&self.conversation_idle_timeout_minutes) {
+            return Err(SettingsError::IdleTimeout(self.conversation_idle_timeout_minutes));
+        }
+        if !(1..=10_080).contains(&self.conversation_state_timeout_minutes) {
+            return Err(SettingsError::StateTimeout(self.conversation_state_timeout_minutes));
         }
         Ok(())
     }

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
+use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
 use crate::event::Event;
@@ -190,6 +191,8 @@ struct State {
     timers: RefCell<Timers>,
     files: RefCell<BTreeMap<String, String>>,
     script: RefCell<VecDeque<Reply>>,
+    /// Replies kept for requests whose body contains a text, used before the queue.
+    matching: RefCell<Vec<(String, Reply)>>,
     requests: RefCell<Vec<RecordedRequest>>,
     hub: RefCell<Vec<Value>>,
     events: RefCell<Vec<Event>>,
@@ -200,7 +203,13 @@ struct State {
     /// as after a SIGKILL, until the test "restarts".
     frozen: Cell<bool>,
     crash_at: RefCell<Option<CrashPoint>>,
+    /// Background tasks (`Host::spawn`), polled with the main future.
+    tasks: RefCell<Vec<LocalBoxFuture<'static, ()>>>,
+    spawned: RefCell<Vec<LocalBoxFuture<'static, ()>>>,
 }
+
+/// How far virtual time may run in one `run` before it counts as a hang.
+pub const MAX_RUN_MS: Millis = 7 * 24 * 3_600_000;
 
 /// The in-memory host. Clones share everything (a "restart" builds a new processor over a
 /// clone, keeping the files).
@@ -227,6 +236,17 @@ impl FakeHost {
     /// Queues scripted HTTP answers, used in order.
     pub fn script(&self, replies: impl IntoIterator<Item = Reply>) {
         self.state.script.borrow_mut().extend(replies);
+    }
+
+    /// A reply for the next request whose body contains `needle` (a summary call, a
+    /// retrospection), taken before the queue so background calls never steal queued replies.
+    pub fn script_matching(&self, needle: &str, reply: Reply) {
+        self.state.matching.borrow_mut().push((needle.to_owned(), reply));
+    }
+
+    /// Requests whose body contains `needle`.
+    pub fn requests_matching(&self, needle: &str) -> Vec<RecordedRequest> {
+        self.requests().into_iter().filter(|r| r.body.to_string().contains(needle)).collect()
     }
 
     /// Scripted answers not used yet.
@@ -335,15 +355,36 @@ impl FakeHost {
         Ok(())
     }
 
-    /// Runs a future to completion in virtual time.
+    /// Runs a future to completion in virtual time (background tasks run alongside it).
     pub fn run<F: Future>(&self, fut: F) -> F::Output {
         self.run_until(fut, |_| false).expect("the future was stopped though no event could stop it")
     }
 
+    /// Lets `ms` of virtual time pass, running background tasks.
+    pub fn run_for(&self, ms: Millis) {
+        self.run(self.sleep(ms));
+    }
+
+    /// Background tasks not finished yet.
+    pub fn background_tasks(&self) -> usize {
+        self.state.tasks.borrow().len() + self.state.spawned.borrow().len()
+    }
+
+    /// Polls every background task once; finished ones are dropped.
+    fn poll_tasks(&self, cx: &mut Context<'_>) {
+        let mut tasks = std::mem::take(&mut *self.state.tasks.borrow_mut());
+        tasks.append(&mut self.state.spawned.borrow_mut());
+        tasks.retain_mut(|task| task.as_mut().poll(cx).is_pending());
+        let mut slot = self.state.tasks.borrow_mut();
+        tasks.append(&mut slot);
+        *slot = tasks;
+    }
+
     /// Runs a future until it completes (`Some`) or until an emitted event matches `crash_at`
     /// (`None`). At that event the host freezes — no file, network, hub or timer operation
-    /// completes after it, as if the process were killed right there — and the future is dropped.
-    /// The host is usable again afterwards, with the files as the crash left them.
+    /// completes after it, as if the process were killed right there — and the future and every
+    /// background task are dropped. The host is usable again afterwards, with the files as the
+    /// crash left them.
     pub fn run_until<F: Future>(&self, fut: F, crash_at: impl FnMut(&Event) -> bool + 'static) -> Option<F::Output> {
         struct Flag(AtomicBool);
         impl Wake for Flag {
@@ -356,21 +397,25 @@ impl FakeHost {
         let waker = Waker::from(flag.clone());
         let mut cx = Context::from_waker(&waker);
         let mut fut = Box::pin(fut);
+        let started = self.now();
         let outcome = loop {
             if flag.0.swap(false, Ordering::SeqCst) {
                 if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
                     break Some(out);
                 }
+                self.poll_tasks(&mut cx);
             }
             if self.state.frozen.get() {
                 break None;
             }
-            if flag.0.load(Ordering::SeqCst) {
+            if flag.0.load(Ordering::SeqCst) || !self.state.spawned.borrow().is_empty() {
+                flag.0.store(true, Ordering::SeqCst);
                 continue;
             }
             let next = self.state.timers.borrow().pending.values().min().copied();
             match next {
                 Some(at) => {
+                    assert!(at - started <= MAX_RUN_MS, "virtual time ran for a week without the future finishing");
                     if at > self.state.now.get() {
                         self.state.now.set(at);
                     }
@@ -383,8 +428,13 @@ impl FakeHost {
         };
         drop(fut);
         self.state.crash_at.borrow_mut().take();
-        self.state.frozen.set(false);
-        self.state.timers.borrow_mut().pending.clear();
+        if self.state.frozen.get() {
+            // The process is gone: so is everything it was doing.
+            self.state.tasks.borrow_mut().clear();
+            self.state.spawned.borrow_mut().clear();
+            self.state.timers.borrow_mut().pending.clear();
+            self.state.frozen.set(false);
+        }
         outcome
     }
 
@@ -403,6 +453,11 @@ impl FakeHost {
             headers: request.headers.clone(),
             body,
         });
+        let mut matching = self.state.matching.borrow_mut();
+        if let Some(i) = matching.iter().position(|(needle, _)| request.body.contains(needle.as_str())) {
+            return matching.remove(i).1;
+        }
+        drop(matching);
         self.state.script.borrow_mut().pop_front().unwrap_or_else(|| Reply::text("(no scripted reply left)"))
     }
 }
@@ -484,6 +539,12 @@ impl Host for FakeHost {
 
     fn sleep(&self, ms: Millis) -> impl Future<Output = ()> {
         Sleep { host: self.clone(), deadline: self.now() + ms, id: None }
+    }
+
+    fn spawn(&self, task: LocalBoxFuture<'static, ()>) {
+        if !self.state.frozen.get() {
+            self.state.spawned.borrow_mut().push(task);
+        }
     }
 
     fn random_u64(&self) -> u64 {

@@ -251,7 +251,7 @@ fn a_torn_history_line_is_skipped_and_the_file_repaired_before_appending() {
     let p = processor(&host);
     host.run(p.process(direct("a", "first")));
     let index: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
-    let path = format!("conversations/{}.jsonl", index["active"].as_str().unwrap());
+    let path = format!("conversations/{}.jsonl", index["current"].as_str().unwrap());
     let before = host.file(&path).unwrap();
     host.put_file(&path, &format!("{before}{{\"id\":\"b#0\",\"messageId\":\"b\",\"ro"));
     drop(p);
@@ -272,7 +272,7 @@ fn a_corrupt_history_line_in_the_middle_is_reported_and_skipped() {
     host.run(p.process(direct("a", "first")));
     host.run(p.process(direct("b", "second")));
     let index: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
-    let path = format!("conversations/{}.jsonl", index["active"].as_str().unwrap());
+    let path = format!("conversations/{}.jsonl", index["current"].as_str().unwrap());
     let text = host.file(&path).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines[1] = "{garbage";

@@ -200,14 +200,23 @@ fn a_crash_between_recording_an_ending_turn_and_updating_the_index_still_ends_th
     assert!(first.success);
     drop(p);
     let index: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
-    assert!(index["active"].is_null(), "ended normally");
+    assert!(index["current"].is_null(), "ended normally");
     // Now simulate the lost index update: put the ended conversation back as active.
     let mut lost = index.clone();
-    lost["active"] = lost["conversations"][0]["id"].clone();
+    lost["current"] = lost["conversations"][0]["id"].clone();
+    lost["conversations"][0]["status"] = json!("active");
     lost["conversations"][0].as_object_mut().unwrap().remove("endedAt");
     host.put_file("conversations/index.json", &lost.to_string());
     let _p = processor(&host);
     let healed: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
-    assert!(healed["active"].is_null(), "the recorded end_conversation was applied at start-up");
+    assert!(healed["current"].is_null(), "the recorded end_conversation was applied at start-up");
     assert!(healed["conversations"][0]["endedAt"].is_string());
+    assert_eq!(healed["conversations"][0]["status"], "archived");
+    // An index naming an archived conversation as current does not stop start-up either.
+    let mut odd = healed.clone();
+    odd["current"] = odd["conversations"][0]["id"].clone();
+    host.put_file("conversations/index.json", &odd.to_string());
+    let _p = processor(&host);
+    let fixed: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
+    assert!(fixed["current"].is_null());
 }

@@ -108,6 +108,7 @@ fn end_conversation_keeps_the_turn_in_the_ended_conversation() {
         Reply::text("Goodbye."),
         Reply::text("Fresh start."),
     ]);
+    host.script_matching("You title and summarise", Reply::text("{\"title\": \"Goodbye\", \"summary\": \"s\"}"));
     let p = processor(&host);
     host.run(p.process(direct("a", "thanks, bye")));
     host.run(p.process(direct("b", "new topic")));
@@ -115,7 +116,7 @@ fn end_conversation_keeps_the_turn_in_the_ended_conversation() {
     assert_eq!(index.conversations.len(), 2);
     let first = &index.conversations[0];
     assert_eq!(first.end_reason.as_deref(), Some("user said goodbye"));
-    assert_eq!(index.active.as_deref(), Some(index.conversations[1].id.as_str()));
+    assert_eq!(index.current.as_deref(), Some(index.conversations[1].id.as_str()));
     let old = host.file(&format!("conversations/{}.jsonl", first.id)).unwrap();
     assert!(old.contains("thanks, bye") && old.contains("Goodbye.") && !old.contains("new topic"));
     // The new conversation starts without the old history.

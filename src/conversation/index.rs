@@ -1,43 +1,42 @@
-//! The conversation index: which conversation is active and when each began and ended. Small,
-//! rewritten atomically only when one of those changes — never once per message.
+//! The conversation index: every conversation's metadata and which one is current. Small,
+//! rewritten atomically only when metadata changes — never once per message.
 
 use serde::{Deserialize, Serialize};
+
+use super::model::Conversation;
 
 /// Where the index lives.
 pub const INDEX_PATH: &str = "conversations/index.json";
 
-/// What the index knows of one conversation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConversationMeta {
-    pub id: String,
-    pub created_at: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended_at: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub end_reason: Option<String>,
-}
-
 /// The index file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ConversationIndex {
     /// The conversation new messages go to, if one is open.
     #[serde(default)]
-    pub active: Option<String>,
+    pub current: Option<String>,
+    /// Oldest first.
     #[serde(default)]
-    pub conversations: Vec<ConversationMeta>,
+    pub conversations: Vec<Conversation>,
 }
 
 impl ConversationIndex {
-    /// The metadata of a conversation.
-    pub fn get_mut(&mut self, id: &str) -> Option<&mut ConversationMeta> {
+    /// A conversation by id.
+    pub fn get(&self, id: &str) -> Option<&Conversation> {
+        self.conversations.iter().find(|c| c.id == id)
+    }
+
+    /// A conversation by id, to change.
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Conversation> {
         self.conversations.iter_mut().find(|c| c.id == id)
     }
 
-    /// The most recently ended conversation.
-    pub fn last_ended(&self) -> Option<&ConversationMeta> {
-        self.conversations.iter().rev().find(|c| c.ended_at.is_some())
+    /// Ended conversations, most recently ended first.
+    pub fn recently_ended(&self, n: usize) -> Vec<&Conversation> {
+        let mut ended: Vec<&Conversation> = self.conversations.iter().filter(|c| c.ended_at.is_some()).collect();
+        ended.sort_by(|a, b| b.ended_at.cmp(&a.ended_at));
+        ended.truncate(n);
+        ended
     }
 }
 

@@ -1,19 +1,22 @@
-//! The conversation store: the index plus the active conversation's turns in memory. Recording
-//! a turn is one append to the active conversation's JSONL file — O(that turn), whatever the
-//! history size.
+//! The conversation store: the index (every conversation's metadata) plus the current
+//! conversation in memory, ready to send. Recording a turn is one append to the current
+//! conversation's JSONL — O(that turn), whatever the history size; the index is rewritten only
+//! when metadata changes.
 
 use std::collections::HashMap;
 
 use thiserror::Error;
 
 use super::context::ContextCache;
-use super::index::{log_path, ConversationIndex, ConversationMeta, INDEX_PATH};
-use super::line::{HistoryLine, Turn};
+use super::index::{log_path, ConversationIndex, INDEX_PATH};
+use super::line::{HistoryLine, LineRole, Turn};
 use super::log::parse_log;
-use crate::host::{Host, HostError, LogLevel};
+use super::model::{Conversation, StatusEvent, TransitionError};
+use crate::host::{Host, HostError, LogLevel, Millis};
+use crate::hub::frames::summarize;
 use crate::ids::new_id;
-use crate::llm::MessagesJson;
-use crate::time::format_iso;
+use crate::llm::{ContentBlock, MessagesJson};
+use crate::time::{format_iso, parse_iso};
 
 /// Why the store could not do its job.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -22,6 +25,10 @@ pub enum StoreError {
     Host(#[from] HostError),
     #[error("could not encode history: {0}")]
     Encode(String),
+    #[error("no conversation {0}")]
+    Unknown(String),
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
 }
 
 /// What a recorded turn answered, for a message delivered again.
@@ -39,34 +46,39 @@ impl From<&Turn> for RecordedTurn {
     }
 }
 
-/// The active conversation, loaded: its messages ready to send, and what each turn answered.
+/// The current conversation, loaded: its messages ready to send, what each turn answered, and
+/// when it was last active.
 #[derive(Debug)]
-struct ActiveLog {
+struct CurrentLog {
     id: String,
     context: ContextCache,
     recorded: HashMap<String, RecordedTurn>,
+    last_activity_ms: Option<Millis>,
 }
 
-impl ActiveLog {
+impl CurrentLog {
     fn new(id: String) -> Self {
-        ActiveLog { id, context: ContextCache::new(), recorded: HashMap::new() }
+        CurrentLog { id, context: ContextCache::new(), recorded: HashMap::new(), last_activity_ms: None }
     }
 
     fn push(&mut self, turn: &Turn) {
         self.context.push_turn(turn);
         self.recorded.insert(turn.message_id().to_owned(), RecordedTurn::from(turn));
+        if let Some(at) = turn.lines.last().and_then(|l| parse_iso(&l.ts)) {
+            self.last_activity_ms = Some(at);
+        }
     }
 }
 
-/// Conversation history on disk and the active conversation in memory.
+/// Conversation history on disk and the current conversation in memory.
 #[derive(Debug, Default)]
 pub struct ConversationStore {
     index: ConversationIndex,
-    active: Option<ActiveLog>,
+    current: Option<CurrentLog>,
 }
 
-/// Reads a conversation's turns, cutting a torn or unfinished tail off the file so the next
-/// append starts on a clean line.
+/// Reads a conversation's turns. With `repair`, a torn or unfinished tail is cut off the file so
+/// the next append starts on a clean line.
 async fn load_turns<H: Host>(host: &H, id: &str, repair: bool) -> Result<Vec<Turn>, StoreError> {
     let path = log_path(id);
     let text = host.read_file(&path).await?.unwrap_or_default();
@@ -82,7 +94,7 @@ async fn load_turns<H: Host>(host: &H, id: &str, repair: bool) -> Result<Vec<Tur
 }
 
 impl ConversationStore {
-    /// Reads the index and the active conversation only.
+    /// Reads the index and the current conversation only.
     pub async fn open<H: Host>(host: &H) -> Result<Self, StoreError> {
         let index = match host.read_file(INDEX_PATH).await? {
             None => ConversationIndex::default(),
@@ -91,58 +103,84 @@ impl ConversationStore {
                 ConversationIndex::default()
             }),
         };
-        let mut store = ConversationStore { index, active: None };
-        if let Some(id) = store.index.active.clone() {
-            let mut active = ActiveLog::new(id);
-            let turns = load_turns(host, &active.id, true).await?;
+        let mut store = ConversationStore { index, current: None };
+        if let Some(id) = store.index.current.clone() {
+            let mut current = CurrentLog::new(id);
+            let turns = load_turns(host, &current.id, true).await?;
             for turn in &turns {
-                active.push(turn);
+                current.push(turn);
+            }
+            if current.last_activity_ms.is_none() {
+                current.last_activity_ms = store.index.get(&current.id).and_then(|c| parse_iso(&c.created_at));
             }
             let ended_by = turns.last().and_then(|t| t.end().ends_conversation);
-            store.active = Some(active);
-            // The turn that asked to end the conversation was recorded but the index update was
+            store.current = Some(current);
+            // The turn that asked to end the conversation was recorded, but the index update was
             // lost to a crash: finish it now.
             if let Some(reason) = ended_by {
-                store.end_active(host, &reason).await?;
+                store.end_current(host, &reason).await?;
             }
         }
         Ok(store)
     }
 
-    /// The open conversation's id.
-    pub fn active_id(&self) -> Option<&str> {
-        self.active.as_ref().map(|a| a.id.as_str())
+    /// The conversation new messages go to, if one is open.
+    pub fn current(&self) -> Option<&Conversation> {
+        self.current.as_ref().and_then(|c| self.index.get(&c.id))
     }
 
-    /// The open conversation for the model: its newest whole turns within `budget` tokens.
+    /// When the current conversation last had a turn (or was opened).
+    pub fn last_activity_ms(&self) -> Option<Millis> {
+        self.current.as_ref().and_then(|c| c.last_activity_ms)
+    }
+
+    /// Every conversation, oldest first.
+    pub fn conversations(&self) -> &[Conversation] {
+        &self.index.conversations
+    }
+
+    /// A conversation by id.
+    pub fn get(&self, id: &str) -> Option<&Conversation> {
+        self.index.get(id)
+    }
+
+    /// Ended conversations, most recently ended first.
+    pub fn recently_ended(&self, n: usize) -> Vec<&Conversation> {
+        self.index.recently_ended(n)
+    }
+
+    /// The current conversation for the model: its newest whole turns within `budget` tokens.
     pub fn history(&self, budget: usize) -> MessagesJson {
-        self.active.as_ref().map(|a| a.context.history(budget)).unwrap_or_default()
+        self.current.as_ref().map(|c| c.context.history(budget)).unwrap_or_default()
     }
 
-    /// The index (for listings).
-    pub fn index(&self) -> &ConversationIndex {
-        &self.index
-    }
-
-    /// The recorded turn of a message, if it is recorded in the active conversation or in the
+    /// The recorded turn of a message, if it is recorded in the current conversation or in the
     /// one that ended last (where a crash between recording and cleanup can leave it).
     pub async fn find_recorded<H: Host>(&self, host: &H, message_id: &str) -> Result<Option<RecordedTurn>, StoreError> {
-        if let Some(recorded) = self.active.as_ref().and_then(|a| a.recorded.get(message_id)) {
+        if let Some(recorded) = self.current.as_ref().and_then(|c| c.recorded.get(message_id)) {
             return Ok(Some(recorded.clone()));
         }
-        let Some(last) = self.index.last_ended() else { return Ok(None) };
-        let turns = load_turns(host, &last.id, false).await?;
+        let Some(last) = self.index.recently_ended(1).first().map(|c| c.id.clone()) else { return Ok(None) };
+        let turns = load_turns(host, &last, false).await?;
         Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
     }
 
-    /// Appends a turn to the active conversation (opening one if none is), in one write.
+    /// Every line of a conversation's history (for summaries, retrospection, `get_conversation`).
+    pub async fn read_lines<H: Host>(&self, host: &H, id: &str) -> Result<Vec<HistoryLine>, StoreError> {
+        if self.index.get(id).is_none() {
+            return Err(StoreError::Unknown(id.to_owned()));
+        }
+        Ok(load_turns(host, id, false).await?.into_iter().flat_map(|t| t.lines).collect())
+    }
+
+    /// Appends a turn to the current conversation (opening one if none is), in one write.
     pub async fn append_turn<H: Host>(&mut self, host: &H, lines: Vec<HistoryLine>) -> Result<(), StoreError> {
         if lines.last().and_then(|l| l.turn.as_ref()).is_none() {
             return Err(StoreError::Encode("a turn must end with its closing line".to_owned()));
         }
-        let id = match self.active_id() {
-            Some(id) => id.to_owned(),
-            None => self.open_conversation(host).await?,
+        let id = match self.current.as_ref() {
+            Some(c) => c.id.clone(),
+            None => self.open_conversation(host, provisional_title(&lines)).await?,
         };
         let mut text = String::new();
         for line in &lines {
@@ -150,42 +188,69 @@ impl ConversationStore {
             text.push('\n');
         }
         host.append_file(&log_path(&id), &text).await?;
-        if let Some(active) = &mut self.active {
-            active.push(&Turn { lines });
+        if let Some(current) = &mut self.current {
+            current.push(&Turn { lines });
         }
         Ok(())
     }
 
-    async fn open_conversation<H: Host>(&mut self, host: &H) -> Result<String, StoreError> {
+    async fn open_conversation<H: Host>(&mut self, host: &H, title: Option<String>) -> Result<String, StoreError> {
         let mut id = new_id(host, "c-");
-        while self.index.conversations.iter().any(|c| c.id == id) {
+        while self.index.get(&id).is_some() {
             id = new_id(host, "c-");
         }
+        let mut conversation = Conversation::new(id.clone(), format_iso(host.now_ms()));
+        conversation.title = title;
         let mut index = self.index.clone();
-        index.active = Some(id.clone());
-        index.conversations.push(ConversationMeta {
-            id: id.clone(),
-            created_at: format_iso(host.now_ms()),
-            ended_at: None,
-            end_reason: None,
-        });
+        index.current = Some(id.clone());
+        index.conversations.push(conversation);
         self.write_index(host, index).await?;
-        self.active = Some(ActiveLog::new(id.clone()));
+        let mut current = CurrentLog::new(id.clone());
+        current.last_activity_ms = Some(host.now_ms());
+        self.current = Some(current);
         Ok(id)
     }
 
-    /// Closes the active conversation; the next turn opens a new one.
-    pub async fn end_active<H: Host>(&mut self, host: &H, reason: &str) -> Result<(), StoreError> {
-        let Some(id) = self.active_id().map(str::to_owned) else { return Ok(()) };
+    /// Ends the current conversation; the next turn opens a new one. Returns the conversation
+    /// that ended.
+    pub async fn end_current<H: Host>(&mut self, host: &H, reason: &str) -> Result<Option<Conversation>, StoreError> {
+        let Some(id) = self.current.as_ref().map(|c| c.id.clone()) else { return Ok(None) };
         let mut index = self.index.clone();
-        index.active = None;
-        if let Some(meta) = index.get_mut(&id) {
-            meta.ended_at = Some(format_iso(host.now_ms()));
-            meta.end_reason = Some(reason.to_owned());
-        }
+        index.current = None;
+        let ended = match index.get_mut(&id) {
+            Some(c) => {
+                // An archived conversation marked current (an index edited by hand, or an older
+                // inconsistency) is simply closed: ending must never fail start-up.
+                if c.apply(StatusEvent::Ended).is_err() {
+                    host.log(LogLevel::Warn, &format!("conversation {id} was current but {:?}; closing it", c.status));
+                }
+                c.ended_at = Some(format_iso(host.now_ms()));
+                c.end_reason = Some(reason.to_owned());
+                Some(c.clone())
+            }
+            None => None,
+        };
         self.write_index(host, index).await?;
-        self.active = None;
-        Ok(())
+        self.current = None;
+        Ok(ended)
+    }
+
+    /// Changes a conversation's metadata; the index is written only when something changed.
+    /// Returns the conversation as it is now.
+    pub async fn update<H: Host>(
+        &mut self,
+        host: &H,
+        id: &str,
+        change: impl FnOnce(&mut Conversation) -> Result<(), StoreError>,
+    ) -> Result<Conversation, StoreError> {
+        let mut index = self.index.clone();
+        let conversation = index.get_mut(id).ok_or_else(|| StoreError::Unknown(id.to_owned()))?;
+        change(conversation)?;
+        let now = conversation.clone();
+        if index != self.index {
+            self.write_index(host, index).await?;
+        }
+        Ok(now)
     }
 
     async fn write_index<H: Host>(&mut self, host: &H, index: ConversationIndex) -> Result<(), StoreError> {
@@ -194,4 +259,14 @@ impl ConversationStore {
         self.index = index;
         Ok(())
     }
+}
+
+/// A title to show until the model's one arrives: the start of the first user message.
+fn provisional_title(lines: &[HistoryLine]) -> Option<String> {
+    lines.iter().filter(|l| l.role == LineRole::User && l.visible).find_map(|l| {
+        l.content.iter().find_map(|b| match b {
+            ContentBlock::Text { text } if !text.trim().is_empty() => Some(summarize(text, 60)),
+            _ => None,
+        })
+    })
 }

@@ -1,10 +1,14 @@
 //! The MessageProcessor of seed 003: save to inbox → ack → model with tools and retry → notify
 //! → record history → clean up, one message at a time in arrival order, with a Stop that stops
-//! and a restart that finishes what a crash left without recording anything twice.
+//! and a restart that finishes what a crash left without recording anything twice. Conversation
+//! boundaries, pending questions and what happens after a conversation ends are in
+//! `conversations.rs`.
 
+mod conversations;
 mod queue;
+mod tasks;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::rc::Rc;
@@ -16,7 +20,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::agent::{run_turn, TurnInput, TurnOutcome};
-use crate::conversation::{ConversationStore, HistoryLine, LineRole, StoreError, TurnEnd};
+use crate::conversation::{Conversation, ConversationStore, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::{Host, LogLevel};
 use crate::hub::frames::{ack, notification, reject, summarize, NOTIFICATION_BODY_CHARS};
@@ -24,7 +28,7 @@ use crate::hub::Priority;
 use crate::ids::file_stem;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
-use crate::llm::{ApiMessage, ErrorKind, LlmError, MessagesJson, Role};
+use crate::llm::{ApiMessage, ErrorKind, LlmError, Role};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
 use crate::prompt::system_prompt;
 use crate::settings::{Settings, SettingsError};
@@ -32,6 +36,7 @@ use crate::time::format_iso;
 use crate::tools::ToolRegistry;
 
 pub use queue::{FifoQueue, Ticket};
+use tasks::TaskSet;
 
 /// Code of a message refused before it reached the inbox.
 pub const INVALID_MESSAGE: &str = "invalid_message";
@@ -78,19 +83,49 @@ struct Inner<H: Host> {
     current: RefCell<Option<CurrentRun>>,
     /// Messages being processed, by id: a re-delivery waits for the same result.
     inflight: RefCell<HashMap<String, SharedResult>>,
-    /// Ids with an inbox file left by an earlier run (crash or failure): a re-delivery of one of
-    /// them resumes that file instead of starting over.
+    /// Inbox files (by file stem) left by an earlier run (crash or failure): a re-delivery of one
+    /// of them continues that file instead of starting over.
     on_disk: RefCell<HashSet<String>>,
+    tasks: Rc<TaskSet>,
+    /// Serialises read-modify-writes of `retrospection.md`.
+    retrospection_file: Mutex<()>,
+    maintenance_started: Cell<bool>,
 }
 
-/// The message pipeline. Cheap to clone (shared state).
-pub struct MessageProcessor<H: Host> {
+/// The pipeline's shared state; cloned into the tasks it runs.
+struct Pipeline<H: Host> {
     inner: Rc<Inner<H>>,
+}
+
+impl<H: Host> Clone for Pipeline<H> {
+    fn clone(&self) -> Self {
+        Pipeline { inner: Rc::clone(&self.inner) }
+    }
+}
+
+/// Stops everything the processor runs when its last handle is dropped.
+struct Lifetime {
+    tasks: Rc<TaskSet>,
+}
+
+impl Drop for Lifetime {
+    fn drop(&mut self) {
+        self.tasks.abort_all();
+    }
+}
+
+/// The message pipeline. Cheap to clone; dropping the last clone (or [`dispose`]) stops the
+/// message in flight and every background task.
+///
+/// [`dispose`]: MessageProcessor::dispose
+pub struct MessageProcessor<H: Host> {
+    pipeline: Pipeline<H>,
+    _lifetime: Rc<Lifetime>,
 }
 
 impl<H: Host> Clone for MessageProcessor<H> {
     fn clone(&self) -> Self {
-        MessageProcessor { inner: Rc::clone(&self.inner) }
+        MessageProcessor { pipeline: self.pipeline.clone(), _lifetime: Rc::clone(&self._lifetime) }
     }
 }
 
@@ -98,67 +133,63 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// A processor over a host, with validated settings.
     pub fn new(host: H, settings: Settings) -> Result<Self, ProcessorError> {
         settings.validate()?;
-        Ok(MessageProcessor {
-            inner: Rc::new(Inner {
-                host,
-                settings: RefCell::new(Rc::new(settings)),
-                tools: ToolRegistry::default(),
-                queue: Rc::new(FifoQueue::default()),
-                store: Mutex::new(None),
-                current: RefCell::new(None),
-                inflight: RefCell::new(HashMap::new()),
-                on_disk: RefCell::new(HashSet::new()),
-            }),
-        })
+        let tasks = Rc::new(TaskSet::default());
+        let inner = Rc::new(Inner {
+            host,
+            settings: RefCell::new(Rc::new(settings)),
+            tools: ToolRegistry::default(),
+            queue: Rc::new(FifoQueue::default()),
+            store: Mutex::new(None),
+            current: RefCell::new(None),
+            inflight: RefCell::new(HashMap::new()),
+            on_disk: RefCell::new(HashSet::new()),
+            tasks: Rc::clone(&tasks),
+            retrospection_file: Mutex::new(()),
+            maintenance_started: Cell::new(false),
+        });
+        Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
 
     /// The host (tests inspect it).
     pub fn host(&self) -> &H {
-        &self.inner.host
+        &self.pipeline.inner.host
     }
 
     /// The current settings.
     pub fn settings(&self) -> Rc<Settings> {
-        Rc::clone(&self.inner.settings.borrow())
+        self.pipeline.settings()
     }
 
     /// Replaces the settings; the message in flight finishes with the old ones.
     pub fn update_settings(&self, settings: Settings) -> Result<(), ProcessorError> {
         settings.validate()?;
-        *self.inner.settings.borrow_mut() = Rc::new(settings);
+        *self.pipeline.inner.settings.borrow_mut() = Rc::new(settings);
         Ok(())
     }
 
-    /// Loads the history and notes which messages a previous session left in the inbox.
+    /// Loads the history (the index and the current conversation), drops stale questions, notes
+    /// which messages a previous session left in the inbox, and starts the periodic cleanup.
     pub async fn initialize(&self) -> Result<(), ProcessorError> {
-        let mut store = self.inner.store.lock().await;
-        if store.is_none() {
-            *store = Some(ConversationStore::open(&self.inner.host).await?);
-            let names = self.inner.host.list_dir(inbox::INBOX_DIR).await.map_err(StoreError::from)?;
-            let mut on_disk = self.inner.on_disk.borrow_mut();
-            for entry in names.iter().filter_map(|n| n.strip_suffix(".json")) {
-                on_disk.insert(entry.to_owned());
-            }
-        }
-        Ok(())
+        self.pipeline.initialize().await
     }
 
     /// Number of messages waiting behind the one in flight.
     pub fn queued(&self) -> usize {
-        self.inner.queue.waiting()
+        self.pipeline.inner.queue.waiting()
     }
 
     /// The id of the message being processed, if any.
     pub fn current_message_id(&self) -> Option<String> {
-        self.inner.current.borrow().as_ref().map(|c| c.message_id.clone())
+        self.pipeline.inner.current.borrow().as_ref().map(|c| c.message_id.clone())
     }
 
     /// Stops the message in flight: its request, retry wait or tool is abandoned and it resolves
     /// as cancelled. Returns whether there was one. A no-op when idle.
     pub fn cancel_current_processing(&self) -> bool {
-        match self.inner.current.borrow().as_ref() {
+        let inner = &self.pipeline.inner;
+        match inner.current.borrow().as_ref() {
             Some(run) => {
-                self.inner.host.log(LogLevel::Info, &format!("stopping message {}", run.message_id));
+                inner.host.log(LogLevel::Info, &format!("stopping message {}", run.message_id));
                 run.abort.abort();
                 true
             }
@@ -169,6 +200,77 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Takes a message (a `RoutedMessage` as JSON). The ticket in line is taken now, so messages
     /// run in the order of these calls.
     pub fn process(&self, raw: Value) -> impl Future<Output = ProcessResult> + 'static {
+        self.pipeline.process(raw)
+    }
+
+    /// Finishes every message a previous session left in the inbox, oldest first; corrupt files
+    /// and messages out of attempts go to `failed/` with the reason.
+    pub async fn reprocess_pending(&self) -> Result<ReprocessSummary, ProcessorError> {
+        self.pipeline.reprocess_pending().await
+    }
+
+    /// Drops pending questions older than `conversationStateTimeoutMinutes`; returns the ids of
+    /// the conversations that had one. Runs in `initialize()` and every 15 minutes.
+    pub async fn cleanup_stale_states(&self) -> Result<Vec<String>, ProcessorError> {
+        self.pipeline.cleanup_stale_states().await
+    }
+
+    /// Every conversation, oldest first (a snapshot for lists).
+    pub async fn conversations(&self) -> Vec<Conversation> {
+        self.pipeline.inner.store.lock().await.as_ref().map(|s| s.conversations().to_vec()).unwrap_or_default()
+    }
+
+    /// Stops the message in flight and every background task; later messages are refused.
+    pub fn dispose(&self) {
+        self.pipeline.inner.tasks.abort_all();
+    }
+
+    /// Background tasks running (summaries, retrospection, cleanup, messages in flight).
+    pub fn running_tasks(&self) -> usize {
+        self.pipeline.inner.tasks.running()
+    }
+}
+
+/// Clears the message in flight when its run ends, however it ends.
+struct CurrentGuard<'a> {
+    slot: &'a RefCell<Option<CurrentRun>>,
+}
+
+impl Drop for CurrentGuard<'_> {
+    fn drop(&mut self) {
+        self.slot.borrow_mut().take();
+    }
+}
+
+impl<H: Host + 'static> Pipeline<H> {
+    fn settings(&self) -> Rc<Settings> {
+        Rc::clone(&self.inner.settings.borrow())
+    }
+
+    fn spawn(&self, task: impl Future<Output = ()> + 'static) {
+        let task = self.inner.tasks.wrap(task).map(drop);
+        self.inner.host.spawn(task.boxed_local());
+    }
+
+    async fn initialize(&self) -> Result<(), ProcessorError> {
+        let mut store = self.inner.store.lock().await;
+        if store.is_none() {
+            *store = Some(ConversationStore::open(&self.inner.host).await?);
+            let names = self.inner.host.list_dir(inbox::INBOX_DIR).await.map_err(StoreError::from)?;
+            let mut on_disk = self.inner.on_disk.borrow_mut();
+            for entry in names.iter().filter_map(|n| n.strip_suffix(".json")) {
+                on_disk.insert(entry.to_owned());
+            }
+        }
+        drop(store);
+        if !self.inner.maintenance_started.replace(true) {
+            self.cleanup_stale_states().await?;
+            self.start_maintenance();
+        }
+        Ok(())
+    }
+
+    fn process(&self, raw: Value) -> impl Future<Output = ProcessResult> + 'static {
         let host = &self.inner.host;
         let message = match parse_routed(&raw, &format_iso(host.now_ms())) {
             Ok(message) => message,
@@ -184,11 +286,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 return Either::Left(futures::future::ready(result));
             }
         };
-        if let Some(existing) = self.inner.inflight.borrow().get(&message.id) {
+        let existing = self.inner.inflight.borrow().get(&message.id).cloned();
+        if let Some(existing) = existing {
             if message.from_hub() {
                 host.hub_send(ack(&message.id));
             }
-            return Either::Right(existing.clone());
+            return Either::Right(existing);
         }
         let ticket = self.inner.queue.ticket();
         let this = self.clone();
@@ -196,12 +299,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
         Either::Right(self.track(id, async move { this.arrive(message, ticket).await }.boxed_local()))
     }
 
-    /// Registers a message's processing so re-deliveries share it, and reports its result.
+    /// Registers a message's processing so re-deliveries share it and dropping the processor
+    /// stops it, and reports its result.
     fn track(&self, id: String, work: LocalBoxFuture<'static, ProcessResult>) -> SharedResult {
         let inner = Rc::clone(&self.inner);
         let key = id.clone();
+        let work = self.inner.tasks.wrap(work);
         let shared = async move {
-            let result = work.await;
+            let result = work.await.unwrap_or_else(|| ProcessResult::cancelled(&key));
             inner.inflight.borrow_mut().remove(&key);
             inner.host.emit(&Event::Response { result: result.clone() });
             result
@@ -284,32 +389,24 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// Moves a message out of the inbox for good and tells the user.
-    async fn give_up(&self, entry: &InboxEntry, reason: &str) -> Option<String> {
+    async fn give_up(&self, entry: &InboxEntry, reason: &str) {
         let host = &self.inner.host;
         let id = &entry.message.id;
         self.inner.on_disk.borrow_mut().remove(&file_stem(id));
         match inbox::move_to_failed(host, &inbox::entry_file_name(id), Some(entry), None, reason).await {
-            Ok(path) => {
-                host.emit(&Event::Notice {
-                    level: NoticeLevel::Error,
-                    text: format!(
-                        "A message failed {} times and was set aside in .smarthole/{path}: \"{}\". Last error: {reason}",
-                        entry.attempts,
-                        summarize(&entry.message.text, 80)
-                    ),
-                });
-                Some(path)
-            }
-            Err(e) => {
-                host.log(LogLevel::Error, &format!("could not move message {id} to failed/: {e}"));
-                None
-            }
+            Ok(path) => host.emit(&Event::Notice {
+                level: NoticeLevel::Error,
+                text: format!(
+                    "A message failed {} times and was set aside in .smarthole/{path}: \"{}\". Last error: {reason}",
+                    entry.attempts,
+                    summarize(&entry.message.text, 80)
+                ),
+            }),
+            Err(e) => host.log(LogLevel::Error, &format!("could not move message {id} to failed/: {e}")),
         }
     }
 
-    /// Finishes every message a previous session left in the inbox, oldest first; corrupt files
-    /// and messages out of attempts go to `failed/` with the reason.
-    pub async fn reprocess_pending(&self) -> Result<ReprocessSummary, ProcessorError> {
+    async fn reprocess_pending(&self) -> Result<ReprocessSummary, ProcessorError> {
         self.initialize().await?;
         let host = &self.inner.host;
         let pending = inbox::list_pending(host).await.map_err(StoreError::from)?;
@@ -363,38 +460,35 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let host = &self.inner.host;
         let message = entry.message.clone();
         let settings = self.settings();
-        let (history, recorded) = {
-            let mut guard = self.inner.store.lock().await;
-            let Some(store) = guard.as_mut() else { return self.storage_failure(&message, "history not loaded") };
-            match store.find_recorded(host, &message.id).await {
-                Ok(Some(turn)) => (MessagesJson::new(), Some(turn)),
-                Ok(None) => (store.history(settings.context_token_budget as usize), None),
-                Err(e) => return self.storage_failure(&message, &e.to_string()),
+        let context = match self.prepare(&message, &settings).await {
+            Ok(Prepared::Recorded(turn)) => {
+                // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.
+                host.log(LogLevel::Info, &format!("message {} was already recorded; finishing it", message.id));
+                self.clean_up(&message.id).await;
+                return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
             }
+            Ok(Prepared::Fresh(context)) => context,
+            Err(e) => return self.storage_failure(&message, &e.to_string()),
         };
-        if let Some(turn) = recorded {
-            // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.
-            host.log(LogLevel::Info, &format!("message {} was already recorded; finishing it", message.id));
-            self.clean_up(&message.id).await;
-            return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
-        }
         let resume = if entry.attempts > 1 {
             Journal::new(host, &message.id).load().await.unwrap_or_default()
         } else {
             Vec::new()
         };
-        let system = system_prompt(&settings, &message, host.now_ms());
+        let system = system_prompt(&settings, &message, &context.prompt, host.now_ms());
         let input = TurnInput {
             system: &system,
-            history: &history,
+            history: &context.history,
             user_message: ApiMessage::user_text(message.text.clone()),
             tools: &self.inner.tools,
             message: &message,
+            store: &self.inner.store,
         };
         let (abort, registration) = AbortHandle::new_pair();
         *self.inner.current.borrow_mut() = Some(CurrentRun { message_id: message.id.clone(), abort });
+        let guard = CurrentGuard { slot: &self.inner.current };
         let turn = Abortable::new(run_turn(host, &settings, input, resume), registration).await;
-        self.inner.current.borrow_mut().take();
+        drop(guard);
         match turn {
             Err(_) => self.finish_cancelled(&message).await,
             Ok(Err(error)) if error.kind == ErrorKind::Aborted => self.finish_cancelled(&message).await,
@@ -403,7 +497,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
     }
 
-    /// A finished turn: notify, record, end the conversation if asked, clean up.
+    /// A finished turn: notify, record, update the conversation, clean up.
     async fn finish(&self, message: &RoutedMessage, outcome: TurnOutcome) -> ProcessResult {
         let host = &self.inner.host;
         let settings = self.settings();
@@ -413,7 +507,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             if let Some(notice) = &outcome.notice {
                 body = format!("{body} ({notice})");
             }
-            let priority = if outcome.waiting { Priority::High } else { Priority::Normal };
+            let priority = if outcome.waiting() { Priority::High } else { Priority::Normal };
             host.hub_send(notification(
                 &message.id,
                 &settings.notification_title,
@@ -421,22 +515,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 priority,
             ));
         }
-        let lines = history_lines(host, message, &outcome);
-        let mut guard = self.inner.store.lock().await;
-        let recorded = match guard.as_mut() {
-            Some(store) => match store.append_turn(host, lines).await {
-                Ok(()) => match &outcome.end_conversation {
-                    Some(reason) => store.end_active(host, reason).await,
-                    None => Ok(()),
-                },
-                Err(e) => Err(e),
-            },
-            None => Err(StoreError::Encode("history not loaded".to_owned())),
-        };
-        drop(guard);
-        let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting);
+        let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting());
         result.notice = outcome.notice.clone();
-        match recorded {
+        match self.record(message, &outcome).await {
             Ok(()) => {
                 host.emit(&Event::stage(&message.id, Stage::HistoryRecorded));
                 self.clean_up(&message.id).await;
@@ -448,7 +529,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 self.inner.on_disk.borrow_mut().insert(file_stem(&message.id));
                 host.emit(&Event::Notice {
                     level: NoticeLevel::Error,
-                    text: format!("The answer could not be saved to the conversation history ({e}). Check that the vault folder is writable."),
+                    text: format!(
+                        "The answer could not be saved to the conversation history ({e}). Check that the vault folder is writable."
+                    ),
                 });
             }
         }
@@ -506,6 +589,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 }
 
+/// What `prepare` found: the message was already recorded, or the context to answer it with.
+enum Prepared {
+    Recorded(crate::conversation::RecordedTurn),
+    Fresh(conversations::TurnContext),
+}
+
 /// The result of a left-over message that had used all its attempts.
 fn gave_up_result(message_id: &str) -> ProcessResult {
     ProcessResult::failure(
@@ -540,7 +629,7 @@ fn history_lines<H: Host>(host: &H, message: &RoutedMessage, outcome: &TurnOutco
     if let Some(last) = lines.last_mut() {
         last.turn = Some(TurnEnd {
             tools_used: outcome.tools_used.clone(),
-            waiting: outcome.waiting,
+            waiting: outcome.waiting(),
             ends_conversation: outcome.end_conversation.clone(),
         });
     }

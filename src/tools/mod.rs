@@ -3,16 +3,19 @@
 //! result that says what was wrong, never a failure of the turn.
 
 mod end_conversation;
+mod get_conversation;
 mod send_message;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::conversation::{ConversationStore, QuestionType};
 use crate::host::Host;
 use crate::llm::ToolDef;
 use crate::message::RoutedMessage;
 use crate::settings::Settings;
+use futures::lock::Mutex;
 
 /// The built-in tools. An enum rather than trait objects: the set is known, dispatch is a match,
 /// and each tool stays an ordinary async function.
@@ -20,17 +23,20 @@ use crate::settings::Settings;
 pub enum BuiltinTool {
     SendMessage,
     EndConversation,
+    GetConversation,
 }
 
 impl BuiltinTool {
     /// Every built-in tool, in the order offered to the model.
-    pub const ALL: [BuiltinTool; 2] = [BuiltinTool::SendMessage, BuiltinTool::EndConversation];
+    pub const ALL: [BuiltinTool; 3] =
+        [BuiltinTool::SendMessage, BuiltinTool::EndConversation, BuiltinTool::GetConversation];
 
     /// The name the model calls it by.
     pub fn name(self) -> &'static str {
         match self {
             BuiltinTool::SendMessage => send_message::NAME,
             BuiltinTool::EndConversation => end_conversation::NAME,
+            BuiltinTool::GetConversation => get_conversation::NAME,
         }
     }
 
@@ -39,6 +45,7 @@ impl BuiltinTool {
         match self {
             BuiltinTool::SendMessage => send_message::definition(),
             BuiltinTool::EndConversation => end_conversation::definition(),
+            BuiltinTool::GetConversation => get_conversation::definition(),
         }
     }
 }
@@ -51,6 +58,11 @@ pub enum ToolEffect {
     None,
     /// The agent asked the user something: the turn ends and waits for the reply.
     Question {
+        #[serde(default)]
+        question_type: QuestionType,
+        prompt: String,
+        #[serde(default)]
+        options: Vec<String>,
         /// The question also went to the hub as a notification.
         sent_to_hub: bool,
     },
@@ -84,6 +96,8 @@ pub struct ToolContext<'a, H: Host> {
     pub settings: &'a Settings,
     /// The message this turn answers (its source decides where agent messages go).
     pub message: &'a RoutedMessage,
+    /// The conversations, for tools that read them.
+    pub store: &'a Mutex<Option<ConversationStore>>,
 }
 
 /// The tools offered in a turn.
@@ -113,6 +127,7 @@ impl ToolRegistry {
         match tool {
             BuiltinTool::SendMessage => send_message::run(ctx, input),
             BuiltinTool::EndConversation => end_conversation::run(input),
+            BuiltinTool::GetConversation => get_conversation::run(ctx.host, ctx.store, input).await,
         }
     }
 }

@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{parse_input, ToolContext, ToolEffect, ToolOutput};
+use crate::conversation::QuestionType;
 use crate::event::Event;
 use crate::host::Host;
 use crate::hub::frames::{notification, summarize, NOTIFICATION_BODY_CHARS};
@@ -62,7 +63,12 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
             content: "Question delivered. End your turn now; the user's reply will arrive as the next message."
                 .to_owned(),
             is_error: false,
-            effect: ToolEffect::Question { sent_to_hub: to_hub },
+            effect: ToolEffect::Question {
+                question_type: QuestionType::Input,
+                prompt: input.message,
+                options: Vec::new(),
+                sent_to_hub: to_hub,
+            },
         }
     } else {
         ToolOutput::ok("Message delivered to the user.")

@@ -154,6 +154,10 @@ impl Host for JsHost {
         gloo_timers::future::TimeoutFuture::new(ms.min(u64::from(u32::MAX)) as u32)
     }
 
+    fn spawn(&self, task: futures::future::LocalBoxFuture<'static, ()>) {
+        wasm_bindgen_futures::spawn_local(task);
+    }
+
     fn random_u64(&self) -> u64 {
         (u64::from(self.object.random_u32()) << 32) | u64::from(self.object.random_u32())
     }

@@ -66,6 +66,32 @@ export interface CoreSettings {
   contextTokenBudget?: number;
   informationArchitecture?: string;
   verboseLogging?: boolean;
+  conversationIdleTimeoutMinutes?: number;
+  conversationStateTimeoutMinutes?: number;
+  enableConversationRetrospection?: boolean;
+  retrospectionPrompt?: string;
+}
+
+export type ConversationStatus = "active" | "background" | "waiting_input" | "archived";
+
+export interface PendingQuestion {
+  type: "confirmation" | "choice" | "input";
+  prompt: string;
+  options?: string[];
+  createdAt: string;
+}
+
+export interface Conversation {
+  id: string;
+  status: ConversationStatus;
+  title?: string;
+  summary?: string;
+  createdAt: string;
+  endedAt?: string;
+  endReason?: string;
+  schedule?: { type: "cron" | "scheduled" | "immediate"; expression?: string; runAt?: string; nextRunAt?: string };
+  state: { context: Record<string, unknown>; step?: string; data: Record<string, unknown>; pendingQuestion?: PendingQuestion };
+  providerSessionId?: string;
 }
 
 export type PipelineStage = "inbox_written" | "ack_sent" | "model_request" | "history_recorded" | "inbox_cleaned";
@@ -80,7 +106,9 @@ export type CoreEvent =
   | { type: "tool_finished"; messageId: string; toolUseId: string; name: string; isError: boolean; output: string }
   | { type: "agent_message"; messageId: string; content: string; isQuestion: boolean }
   | { type: "response"; result: ProcessResult }
-  | { type: "notice"; level: "info" | "warning" | "error"; text: string };
+  | { type: "notice"; level: "info" | "warning" | "error"; text: string }
+  | { type: "conversation_updated"; conversation: Conversation }
+  | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string };
 
 export interface HttpRequestSpec {
   method: string;
@@ -136,6 +164,10 @@ impl Callbacks {
             }
             Event::MessageReceived { .. } => deliver(self.received.borrow().clone(), vec![get("message")]),
             Event::AgentMessage { .. } => deliver(self.agent.borrow().clone(), vec![value]),
+            Event::Retrospection { conversation_title, content, .. } => {
+                let result = to_js(&serde_json::json!({"conversationTitle": conversation_title, "content": content}));
+                deliver(self.retrospection.borrow().clone(), vec![result]);
+            }
             _ => {}
         }
     }
@@ -209,6 +241,29 @@ impl WasmMessageProcessor {
         self.core.cancel_current_processing()
     }
 
+    /// Drops pending questions older than the state timeout; resolves with the ids of the
+    /// conversations that had one.
+    #[wasm_bindgen(js_name = cleanupStaleStates, unchecked_return_type = "Promise<string[]>")]
+    pub fn cleanup_stale_states(&self) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move {
+            let ids = core.cleanup_stale_states().await.map_err(js_error)?;
+            Ok(to_js(&ids))
+        })
+    }
+
+    /// Every conversation's metadata, oldest first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Conversation[]>")]
+    pub fn conversations(&self) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move { Ok(to_js(&core.conversations().await)) })
+    }
+
+    /// Stops the message in flight and every background task (the plugin unloading).
+    pub fn dispose(&self) {
+        self.core.dispose();
+    }
+
     /// Replaces the settings; throws on invalid ones.
     #[wasm_bindgen(js_name = updateSettings)]
     pub fn update_settings(
@@ -260,7 +315,7 @@ impl WasmMessageProcessor {
         self.callbacks.agent.borrow_mut().push(callback);
     }
 
-    /// `onRetrospection((result) => …)`; retrospection itself arrives with the conversation work.
+    /// `onRetrospection((result) => …)` after a conversation's retrospection is written.
     #[wasm_bindgen(js_name = onRetrospection)]
     pub fn on_retrospection(
         &self,

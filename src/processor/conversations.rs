@@ -1,0 +1,271 @@
+//! The conversation side of the pipeline: the idle boundary decided before a message is
+//! processed, the pending question restored into the prompt and updated after the turn, what
+//! happens in the background once a conversation ends (title, summary, retrospection), and the
+//! periodic cleanup of stale questions.
+
+use super::{Pipeline, Prepared, ProcessorError};
+use crate::agent::TurnOutcome;
+use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
+use crate::conversation::transcript::render_transcript;
+use crate::conversation::{Conversation, ConversationStatus, PendingQuestion, StatusEvent, StoreError};
+use crate::event::Event;
+use crate::host::{Host, LogLevel};
+use crate::llm::MessagesJson;
+use crate::message::RoutedMessage;
+use crate::prompt::{PromptContext, RecentConversation};
+use crate::retrospection::{prepend_section, reflect, RETROSPECTION_PATH};
+use crate::settings::Settings;
+use crate::summary::summarize;
+use crate::time::format_iso;
+
+/// How often stale questions are looked for.
+pub const CLEANUP_INTERVAL_MS: u64 = 15 * 60_000;
+/// Longest transcript sent for a summary or a retrospection, in characters.
+const TRANSCRIPT_CHARS: usize = 24_000;
+/// How many ended conversations the system prompt recalls.
+const RECALLED_CONVERSATIONS: usize = 2;
+
+/// What a turn is answered with.
+pub struct TurnContext {
+    pub history: MessagesJson,
+    pub prompt: PromptContext,
+}
+
+impl<H: Host + 'static> Pipeline<H> {
+    /// Before the turn: finds an earlier recording of the message; otherwise starts a new
+    /// conversation if the current one has been idle too long, and gathers its context.
+    pub(super) async fn prepare(&self, message: &RoutedMessage, settings: &Settings) -> Result<Prepared, StoreError> {
+        let host = &self.inner.host;
+        let mut ended = None;
+        let prepared = {
+            let mut guard = self.inner.store.lock().await;
+            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            if let Some(turn) = store.find_recorded(host, &message.id).await? {
+                return Ok(Prepared::Recorded(turn));
+            }
+            let now = host.now_ms();
+            if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
+                if starts_new_conversation(current, last, now, settings.idle_timeout_ms(), settings.state_timeout_ms())
+                {
+                    ended = store.end_current(host, "idle").await?;
+                }
+            }
+            let pending_question = store
+                .current()
+                .filter(|c| !question_is_stale(c, now, settings.state_timeout_ms()))
+                .and_then(|c| c.state.pending_question.clone());
+            let recent = store
+                .recently_ended(RECALLED_CONVERSATIONS)
+                .into_iter()
+                .filter_map(|c| {
+                    Some(RecentConversation {
+                        title: c.title.clone().unwrap_or_else(|| "Untitled".to_owned()),
+                        summary: c.summary.clone()?,
+                        ended_at: c.ended_at.clone().unwrap_or_default(),
+                    })
+                })
+                .collect();
+            Prepared::Fresh(TurnContext {
+                history: store.history(settings.context_token_budget as usize),
+                prompt: PromptContext { pending_question, recent },
+            })
+        };
+        if let Some(ended) = ended {
+            host.log(LogLevel::Info, &format!("conversation {} ended after being idle", ended.id));
+            self.conversation_ended(ended);
+        }
+        Ok(prepared)
+    }
+
+    /// After the turn: appends it, then records the question it asked (or clears the one it
+    /// answered) and ends the conversation if the agent asked to.
+    pub(super) async fn record(&self, message: &RoutedMessage, outcome: &TurnOutcome) -> Result<(), StoreError> {
+        let host = &self.inner.host;
+        let mut updated = Vec::new();
+        let mut ended = None;
+        {
+            let mut guard = self.inner.store.lock().await;
+            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let before = store.current().map(|c| c.id.clone());
+            store.append_turn(host, super::history_lines(host, message, outcome)).await?;
+            let current =
+                store.current().cloned().ok_or_else(|| StoreError::Encode("no current conversation".to_owned()))?;
+            if before.as_deref() != Some(current.id.as_str()) {
+                updated.push(current.clone());
+            }
+            let asked_at = format_iso(host.now_ms());
+            if let Some(q) = &outcome.question {
+                let question = PendingQuestion {
+                    kind: q.question_type,
+                    prompt: q.prompt.clone(),
+                    options: q.options.clone(),
+                    created_at: asked_at,
+                };
+                updated.push(
+                    store
+                        .update(host, &current.id, |c| {
+                            c.state.pending_question = Some(question);
+                            c.apply(StatusEvent::QuestionAsked).map(drop).map_err(StoreError::from)
+                        })
+                        .await?,
+                );
+            } else if current.status == ConversationStatus::WaitingInput {
+                updated.push(
+                    store
+                        .update(host, &current.id, |c| {
+                            c.state.pending_question = None;
+                            c.apply(StatusEvent::QuestionAnswered).map(drop).map_err(StoreError::from)
+                        })
+                        .await?,
+                );
+            }
+            if let Some(reason) = &outcome.end_conversation {
+                ended = store.end_current(host, reason).await?;
+            }
+        }
+        for conversation in updated {
+            host.emit(&Event::ConversationUpdated { conversation: Box::new(conversation) });
+        }
+        if let Some(ended) = ended {
+            self.conversation_ended(ended);
+        }
+        Ok(())
+    }
+
+    /// A conversation ended: the UI is told, and its title, summary and retrospection are made
+    /// in the background — never in the way of the user's reply.
+    fn conversation_ended(&self, ended: Conversation) {
+        self.inner.host.emit(&Event::ConversationUpdated { conversation: Box::new(ended.clone()) });
+        let this = self.clone();
+        self.spawn(async move { this.after_end(ended).await });
+    }
+
+    async fn after_end(&self, ended: Conversation) {
+        let host = &self.inner.host;
+        let lines = {
+            let guard = self.inner.store.lock().await;
+            match guard.as_ref() {
+                Some(store) => store.read_lines(host, &ended.id).await,
+                None => return,
+            }
+        };
+        let lines = match lines {
+            Ok(lines) if lines.iter().any(|l| l.visible) => lines,
+            Ok(_) => return,
+            Err(e) => return host.log(LogLevel::Warn, &format!("could not read conversation {}: {e}", ended.id)),
+        };
+        let transcript = render_transcript(&lines, TRANSCRIPT_CHARS);
+        let settings = self.settings();
+        let mut title = ended.title.clone().unwrap_or_else(|| "Untitled conversation".to_owned());
+        match summarize(host, &settings, &transcript).await {
+            Ok(Some(summary)) => {
+                let updated = {
+                    let mut guard = self.inner.store.lock().await;
+                    match guard.as_mut() {
+                        Some(store) => {
+                            store
+                                .update(host, &ended.id, |c| {
+                                    if let Some(t) = &summary.title {
+                                        c.title = Some(t.clone());
+                                    }
+                                    c.summary = Some(summary.summary.clone());
+                                    Ok(())
+                                })
+                                .await
+                        }
+                        None => return,
+                    }
+                };
+                match updated {
+                    Ok(conversation) => {
+                        title = conversation.title.clone().unwrap_or(title);
+                        host.emit(&Event::ConversationUpdated { conversation: Box::new(conversation) });
+                    }
+                    Err(e) => host.log(LogLevel::Warn, &format!("could not save the summary of {}: {e}", ended.id)),
+                }
+            }
+            Ok(None) => host.log(LogLevel::Warn, &format!("the model gave no summary of conversation {}", ended.id)),
+            Err(e) => host.log(LogLevel::Warn, &format!("could not summarise conversation {}: {e}", ended.id)),
+        }
+        if settings.enable_conversation_retrospection {
+            self.retrospect(&ended.id, &title, &transcript, &settings).await;
+        }
+    }
+
+    /// Reflects on an ended conversation into `retrospection.md`. A failure is logged and ignored.
+    async fn retrospect(&self, conversation_id: &str, title: &str, transcript: &str, settings: &Settings) {
+        let host = &self.inner.host;
+        let content = match reflect(host, settings, transcript).await {
+            Ok(content) if !content.trim().is_empty() => content,
+            Ok(_) => return host.log(LogLevel::Warn, "the retrospection came back empty"),
+            Err(e) => return host.log(LogLevel::Warn, &format!("retrospection of {conversation_id} failed: {e}")),
+        };
+        let written = {
+            let _file = self.inner.retrospection_file.lock().await;
+            match host.read_file(RETROSPECTION_PATH).await {
+                Ok(existing) => {
+                    let text =
+                        prepend_section(&existing.unwrap_or_default(), &format_iso(host.now_ms()), title, &content);
+                    host.write_file_atomic(RETROSPECTION_PATH, &text).await
+                }
+                Err(e) => Err(e),
+            }
+        };
+        match written {
+            Ok(()) => host.emit(&Event::Retrospection {
+                conversation_id: conversation_id.to_owned(),
+                conversation_title: title.to_owned(),
+                content,
+            }),
+            Err(e) => host.log(LogLevel::Warn, &format!("could not write {RETROSPECTION_PATH}: {e}")),
+        }
+    }
+
+    /// Drops pending questions older than the state timeout.
+    pub(super) async fn cleanup_stale_states(&self) -> Result<Vec<String>, ProcessorError> {
+        let host = &self.inner.host;
+        let timeout = self.settings().state_timeout_ms();
+        let now = host.now_ms();
+        let mut updated = Vec::new();
+        {
+            let mut guard = self.inner.store.lock().await;
+            let Some(store) = guard.as_mut() else { return Ok(Vec::new()) };
+            let stale: Vec<String> = store
+                .conversations()
+                .iter()
+                .filter(|c| question_is_stale(c, now, timeout))
+                .map(|c| c.id.clone())
+                .collect();
+            for id in stale {
+                let conversation = store
+                    .update(host, &id, |c| {
+                        c.state.pending_question = None;
+                        if c.status == ConversationStatus::WaitingInput {
+                            c.apply(StatusEvent::QuestionExpired)?;
+                        }
+                        Ok(())
+                    })
+                    .await?;
+                updated.push(conversation);
+            }
+        }
+        for conversation in &updated {
+            host.log(LogLevel::Info, &format!("dropped the stale question of conversation {}", conversation.id));
+            host.emit(&Event::ConversationUpdated { conversation: Box::new(conversation.clone()) });
+        }
+        Ok(updated.into_iter().map(|c| c.id).collect())
+    }
+
+    /// Starts the periodic cleanup (every 15 minutes, on the host's timer).
+    pub(super) fn start_maintenance(&self) {
+        let this = self.clone();
+        self.spawn(async move {
+            loop {
+                this.inner.host.sleep(CLEANUP_INTERVAL_MS).await;
+                if let Err(e) = this.cleanup_stale_states().await {
+                    this.inner.host.log(LogLevel::Warn, &format!("stale cleanup failed: {e}"));
+                }
+            }
+        });
+    }
+}

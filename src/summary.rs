@@ -1,0 +1,92 @@
+//! A title and a two-to-three-sentence summary for an ended conversation: one tool-less model
+//! call in the background. The recent summaries go into later system prompts.
+
+use serde_json::Value;
+
+use crate::host::Host;
+use crate::llm::retry::call_with_retry;
+use crate::llm::{ApiMessage, LlmError, MessagesJson, ModelCall, SystemPart};
+use crate::settings::Settings;
+
+/// The summary call's instructions (tests recognise the call by them).
+pub const INSTRUCTIONS: &str = "You title and summarise conversations between a user and the assistant that works on \
+their notes. Reply with one JSON object and nothing else: {\"title\": \"at most six words\", \"summary\": \"two or \
+three sentences: what the user wanted and what was done or decided\"}.";
+
+/// Longest title kept, in characters.
+const TITLE_CHARS: usize = 80;
+/// Longest summary kept, in characters.
+const SUMMARY_CHARS: usize = 600;
+
+/// A conversation's title and summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub title: Option<String>,
+    pub summary: String,
+}
+
+fn clean(text: &str, max: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let trimmed = one_line.trim_matches(|c: char| c == '"' || c == '*' || c == '#' || c.is_whitespace());
+    if trimmed.chars().count() <= max {
+        trimmed.to_owned()
+    } else {
+        trimmed.chars().take(max - 1).collect::<String>() + "…"
+    }
+}
+
+/// Reads the model's answer: the JSON object it was asked for, or — from a model that ignored
+/// the format — its text as the summary, with no title.
+pub fn parse_summary(answer: &str) -> Option<Summary> {
+    let json =
+        answer.find('{').zip(answer.rfind('}')).and_then(|(a, b)| serde_json::from_str::<Value>(&answer[a..=b]).ok());
+    if let Some(v) = json {
+        let summary = v.get("summary").and_then(Value::as_str).map(|s| clean(s, SUMMARY_CHARS)).unwrap_or_default();
+        let title = v.get("title").and_then(Value::as_str).map(|t| clean(t, TITLE_CHARS)).filter(|t| !t.is_empty());
+        if title.is_some() || !summary.is_empty() {
+            return Some(Summary { title, summary });
+        }
+    }
+    let text = clean(answer, SUMMARY_CHARS);
+    (!text.is_empty()).then_some(Summary { title: None, summary: text })
+}
+
+/// Settings for a quiet background call: whole answers, short.
+pub fn background_settings(settings: &Settings, max_tokens: u32) -> Settings {
+    Settings { streaming: false, max_tokens: max_tokens.min(settings.max_tokens.max(64)), ..settings.clone() }
+}
+
+/// Asks the model for a title and summary of a transcript.
+pub async fn summarize<H: Host>(host: &H, settings: &Settings, transcript: &str) -> Result<Option<Summary>, LlmError> {
+    let settings = background_settings(settings, 400);
+    let system = [SystemPart { text: INSTRUCTIONS.to_owned(), cache: false }];
+    let messages = [ApiMessage::user_text(format!("The conversation:\n\n{transcript}"))];
+    let history = MessagesJson::new();
+    let call = ModelCall { system: &system, history: &history, messages: &messages, tools: &[] };
+    let response = call_with_retry(host, &settings, call, &mut |_| {}, &mut |_| {}).await?;
+    let text = ApiMessage { role: crate::llm::Role::Assistant, content: response.content }.text();
+    Ok(parse_summary(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_answer_is_read_and_cleaned() {
+        let s = parse_summary("Sure! {\"title\": \"  Milk on the **list** \", \"summary\": \"The user asked to add milk.\\nIt was added.\"}").unwrap();
+        assert_eq!(s.title.as_deref(), Some("Milk on the **list"));
+        assert_eq!(s.summary, "The user asked to add milk. It was added.");
+    }
+
+    #[test]
+    fn a_model_that_ignores_the_format_still_gives_a_summary() {
+        assert_eq!(
+            parse_summary("We talked about milk."),
+            Some(Summary { title: None, summary: "We talked about milk.".into() })
+        );
+        assert_eq!(parse_summary("   "), None);
+        let long = parse_summary(&format!("{{\"title\": \"{}\", \"summary\": \"s\"}}", "t".repeat(200))).unwrap();
+        assert_eq!(long.title.unwrap().chars().count(), TITLE_CHARS);
+    }
+}

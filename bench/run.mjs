@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import { execSync } from "node:child_process";
 import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
+import { writeHistory } from "./fixtures.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -36,6 +37,73 @@ async function overhead({ messages = 1000, warmup = 50 } = {}) {
   rmSync(vault, { recursive: true, force: true });
   samples.sort((a, b) => a - b);
   return { overhead_p50_ms: round(quantile(samples, 0.5)), overhead_p99_ms: round(quantile(samples, 0.99)), overhead_messages: messages };
+}
+
+/** A Node host that counts the bytes it writes. */
+function countingHost(NodeHost, dataDir, options) {
+  const host = new NodeHost(dataDir, options);
+  host.bytesWritten = 0;
+  const write = host.writeFileAtomic.bind(host);
+  const append = host.appendFile.bind(host);
+  host.writeFileAtomic = (p, text) => ((host.bytesWritten += Buffer.byteLength(text)), write(p, text));
+  host.appendFile = (p, text) => ((host.bytesWritten += Buffer.byteLength(text)), append(p, text));
+  return host;
+}
+
+/** Bytes written and time per message with a given amount of stored history. */
+async function perMessage(server, { stored, messages = 100 }) {
+  const vault = mkdtempSync(path.join(tmpdir(), "smarthole-bench-"));
+  const dataDir = path.join(vault, ".smarthole");
+  writeHistory(dataDir, { messages: stored });
+  const { MessageProcessor } = await loadCore();
+  const host = countingHost(NodeHost, dataDir, {});
+  const processor = new MessageProcessor(host, { baseUrl: server.url, model: "bench", apiKey: "k" });
+  await processor.initialize();
+  host.bytesWritten = 0;
+  const times = [];
+  for (let i = 0; i < messages; i++) {
+    const start = performance.now();
+    const result = await processor.process({ id: `m-${i}`, text: `new message ${i}`, source: "direct" });
+    if (!result.success) throw new Error(result.error);
+    times.push(performance.now() - start);
+  }
+  const bytes = host.bytesWritten / messages;
+  processor.free();
+  rmSync(vault, { recursive: true, force: true });
+  times.sort((a, b) => a - b);
+  return { bytes: Math.round(bytes), ms: round(quantile(times, 0.5)) };
+}
+
+/** initialize() + reprocessPending() with 1,000 conversations / 100,000 messages stored. */
+async function startup({ conversations = 1000, messages = 100_000, runs = 7 } = {}) {
+  const vault = mkdtempSync(path.join(tmpdir(), "smarthole-bench-"));
+  const dataDir = path.join(vault, ".smarthole");
+  writeHistory(dataDir, { messages, perConversation: messages / conversations });
+  const { MessageProcessor } = await loadCore();
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    const processor = new MessageProcessor(new NodeHost(dataDir), { apiKey: "k" });
+    await processor.initialize();
+    await processor.reprocessPending();
+    times.push(performance.now() - start);
+    processor.free();
+  }
+  rmSync(vault, { recursive: true, force: true });
+  times.sort((a, b) => a - b);
+  return { startup_1000_conversations_ms: round(quantile(times, 0.5)) };
+}
+
+async function history() {
+  const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
+  const out = {};
+  for (const stored of [10, 1000, 100_000]) {
+    const { bytes, ms } = await perMessage(server, { stored });
+    out[`bytes_per_message_${stored}`] = bytes;
+    out[`ms_per_message_${stored}`] = ms;
+  }
+  await server.close();
+  return out;
 }
 
 /** Size of the core as shipped. */
@@ -67,6 +135,9 @@ Machine: ${results.machine}.
 | what | budget (DESIGN.md §6) | measured |
 |---|---|---|
 | core overhead, message arrival → first byte of the model request (inbox written with fsync, ack sent), ${results.overhead_messages} hub messages, real files, zero-latency scripted server | p50 < 1 ms, p99 < 5 ms | p50 ${results.overhead_p50_ms} ms, p99 ${results.overhead_p99_ms} ms |
+| bytes written per message (inbox entry, history append, index when metadata changes) with 10 / 1,000 / 100,000 stored messages | flat | ${results.bytes_per_message_10} / ${results.bytes_per_message_1000} / ${results.bytes_per_message_100000} bytes |
+| time per message, arrival → result, zero-latency scripted server, with 10 / 1,000 / 100,000 stored messages | flat | ${results.ms_per_message_10} / ${results.ms_per_message_1000} / ${results.ms_per_message_100000} ms (p50 of 100) |
+| start-up (\`initialize()\` + \`reprocessPending()\`) with 1,000 conversations / 100,000 messages stored | part of < 100 ms to Send enabled | ${results.startup_1000_conversations_ms} ms (p50 of 7) |
 | core WebAssembly after wasm-bindgen (\`pkg/smarthole_agent_bg.wasm\`) | — (main.js < 800 KB raw / < 250 KB gzip) | ${kb(results.wasm_bytes)} raw, ${kb(results.wasm_gzip_bytes)} gzip |
 
 ## How each number is measured
@@ -77,12 +148,19 @@ Machine: ${results.machine}.
   atomically (temp file, fsync, rename, fsync of the folder), the ack frame, the history read and
   the request built. The first 50 messages warm up and are not counted. The conversation grows to
   1,050 turns during the run, so the context-building cost at that size is included.
+- **Per message with stored history**: vaults written by \`bench/fixtures.mjs\` in the plugin's format
+  (100 messages per conversation, the last one current), then 100 new messages through the
+  processor. Bytes are everything the core asks the host to write (atomic writes and appends);
+  time is \`process()\` from call to result, model call to the local scripted server included.
+- **Start-up**: a fresh processor over 1,000 conversations / 100,000 messages: \`initialize()\`
+  (the index and the current conversation only) and \`reprocessPending()\`, the core already
+  loaded.
 - **Wasm size**: the file \`make build\` produces, and its gzip at level 9. The plugin bundle carries
   it gzip-compressed (base64) and inflates it at load.
 `;
 }
 
-const results = { machine: machine(), ...sizes(), ...(await overhead()) };
+const results = { machine: machine(), ...sizes(), ...(await overhead()), ...(await history()), ...(await startup()) };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
 const file = path.join(ROOT, "target/bench/results.json");

@@ -14,7 +14,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::event::Event;
 use crate::processor::MessageProcessor;
 use crate::settings::Settings;
-use js_host::{deliver, to_js, JsHost};
+use js_host::{deliver, from_js, to_js, JsHost};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -181,7 +181,10 @@ fn settings_from(value: JsValue) -> Result<Settings, JsValue> {
     let json: serde_json::Value = if value.is_undefined() || value.is_null() {
         serde_json::Value::Object(Default::default())
     } else {
-        serde_wasm_bindgen::from_value(value).map_err(|e| js_error(format!("settings are not valid: {e}")))?
+        match from_js(&value) {
+            v @ serde_json::Value::Object(_) => v,
+            _ => return Err(js_error("settings are not valid: expected an object")),
+        }
     };
     Settings::from_json(json).map_err(js_error)
 }
@@ -220,7 +223,7 @@ impl WasmMessageProcessor {
     /// Processes a message; always resolves, with a failed result for bad input.
     #[wasm_bindgen(unchecked_return_type = "Promise<ProcessResult>")]
     pub fn process(&self, #[wasm_bindgen(unchecked_param_type = "RoutedMessage")] message: JsValue) -> Promise {
-        let raw: serde_json::Value = serde_wasm_bindgen::from_value(message).unwrap_or(serde_json::Value::Null);
+        let raw = from_js(&message);
         let work = self.core.process(raw);
         future_to_promise(async move { Ok(to_js(&work.await)) })
     }

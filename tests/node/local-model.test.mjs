@@ -34,13 +34,13 @@ test("a streamed answer from the real model arrives token by token", { skip: !MO
 
 test("Stop mid-stream with the real model", { skip: !MODEL_URL }, async () => {
   const vault = tmpVault();
-  const child = startHeadless(["--vault", vault, "--llm-base-url", MODEL_URL, "--model", "smollm2", "--max-tokens", "2000"], { stdin: "pipe" });
+  const child = startHeadless(["--vault", vault, "--llm-base-url", MODEL_URL, "--model", "smollm2", "--max-tokens", "300"], { stdin: "pipe" });
   child.stdin.write("Write a very long story about a lighthouse keeper.\n");
   await waitFor(() => child.stdoutText.trim().length > 20, 20_000, "tokens from the model");
   child.kill("SIGINT");
   await waitFor(() => child.stdoutText.includes("[stopped]"), 5_000, "the stop");
   child.stdin.write("Say yes.\n");
-  await waitFor(() => history(vault).length === 2, 20_000, "the next answer to be recorded");
+  await waitFor(() => history(vault).length === 2, 30_000, "the next answer to be recorded");
   child.stdin.end();
   const { code } = await child.done;
   assert.equal(code, 0, child.stderrText);

@@ -33,6 +33,8 @@ pub struct TurnInput<'a> {
     pub message: &'a RoutedMessage,
     /// The conversations, for tools that read them.
     pub store: &'a Mutex<Option<ConversationStore>>,
+    /// Sends a notification frame about this message to the hub.
+    pub notify_hub: &'a dyn Fn(String),
 }
 
 /// What a finished turn produced.
@@ -182,7 +184,8 @@ pub async fn run_turn<H: Host>(
     resume: Vec<JournalRecord>,
 ) -> Result<TurnOutcome, LlmError> {
     let journal = Journal::new(host, &input.message.id);
-    let tool_ctx = ToolContext { host, settings, message: input.message, store: input.store };
+    let tool_ctx =
+        ToolContext { host, settings, message: input.message, store: input.store, notify_hub: input.notify_hub };
     let tool_defs = input.tools.definitions();
     let (mut outcome, open) = replay(resume);
     if let Some(step) = open {

@@ -60,6 +60,8 @@ pub enum Event {
     Notice { level: NoticeLevel, text: String },
     /// A conversation's metadata changed (opened, ended, titled, status, question).
     ConversationUpdated { conversation: Box<Conversation> },
+    /// The hub connection's status changed (the status bar).
+    HubStatus { status: crate::hub::HubStatus, detail: Option<String> },
     /// A retrospection finished (seed 003 `onRetrospection`).
     Retrospection { conversation_id: String, conversation_title: String, content: String },
 }

@@ -121,8 +121,14 @@ pub trait Host {
     /// Sends a request; resolves once the status and headers are known.
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<Self::Body>, HostError>;
 
-    /// Sends one text frame to the SmartHole hub (dropped by the host when not connected).
-    fn hub_send(&self, frame: String);
+    /// Opens WebSocket `socket` to the SmartHole hub at `url` (the core numbers its sockets so
+    /// events from an older one are told apart). Its events come back through the processor's
+    /// `hub_opened` / `hub_frame` / `hub_closed`.
+    fn hub_connect(&self, socket: u64, url: &str);
+    /// Closes socket `socket` (no error if it is already closed).
+    fn hub_disconnect(&self, socket: u64);
+    /// Sends one text frame on socket `socket`.
+    fn hub_send(&self, socket: u64, frame: String);
     /// Tells the UI something happened. Must not call back into the core synchronously.
     fn emit(&self, event: &Event);
     /// A diagnostic line.

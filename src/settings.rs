@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::hub::config::{HubConfig, DEFAULT_CLIENT_NAME, DEFAULT_DESCRIPTION, DEFAULT_HUB_URL};
+
 /// Default Anthropic endpoint.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
@@ -39,6 +41,13 @@ pub struct Settings {
     pub enable_conversation_retrospection: bool,
     /// What the retrospection asks the model.
     pub retrospection_prompt: String,
+    /// Connect to the SmartHole hub.
+    pub hub_enabled: bool,
+    pub hub_url: String,
+    /// The name the hub routes to this client by.
+    pub hub_client_name: String,
+    /// What the hub's router reads to decide what to send here.
+    pub hub_description: String,
 }
 
 /// The default retrospection question.
@@ -53,6 +62,17 @@ impl Settings {
     /// The idle boundary in milliseconds.
     pub fn idle_timeout_ms(&self) -> u64 {
         u64::from(self.conversation_idle_timeout_minutes) * MINUTE_MS
+    }
+
+    /// The hub connection to have: `None` when it is turned off. (Its fields are checked by the
+    /// hub client, which reports a bad name as a connection error, not as invalid settings.)
+    pub fn hub_config(&self) -> Option<HubConfig> {
+        self.hub_enabled.then(|| HubConfig {
+            url: self.hub_url.trim().to_owned(),
+            client_name: self.hub_client_name.trim().to_owned(),
+            description: self.hub_description.trim().to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        })
     }
 
     /// The pending-question lifetime in milliseconds.
@@ -79,6 +99,10 @@ impl Default for Settings {
             conversation_state_timeout_minutes: 60,
             enable_conversation_retrospection: false,
             retrospection_prompt: DEFAULT_RETROSPECTION_PROMPT.to_owned(),
+            hub_enabled: true,
+            hub_url: DEFAULT_HUB_URL.to_owned(),
+            hub_client_name: DEFAULT_CLIENT_NAME.to_owned(),
+            hub_description: DEFAULT_DESCRIPTION.to_owned(),
         }
     }
 }

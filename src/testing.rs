@@ -195,6 +195,8 @@ struct State {
     matching: RefCell<Vec<(String, Reply)>>,
     requests: RefCell<Vec<RecordedRequest>>,
     hub: RefCell<Vec<Value>>,
+    /// Hub sockets asked for: (socket, url, still open).
+    hub_sockets: RefCell<Vec<(u64, String, bool)>>,
     events: RefCell<Vec<Event>>,
     logs: RefCell<Vec<(LogLevel, String)>>,
     failing: RefCell<Vec<(FileOp, String)>>,
@@ -282,9 +284,24 @@ impl FakeHost {
         self.state.requests.borrow().clone()
     }
 
-    /// Hub frames sent so far, parsed.
+    /// Hub sockets the core asked to open, newest last: (socket, url, not closed since).
+    pub fn hub_sockets(&self) -> Vec<(u64, String, bool)> {
+        self.state.hub_sockets.borrow().clone()
+    }
+
+    /// The newest hub socket.
+    pub fn last_hub_socket(&self) -> Option<u64> {
+        self.state.hub_sockets.borrow().last().map(|(s, _, _)| *s)
+    }
+
+    /// Hub frames sent so far, parsed — registrations left out (see `hub_registrations`).
     pub fn hub_frames(&self) -> Vec<Value> {
-        self.state.hub.borrow().clone()
+        self.state.hub.borrow().iter().filter(|f| f["type"] != "registration").cloned().collect()
+    }
+
+    /// Registration frames sent so far.
+    pub fn hub_registrations(&self) -> Vec<Value> {
+        self.state.hub.borrow().iter().filter(|f| f["type"] == "registration").cloned().collect()
     }
 
     /// Hub responses of one type (`ack`, `reject`, `notification`).
@@ -647,9 +664,25 @@ impl Host for FakeHost {
         }
     }
 
-    fn hub_send(&self, frame: String) {
+    fn hub_connect(&self, socket: u64, url: &str) {
+        if !self.state.frozen.get() {
+            self.state.hub_sockets.borrow_mut().push((socket, url.to_owned(), true));
+        }
+    }
+
+    fn hub_disconnect(&self, socket: u64) {
+        for entry in self.state.hub_sockets.borrow_mut().iter_mut().filter(|(s, _, _)| *s == socket) {
+            entry.2 = false;
+        }
+    }
+
+    fn hub_send(&self, socket: u64, frame: String) {
         if self.state.frozen.get() {
             return;
+        }
+        let open = self.state.hub_sockets.borrow().iter().any(|(s, _, open)| *s == socket && *open);
+        if !open {
+            return self.log(LogLevel::Warn, &format!("frame on closed hub socket {socket} dropped"));
         }
         let value = serde_json::from_str(&frame).unwrap_or(Value::String(frame));
         self.state.hub.borrow_mut().push(value);

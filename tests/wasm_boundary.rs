@@ -58,7 +58,10 @@ export function makeHost(replies) {
         abort() { aborted = true; host.aborted.push(index); stop(); },
       };
     },
-    hubSend(frame) { host.hub.push(JSON.parse(frame)); },
+    sockets: [],
+    hubConnect(socket, url) { host.sockets.push({ socket, url }); },
+    hubDisconnect() {},
+    hubSend(_socket, frame) { host.hub.push(JSON.parse(frame)); },
     emit(event) { host.events.push(event); },
     log(level, message) { host.logs.push(`${level}: ${message}`); },
     randomU32() { return (Math.random() * 2 ** 32) >>> 0; },
@@ -92,6 +95,16 @@ fn settings() -> JsValue {
     json(r#"{"baseUrl": "http://model.test", "model": "m", "apiKey": "k"}"#)
 }
 
+const REGISTERED: &str = r#"{"type":"registration_response","payload":{"success":true,"clientId":"c"}}"#;
+
+/// Accepts the registration on the socket the processor opened.
+fn connect_hub(host: &JsValue, p: &WasmMessageProcessor) {
+    let sockets = Array::from(&get(host, "sockets"));
+    let socket = get(&sockets.get(sockets.length() - 1), "socket").as_f64().unwrap() as u32;
+    p.hub_opened(socket);
+    p.hub_frame(socket, REGISTERED);
+}
+
 fn processor(host: &JsValue) -> WasmMessageProcessor {
     WasmMessageProcessor::new(host.clone().unchecked_into::<JsHostObject>(), settings()).unwrap()
 }
@@ -109,6 +122,8 @@ async fn process_resolves_with_the_seed_result_and_fires_the_callbacks() {
     p.on_response(get(&responses, "fn").unchecked_into::<Function>());
     p.on_message_received(get(&received, "fn").unchecked_into::<Function>());
     wait(p.initialize()).await;
+    connect_hub(&host, &p);
+    assert_eq!(get(&p.hub_status(), "status").as_string().unwrap(), "connected");
     let result = wait(p.process(json(r#"{"id": "m1", "text": "hi", "source": "websocket"}"#))).await;
     assert_eq!(get(&result, "success"), JsValue::TRUE);
     assert_eq!(get(&result, "response").as_string().unwrap(), "hello from the model");
@@ -122,8 +137,9 @@ async fn process_resolves_with_the_seed_result_and_fires_the_callbacks() {
     assert_eq!(args.get(1).as_string().unwrap(), "hello from the model");
     assert_eq!(Array::from(&get(&received, "calls")).length(), 1);
     let hub = Array::from(&get(&host, "hub"));
-    assert_eq!(hub.length(), 2);
-    assert_eq!(js_sys::JSON::stringify(&get(&get(&hub.get(0), "payload"), "payload")).unwrap(), "{}");
+    assert_eq!(hub.length(), 3, "registration, ack, notification");
+    assert_eq!(get(&hub.get(0), "type").as_string().unwrap(), "registration");
+    assert_eq!(js_sys::JSON::stringify(&get(&get(&hub.get(1), "payload"), "payload")).unwrap(), "{}");
     let deltas = Array::from(&get(&host, "events"))
         .iter()
         .filter(|e| get(e, "type").as_string().as_deref() == Some("text_delta"))

@@ -1,8 +1,64 @@
-//! Frames the plugin sends to the SmartHole hub (`response` envelopes: ack, reject,
-//! notification), built exactly as the hub expects them.
+//! SmartHole hub frames: the ones the plugin sends (registration, and the `response` envelopes
+//! ack, reject, notification) built exactly as the hub expects them, and the ones it receives,
+//! checked field by field. A bad incoming frame is an error value to log, never a panic.
 
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{json, Map, Value};
+use thiserror::Error;
+
+/// The largest frame the hub sends or accepts.
+pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
+
+/// A frame from the hub.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    /// The answer to our registration.
+    RegistrationResponse { success: bool, client_id: Option<String>, code: Option<String>, message: Option<String> },
+    /// A routed message (its payload, checked later by the processor like any message).
+    Message(Map<String, Value>),
+}
+
+/// Why an incoming frame was dropped.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FrameError {
+    #[error("frame of {0} bytes is over the 1 MB limit")]
+    TooLarge(usize),
+    #[error("frame is not JSON: {0}")]
+    NotJson(String),
+    #[error("frame has no string \"type\"")]
+    NoType,
+    #[error("frame payload is not an object")]
+    PayloadNotObject,
+    #[error("unknown frame type {0:?}")]
+    UnknownType(String),
+}
+
+/// Reads a frame from the hub.
+pub fn parse_inbound(text: &str) -> Result<Inbound, FrameError> {
+    if text.len() > MAX_FRAME_BYTES {
+        return Err(FrameError::TooLarge(text.len()));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| FrameError::NotJson(e.to_string()))?;
+    let kind = value.get("type").and_then(Value::as_str).ok_or(FrameError::NoType)?;
+    let payload = value.get("payload").and_then(Value::as_object).ok_or(FrameError::PayloadNotObject)?;
+    let text_field = |k: &str| payload.get(k).and_then(Value::as_str).map(str::to_owned);
+    match kind {
+        "registration_response" => Ok(Inbound::RegistrationResponse {
+            success: payload.get("success").and_then(Value::as_bool).unwrap_or(false),
+            client_id: text_field("clientId"),
+            code: text_field("code"),
+            message: text_field("message"),
+        }),
+        "message" => Ok(Inbound::Message(payload.clone())),
+        other => Err(FrameError::UnknownType(other.to_owned())),
+    }
+}
+
+/// The first frame on a connection.
+pub fn registration(name: &str, description: &str, version: &str) -> String {
+    json!({"type": "registration", "payload": {"name": name, "description": description, "version": version, "capabilities": []}})
+        .to_string()
+}
 
 /// Notification priority as the hub orders them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -115,7 +171,40 @@ fn strip_inline_markup(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
+
+    #[test]
+    fn inbound_frames_are_read_and_bad_ones_named() {
+        assert_eq!(
+            parse_inbound(
+                r#"{"type":"registration_response","payload":{"success":false,"code":"DUPLICATE_NAME","message":"taken"}}"#
+            ),
+            Ok(Inbound::RegistrationResponse {
+                success: false,
+                client_id: None,
+                code: Some("DUPLICATE_NAME".into()),
+                message: Some("taken".into())
+            })
+        );
+        assert!(
+            matches!(parse_inbound(r#"{"type":"message","payload":{"id":"m","text":"hi"}}"#), Ok(Inbound::Message(p)) if p["id"] == "m")
+        );
+        assert!(matches!(parse_inbound("{nope"), Err(FrameError::NotJson(_))));
+        assert_eq!(parse_inbound(r#"{"payload":{}}"#), Err(FrameError::NoType));
+        assert_eq!(parse_inbound(r#"{"type":"message","payload":[1]}"#), Err(FrameError::PayloadNotObject));
+        assert_eq!(parse_inbound(r#"{"type":"message"}"#), Err(FrameError::PayloadNotObject));
+        assert_eq!(parse_inbound(r#"{"type":"party","payload":{}}"#), Err(FrameError::UnknownType("party".into())));
+        let big = format!(r#"{{"type":"message","payload":{{"text":"{}"}}}}"#, "x".repeat(MAX_FRAME_BYTES));
+        assert_eq!(parse_inbound(&big), Err(FrameError::TooLarge(big.len())));
+    }
+
+    #[test]
+    fn registration_frame_shape() {
+        let v: Value = serde_json::from_str(&registration("obsidian", "notes", "0.1.0")).unwrap();
+        assert_eq!(
+            v,
+            json!({"type": "registration", "payload": {"name": "obsidian", "description": "notes", "version": "0.1.0", "capabilities": []}})
+        );
+    }
 
     #[test]
     fn ack_payload_is_exactly_empty() {

@@ -1,6 +1,10 @@
-//! The SmartHole hub protocol: the frames the plugin sends. (The socket and the connection
-//! policy arrive with the hub-connection work.)
+//! The SmartHole hub protocol: frames, the connection's settings and their rules, and the
+//! connection state machine. The socket itself is the shim's.
 
+pub mod client;
+pub mod config;
 pub mod frames;
 
+pub use client::{HubAction, HubClient, HubStatus, ResponseKind};
+pub use config::HubConfig;
 pub use frames::Priority;

@@ -5,6 +5,7 @@
 //! `conversations.rs`.
 
 mod conversations;
+mod hub;
 mod queue;
 mod tasks;
 
@@ -24,7 +25,7 @@ use crate::conversation::{Conversation, ConversationStore, HistoryLine, LineRole
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::{Host, LogLevel};
 use crate::hub::frames::{ack, notification, reject, summarize, NOTIFICATION_BODY_CHARS};
-use crate::hub::Priority;
+use crate::hub::{HubClient, HubStatus, Priority, ResponseKind};
 use crate::ids::file_stem;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
@@ -32,7 +33,7 @@ use crate::llm::{ApiMessage, ErrorKind, LlmError, Role};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
 use crate::prompt::system_prompt;
 use crate::settings::{Settings, SettingsError};
-use crate::time::format_iso;
+use crate::time::{format_iso, parse_iso};
 use crate::tools::ToolRegistry;
 
 pub use queue::{FifoQueue, Ticket};
@@ -90,6 +91,7 @@ struct Inner<H: Host> {
     /// Serialises read-modify-writes of `retrospection.md`.
     retrospection_file: Mutex<()>,
     maintenance_started: Cell<bool>,
+    hub: RefCell<HubClient>,
 }
 
 /// The pipeline's shared state; cloned into the tasks it runs.
@@ -146,6 +148,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             tasks: Rc::clone(&tasks),
             retrospection_file: Mutex::new(()),
             maintenance_started: Cell::new(false),
+            hub: RefCell::new(HubClient::new()),
         });
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
@@ -160,11 +163,35 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.pipeline.settings()
     }
 
-    /// Replaces the settings; the message in flight finishes with the old ones.
+    /// Replaces the settings; the message in flight finishes with the old ones. A changed hub
+    /// URL, name or description reconnects and registers again; turning the hub off closes it.
     pub fn update_settings(&self, settings: Settings) -> Result<(), ProcessorError> {
         settings.validate()?;
         *self.pipeline.inner.settings.borrow_mut() = Rc::new(settings);
+        if self.pipeline.inner.maintenance_started.get() {
+            self.pipeline.configure_hub();
+        }
         Ok(())
+    }
+
+    /// The host's hub socket `socket` opened.
+    pub fn hub_opened(&self, socket: u64) {
+        self.pipeline.hub_opened(socket);
+    }
+
+    /// A text frame arrived on hub socket `socket`.
+    pub fn hub_frame(&self, socket: u64, text: &str) {
+        self.pipeline.hub_frame(socket, text);
+    }
+
+    /// Hub socket `socket` closed, failed to open, or was dropped; `why` is for the status line.
+    pub fn hub_closed(&self, socket: u64, why: &str) {
+        self.pipeline.hub_closed(socket, why);
+    }
+
+    /// The hub connection's status and its detail.
+    pub fn hub_status(&self) -> (HubStatus, Option<String>) {
+        self.pipeline.inner.hub.borrow().status()
     }
 
     /// Loads the history (the index and the current conversation), drops stale questions, notes
@@ -266,6 +293,7 @@ impl<H: Host + 'static> Pipeline<H> {
         if !self.inner.maintenance_started.replace(true) {
             self.cleanup_stale_states().await?;
             self.start_maintenance();
+            self.configure_hub();
         }
         Ok(())
     }
@@ -278,7 +306,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 let id = id_of(&raw).unwrap_or("").to_owned();
                 let from_hub = raw.get("source").and_then(Value::as_str) == Some("websocket");
                 if from_hub && !id.is_empty() {
-                    host.hub_send(reject(&id, &invalid.to_string()));
+                    self.respond(&id, ResponseKind::Reject, reject(&id, &invalid.to_string()), host.now_ms());
                 }
                 host.log(LogLevel::Warn, &format!("refused a message: {invalid}"));
                 let result = ProcessResult::failure(&id, INVALID_MESSAGE, format!("Message refused: {invalid}."));
@@ -289,7 +317,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let existing = self.inner.inflight.borrow().get(&message.id).cloned();
         if let Some(existing) = existing {
             if message.from_hub() {
-                host.hub_send(ack(&message.id));
+                self.respond(&message.id, ResponseKind::Ack, ack(&message.id), host.now_ms());
             }
             return Either::Right(existing);
         }
@@ -341,7 +369,7 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         host.emit(&Event::stage(&message.id, Stage::InboxWritten));
         if message.from_hub() {
-            host.hub_send(ack(&message.id));
+            self.respond(&message.id, ResponseKind::Ack, ack(&message.id), host.now_ms());
             host.emit(&Event::stage(&message.id, Stage::AckSent));
         }
         host.emit(&Event::MessageReceived { message });
@@ -354,7 +382,8 @@ impl<H: Host + 'static> Pipeline<H> {
         let host = &self.inner.host;
         host.log(LogLevel::Error, &format!("could not save message {} to the inbox: {why}", message.id));
         if message.from_hub() {
-            host.hub_send(reject(&message.id, "the plugin could not save the message"));
+            let frame = reject(&message.id, "the plugin could not save the message");
+            self.respond(&message.id, ResponseKind::Reject, frame, host.now_ms());
         }
         ProcessResult::failure(
             &message.id,
@@ -476,6 +505,9 @@ impl<H: Host + 'static> Pipeline<H> {
             Vec::new()
         };
         let system = system_prompt(&settings, &message, &context.prompt, host.now_ms());
+        let notify_hub = |frame: String| {
+            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, &message));
+        };
         let input = TurnInput {
             system: &system,
             history: &context.history,
@@ -483,6 +515,7 @@ impl<H: Host + 'static> Pipeline<H> {
             tools: &self.inner.tools,
             message: &message,
             store: &self.inner.store,
+            notify_hub: &notify_hub,
         };
         let (abort, registration) = AbortHandle::new_pair();
         *self.inner.current.borrow_mut() = Some(CurrentRun { message_id: message.id.clone(), abort });
@@ -508,12 +541,13 @@ impl<H: Host + 'static> Pipeline<H> {
                 body = format!("{body} ({notice})");
             }
             let priority = if outcome.waiting() { Priority::High } else { Priority::Normal };
-            host.hub_send(notification(
+            let frame = notification(
                 &message.id,
                 &settings.notification_title,
                 &summarize(&body, NOTIFICATION_BODY_CHARS),
                 priority,
-            ));
+            );
+            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, message));
         }
         let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting());
         result.notice = outcome.notice.clone();
@@ -553,12 +587,9 @@ impl<H: Host + 'static> Pipeline<H> {
         let user_message = error.user_message(&settings.model);
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
         if message.from_hub() {
-            host.hub_send(notification(
-                &message.id,
-                &settings.notification_title,
-                &format!("Error: {user_message}"),
-                Priority::High,
-            ));
+            let body = summarize(&format!("Error: {user_message}"), NOTIFICATION_BODY_CHARS);
+            let frame = notification(&message.id, &settings.notification_title, &body, Priority::High);
+            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, &message));
         }
         entry.last_error = Some(error.to_string());
         entry.last_error_code = Some(error.kind.code().to_owned());
@@ -593,6 +624,11 @@ impl<H: Host + 'static> Pipeline<H> {
 enum Prepared {
     Recorded(crate::conversation::RecordedTurn),
     Fresh(conversations::TurnContext),
+}
+
+/// When a message was sent, for how recent its notification is (now, if its time is unreadable).
+fn message_time<H: Host>(host: &H, message: &RoutedMessage) -> u64 {
+    parse_iso(&message.timestamp).unwrap_or_else(|| host.now_ms())
 }
 
 /// The result of a left-over message that had used all its attempts.

@@ -98,6 +98,8 @@ pub struct ToolContext<'a, H: Host> {
     pub message: &'a RoutedMessage,
     /// The conversations, for tools that read them.
     pub store: &'a Mutex<Option<ConversationStore>>,
+    /// Sends a notification frame about this message to the hub.
+    pub notify_hub: &'a dyn Fn(String),
 }
 
 /// The tools offered in a turn.

@@ -56,7 +56,7 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
     if to_hub {
         let priority = if input.is_question { Priority::High } else { Priority::Normal };
         let body = summarize(&input.message, NOTIFICATION_BODY_CHARS);
-        ctx.host.hub_send(notification(&ctx.message.id, &ctx.settings.notification_title, &body, priority));
+        (ctx.notify_hub)(notification(&ctx.message.id, &ctx.settings.notification_title, &body, priority));
     }
     if input.is_question {
         ToolOutput {

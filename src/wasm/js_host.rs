@@ -34,8 +34,12 @@ extern "C" {
     fn rename_file(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = httpStart)]
     fn http_start(this: &JsHostObject, request: JsValue) -> Result<JsHttpHandle, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = hubConnect)]
+    fn hub_connect(this: &JsHostObject, socket: u32, url: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = hubDisconnect)]
+    fn hub_disconnect(this: &JsHostObject, socket: u32) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = hubSend)]
-    fn hub_send(this: &JsHostObject, frame: &str) -> Result<(), JsValue>;
+    fn hub_send(this: &JsHostObject, socket: u32, frame: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]
     fn emit(this: &JsHostObject, event: JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -229,8 +233,20 @@ impl Host for JsHost {
         Ok(HttpResponse { status, headers, body })
     }
 
-    fn hub_send(&self, frame: String) {
-        if let Err(e) = self.object.hub_send(&frame) {
+    fn hub_connect(&self, socket: u64, url: &str) {
+        if let Err(e) = self.object.hub_connect(socket as u32, url) {
+            self.log(LogLevel::Warn, &format!("hub connect failed: {}", js_message(&e)));
+        }
+    }
+
+    fn hub_disconnect(&self, socket: u64) {
+        if let Err(e) = self.object.hub_disconnect(socket as u32) {
+            self.log(LogLevel::Warn, &format!("hub disconnect failed: {}", js_message(&e)));
+        }
+    }
+
+    fn hub_send(&self, socket: u64, frame: String) {
+        if let Err(e) = self.object.hub_send(socket as u32, &frame) {
             self.log(LogLevel::Warn, &format!("hub send failed: {}", js_message(&e)));
         }
     }

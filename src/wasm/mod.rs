@@ -70,6 +70,10 @@ export interface CoreSettings {
   conversationStateTimeoutMinutes?: number;
   enableConversationRetrospection?: boolean;
   retrospectionPrompt?: string;
+  hubEnabled?: boolean;
+  hubUrl?: string;
+  hubClientName?: string;
+  hubDescription?: string;
 }
 
 export type ConversationStatus = "active" | "background" | "waiting_input" | "archived";
@@ -108,7 +112,10 @@ export type CoreEvent =
   | { type: "response"; result: ProcessResult }
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
   | { type: "conversation_updated"; conversation: Conversation }
-  | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string };
+  | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }
+  | { type: "hub_status"; status: HubStatus; detail?: string };
+
+export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";
 
 export interface HttpRequestSpec {
   method: string;
@@ -135,7 +142,12 @@ export interface CoreHost {
   removeFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;
   httpStart(request: HttpRequestSpec): HttpHandle;
-  hubSend(frame: string): void;
+  /** Opens WebSocket `socket` to the hub; report its events with hubOpened/hubFrame/hubClosed. */
+  hubConnect(socket: number, url: string): void;
+  /** Closes WebSocket `socket` (a no-op if it is closed already). */
+  hubDisconnect(socket: number): void;
+  /** Sends a text frame on WebSocket `socket`. */
+  hubSend(socket: number, frame: string): void;
   /** Called synchronously; must not call back into the processor. */
   emit(event: CoreEvent): void;
   log(level: "debug" | "info" | "warn" | "error", message: string): void;
@@ -265,6 +277,31 @@ impl WasmMessageProcessor {
     /// Stops the message in flight and every background task (the plugin unloading).
     pub fn dispose(&self) {
         self.core.dispose();
+    }
+
+    /// Hub socket `socket` opened.
+    #[wasm_bindgen(js_name = hubOpened)]
+    pub fn hub_opened(&self, socket: u32) {
+        self.core.hub_opened(u64::from(socket));
+    }
+
+    /// A text frame arrived on hub socket `socket`.
+    #[wasm_bindgen(js_name = hubFrame)]
+    pub fn hub_frame(&self, socket: u32, text: &str) {
+        self.core.hub_frame(u64::from(socket), text);
+    }
+
+    /// Hub socket `socket` closed, failed to open, or was dropped; `why` is shown in the status.
+    #[wasm_bindgen(js_name = hubClosed)]
+    pub fn hub_closed(&self, socket: u32, why: &str) {
+        self.core.hub_closed(u64::from(socket), why);
+    }
+
+    /// The hub connection's status: `{status, detail?}`.
+    #[wasm_bindgen(getter, js_name = hubStatus, unchecked_return_type = "{ status: HubStatus; detail?: string }")]
+    pub fn hub_status(&self) -> JsValue {
+        let (status, detail) = self.core.hub_status();
+        to_js(&serde_json::json!({"status": status, "detail": detail}))
     }
 
     /// Replaces the settings; throws on invalid ones.

@@ -21,10 +21,30 @@ pub fn processor(host: &FakeHost) -> MessageProcessor<FakeHost> {
     processor_with(host, settings())
 }
 
+/// A processor, initialised; when the hub is on, connected to a fake hub that accepted its
+/// registration.
 pub fn processor_with(host: &FakeHost, settings: Settings) -> MessageProcessor<FakeHost> {
+    let hub = settings.hub_enabled;
     let p = MessageProcessor::new(host.clone(), settings).expect("valid settings");
     host.run(p.initialize()).expect("initialize");
+    if hub {
+        connect_hub(host, &p);
+    }
     p
+}
+
+/// The registration answer the hub gives.
+pub const REGISTERED: &str = r#"{"type":"registration_response","payload":{"success":true,"clientId":"test-client"}}"#;
+
+/// Opens the socket the processor asked for and accepts its registration; returns the socket.
+pub fn connect_hub(host: &FakeHost, p: &MessageProcessor<FakeHost>) -> u64 {
+    let socket = host.last_hub_socket().expect("the processor asked for a hub socket");
+    let before = host.hub_registrations().len();
+    p.hub_opened(socket);
+    assert_eq!(host.hub_registrations().len(), before + 1, "one registration frame");
+    p.hub_frame(socket, REGISTERED);
+    assert_eq!(p.hub_status().0, smarthole_agent::hub::HubStatus::Connected);
+    socket
 }
 
 pub fn direct(id: &str, text: &str) -> Value {

@@ -116,19 +116,6 @@ test("unknown events and blocks are ignored", async () => {
   assert.equal(run.result.response, "Still readable.");
 });
 
-test("a hub message: the ack goes out before the model answers, then one notification", async () => {
-  const vault = tmpVault();
-  const hubLog = path.join(vault, "hub.log");
-  server.enqueue({ kind: "text", text: "Added **milk**.", delayMs: 5 });
-  const msg = { id: "msg-hub-1", text: "add milk", source: "websocket", timestamp: new Date().toISOString(), metadata: { inputMethod: "voice" } };
-  const run = await runHeadless(["--vault", vault, "--llm-base-url", server.url, "--once-json", JSON.stringify(msg), "--hub-log", hubLog]);
-  assert.equal(run.code, 0, run.stderr);
-  const frames = readFileSync(hubLog, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  assert.deepEqual(frames.map((f) => f.payload.type), ["ack", "notification"]);
-  assert.deepEqual(frames[0].payload.payload, {});
-  assert.deepEqual(frames[1].payload.payload, { title: "Obsidian", body: "Added milk.", priority: "normal" });
-});
-
 test("bad input: a clear error, no crash loop", async () => {
   const vault = tmpVault();
   const noVault = await runHeadless(["--vault", path.join(vault, "missing"), "--once", "x"]);

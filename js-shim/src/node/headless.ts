@@ -2,13 +2,14 @@
 //
 //   node js-shim/dist/headless.js --vault DIR [--llm-base-url URL] [--model NAME]
 //        [--api-key-env VAR] [--max-tokens N] [--no-stream] [--once TEXT | --once-json JSON]
-//        [--hub-log FILE] [--verbose]
+//        [--hub URL] [--hub-name NAME] [--verbose]
 //
 // --once: finish what a previous run left in the inbox, process one message, print its
 // ProcessResult as JSON on stdout, exit (0 on success). Without --once: a chat on the terminal
 // (or over a pipe, one message per line), answers streamed as they arrive; Ctrl-C stops the
-// answer in progress, and exits when idle.
-import { appendFileSync, existsSync, statSync } from "node:fs";
+// answer in progress, and exits when idle. With --hub it also takes the messages the SmartHole
+// hub routes here, and keeps running after its input ends until SIGTERM or SIGINT.
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -25,7 +26,8 @@ const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --no-stream            wait for whole answers instead of streaming
   --once TEXT            process one typed message, print its result as JSON, exit
   --once-json JSON       the same with a whole RoutedMessage (for example one from the hub)
-  --hub-log FILE         append the frames meant for the SmartHole hub to FILE
+  --hub URL              connect to the SmartHole hub (for example ws://127.0.0.1:9473)
+  --hub-name NAME        the client name to register with the hub (default obsidian)
   --verbose              log the core's debug lines to stderr`;
 
 class UsageError extends Error {}
@@ -42,7 +44,8 @@ function parse() {
       "no-stream": { type: "boolean", default: false },
       once: { type: "string" },
       "once-json": { type: "string" },
-      "hub-log": { type: "string" },
+      hub: { type: "string" },
+      "hub-name": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       },
@@ -67,7 +70,9 @@ function readOptions() {
   if (values["api-key-env"] && apiKey === undefined) {
     throw new UsageError(`the environment variable ${keyVar} (named by --api-key-env) is not set`);
   }
-  const settings: CoreSettings = { apiKey: apiKey ?? "", streaming: !values["no-stream"] };
+  const settings: CoreSettings = { apiKey: apiKey ?? "", streaming: !values["no-stream"], hubEnabled: values.hub !== undefined };
+  if (values.hub !== undefined) settings.hubUrl = values.hub;
+  if (values["hub-name"] !== undefined) settings.hubClientName = values["hub-name"];
   if (values["llm-base-url"]) settings.baseUrl = values["llm-base-url"];
   if (values.model) settings.model = values.model;
   if (values["max-tokens"] !== undefined) {
@@ -85,7 +90,7 @@ function readOptions() {
       throw new UsageError(`--once-json is not JSON: ${(error as Error).message}`);
     }
   }
-  return { vault, settings, once, hubLog: values["hub-log"], verbose: values.verbose };
+  return { vault, settings, once, hub: values.hub !== undefined, verbose: values.verbose };
 }
 
 /**
@@ -130,14 +135,27 @@ async function main(): Promise<number> {
         case "notice":
           process.stderr.write(`\n[${event.level}] ${event.text}\n`);
           break;
+        case "hub_status":
+          process.stderr.write(`[hub ${event.status}${event.detail ? `: ${event.detail}` : ""}]\n`);
+          break;
       }
     },
     onLog: (level: LogLevel, message: string) => {
       if (options.verbose || level === "warn" || level === "error") process.stderr.write(`[${level}] ${message}\n`);
     },
-    hubSend: options.hubLog ? (frame) => appendFileSync(options.hubLog!, frame + "\n") : undefined,
   });
   const processor: MessageProcessor = new MessageProcessor(host, options.settings);
+  host.hubEvents = {
+    opened: (socket) => processor.hubOpened(socket),
+    frame: (socket, text) => processor.hubFrame(socket, text),
+    closed: (socket, why) => processor.hubClosed(socket, why),
+  };
+  const shutdown = (code: number) => {
+    processor.dispose();
+    host.closeHub();
+    process.exit(code);
+  };
+  process.on("SIGTERM", () => shutdown(0));
   await processor.initialize();
   const pending = await processor.reprocessPending();
   if (pending.results.length > 0 || pending.movedToFailed.length > 0) {
@@ -148,6 +166,7 @@ async function main(): Promise<number> {
     const result = await processor.process(options.once!);
     if (streamedSomething) process.stderr.write("\n");
     process.stdout.write(JSON.stringify(result) + "\n");
+    host.closeHub();
     return result.success ? 0 : 1;
   }
 
@@ -162,7 +181,7 @@ async function main(): Promise<number> {
   });
   process.on("SIGINT", () => {
     if (busy && processor.cancelCurrentProcessing()) return;
-    process.exit(130);
+    shutdown(130);
   });
   if (tty) process.stdout.write("SmartHole Agent — type a message; Ctrl-C stops an answer, Ctrl-C again quits.\n");
   prompt();
@@ -193,6 +212,11 @@ async function main(): Promise<number> {
     process.stdout.write("\n");
     prompt();
   }
+  if (options.hub) {
+    // Serving the hub: keep running until SIGTERM / SIGINT.
+    await new Promise<never>(() => {});
+  }
+  host.closeHub();
   return failures > 0 && !tty ? 1 : 0;
 }
 

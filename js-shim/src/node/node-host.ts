@@ -4,16 +4,26 @@
 import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
+import WebSocket from "ws";
 import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec } from "smarthole-core";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** Where the hub socket's events go (the processor's hubOpened / hubFrame / hubClosed). */
+export interface HubEvents {
+  opened(socket: number): void;
+  frame(socket: number, text: string): void;
+  closed(socket: number, why: string): void;
+}
+
+/** Larger than the hub's 1 MB limit on purpose: an oversized frame reaches the core, which logs
+ * and drops it, instead of the socket library closing the connection. */
+const SOCKET_MAX_PAYLOAD = 8 * 1024 * 1024;
 
 export interface NodeHostOptions {
   /** Every event of the core, synchronously. */
   onEvent?: (event: CoreEvent) => void;
   onLog?: (level: LogLevel, message: string) => void;
-  /** A frame for the SmartHole hub; dropped when absent. */
-  hubSend?: (frame: string) => void;
   /** Called with each model request as it goes out (benchmarks measure from here). */
   onHttpStart?: (request: HttpRequestSpec) => void;
 }
@@ -26,6 +36,9 @@ let tmpCounter = 0;
 
 export class NodeHost implements CoreHost {
   private readonly madeDirs = new Set<string>();
+  private readonly sockets = new Map<number, WebSocket>();
+  /** Set once the processor exists. */
+  hubEvents: HubEvents | null = null;
 
   /** `dataDir` is the plugin's data folder (`<vault>/.smarthole`). */
   constructor(
@@ -141,8 +154,45 @@ export class NodeHost implements CoreHost {
     };
   }
 
-  hubSend(frame: string): void {
-    this.options.hubSend?.(frame);
+  hubConnect(socket: number, url: string): void {
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD });
+    } catch (error) {
+      queueMicrotask(() => this.hubEvents?.closed(socket, `cannot connect: ${(error as Error).message}`));
+      return;
+    }
+    this.sockets.set(socket, ws);
+    ws.on("open", () => this.hubEvents?.opened(socket));
+    ws.on("message", (data, isBinary) => {
+      if (!isBinary) this.hubEvents?.frame(socket, data.toString());
+    });
+    ws.on("error", (error) => this.log("debug", `hub socket ${socket}: ${error.message}`));
+    ws.on("close", (code, reason) => {
+      this.sockets.delete(socket);
+      const text = reason.toString();
+      this.hubEvents?.closed(socket, code === 1006 ? "connection lost" : `closed (${code}${text ? `: ${text}` : ""})`);
+    });
+  }
+
+  hubDisconnect(socket: number): void {
+    const ws = this.sockets.get(socket);
+    this.sockets.delete(socket);
+    if (!ws) return;
+    if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+    else ws.close(1000, "closing");
+  }
+
+  hubSend(socket: number, frame: string): void {
+    const ws = this.sockets.get(socket);
+    if (ws?.readyState === WebSocket.OPEN) ws.send(frame);
+    else this.log("warn", `hub socket ${socket} is not open; frame dropped`);
+  }
+
+  /** Closes every hub socket (shutting down). */
+  closeHub(): void {
+    for (const ws of this.sockets.values()) ws.terminate();
+    this.sockets.clear();
   }
 
   emit(event: CoreEvent): void {

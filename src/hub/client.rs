@@ -1,0 +1,599 @@
+//! The hub connection as a state machine that never touches a socket: the processor feeds it
+//! socket events and the time, and carries out the actions it returns (connect, send, close,
+//! wake me at…). Reconnects back off 1 s doubling to 30 s with jitter and reset after a successful
+//! registration; the registration failures that would repeat forever stop the retries and say
+//! what to change; notifications produced while disconnected wait for the next registration.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use super::config::HubConfig;
+use super::frames::{parse_inbound, registration, Inbound};
+use crate::host::{LogLevel, Millis};
+
+/// First reconnect delay.
+pub const BACKOFF_START_MS: Millis = 1_000;
+/// Longest reconnect delay.
+pub const BACKOFF_MAX_MS: Millis = 30_000;
+/// How long the hub may take to answer a registration.
+pub const REGISTRATION_TIMEOUT_MS: Millis = 10_000;
+/// How old a message may be for its notification still to be worth sending after a reconnect
+/// (the hub only remembers recent message ids).
+pub const NOTIFICATION_MAX_AGE_MS: Millis = 10 * 60_000;
+/// Most notifications kept while disconnected.
+const OUTBOX_LIMIT: usize = 100;
+
+/// What the status bar shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HubStatus {
+    Disabled,
+    Disconnected,
+    Connecting,
+    Connected,
+    Error,
+}
+
+/// What the processor must do for the connection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HubAction {
+    /// Open socket `socket` to `url` (and forget any older one).
+    Connect {
+        socket: u64,
+        url: String,
+    },
+    /// Close socket `socket`.
+    Close {
+        socket: u64,
+    },
+    /// Send a text frame on socket `socket`.
+    Send {
+        socket: u64,
+        frame: String,
+    },
+    /// Call `on_timer` at this time.
+    Wake {
+        at_ms: Millis,
+    },
+    /// The status changed.
+    Status {
+        status: HubStatus,
+        detail: Option<String>,
+    },
+    /// A routed message to process (its payload).
+    Deliver(serde_json::Map<String, serde_json::Value>),
+    /// The user must be told (a permanent refusal).
+    Notice(String),
+    Log(LogLevel, String),
+}
+
+/// Kinds of responses the processor sends about a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseKind {
+    Ack,
+    Reject,
+    Notification,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    /// Not configured or disabled.
+    Off,
+    /// Socket asked for, not open yet.
+    Connecting {
+        socket: u64,
+    },
+    /// Open; registration sent.
+    Registering {
+        socket: u64,
+        deadline: Millis,
+    },
+    Registered {
+        socket: u64,
+    },
+    /// Waiting to reconnect.
+    Waiting {
+        until: Millis,
+    },
+    /// Refused for good until the settings change.
+    Stopped,
+}
+
+#[derive(Debug, Clone)]
+struct Queued {
+    message_id: String,
+    frame: String,
+    message_at: Millis,
+}
+
+/// The connection state.
+#[derive(Debug)]
+pub struct HubClient {
+    config: Option<HubConfig>,
+    phase: Phase,
+    next_socket: u64,
+    /// Connection attempts failed since the last successful registration.
+    failures: u32,
+    outbox: VecDeque<Queued>,
+    status: (HubStatus, Option<String>),
+    /// The socket closed because the user turned the connection off or changed its settings: a
+    /// message that was already on its way on it is refused rather than silently lost.
+    closing: Option<u64>,
+}
+
+/// The reason given to the hub for a message that arrived as the connection was being closed.
+pub const CLOSING_REJECT_REASON: &str = "the SmartHole connection is being turned off in Obsidian";
+
+impl Default for HubClient {
+    fn default() -> Self {
+        HubClient::new()
+    }
+}
+
+/// The delay before reconnect attempt `failures` (1-based): 1 s doubling to 30 s, each within
+/// ±20 % (`random` in 0..1), never over 30 s.
+pub fn reconnect_delay(failures: u32, random: f64) -> Millis {
+    let exponent = failures.saturating_sub(1).min(16);
+    let base = BACKOFF_START_MS.saturating_mul(1 << exponent).min(BACKOFF_MAX_MS) as f64;
+    let jittered = base * (0.8 + 0.4 * random.clamp(0.0, 1.0));
+    (jittered as Millis).min(BACKOFF_MAX_MS)
+}
+
+/// What the user reads for a refusal that retrying cannot fix.
+fn permanent_refusal(code: &str, config: &HubConfig) -> Option<String> {
+    match code {
+        "INVALID_NAME" => Some(format!(
+            "The SmartHole hub refused the client name \"{}\". Use a name that starts with a letter and has only letters, digits, - and _ (Settings → SmartHole hub → Client name).",
+            config.client_name
+        )),
+        "INVALID_DESCRIPTION" => Some(
+            "The SmartHole hub refused the routing description: it must be 1 to 1024 characters (Settings → SmartHole hub → Routing description).".to_owned(),
+        ),
+        "DUPLICATE_NAME" => Some(format!(
+            "Another app is already connected to the SmartHole hub as \"{}\". Choose another client name (Settings → SmartHole hub → Client name).",
+            config.client_name
+        )),
+        _ => None,
+    }
+}
+
+impl HubClient {
+    /// A client that is off.
+    pub fn new() -> Self {
+        HubClient {
+            config: None,
+            phase: Phase::Off,
+            next_socket: 1,
+            failures: 0,
+            outbox: VecDeque::new(),
+            status: (HubStatus::Disabled, None),
+            closing: None,
+        }
+    }
+
+    /// The status and its detail.
+    pub fn status(&self) -> (HubStatus, Option<String>) {
+        self.status.clone()
+    }
+
+    fn socket(&self) -> Option<u64> {
+        match self.phase {
+            Phase::Connecting { socket } | Phase::Registering { socket, .. } | Phase::Registered { socket } => {
+                Some(socket)
+            }
+            _ => None,
+        }
+    }
+
+    fn set_status(&mut self, status: HubStatus, detail: Option<String>, out: &mut Vec<HubAction>) {
+        if self.status != (status, detail.clone()) {
+            self.status = (status, detail.clone());
+            out.push(HubAction::Status { status, detail });
+        }
+    }
+
+    fn close(&mut self, out: &mut Vec<HubAction>) {
+        if let Some(socket) = self.socket() {
+            out.push(HubAction::Close { socket });
+        }
+    }
+
+    fn connect(&mut self, out: &mut Vec<HubAction>) {
+        let Some(config) = &self.config else { return };
+        let socket = self.next_socket;
+        self.next_socket += 1;
+        out.push(HubAction::Connect { socket, url: config.url.clone() });
+        self.phase = Phase::Connecting { socket };
+        self.set_status(HubStatus::Connecting, None, out);
+    }
+
+    fn back_off(&mut self, now: Millis, random: f64, why: &str, out: &mut Vec<HubAction>) {
+        self.failures += 1;
+        let delay = reconnect_delay(self.failures, random);
+        self.phase = Phase::Waiting { until: now + delay };
+        out.push(HubAction::Wake { at_ms: now + delay });
+        let detail = format!("{why}; retrying in {} s", delay.div_ceil(1000));
+        self.set_status(HubStatus::Disconnected, Some(detail), out);
+    }
+
+    /// New settings: `None` turns the connection off. A change of URL, name or description
+    /// reconnects and registers again; invalid settings stop with an error saying what to fix.
+    pub fn configure(&mut self, config: Option<HubConfig>) -> Vec<HubAction> {
+        let mut out = Vec::new();
+        if config == self.config && self.phase != Phase::Off {
+            return out;
+        }
+        self.closing = self.socket();
+        self.close(&mut out);
+        self.config = config;
+        self.failures = 0;
+        let Some(config) = self.config.clone() else {
+            self.phase = Phase::Off;
+            self.set_status(HubStatus::Disabled, None, &mut out);
+            return out;
+        };
+        if let Err(e) = config.validate() {
+            self.phase = Phase::Stopped;
+            let text = format!("SmartHole hub settings: {e}.");
+            out.push(HubAction::Notice(text.clone()));
+            self.set_status(HubStatus::Error, Some(text), &mut out);
+            return out;
+        }
+        self.connect(&mut out);
+        out
+    }
+
+    /// The socket opened: register.
+    pub fn on_open(&mut self, socket: u64, now: Millis) -> Vec<HubAction> {
+        let mut out = Vec::new();
+        let (Phase::Connecting { socket: current }, Some(config)) = (&self.phase, &self.config) else { return out };
+        if *current != socket {
+            return out;
+        }
+        out.push(HubAction::Send {
+            socket,
+            frame: registration(&config.client_name, &config.description, &config.version),
+        });
+        let deadline = now + REGISTRATION_TIMEOUT_MS;
+        self.phase = Phase::Registering { socket, deadline };
+        out.push(HubAction::Wake { at_ms: deadline });
+        out
+    }
+
+    /// A text frame arrived.
+    pub fn on_frame(&mut self, socket: u64, text: &str, now: Millis, random: f64) -> Vec<HubAction> {
+        let mut out = Vec::new();
+        if self.socket() != Some(socket) {
+            if self.closing == Some(socket) {
+                if let Ok(Inbound::Message(payload)) = parse_inbound(text) {
+                    if let Some(id) = payload.get("id").and_then(|v| v.as_str()) {
+                        let frame = super::frames::reject(id, CLOSING_REJECT_REASON);
+                        out.push(HubAction::Send { socket, frame });
+                    }
+                }
+            }
+            return out;
+        }
+        let frame = match parse_inbound(text) {
+            Ok(frame) => frame,
+            Err(e) => {
+                out.push(HubAction::Log(LogLevel::Warn, format!("dropped a frame from the hub: {e}")));
+                return out;
+            }
+        };
+        match frame {
+            Inbound::RegistrationResponse { success: true, client_id, .. } => {
+                if !matches!(self.phase, Phase::Registering { .. }) {
+                    out.push(HubAction::Log(LogLevel::Warn, "unexpected registration response; ignored".to_owned()));
+                    return out;
+                }
+                self.phase = Phase::Registered { socket };
+                self.failures = 0;
+                out.push(HubAction::Log(
+                    LogLevel::Info,
+                    format!("registered with the hub as {}", client_id.unwrap_or_default()),
+                ));
+                self.set_status(HubStatus::Connected, None, &mut out);
+                self.flush(socket, now, &mut out);
+            }
+            Inbound::RegistrationResponse { success: false, code, message, .. } => {
+                let code = code.unwrap_or_default();
+                let config = self.config.clone();
+                match config.as_ref().and_then(|c| permanent_refusal(&code, c)) {
+                    Some(text) => {
+                        self.close(&mut out);
+                        self.phase = Phase::Stopped;
+                        out.push(HubAction::Notice(text.clone()));
+                        self.set_status(HubStatus::Error, Some(text), &mut out);
+                    }
+                    None => {
+                        self.close(&mut out);
+                        let why = format!("registration refused ({code}: {})", message.unwrap_or_default());
+                        self.back_off(now, random, &why, &mut out);
+                    }
+                }
+            }
+            Inbound::Message(payload) => {
+                if matches!(self.phase, Phase::Registered { .. }) {
+                    out.push(HubAction::Deliver(payload));
+                } else {
+                    out.push(HubAction::Log(
+                        LogLevel::Warn,
+                        "a message arrived before registration; ignored".to_owned(),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The socket closed (or never opened, or the hub dropped it without a close frame).
+    pub fn on_close(&mut self, socket: u64, now: Millis, random: f64, why: &str) -> Vec<HubAction> {
+        let mut out = Vec::new();
+        if self.socket() != Some(socket) {
+            return out;
+        }
+        self.back_off(now, random, why, &mut out);
+        out
+    }
+
+    /// A wake-up asked for earlier: reconnect when the wait is over; give up on a registration
+    /// the hub never answered.
+    pub fn on_timer(&mut self, now: Millis, random: f64) -> Vec<HubAction> {
+        let mut out = Vec::new();
+        match self.phase {
+            Phase::Waiting { until } if now >= until => self.connect(&mut out),
+            Phase::Registering { deadline, .. } if now >= deadline => {
+                self.close(&mut out);
+                self.back_off(now, random, "the hub did not answer the registration", &mut out);
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// A response about a message. Sent at once when registered; otherwise a notification waits
+    /// for the next registration, and an ack or reject is dropped (the hub has re-routed the
+    /// message by then).
+    pub fn respond(
+        &mut self,
+        message_id: &str,
+        kind: ResponseKind,
+        frame: String,
+        message_at: Millis,
+    ) -> Vec<HubAction> {
+        let mut out = Vec::new();
+        match (&self.phase, kind) {
+            (Phase::Registered { socket }, _) => out.push(HubAction::Send { socket: *socket, frame }),
+            (Phase::Off | Phase::Stopped, _) => out
+                .push(HubAction::Log(LogLevel::Info, format!("hub not connected; {kind:?} for {message_id} not sent"))),
+            (_, ResponseKind::Notification) => {
+                if self.outbox.len() == OUTBOX_LIMIT {
+                    if let Some(old) = self.outbox.pop_front() {
+                        out.push(HubAction::Log(
+                            LogLevel::Warn,
+                            format!("dropped the queued notification for {}", old.message_id),
+                        ));
+                    }
+                }
+                self.outbox.push_back(Queued { message_id: message_id.to_owned(), frame, message_at });
+            }
+            (_, _) => {
+                out.push(HubAction::Log(LogLevel::Info, format!("hub disconnected; {kind:?} for {message_id} dropped")))
+            }
+        }
+        out
+    }
+
+    /// Sends the notifications that waited, those still recent; drops the others, saying so.
+    fn flush(&mut self, socket: u64, now: Millis, out: &mut Vec<HubAction>) {
+        for queued in self.outbox.drain(..) {
+            if now.saturating_sub(queued.message_at) <= NOTIFICATION_MAX_AGE_MS {
+                out.push(HubAction::Send { socket, frame: queued.frame });
+            } else {
+                out.push(HubAction::Log(
+                    LogLevel::Info,
+                    format!(
+                        "the notification for {} is too old to send after reconnecting; dropped",
+                        queued.message_id
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// Notifications waiting for a connection.
+    pub fn queued_notifications(&self) -> usize {
+        self.outbox.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hub::config::DEFAULT_HUB_URL;
+
+    fn config(name: &str) -> HubConfig {
+        HubConfig {
+            url: DEFAULT_HUB_URL.into(),
+            client_name: name.into(),
+            description: "notes".into(),
+            version: "1".into(),
+        }
+    }
+
+    const OK: &str = r#"{"type":"registration_response","payload":{"success":true,"clientId":"c1"}}"#;
+
+    fn refused(code: &str) -> String {
+        format!(r#"{{"type":"registration_response","payload":{{"success":false,"code":"{code}","message":"no"}}}}"#)
+    }
+
+    fn sockets(actions: &[HubAction]) -> Vec<u64> {
+        actions
+            .iter()
+            .filter_map(|a| if let HubAction::Connect { socket, .. } = a { Some(*socket) } else { None })
+            .collect()
+    }
+
+    fn wake(actions: &[HubAction]) -> Option<Millis> {
+        actions.iter().find_map(|a| if let HubAction::Wake { at_ms } = a { Some(*at_ms) } else { None })
+    }
+
+    /// Connects and registers; returns the socket.
+    fn registered(client: &mut HubClient, now: Millis) -> u64 {
+        let s = sockets(&client.configure(Some(config("obsidian"))))[0];
+        client.on_open(s, now);
+        client.on_frame(s, OK, now, 0.5);
+        assert_eq!(client.status().0, HubStatus::Connected);
+        s
+    }
+
+    #[test]
+    fn backoff_doubles_to_thirty_seconds_within_the_jitter() {
+        for (failures, base) in [(1, 1_000), (2, 2_000), (3, 4_000), (4, 8_000), (5, 16_000), (6, 30_000), (40, 30_000)]
+        {
+            assert_eq!(reconnect_delay(failures, 0.5), base, "{failures}");
+            let low = reconnect_delay(failures, 0.0);
+            let high = reconnect_delay(failures, 1.0);
+            assert_eq!(low, base * 4 / 5);
+            assert_eq!(high, (base * 6 / 5).min(BACKOFF_MAX_MS));
+        }
+    }
+
+    #[test]
+    fn a_dropped_connection_reconnects_with_backoff_reset_by_registration() {
+        let mut c = HubClient::new();
+        let mut now = 0;
+        let s = registered(&mut c, now);
+        // Dropped: wait 1 s, then a failing hub: 2 s, 4 s…
+        let mut socket = s;
+        for expected in [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000] {
+            let out = c.on_close(socket, now, 0.5, "connection lost");
+            assert_eq!(c.status().0, HubStatus::Disconnected);
+            let at = wake(&out).expect("a wake-up");
+            assert_eq!(at - now, expected);
+            assert!(c.on_timer(at - 1, 0.5).is_empty(), "not before its time");
+            now = at;
+            let out = c.on_timer(now, 0.5);
+            socket = sockets(&out)[0];
+            assert_eq!(c.status().0, HubStatus::Connecting);
+        }
+        // A successful registration resets the backoff.
+        c.on_open(socket, now);
+        c.on_frame(socket, OK, now, 0.5);
+        let out = c.on_close(socket, now, 0.5, "lost");
+        assert_eq!(wake(&out).unwrap() - now, 1_000);
+    }
+
+    #[test]
+    fn permanent_refusals_stop_retrying_and_say_what_to_change() {
+        for code in ["INVALID_NAME", "INVALID_DESCRIPTION", "DUPLICATE_NAME"] {
+            let mut c = HubClient::new();
+            let s = sockets(&c.configure(Some(config("obsidian"))))[0];
+            c.on_open(s, 0);
+            let out = c.on_frame(s, &refused(code), 0, 0.5);
+            assert!(out.contains(&HubAction::Close { socket: s }), "{code}");
+            assert!(wake(&out).is_none(), "{code}: no retry");
+            let (status, detail) = c.status();
+            assert_eq!(status, HubStatus::Error);
+            assert!(detail.unwrap().contains("Settings"), "{code}");
+            assert!(out.iter().any(|a| matches!(a, HubAction::Notice(_))));
+            assert!(c.on_timer(1_000_000, 0.5).is_empty());
+            // Changing the name registers again.
+            let out = c.configure(Some(config("obsidian2")));
+            assert_eq!(sockets(&out).len(), 1, "{code}");
+        }
+        for code in ["ALREADY_REGISTERED", "VALIDATION_ERROR"] {
+            let mut c = HubClient::new();
+            let s = sockets(&c.configure(Some(config("obsidian"))))[0];
+            c.on_open(s, 0);
+            let out = c.on_frame(s, &refused(code), 0, 0.5);
+            assert_eq!(wake(&out), Some(1_000), "{code} is retried");
+        }
+    }
+
+    #[test]
+    fn invalid_settings_never_reach_the_hub() {
+        let mut c = HubClient::new();
+        let out = c.configure(Some(config("9lives")));
+        assert!(sockets(&out).is_empty());
+        assert_eq!(c.status().0, HubStatus::Error);
+        assert!(c.status().1.unwrap().contains("must start with a letter"));
+    }
+
+    #[test]
+    fn changing_name_or_description_registers_again_and_disabling_closes() {
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        assert!(c.configure(Some(config("obsidian"))).is_empty(), "same settings: nothing to do");
+        let mut changed = config("obsidian");
+        changed.description = "different".into();
+        let out = c.configure(Some(changed));
+        assert_eq!(out[0], HubAction::Close { socket: s });
+        let s2 = sockets(&out)[0];
+        let out = c.on_open(s2, 0);
+        assert!(matches!(&out[0], HubAction::Send { frame, .. } if frame.contains("different")));
+        let out = c.configure(None);
+        assert!(out.contains(&HubAction::Close { socket: s2 }));
+        assert_eq!(c.status().0, HubStatus::Disabled);
+        assert!(c.on_close(s2, 0, 0.5, "closed").is_empty(), "a closed socket's events are ignored");
+        // A message already on its way on the closing socket is refused, with a reason.
+        let out = c.on_frame(s2, r#"{"type":"message","payload":{"id":"late","text":"hi"}}"#, 0, 0.5);
+        assert!(
+            matches!(&out[..], [HubAction::Send { socket, frame }] if *socket == s2 && frame.contains("\"reject\"") && frame.contains("turned off"))
+        );
+    }
+
+    #[test]
+    fn an_unanswered_registration_is_abandoned_and_retried() {
+        let mut c = HubClient::new();
+        let s = sockets(&c.configure(Some(config("obsidian"))))[0];
+        let out = c.on_open(s, 0);
+        assert_eq!(wake(&out), Some(REGISTRATION_TIMEOUT_MS));
+        let out = c.on_timer(REGISTRATION_TIMEOUT_MS, 0.5);
+        assert!(out.contains(&HubAction::Close { socket: s }));
+        assert_eq!(wake(&out), Some(REGISTRATION_TIMEOUT_MS + 1_000));
+    }
+
+    #[test]
+    fn stale_sockets_and_bad_frames_are_ignored() {
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        assert!(c.on_frame(s + 7, r#"{"type":"message","payload":{"id":"x","text":"y"}}"#, 0, 0.5).is_empty());
+        for bad in ["not json", r#"{"type":"message","payload":"x"}"#, r#"{"type":"mystery","payload":{}}"#] {
+            let out = c.on_frame(s, bad, 0, 0.5);
+            assert!(matches!(&out[..], [HubAction::Log(LogLevel::Warn, _)]), "{bad}");
+        }
+        assert_eq!(c.status().0, HubStatus::Connected, "still connected");
+        let out = c.on_frame(s, r#"{"type":"message","payload":{"id":"m1","text":"hi"}}"#, 0, 0.5);
+        assert!(matches!(&out[..], [HubAction::Deliver(p)] if p["id"] == "m1"));
+    }
+
+    #[test]
+    fn notifications_wait_for_the_next_registration_if_still_recent() {
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        c.on_close(s, 0, 0.5, "lost");
+        assert!(c.respond("old", ResponseKind::Notification, "n-old".into(), 0).is_empty());
+        assert!(c.respond("new", ResponseKind::Notification, "n-new".into(), 9 * 60_000).is_empty());
+        let dropped = c.respond("m", ResponseKind::Ack, "ack".into(), 0);
+        assert!(matches!(&dropped[..], [HubAction::Log(..)]));
+        assert_eq!(c.queued_notifications(), 2);
+        let now = 11 * 60_000;
+        let s2 = sockets(&c.on_timer(now, 0.5))[0];
+        c.on_open(s2, now);
+        let out = c.on_frame(s2, OK, now, 0.5);
+        let sent: Vec<&str> = out
+            .iter()
+            .filter_map(|a| if let HubAction::Send { frame, .. } = a { Some(frame.as_str()) } else { None })
+            .collect();
+        assert_eq!(sent, ["n-new"], "the 11-minute-old one is dropped");
+        assert!(out.iter().any(|a| matches!(a, HubAction::Log(_, l) if l.contains("too old"))));
+        assert_eq!(c.queued_notifications(), 0);
+        assert_eq!(
+            c.respond("x", ResponseKind::Ack, "ack".into(), now),
+            [HubAction::Send { socket: s2, frame: "ack".into() }]
+        );
+    }
+}

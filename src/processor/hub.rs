@@ -1,0 +1,85 @@
+//! The processor's side of the hub connection: it feeds socket events to the state machine
+//! (`hub::client`), carries out the actions it returns, and sends every ack, reject and
+//! notification through it.
+
+use serde_json::Value;
+
+use super::Pipeline;
+use crate::event::{Event, NoticeLevel};
+use crate::host::Host;
+use crate::hub::{HubAction, ResponseKind};
+use crate::message::MessageSource;
+
+impl<H: Host + 'static> Pipeline<H> {
+    /// A number in 0..1 for the backoff jitter.
+    fn jitter(&self) -> f64 {
+        (self.inner.host.random_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// (Re)configures the connection from the settings.
+    pub(super) fn configure_hub(&self) {
+        let config = self.settings().hub_config();
+        let actions = self.inner.hub.borrow_mut().configure(config);
+        self.hub_apply(actions);
+    }
+
+    pub(super) fn hub_opened(&self, socket: u64) {
+        let now = self.inner.host.now_ms();
+        let actions = self.inner.hub.borrow_mut().on_open(socket, now);
+        self.hub_apply(actions);
+    }
+
+    pub(super) fn hub_frame(&self, socket: u64, text: &str) {
+        let (now, random) = (self.inner.host.now_ms(), self.jitter());
+        let actions = self.inner.hub.borrow_mut().on_frame(socket, text, now, random);
+        self.hub_apply(actions);
+    }
+
+    pub(super) fn hub_closed(&self, socket: u64, why: &str) {
+        let (now, random) = (self.inner.host.now_ms(), self.jitter());
+        let actions = self.inner.hub.borrow_mut().on_close(socket, now, random, why);
+        self.hub_apply(actions);
+    }
+
+    fn hub_timer(&self) {
+        let (now, random) = (self.inner.host.now_ms(), self.jitter());
+        let actions = self.inner.hub.borrow_mut().on_timer(now, random);
+        self.hub_apply(actions);
+    }
+
+    /// Sends (or keeps, or drops) a response about a message.
+    pub(super) fn respond(&self, message_id: &str, kind: ResponseKind, frame: String, message_at: u64) {
+        let actions = self.inner.hub.borrow_mut().respond(message_id, kind, frame, message_at);
+        self.hub_apply(actions);
+    }
+
+    /// Carries out the state machine's actions. Called with no borrow of it held.
+    fn hub_apply(&self, actions: Vec<HubAction>) {
+        let host = &self.inner.host;
+        for action in actions {
+            match action {
+                HubAction::Connect { socket, url } => host.hub_connect(socket, &url),
+                HubAction::Close { socket } => host.hub_disconnect(socket),
+                HubAction::Send { socket, frame } => host.hub_send(socket, frame),
+                HubAction::Wake { at_ms } => {
+                    let this = self.clone();
+                    let delay = at_ms.saturating_sub(host.now_ms());
+                    self.spawn(async move {
+                        this.inner.host.sleep(delay).await;
+                        this.hub_timer();
+                    });
+                }
+                HubAction::Status { status, detail } => host.emit(&Event::HubStatus { status, detail }),
+                HubAction::Deliver(mut payload) => {
+                    payload.insert("source".to_owned(), Value::String(MessageSource::Websocket.as_str().to_owned()));
+                    let work = self.process(Value::Object(payload));
+                    self.spawn(async move {
+                        work.await;
+                    });
+                }
+                HubAction::Notice(text) => host.emit(&Event::Notice { level: NoticeLevel::Error, text }),
+                HubAction::Log(level, line) => host.log(level, &line),
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The hub connection through the processor, in virtual time: a routed message answered with an
+//! ack and one notification, the hub going away mid-message, refusals, bad frames, re-deliveries,
+//! settings changes.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use smarthole_agent::event::Event;
+use smarthole_agent::hub::HubStatus;
+use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::{Host, Settings};
+
+fn routed(id: &str, text: &str) -> String {
+    json!({"type": "message", "payload": {"id": id, "text": text, "timestamp": smarthole_agent::time::format_iso(smarthole_agent::testing::START_MS),
+        "metadata": {"inputMethod": "voice", "directRouted": true}}})
+    .to_string()
+}
+
+fn refused(code: &str) -> String {
+    json!({"type": "registration_response", "payload": {"success": false, "code": code, "message": "no"}}).to_string()
+}
+
+/// Lets virtual time pass until the processor asks for a new socket; returns it.
+fn next_socket(host: &FakeHost, after: u64) -> u64 {
+    for _ in 0..400 {
+        if let Some(s) = host.last_hub_socket().filter(|s| *s > after) {
+            return s;
+        }
+        host.run_for(100);
+    }
+    panic!("no reconnect");
+}
+
+#[test]
+fn a_routed_message_is_acked_answered_recorded_and_notified_once() {
+    let host = FakeHost::new();
+    host.script([Reply::slow_text("Added **oat milk** to [[Shopping]].", 10)]);
+    let p = processor(&host);
+    let socket = host.last_hub_socket().unwrap();
+    p.hub_frame(socket, &routed("msg-1", "add oat milk to my shopping list"));
+    host.run_for(5_000);
+    let frames = host.hub_frames();
+    assert_eq!(
+        frames.iter().map(|f| f["payload"]["type"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["ack", "notification"]
+    );
+    assert_eq!(frames[0]["payload"]["payload"], json!({}));
+    assert_eq!(
+        frames[1]["payload"]["payload"],
+        json!({"title": "Obsidian", "body": "Added oat milk to Shopping.", "priority": "normal"})
+    );
+    let lines = history(&host);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0].source, smarthole_agent::message::MessageSource::Websocket);
+    assert!(inbox(&host).is_empty());
+}
+
+#[test]
+fn the_hub_going_away_mid_message_loses_nothing_and_the_notification_follows_the_reconnect() {
+    let host = FakeHost::new();
+    host.script([Reply::slow_text("a long answer, slowly", 200)]);
+    let p = processor(&host);
+    let first = host.last_hub_socket().unwrap();
+    p.hub_frame(first, &routed("msg-2", "summarise my week"));
+    host.run_for(300);
+    assert_eq!(host.hub_responses("ack").len(), 1);
+    // The hub restarts: the connection drops without a close frame.
+    p.hub_closed(first, "connection lost (1006)");
+    assert_eq!(p.hub_status().0, HubStatus::Disconnected);
+    host.run_for(5_000);
+    // The answer finished while disconnected; nothing was sent, nothing lost.
+    assert!(history(&host).iter().any(|l| l.message_id == "msg-2"));
+    assert!(host.hub_responses("notification").is_empty());
+    // Reconnect (backoff ~1 s) and register again: the notification arrives.
+    let second = next_socket(&host, first);
+    p.hub_opened(second);
+    p.hub_frame(second, REGISTERED);
+    let notes = host.hub_responses("notification");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["payload"]["messageId"], "msg-2");
+    // The hub re-delivers the message it lost track of: acked, not processed again.
+    p.hub_frame(second, &routed("msg-2", "summarise my week"));
+    host.run_for(1_000);
+    assert_eq!(host.hub_responses("ack").len(), 2);
+    assert_eq!(host.requests().len(), 1, "one model call in all");
+    assert_eq!(recorded_count(&host, "msg-2"), 1);
+}
+
+#[test]
+fn a_notification_too_old_for_the_hub_is_dropped_with_a_log_line() {
+    let host = FakeHost::new();
+    host.script([Reply::text("done")]);
+    let p = processor(&host);
+    let first = host.last_hub_socket().unwrap();
+    p.hub_closed(first, "hub gone");
+    // Processed while the hub is away (a typed message would not notify; this one came earlier).
+    host.run(p.process(from_hub("old-msg", "hello")));
+    // The hub stays unreachable for 11 minutes: every attempt fails at once.
+    let mut socket = first;
+    let until = host.now() + 11 * 60_000;
+    while host.now() < until {
+        socket = next_socket(&host, socket);
+        p.hub_closed(socket, "refused");
+    }
+    socket = next_socket(&host, socket);
+    p.hub_opened(socket);
+    p.hub_frame(socket, REGISTERED);
+    assert!(host.hub_responses("notification").is_empty());
+    assert!(host.logs().iter().any(|(_, l)| l.contains("too old to send")));
+}
+
+#[test]
+fn reconnects_back_off_from_one_to_thirty_seconds() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let mut socket = host.last_hub_socket().unwrap();
+    p.hub_closed(socket, "lost");
+    let mut last = host.now();
+    let mut gaps = Vec::new();
+    for _ in 0..8 {
+        socket = next_socket(&host, socket);
+        gaps.push(host.now() - last);
+        last = host.now();
+        p.hub_closed(socket, "refused");
+    }
+    for (gap, base) in gaps.iter().zip([1_000u64, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]) {
+        assert!(
+            *gap >= base * 8 / 10 && *gap <= (base * 12 / 10).min(30_000) + 100,
+            "gap {gap} for base {base}: {gaps:?}"
+        );
+    }
+}
+
+#[test]
+fn each_permanent_refusal_stops_retrying_and_tells_the_user() {
+    for (code, hint) in [
+        ("INVALID_NAME", "client name"),
+        ("INVALID_DESCRIPTION", "routing description"),
+        ("DUPLICATE_NAME", "Another app"),
+    ] {
+        let host = FakeHost::new();
+        let p = processor_with(&host, Settings { hub_enabled: false, ..settings() });
+        p.update_settings(settings()).unwrap();
+        let socket = host.last_hub_socket().unwrap();
+        p.hub_opened(socket);
+        p.hub_frame(socket, &refused(code));
+        let (status, detail) = p.hub_status();
+        assert_eq!(status, HubStatus::Error, "{code}");
+        assert!(detail.as_deref().unwrap().contains(hint), "{code}: {detail:?}");
+        assert!(host.events().iter().any(|e| matches!(e, Event::Notice { text, .. } if text.contains(hint))));
+        assert!(!host.hub_sockets().last().unwrap().2, "{code}: the socket was closed");
+        host.run_for(5 * 60_000);
+        assert_eq!(host.last_hub_socket(), Some(socket), "{code}: no retry");
+        // A new name registers again.
+        p.update_settings(Settings { hub_client_name: "obsidian-laptop".into(), ..settings() }).unwrap();
+        let again = host.last_hub_socket().unwrap();
+        assert!(again > socket);
+        p.hub_opened(again);
+        assert_eq!(host.hub_registrations().last().unwrap()["payload"]["name"], "obsidian-laptop");
+    }
+}
+
+#[test]
+fn an_invalid_name_in_settings_is_a_clear_error_before_anything_is_sent() {
+    let host = FakeHost::new();
+    let p = smarthole_agent::MessageProcessor::new(
+        host.clone(),
+        Settings { hub_client_name: "my notes".into(), ..settings() },
+    )
+    .unwrap();
+    host.run(p.initialize()).unwrap();
+    assert!(host.hub_sockets().is_empty());
+    let (status, detail) = p.hub_status();
+    assert_eq!(status, HubStatus::Error);
+    assert!(detail.unwrap().contains("must start with a letter"));
+}
+
+#[test]
+fn malformed_unknown_and_oversized_frames_are_dropped_and_the_connection_goes_on() {
+    let host = FakeHost::new();
+    host.script([Reply::text("fine")]);
+    let p = processor(&host);
+    let socket = host.last_hub_socket().unwrap();
+    let oversized = json!({"type": "message", "payload": {"id": "big", "text": "x".repeat(1024 * 1024)}}).to_string();
+    for bad in ["{oops", "[]", r#"{"type":"message","payload":"hi"}"#, r#"{"type":"dance","payload":{}}"#, &oversized] {
+        p.hub_frame(socket, bad);
+    }
+    assert_eq!(host.logs().iter().filter(|(_, l)| l.starts_with("dropped a frame from the hub")).count(), 5);
+    assert_eq!(p.hub_status().0, HubStatus::Connected);
+    assert!(host.hub_frames().is_empty(), "nothing answered");
+    // A message with a bad payload is refused with a reason.
+    p.hub_frame(socket, r#"{"type":"message","payload":{"id":"bad-1","text":42}}"#);
+    let rejects = host.hub_responses("reject");
+    assert_eq!(rejects.len(), 1);
+    assert!(rejects[0]["payload"]["payload"]["reason"].as_str().unwrap().contains("text must be a string"));
+    // Still works.
+    p.hub_frame(socket, &routed("good", "hi"));
+    host.run_for(1_000);
+    assert_eq!(host.hub_responses("notification").len(), 1);
+}
+
+#[test]
+fn turning_the_hub_off_closes_it_and_a_message_racing_in_is_rejected() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let socket = host.last_hub_socket().unwrap();
+    p.update_settings(Settings { hub_enabled: false, ..settings() }).unwrap();
+    assert_eq!(p.hub_status().0, HubStatus::Disabled);
+    assert!(!host.hub_sockets().last().unwrap().2, "closed");
+    host.run_for(60_000);
+    assert_eq!(host.hub_sockets().len(), 1, "no reconnect when off");
+    // FakeHost drops frames on closed sockets, so look at what the processor tried to send.
+    p.hub_frame(socket, &routed("late", "hi"));
+    assert!(host.logs().iter().any(|(_, l)| l.contains("frame on closed hub socket")), "a reject was attempted");
+    assert!(host.requests().is_empty(), "not processed");
+    p.update_settings(settings()).unwrap();
+    assert_eq!(p.hub_status().0, HubStatus::Connecting);
+}
+
+#[test]
+fn typed_messages_never_go_to_the_hub() {
+    let host = FakeHost::new();
+    host.script([Reply::text("ok")]);
+    let p = processor(&host);
+    host.run(p.process(direct("d", "hi")));
+    assert!(host.hub_frames().is_empty());
+    let _ = host.now_ms();
+}

@@ -1,0 +1,393 @@
+// Strict re-implementation of the SmartHole desktop hub's side of the WebSocket protocol, so the
+// plugin's client can be tested against a real peer. See shared/reference/smarthole-hub-protocol.md.
+//
+//   const hub = await startHub({ port: 0, answerDeadlineMs: 200 });
+//   // client connects to hub.url and registers
+//   await hub.waitFor(() => hub.clients().length === 1, 5000, "registration");
+//   const id = hub.route("obsidian", { text: "buy milk" });
+//   await hub.waitFor(() => hub.messages.get(id).outcome === "acked");
+//   await hub.close();
+//
+// Every rule a client breaks is recorded in hub.protocolErrors (never thrown), and the offending
+// frame is otherwise ignored, as the real hub does. See tests/node/peer-hub.test.mjs.
+
+import { EventEmitter } from "node:events";
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { WebSocketServer } from "ws";
+
+const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const PRIORITIES = new Set(["low", "normal", "high"]);
+const RESPONSE_TYPES = new Set(["ack", "reject", "notification"]);
+const CLIENT_FRAME_TYPES = new Set(["registration", "response"]);
+const RECENT_IDS = 100; // the hub only remembers this many routed ids
+const NOTIFICATION_WINDOW_MS = 60_000; // the hub shows about 10 notifications a minute
+const NOTIFICATIONS_PER_WINDOW = 10;
+
+const DEFAULTS = {
+  port: 0,
+  pingIntervalMs: 30_000,
+  pongTimeoutMs: 10_000,
+  answerDeadlineMs: 30_000,
+  maxReroutes: 3,
+  maxConnections: 100,
+  maxFrameBytes: 1024 * 1024,
+  registrationOverride: null,
+};
+
+const DEFAULT_METADATA = { inputMethod: "voice", directRouted: true, confidence: 1, routingReason: "test" };
+
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Starts a hub on 127.0.0.1; resolves once it listens. */
+export async function startHub(options = {}) {
+  const hub = new Hub({ ...DEFAULTS, ...options });
+  await hub._listen();
+  return hub;
+}
+
+class Hub extends EventEmitter {
+  constructor(opts) {
+    super();
+    this.opts = opts;
+    this.port = null;
+    this.url = null;
+    this.messages = new Map();
+    this.frames = [];
+    this.protocolErrors = [];
+    this._conns = new Set(); // every open socket, registered or not
+    // Per message id, what the public record does not show: the metadata to re-send on a
+    // re-route and every delivery, [{ name, answered, expired, timer }].
+    this._routes = new Map();
+    this._recentIds = []; // the last RECENT_IDS routed ids, oldest first
+    this._notificationTimes = new Map(); // client name -> timestamps of recent notifications
+    this._nextConnId = 1;
+    this._msgCounter = 0;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Public API
+
+  /** Registered clients, in registration order. */
+  clients() {
+    return this._registered().map((c) => ({ ...c.info }));
+  }
+
+  /** Sends a `message` frame to a registered client; returns the message id. */
+  route(clientName, { id, text, metadata } = {}) {
+    const conn = this._byName(clientName);
+    if (!conn) throw new Error(`route: no registered client named ${JSON.stringify(clientName)}`);
+    id ??= `msg-${++this._msgCounter}`;
+    let record = this.messages.get(id);
+    if (!record) {
+      record = { id, text, client: clientName, deliveries: 0, acked: false, rejected: [], notifications: [], outcome: "pending" };
+      this.messages.set(id, record);
+      this._routes.set(id, { metadata: null, deliveries: [] });
+    }
+    this._routes.get(id).metadata = metadata ?? DEFAULT_METADATA;
+    if (!this._recentIds.includes(id)) {
+      this._recentIds.push(id);
+      if (this._recentIds.length > RECENT_IDS) this._recentIds.shift();
+    }
+    this._deliver(record, conn);
+    return id;
+  }
+
+  /** Polls predicate() every 10 ms; resolves with its first truthy value. */
+  waitFor(predicate, timeoutMs = 10_000, what = "condition") {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      const tick = () => {
+        let value;
+        try {
+          value = predicate();
+        } catch (err) {
+          return reject(err);
+        }
+        if (value) return resolve(value);
+        if (Date.now() - started >= timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
+        setTimeout(tick, 10);
+      };
+      tick();
+    });
+  }
+
+  /** Terminates the client's socket without a close frame (what a missed pong does). */
+  drop(clientName) {
+    const conn = this._byName(clientName);
+    if (!conn) throw new Error(`drop: no registered client named ${JSON.stringify(clientName)}`);
+    this._terminate(conn, "drop()");
+  }
+
+  /** Sends an arbitrary text frame (strings as they are, anything else as JSON). */
+  sendRaw(clientName, data) {
+    const conn = this._byName(clientName);
+    if (!conn) throw new Error(`sendRaw: no registered client named ${JSON.stringify(clientName)}`);
+    const text = typeof data === "string" || Buffer.isBuffer(data) ? data : JSON.stringify(data);
+    conn.ws.send(text, { binary: false });
+  }
+
+  /** Terminates every socket and closes the server; resolves when the port is free. */
+  close() {
+    if (this._closing) return this._closing;
+    for (const record of this.messages.values()) this._clearTimers(record.id);
+    for (const ws of this._wss.clients) ws.terminate(); // including sockets refused with 1013
+    this._closing = new Promise((resolve) => this._wss.close(() => resolve()));
+    return this._closing;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Server and connections
+
+  _listen() {
+    const { port, maxFrameBytes } = this.opts;
+    return new Promise((resolve, reject) => {
+      // maxPayload makes ws itself close an oversized frame's socket with 1009.
+      const wss = new WebSocketServer({ host: "127.0.0.1", port, maxPayload: maxFrameBytes });
+      this._wss = wss;
+      wss.once("error", reject);
+      wss.once("listening", () => {
+        wss.off("error", reject);
+        wss.on("error", (err) => this.emit("server-error", err));
+        this.port = wss.address().port;
+        this.url = `ws://127.0.0.1:${this.port}`;
+        resolve();
+      });
+      wss.on("connection", (ws, req) => this._onConnection(ws, req));
+    });
+  }
+
+  _onConnection(ws, req) {
+    const conn = { id: this._nextConnId++, ws, name: null, info: null, pongTimer: null, pingTimer: null, dropped: null };
+    if (this._conns.size >= this.opts.maxConnections) {
+      ws.close(1013, "too many connections");
+      return;
+    }
+    this._conns.add(conn);
+    this.emit("connection", { conn: conn.id, remoteAddress: req.socket.remoteAddress });
+
+    ws.on("message", (data, isBinary) => this._onFrame(conn, data, isBinary));
+    ws.on("pong", () => {
+      clearTimeout(conn.pongTimer);
+      conn.pongTimer = null;
+    });
+    ws.on("error", (err) => {
+      // ws has already failed the connection (1009 for maxPayload, 1007 for bad UTF-8, …).
+      const rule = err.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH" ? "frame-too-large" : "ws-error";
+      this._protocolError(conn, rule, `${err.code ?? "error"}: ${err.message}`);
+    });
+    ws.on("close", (code) => {
+      clearInterval(conn.pingTimer);
+      clearTimeout(conn.pongTimer);
+      this._conns.delete(conn); // this releases the name
+      this.emit("disconnected", { name: conn.name, code, conn: conn.id });
+    });
+
+    // One outstanding pong deadline at a time, started by the first unanswered ping.
+    conn.pingTimer = setInterval(() => {
+      if (ws.readyState !== ws.OPEN) return;
+      ws.ping();
+      conn.pongTimer ??= setTimeout(() => this._terminate(conn, "missed pong"), this.opts.pongTimeoutMs);
+    }, this.opts.pingIntervalMs);
+  }
+
+  _terminate(conn, why) {
+    if (conn.dropped) return;
+    conn.dropped = why;
+    this.emit("dropped", { name: conn.name, why, conn: conn.id });
+    conn.ws.terminate();
+  }
+
+  _registered() {
+    return [...this._conns].filter((c) => c.info);
+  }
+
+  _byName(name) {
+    return this._registered().find((c) => c.info.name === name) ?? null;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Frames
+
+  _onFrame(conn, data, isBinary) {
+    const raw = Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data).toString("utf8");
+    const record = { at: performance.now(), client: conn.info?.name ?? null, conn: conn.id, raw, parsed: null, error: null };
+    this.frames.push(record);
+    this._handleFrame(conn, record, isBinary);
+    this.emit("frame", record); // after handling, so that `error` is filled in
+  }
+
+  _handleFrame(conn, record, isBinary) {
+    const fail = (rule, detail) => this._protocolError(conn, rule, detail, record);
+    if (isBinary) return fail("binary-frame", "frames must be JSON text");
+    try {
+      record.parsed = JSON.parse(record.raw);
+    } catch (err) {
+      return fail("invalid-json", err.message);
+    }
+    const frame = record.parsed;
+    if (!isObject(frame)) return fail("frame-not-object", `frame is ${describe(frame)}`);
+    if (typeof frame.type !== "string") return fail("missing-type", `type is ${describe(frame.type)}`);
+    if (!isObject(frame.payload)) return fail("payload-not-object", `payload is ${describe(frame.payload)}`);
+    if (!CLIENT_FRAME_TYPES.has(frame.type)) return fail("unknown-type", `type ${JSON.stringify(frame.type)}`);
+
+    if (frame.type === "registration") return this._onRegistration(conn, frame.payload);
+    if (!conn.info) return fail("not-registered", `${frame.type} frame before a successful registration`);
+    this._onResponse(conn, frame.payload, fail);
+  }
+
+  _onRegistration(conn, payload) {
+    const failWith = (code, message) => {
+      conn.ws.send(JSON.stringify({ type: "registration_response", payload: { success: false, code, message } }));
+      this.emit("registration-failed", { code, message, name: typeof payload.name === "string" ? payload.name : null, conn: conn.id });
+    };
+    if (conn.info) return failWith("ALREADY_REGISTERED", `This connection is already registered as ${conn.info.name}`);
+
+    const forced = this.opts.registrationOverride?.(payload);
+    if (forced) return failWith(forced.code, forced.message ?? `Registration refused (${forced.code})`);
+
+    const { name, description, version, capabilities } = payload;
+    if (typeof name !== "string") return failWith("VALIDATION_ERROR", `name must be a string, got ${describe(name)}`);
+    if (typeof description !== "string") return failWith("VALIDATION_ERROR", `description must be a string, got ${describe(description)}`);
+    if (version !== undefined && typeof version !== "string") return failWith("VALIDATION_ERROR", "version must be a string");
+    if (capabilities !== undefined && !(Array.isArray(capabilities) && capabilities.every((c) => typeof c === "string"))) {
+      return failWith("VALIDATION_ERROR", "capabilities must be an array of strings");
+    }
+    if (!NAME_RE.test(name)) return failWith("INVALID_NAME", `name must match ${NAME_RE.source}`);
+    // Length in UTF-16 code units, as a JavaScript hub counts it.
+    if (description.length < 1 || description.length > 1024) {
+      return failWith("INVALID_DESCRIPTION", "description must be 1-1024 characters");
+    }
+    if (this._byName(name)) return failWith("DUPLICATE_NAME", `A client named ${name} is already connected`);
+
+    const clientId = randomUUID();
+    conn.name = name;
+    conn.info = {
+      name, clientId, description, version: version ?? null, capabilities: capabilities ?? [],
+      registeredAt: new Date().toISOString(),
+    };
+    conn.ws.send(JSON.stringify({ type: "registration_response", payload: { success: true, clientId, message: `Registered as ${name}` } }));
+    this.emit("registered", { name, clientId, conn: conn.id });
+  }
+
+  _onResponse(conn, payload, fail) {
+    const { messageId, type, payload: inner } = payload;
+    if (typeof messageId !== "string" || messageId === "") return fail("response-missing-message-id", `messageId is ${describe(messageId)}`);
+    if (!RESPONSE_TYPES.has(type)) return fail("unknown-response-type", `response type ${JSON.stringify(type)}`);
+    if (!isObject(inner)) return fail("response-payload-not-object", `response payload is ${describe(inner)}`);
+    // Ids the hub has forgotten are as unknown as ids it never sent.
+    if (!this._recentIds.includes(messageId)) return fail("response-for-unknown-message", `messageId ${messageId}`);
+    const record = this.messages.get(messageId);
+
+    if (type === "ack") {
+      const keys = Object.keys(inner);
+      if (keys.length > 0) return fail("ack-payload-not-empty", `ack payload has ${keys.join(", ")}`);
+    }
+    if (type === "reject" && typeof inner.reason !== "string") return fail("invalid-reject", `reason is ${describe(inner.reason)}`);
+    if (type === "notification") return this._onNotification(conn, record, inner, fail);
+    this._onAnswer(conn, record, type, inner, fail);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Deliveries, answers, re-routing
+
+  _deliver(record, conn) {
+    const delivery = { name: conn.info.name, answered: false, expired: false, timer: null };
+    delivery.timer = setTimeout(() => this._expire(record, delivery), this.opts.answerDeadlineMs);
+    const route = this._routes.get(record.id);
+    route.deliveries.push(delivery);
+    record.deliveries += 1;
+    record.client = conn.info.name;
+    record.outcome = "pending";
+    const payload = { id: record.id, text: record.text, timestamp: new Date().toISOString(), metadata: route.metadata };
+    conn.ws.send(JSON.stringify({ type: "message", payload }));
+  }
+
+  _onAnswer(conn, record, type, inner, fail) {
+    const name = conn.info.name;
+    // Matched by client name, not socket: a client may answer on a new connection after a
+    // reconnect. The newest unanswered delivery wins; only the latest one can still be pending.
+    const mine = this._routes.get(record.id).deliveries.filter((d) => d.name === name);
+    const delivery = mine.findLast((d) => !d.answered);
+    if (!delivery) {
+      return fail(mine.length ? "duplicate-answer" : "answer-from-wrong-client", `${type} for ${record.id}`);
+    }
+    delivery.answered = true;
+    if (delivery.expired) return fail("late-answer", `${type} for ${record.id} after the ${this.opts.answerDeadlineMs} ms deadline`);
+    clearTimeout(delivery.timer);
+
+    if (type === "ack") {
+      record.acked = true;
+      record.outcome = "acked";
+      this.emit("ack", { id: record.id, name });
+    } else {
+      record.rejected.push({ reason: inner.reason });
+      record.outcome = "rejected";
+      this.emit("reject", { id: record.id, reason: inner.reason, name });
+      this._reroute(record, name);
+    }
+  }
+
+  _expire(record, delivery) {
+    delivery.expired = true;
+    record.rejected.push({ reason: "expired", expired: true });
+    record.outcome = "expired";
+    this.emit("expired", { id: record.id, name: delivery.name });
+    this._reroute(record, delivery.name);
+  }
+
+  // Prefers another registered client; falls back to the one that refused (tests often have one).
+  // With nobody to route to, the outcome stays "rejected" / "expired".
+  _reroute(record, fromName) {
+    if (record.deliveries - 1 >= this.opts.maxReroutes) {
+      record.outcome = "failed";
+      this.emit("failed", { id: record.id });
+      return;
+    }
+    const registered = this._registered();
+    const target = registered.find((c) => c.info.name !== fromName) ?? registered.find((c) => c.info.name === fromName);
+    if (target) this._deliver(record, target);
+  }
+
+  _onNotification(conn, record, inner, fail) {
+    const { title, body, priority = "normal" } = inner;
+    if (title !== undefined && typeof title !== "string") return fail("invalid-notification", `title is ${describe(title)}`);
+    if (typeof body !== "string") return fail("invalid-notification", `body is ${describe(body)}`);
+    if (body.trim() === "") return fail("empty-notification", "notification body is empty");
+    if (!PRIORITIES.has(priority)) return fail("invalid-notification-priority", `priority ${JSON.stringify(priority)}`);
+
+    const name = conn.info.name;
+    // Recorded anyway, but flagged: the reference orders responses as ack, then notifications.
+    const answered = this._routes.get(record.id).deliveries.some((d) => d.name === name && d.answered && !d.expired);
+    if (!answered) fail("notification-before-ack", `notification for ${record.id} before an ack or reject`);
+    const now = Date.now();
+    const times = (this._notificationTimes.get(name) ?? []).filter((t) => now - t < NOTIFICATION_WINDOW_MS);
+    times.push(now);
+    this._notificationTimes.set(name, times);
+    if (times.length > NOTIFICATIONS_PER_WINDOW) {
+      fail("notification-rate", `${times.length} notifications from ${name} within a minute`);
+    }
+
+    const notification = { title: title || name, body, priority };
+    record.notifications.push(notification);
+    this.emit("notification", { id: record.id, payload: notification, name });
+  }
+
+  _clearTimers(id) {
+    for (const d of this._routes.get(id)?.deliveries ?? []) clearTimeout(d.timer);
+  }
+
+  _protocolError(conn, rule, detail, frameRecord = null) {
+    if (frameRecord && !frameRecord.error) frameRecord.error = rule;
+    const entry = { at: performance.now(), client: conn.info?.name ?? null, conn: conn.id, rule, detail };
+    this.protocolErrors.push(entry);
+    this.emit("protocol-error", entry);
+  }
+}
+
+function describe(v) {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (v === undefined) return "missing";
+  return `a ${typeof v}`;
+}

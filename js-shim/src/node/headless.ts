@@ -145,14 +145,14 @@ async function main(): Promise<number> {
     },
   });
   const processor: MessageProcessor = new MessageProcessor(host, options.settings);
-  host.hubEvents = {
+  host.hub.events = {
     opened: (socket) => processor.hubOpened(socket),
     frame: (socket, text) => processor.hubFrame(socket, text),
     closed: (socket, why) => processor.hubClosed(socket, why),
   };
   const shutdown = (code: number) => {
     processor.dispose();
-    host.closeHub();
+    host.hub.closeAll();
     process.exit(code);
   };
   process.on("SIGTERM", () => shutdown(0));
@@ -166,7 +166,7 @@ async function main(): Promise<number> {
     const result = await processor.process(options.once!);
     if (streamedSomething) process.stderr.write("\n");
     process.stdout.write(JSON.stringify(result) + "\n");
-    host.closeHub();
+    host.hub.closeAll();
     return result.success ? 0 : 1;
   }
 
@@ -216,7 +216,7 @@ async function main(): Promise<number> {
     // Serving the hub: keep running until SIGTERM / SIGINT.
     await new Promise<never>(() => {});
   }
-  host.closeHub();
+  host.hub.closeAll();
   return failures > 0 && !tty ? 1 : 0;
 }
 

@@ -3,3 +3,4 @@
 export { loadCore } from "../core/load.ts";
 export { NodeHost } from "./node-host.ts";
 export type { NodeHostOptions, LogLevel } from "./node-host.ts";
+export { HubSockets } from "../core/hub-sockets.ts";

@@ -6,15 +6,9 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
 import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec } from "smarthole-core";
+import { HubSockets, type SocketLike } from "../core/hub-sockets.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
-
-/** Where the hub socket's events go (the processor's hubOpened / hubFrame / hubClosed). */
-export interface HubEvents {
-  opened(socket: number): void;
-  frame(socket: number, text: string): void;
-  closed(socket: number, why: string): void;
-}
 
 /** Larger than the hub's 1 MB limit on purpose: an oversized frame reaches the core, which logs
  * and drops it, instead of the socket library closing the connection. */
@@ -36,9 +30,11 @@ let tmpCounter = 0;
 
 export class NodeHost implements CoreHost {
   private readonly madeDirs = new Set<string>();
-  private readonly sockets = new Map<number, WebSocket>();
-  /** Set once the processor exists. */
-  hubEvents: HubEvents | null = null;
+  /** The hub sockets; set `hub.events` once the processor exists. */
+  readonly hub = new HubSockets(
+    (url) => new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD }) as unknown as SocketLike,
+    (message) => this.log("debug", message),
+  );
 
   /** `dataDir` is the plugin's data folder (`<vault>/.smarthole`). */
   constructor(
@@ -155,44 +151,15 @@ export class NodeHost implements CoreHost {
   }
 
   hubConnect(socket: number, url: string): void {
-    let ws: WebSocket;
-    try {
-      ws = new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD });
-    } catch (error) {
-      queueMicrotask(() => this.hubEvents?.closed(socket, `cannot connect: ${(error as Error).message}`));
-      return;
-    }
-    this.sockets.set(socket, ws);
-    ws.on("open", () => this.hubEvents?.opened(socket));
-    ws.on("message", (data, isBinary) => {
-      if (!isBinary) this.hubEvents?.frame(socket, data.toString());
-    });
-    ws.on("error", (error) => this.log("debug", `hub socket ${socket}: ${error.message}`));
-    ws.on("close", (code, reason) => {
-      this.sockets.delete(socket);
-      const text = reason.toString();
-      this.hubEvents?.closed(socket, code === 1006 ? "connection lost" : `closed (${code}${text ? `: ${text}` : ""})`);
-    });
+    this.hub.connect(socket, url);
   }
 
   hubDisconnect(socket: number): void {
-    const ws = this.sockets.get(socket);
-    this.sockets.delete(socket);
-    if (!ws) return;
-    if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
-    else ws.close(1000, "closing");
+    this.hub.disconnect(socket);
   }
 
   hubSend(socket: number, frame: string): void {
-    const ws = this.sockets.get(socket);
-    if (ws?.readyState === WebSocket.OPEN) ws.send(frame);
-    else this.log("warn", `hub socket ${socket} is not open; frame dropped`);
-  }
-
-  /** Closes every hub socket (shutting down). */
-  closeHub(): void {
-    for (const ws of this.sockets.values()) ws.terminate();
-    this.sockets.clear();
+    this.hub.send(socket, frame);
   }
 
   emit(event: CoreEvent): void {

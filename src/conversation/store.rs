@@ -11,7 +11,7 @@ use super::context::ContextCache;
 use super::index::{log_path, ConversationIndex, INDEX_PATH};
 use super::line::{HistoryLine, LineRole, Turn};
 use super::log::parse_log;
-use super::model::{Conversation, StatusEvent, TransitionError};
+use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
 use crate::host::{Host, HostError, LogLevel, Millis};
 use crate::hub::frames::summarize;
 use crate::ids::new_id;
@@ -188,10 +188,60 @@ impl ConversationStore {
             text.push('\n');
         }
         host.append_file(&log_path(&id), &text).await?;
+        let untitled = self.index.get(&id).is_some_and(|c| c.title.is_none());
+        let title = if untitled { provisional_title(&lines) } else { None };
         if let Some(current) = &mut self.current {
             current.push(&Turn { lines });
         }
+        if let Some(title) = title {
+            // A conversation opened by a hidden line gets its title from the first message.
+            self.update(host, &id, |c| {
+                c.title = Some(title);
+                Ok(())
+            })
+            .await?;
+        }
         Ok(())
+    }
+
+    /// Makes an existing conversation current again (the user opened it from the list): an
+    /// archived one is reopened, others keep their status. The current one ends first.
+    pub async fn open_existing<H: Host>(&mut self, host: &H, id: &str) -> Result<Option<Conversation>, StoreError> {
+        if self.current.as_ref().is_some_and(|c| c.id == id) {
+            return Ok(None);
+        }
+        if self.index.get(id).is_none() {
+            return Err(StoreError::Unknown(id.to_owned()));
+        }
+        let ended = self.end_current(host, "switched to another conversation").await?;
+        let mut current = CurrentLog::new(id.to_owned());
+        for turn in load_turns(host, id, true).await? {
+            current.push(&turn);
+        }
+        let mut index = self.index.clone();
+        index.current = Some(id.to_owned());
+        if let Some(c) = index.get_mut(id) {
+            if c.status == ConversationStatus::Archived {
+                c.apply(StatusEvent::Reopened)?;
+            }
+            c.ended_at = None;
+            c.end_reason = None;
+        }
+        self.write_index(host, index).await?;
+        current.last_activity_ms = current.last_activity_ms.or(Some(host.now_ms()));
+        self.current = Some(current);
+        Ok(ended)
+    }
+
+    /// Deletes every conversation (the user's "Clear history").
+    pub async fn clear<H: Host>(&mut self, host: &H) -> Result<usize, StoreError> {
+        let ids: Vec<String> = self.index.conversations.iter().map(|c| c.id.clone()).collect();
+        self.write_index(host, ConversationIndex::default()).await?;
+        self.current = None;
+        for id in &ids {
+            host.remove_file(&log_path(id)).await?;
+        }
+        Ok(ids.len())
     }
 
     async fn open_conversation<H: Host>(&mut self, host: &H, title: Option<String>) -> Result<String, StoreError> {

@@ -134,7 +134,7 @@ impl<H: Host + 'static> Pipeline<H> {
 
     /// A conversation ended: the UI is told, and its title, summary and retrospection are made
     /// in the background — never in the way of the user's reply.
-    fn conversation_ended(&self, ended: Conversation) {
+    pub(super) fn conversation_ended(&self, ended: Conversation) {
         self.inner.host.emit(&Event::ConversationUpdated { conversation: Box::new(ended.clone()) });
         let this = self.clone();
         self.spawn(async move { this.after_end(ended).await });

@@ -8,6 +8,7 @@ mod conversations;
 mod hub;
 mod queue;
 mod tasks;
+mod view;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -240,6 +241,37 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// the conversations that had one. Runs in `initialize()` and every 15 minutes.
     pub async fn cleanup_stale_states(&self) -> Result<Vec<String>, ProcessorError> {
         self.pipeline.cleanup_stale_states().await
+    }
+
+    /// Writes a hidden system line (UC014: the chat view opened); returns the conversation it
+    /// went to.
+    pub async fn record_system_line(&self, text: &str) -> Result<String, ProcessorError> {
+        self.pipeline.record_system_line(text).await
+    }
+
+    /// A conversation's lines, oldest first, hidden ones included.
+    pub async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
+        self.pipeline.conversation_lines(id).await
+    }
+
+    /// The conversation new messages go to, if one is open.
+    pub async fn current_conversation(&self) -> Option<Conversation> {
+        self.pipeline.current_conversation().await
+    }
+
+    /// Ends the current conversation ("New chat").
+    pub async fn new_conversation(&self) -> Result<(), ProcessorError> {
+        self.pipeline.new_conversation().await
+    }
+
+    /// Makes a past conversation current again.
+    pub async fn open_conversation(&self, id: &str) -> Result<Conversation, ProcessorError> {
+        self.pipeline.open_conversation(id).await
+    }
+
+    /// Deletes every conversation; returns how many.
+    pub async fn clear_history(&self) -> Result<usize, ProcessorError> {
+        self.pipeline.clear_history().await
     }
 
     /// Every conversation, oldest first (a snapshot for lists).

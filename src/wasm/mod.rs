@@ -78,6 +78,23 @@ export interface CoreSettings {
 
 export type ConversationStatus = "active" | "background" | "waiting_input" | "archived";
 
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean };
+
+/** One line of a conversation's history. */
+export interface HistoryLine {
+  id: string;
+  messageId: string;
+  role: "user" | "assistant" | "system";
+  content: ContentBlock[];
+  source: MessageSource;
+  visible: boolean;
+  ts: string;
+  turn?: { toolsUsed: string[]; waiting?: boolean; endsConversation?: string };
+}
+
 export interface PendingQuestion {
   type: "confirmation" | "choice" | "input";
   prompt: string;
@@ -189,6 +206,15 @@ fn js_error(message: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&message.to_string()).into()
 }
 
+/// A promise of the core's result, its value crossing as JSON; an error rejects with its message.
+fn promise<T, E>(work: impl std::future::Future<Output = Result<T, E>> + 'static) -> Promise
+where
+    T: serde::Serialize,
+    E: std::fmt::Display,
+{
+    future_to_promise(async move { work.await.map(|value| to_js(&value)).map_err(js_error) })
+}
+
 fn settings_from(value: JsValue) -> Result<Settings, JsValue> {
     let json: serde_json::Value = if value.is_undefined() || value.is_null() {
         serde_json::Value::Object(Default::default())
@@ -226,10 +252,7 @@ impl WasmMessageProcessor {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn initialize(&self) -> Promise {
         let core = self.core.clone();
-        future_to_promise(async move {
-            core.initialize().await.map_err(js_error)?;
-            Ok(JsValue::UNDEFINED)
-        })
+        promise(async move { core.initialize().await })
     }
 
     /// Processes a message; always resolves, with a failed result for bad input.
@@ -244,10 +267,7 @@ impl WasmMessageProcessor {
     #[wasm_bindgen(js_name = reprocessPending, unchecked_return_type = "Promise<ReprocessSummary>")]
     pub fn reprocess_pending(&self) -> Promise {
         let core = self.core.clone();
-        future_to_promise(async move {
-            let summary = core.reprocess_pending().await.map_err(js_error)?;
-            Ok(to_js(&summary))
-        })
+        promise(async move { core.reprocess_pending().await })
     }
 
     /// Stops the message in flight; returns whether there was one.
@@ -261,17 +281,56 @@ impl WasmMessageProcessor {
     #[wasm_bindgen(js_name = cleanupStaleStates, unchecked_return_type = "Promise<string[]>")]
     pub fn cleanup_stale_states(&self) -> Promise {
         let core = self.core.clone();
-        future_to_promise(async move {
-            let ids = core.cleanup_stale_states().await.map_err(js_error)?;
-            Ok(to_js(&ids))
-        })
+        promise(async move { core.cleanup_stale_states().await })
     }
 
     /// Every conversation's metadata, oldest first.
     #[wasm_bindgen(unchecked_return_type = "Promise<Conversation[]>")]
     pub fn conversations(&self) -> Promise {
         let core = self.core.clone();
-        future_to_promise(async move { Ok(to_js(&core.conversations().await)) })
+        promise(async move { Ok::<_, String>(core.conversations().await) })
+    }
+
+    /// Writes a hidden system line (UC014: the chat opened); resolves with the conversation id.
+    #[wasm_bindgen(js_name = recordSystemLine, unchecked_return_type = "Promise<string>")]
+    pub fn record_system_line(&self, text: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.record_system_line(&text).await })
+    }
+
+    /// A conversation's lines, oldest first (hidden ones included).
+    #[wasm_bindgen(js_name = conversationLines, unchecked_return_type = "Promise<HistoryLine[]>")]
+    pub fn conversation_lines(&self, id: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.conversation_lines(&id).await })
+    }
+
+    /// The conversation new messages go to, or null.
+    #[wasm_bindgen(js_name = currentConversation, unchecked_return_type = "Promise<Conversation | null>")]
+    pub fn current_conversation(&self) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.current_conversation().await) })
+    }
+
+    /// "New chat": ends the current conversation.
+    #[wasm_bindgen(js_name = newConversation, unchecked_return_type = "Promise<void>")]
+    pub fn new_conversation(&self) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.new_conversation().await })
+    }
+
+    /// Makes a past conversation current again.
+    #[wasm_bindgen(js_name = openConversation, unchecked_return_type = "Promise<Conversation>")]
+    pub fn open_conversation(&self, id: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.open_conversation(&id).await })
+    }
+
+    /// Deletes every conversation; resolves with how many.
+    #[wasm_bindgen(js_name = clearHistory, unchecked_return_type = "Promise<number>")]
+    pub fn clear_history(&self) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.clear_history().await })
     }
 
     /// Stops the message in flight and every background task (the plugin unloading).

@@ -1,0 +1,117 @@
+//! What the chat view asks of the processor besides messages: the hidden "chat opened" line
+//! (UC014), reading a conversation, starting a new one, reopening an old one, clearing history.
+//! Each waits its turn in the same queue as messages, so none of them lands in the middle of a
+//! turn.
+
+use super::{Pipeline, ProcessorError};
+use crate::conversation::boundary::starts_new_conversation;
+use crate::conversation::{Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
+use crate::event::Event;
+use crate::host::Host;
+use crate::ids::new_id;
+use crate::llm::ContentBlock;
+use crate::message::MessageSource;
+use crate::time::format_iso;
+
+impl<H: Host + 'static> Pipeline<H> {
+    /// Appends a hidden system line to the current conversation — kept in history, never sent to
+    /// the model. Like a message, it first checks the idle boundary, so opening the chat after a
+    /// long break starts the new conversation it belongs to.
+    pub(super) async fn record_system_line(&self, text: &str) -> Result<String, ProcessorError> {
+        self.initialize().await?;
+        let ticket = self.inner.queue.ticket();
+        ticket.wait().await;
+        let host = &self.inner.host;
+        let settings = self.settings();
+        let mut ended = None;
+        let conversation_id = {
+            let mut guard = self.inner.store.lock().await;
+            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
+                if starts_new_conversation(
+                    current,
+                    last,
+                    host.now_ms(),
+                    settings.idle_timeout_ms(),
+                    settings.state_timeout_ms(),
+                ) {
+                    ended = store.end_current(host, "idle").await?;
+                }
+            }
+            let id = new_id(host, "sys-");
+            let line = HistoryLine {
+                id: format!("{id}#0"),
+                message_id: id,
+                role: LineRole::System,
+                content: vec![ContentBlock::text(text)],
+                source: MessageSource::System,
+                visible: false,
+                ts: format_iso(host.now_ms()),
+                turn: Some(TurnEnd::default()),
+            };
+            store.append_turn(host, vec![line]).await?;
+            store.current().map(|c| c.id.clone()).unwrap_or_default()
+        };
+        if let Some(ended) = ended {
+            self.conversation_ended(ended);
+        }
+        Ok(conversation_id)
+    }
+
+    /// A conversation's lines, oldest first (hidden ones included; the view skips them).
+    pub(super) async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
+        self.initialize().await?;
+        let guard = self.inner.store.lock().await;
+        let store = guard.as_ref().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+        Ok(store.read_lines(&self.inner.host, id).await?)
+    }
+
+    /// The conversation new messages go to.
+    pub(super) async fn current_conversation(&self) -> Option<Conversation> {
+        self.inner.store.lock().await.as_ref().and_then(|s| s.current().cloned())
+    }
+
+    /// "New chat": the current conversation ends; the next message starts a new one.
+    pub(super) async fn new_conversation(&self) -> Result<(), ProcessorError> {
+        self.initialize().await?;
+        let ticket = self.inner.queue.ticket();
+        ticket.wait().await;
+        let ended = {
+            let mut guard = self.inner.store.lock().await;
+            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            store.end_current(&self.inner.host, "new chat").await?
+        };
+        if let Some(ended) = ended {
+            self.conversation_ended(ended);
+        }
+        Ok(())
+    }
+
+    /// Makes a past conversation current again.
+    pub(super) async fn open_conversation(&self, id: &str) -> Result<Conversation, ProcessorError> {
+        self.initialize().await?;
+        let ticket = self.inner.queue.ticket();
+        ticket.wait().await;
+        let (ended, opened) = {
+            let mut guard = self.inner.store.lock().await;
+            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let ended = store.open_existing(&self.inner.host, id).await?;
+            (ended, store.current().cloned().ok_or_else(|| StoreError::Unknown(id.to_owned()))?)
+        };
+        if let Some(ended) = ended {
+            self.conversation_ended(ended);
+        }
+        self.inner.host.emit(&Event::ConversationUpdated { conversation: Box::new(opened.clone()) });
+        Ok(opened)
+    }
+
+    /// "Clear history": every conversation is deleted. Messages still in the inbox stay.
+    pub(super) async fn clear_history(&self) -> Result<usize, ProcessorError> {
+        self.initialize().await?;
+        let ticket = self.inner.queue.ticket();
+        ticket.wait().await;
+        let mut guard = self.inner.store.lock().await;
+        let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+        Ok(store.clear(&self.inner.host).await?)
+    }
+}

@@ -7,16 +7,23 @@ import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { glueFactory } from "./glue-factory.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, "..");
 const pkg = path.join(root, "pkg");
 
-/** Resolves `smarthole-core` to the wasm-bindgen glue and `smarthole-wasm-gz` to the compressed bytes. */
+/** `smarthole-core-factory`: the wasm-bindgen glue as a factory of independent instances;
+ * `smarthole-wasm-gz`: the compressed bytes. */
 const corePlugin = {
   name: "smarthole-core",
   setup(b) {
-    b.onResolve({ filter: /^smarthole-core$/ }, () => ({ path: path.join(pkg, "smarthole_agent.js") }));
+    b.onResolve({ filter: /^smarthole-core-factory$/ }, () => ({ path: "smarthole-core-factory", namespace: "core-factory" }));
+    b.onLoad({ filter: /.*/, namespace: "core-factory" }, () => ({
+      contents: glueFactory(readFileSync(path.join(pkg, "smarthole_agent.js"), "utf8")),
+      loader: "js",
+      resolveDir: pkg,
+    }));
     b.onResolve({ filter: /^smarthole-wasm-gz$/ }, () => ({ path: "smarthole-wasm-gz", namespace: "wasm-gz" }));
     b.onLoad({ filter: /.*/, namespace: "wasm-gz" }, () => {
       const wasm = readFileSync(path.join(pkg, "smarthole_agent_bg.wasm"));

@@ -51,8 +51,17 @@ pub enum Event {
     ToolStarted { message_id: String, tool_use_id: String, name: String, input: Value },
     /// A tool call finished; `output` is shortened for display.
     ToolFinished { message_id: String, tool_use_id: String, name: String, is_error: bool, output: String },
-    /// The agent spoke mid-turn through `send_message` (seed 003 `onAgentMessage`).
-    AgentMessage { message_id: String, content: String, is_question: bool },
+    /// The agent spoke mid-turn (`send_message`), or asked a question (`send_message` with
+    /// `is_question`, `needs_input`) — seed 003 `onAgentMessage`.
+    AgentMessage {
+        message_id: String,
+        content: String,
+        is_question: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        question_type: Option<crate::conversation::QuestionType>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        options: Vec<String>,
+    },
     /// A message finished (seed 003 `onResponse`).
     Response { result: ProcessResult },
     /// Something the user must be told that is not a message result (a message moved to
@@ -80,7 +89,13 @@ mod tests {
 
     #[test]
     fn events_serialise_as_tagged_camel_case() {
-        let e = Event::AgentMessage { message_id: "m".into(), content: "hi".into(), is_question: true };
+        let e = Event::AgentMessage {
+            message_id: "m".into(),
+            content: "hi".into(),
+            is_question: true,
+            question_type: None,
+            options: vec![],
+        };
         assert_eq!(
             serde_json::to_value(e).unwrap(),
             json!({"type": "agent_message", "messageId": "m", "content": "hi", "isQuestion": true})

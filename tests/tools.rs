@@ -219,3 +219,51 @@ fn tools_after_a_question_in_the_same_answer_wait() {
         matches!(&last.content[1], ContentBlock::ToolResult { is_error: true, content, .. } if content.contains("wait for the answer"))
     );
 }
+
+#[test]
+fn needs_input_asks_a_structured_question_and_waits() {
+    let host = FakeHost::new();
+    host.script([
+        Reply::tools(
+            "",
+            &[("n1", "needs_input", json!({"type": "choice", "prompt": "Which **list**?", "options": ["Work", "Home"]}))],
+        ),
+        Reply::text("Added to Home."),
+    ]);
+    let p = processor(&host);
+    let asked = host.run(p.process(from_hub("q", "add call Bob")));
+    assert_eq!(asked.is_waiting_for_response, Some(true));
+    let card = host.events().into_iter().find_map(|e| match e {
+        smarthole_agent::event::Event::AgentMessage { content, is_question: true, question_type, options, .. } => {
+            Some((content, question_type, options))
+        }
+        _ => None,
+    });
+    assert_eq!(
+        card,
+        Some(("Which **list**?".to_owned(), Some(smarthole_agent::conversation::QuestionType::Choice), vec!["Work".to_owned(), "Home".to_owned()]))
+    );
+    let notes = host.hub_responses("notification");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["payload"]["payload"]["body"], "Which list? (Work / Home)");
+    assert_eq!(notes[0]["payload"]["payload"]["priority"], "high");
+    let index: ConversationIndex = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
+    let q = index.conversations[0].state.pending_question.clone().unwrap();
+    assert_eq!((q.kind, q.options.len()), (smarthole_agent::conversation::QuestionType::Choice, 2));
+    host.run(p.process(from_hub("a", "Home")));
+    let index: ConversationIndex = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
+    assert!(index.conversations[0].state.pending_question.is_none());
+
+    // Bad questions come back as errors the model can fix.
+    let host = FakeHost::new();
+    host.script([
+        Reply::tools("", &[("n", "needs_input", json!({"type": "choice", "prompt": "Pick", "options": ["only one"]}))]),
+        Reply::text("ok"),
+    ]);
+    let p = processor(&host);
+    let result = host.run(p.process(direct("b", "x")));
+    assert_eq!(result.is_waiting_for_response, Some(false));
+    let err = &tool_results(&host.requests()[1].body)[0];
+    assert_eq!(err["is_error"], true);
+    assert!(err["content"].as_str().unwrap().contains("a choice needs 2 to 10 options"));
+}

@@ -4,6 +4,7 @@
 
 mod end_conversation;
 mod get_conversation;
+mod needs_input;
 mod send_message;
 
 use serde::de::DeserializeOwned;
@@ -24,6 +25,7 @@ pub enum BuiltinTool {
     SendMessage,
     EndConversation,
     GetConversation,
+    NeedsInput,
 }
 
 impl BuiltinTool {
@@ -37,6 +39,7 @@ impl BuiltinTool {
             BuiltinTool::SendMessage => send_message::NAME,
             BuiltinTool::EndConversation => end_conversation::NAME,
             BuiltinTool::GetConversation => get_conversation::NAME,
+            BuiltinTool::NeedsInput => needs_input::NAME,
         }
     }
 
@@ -46,6 +49,7 @@ impl BuiltinTool {
             BuiltinTool::SendMessage => send_message::definition(),
             BuiltinTool::EndConversation => end_conversation::definition(),
             BuiltinTool::GetConversation => get_conversation::definition(),
+            BuiltinTool::NeedsInput => needs_input::definition(),
         }
     }
 }
@@ -130,6 +134,7 @@ impl ToolRegistry {
             BuiltinTool::SendMessage => send_message::run(ctx, input),
             BuiltinTool::EndConversation => end_conversation::run(input),
             BuiltinTool::GetConversation => get_conversation::run(ctx.host, ctx.store, input).await,
+            BuiltinTool::NeedsInput => needs_input::run(ctx, input),
         }
     }
 }

@@ -51,6 +51,8 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
         message_id: ctx.message.id.clone(),
         content: input.message.clone(),
         is_question: input.is_question,
+        question_type: input.is_question.then_some(QuestionType::Input),
+        options: Vec::new(),
     });
     let to_hub = ctx.message.from_hub();
     if to_hub {

@@ -48,10 +48,14 @@ export interface ReprocessSummary {
   movedToFailed: string[];
 }
 
+export type QuestionType = "confirmation" | "choice" | "input";
+
 export interface AgentMessage {
   messageId: string;
   content: string;
   isQuestion: boolean;
+  questionType?: QuestionType;
+  options?: string[];
 }
 
 export interface CoreSettings {
@@ -125,7 +129,7 @@ export type CoreEvent =
   | { type: "retrying"; messageId: string; attempt: number; delayMs: number; errorCode: string; error: string }
   | { type: "tool_started"; messageId: string; toolUseId: string; name: string; input: unknown }
   | { type: "tool_finished"; messageId: string; toolUseId: string; name: string; isError: boolean; output: string }
-  | { type: "agent_message"; messageId: string; content: string; isQuestion: boolean }
+  | ({ type: "agent_message" } & AgentMessage)
   | { type: "response"; result: ProcessResult }
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
   | { type: "conversation_updated"; conversation: Conversation }
@@ -423,6 +427,12 @@ impl WasmMessageProcessor {
     ) {
         self.callbacks.retrospection.borrow_mut().push(callback);
     }
+}
+
+/// The settings the core uses when none are given (the settings tab shows them).
+#[wasm_bindgen(js_name = defaultSettings, unchecked_return_type = "Required<CoreSettings>")]
+pub fn default_settings() -> JsValue {
+    to_js(&Settings::default())
 }
 
 /// The core's version, for logs and the agent API.

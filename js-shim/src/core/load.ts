@@ -1,12 +1,14 @@
 // Loads the Rust core: the wasm travels inside the bundle (gzip + base64, so main.js stays small),
-// is inflated with the platform's DecompressionStream and instantiated asynchronously (Chromium
-// refuses synchronous compilation of large modules on the main thread).
-import init, * as core from "smarthole-core";
+// is inflated with the platform's DecompressionStream and compiled once, asynchronously
+// (Chromium refuses synchronous compilation of large modules on the main thread). Each call of
+// `newCore()` instantiates it afresh with its own copy of the JS glue, so a core that trapped can
+// be replaced.
+import { createCore } from "smarthole-core-factory";
 import wasmGzBase64 from "smarthole-wasm-gz";
 
-export type Core = typeof core;
+export type Core = ReturnType<typeof createCore>;
 
-let loading: Promise<Core> | null = null;
+let compiled: Promise<WebAssembly.Module> | null = null;
 
 function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text);
@@ -20,12 +22,23 @@ async function gunzip(bytes: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer> {
   return new Response(stream).arrayBuffer();
 }
 
-/** The core module, initialised once. */
+/** The compiled module, once. */
+function wasmModule(): Promise<WebAssembly.Module> {
+  compiled ??= gunzip(base64ToBytes(wasmGzBase64)).then((bytes) => WebAssembly.compile(bytes));
+  return compiled;
+}
+
+/** A fresh, initialised instance of the core. */
+export async function newCore(): Promise<Core> {
+  const core = createCore();
+  await core.default({ module_or_path: await wasmModule() });
+  return core;
+}
+
+let shared: Promise<Core> | null = null;
+
+/** One shared instance (the headless host and the benchmarks, which never rebuild). */
 export function loadCore(): Promise<Core> {
-  loading ??= (async () => {
-    const wasm = await gunzip(base64ToBytes(wasmGzBase64));
-    await init({ module_or_path: wasm });
-    return core;
-  })();
-  return loading;
+  shared ??= newCore();
+  return shared;
 }

@@ -1,0 +1,264 @@
+// The core as the plugin and the browser page use it: a host composed from the platform's I/O,
+// events fanned out to the views, and recovery when the core traps — a fresh instance is built,
+// the user is told, and the inbox (on disk) is finished by the new one. The shim decides
+// nothing else: the core does.
+import type {
+  AgentMessage,
+  CoreEvent,
+  CoreHost,
+  CoreSettings,
+  Conversation,
+  HistoryLine,
+  HubStatus,
+  MessageProcessor,
+  ProcessResult,
+  RoutedMessage,
+} from "smarthole-core";
+import { HubSockets, type SocketLike } from "./hub-sockets.ts";
+import { newCore, type Core } from "./load.ts";
+
+/** The platform's files and HTTP (paths relative to `.smarthole/`). */
+export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "httpStart">;
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface RuntimeOptions {
+  io: HostIO;
+  openSocket: (url: string) => SocketLike;
+  /** Settings as the core takes them (the API key included, never persisted by the core). */
+  settings: () => CoreSettings;
+  log?: (level: LogLevel, message: string) => void;
+  /** The user must be told something (a Notice in Obsidian). */
+  notify?: (text: string) => void;
+}
+
+/** What views hear: the core's events, plus the runtime's own. */
+export type RuntimeEvent = CoreEvent | { type: "ready" } | { type: "core_restarted" };
+
+/** The result given to a message whose core trapped before it finished. */
+export const CORE_RESTARTED = "core_restarted";
+const RESTARTED_TEXT =
+  "The agent's core stopped unexpectedly and was restarted. Your message is safe and will be answered shortly.";
+/** Rebuilds allowed in ten minutes before the runtime gives up and asks for a reload. */
+const MAX_REBUILDS = 3;
+const REBUILD_WINDOW_MS = 10 * 60_000;
+
+/** Whether an error means the wasm instance can no longer be trusted. */
+export function isTrap(error: unknown): boolean {
+  if (error instanceof WebAssembly.RuntimeError) return true;
+  const message = error instanceof Error ? error.message : "";
+  return /recursive use of an object|attempted to take ownership of Rust value|null pointer passed to rust/.test(message);
+}
+
+export class CoreRuntime {
+  readonly hub: HubSockets;
+  private core: Core | null = null;
+  private processor: MessageProcessor | null = null;
+  private readonly listeners = new Set<(event: RuntimeEvent) => void>();
+  private readonly waiting = new Map<string, (result: ProcessResult) => void>();
+  private readyFlag = false;
+  private rebuilding = false;
+  private rebuilds: number[] = [];
+  private disposed = false;
+  private readonly host: CoreHost;
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.hub = new HubSockets(options.openSocket, (m) => this.log("debug", m));
+    this.hub.events = {
+      opened: (socket) => this.call((p) => p.hubOpened(socket)),
+      frame: (socket, text) => this.call((p) => p.hubFrame(socket, text)),
+      closed: (socket, why) => this.call((p) => p.hubClosed(socket, why)),
+    };
+    const io = options.io;
+    this.host = {
+      readFile: (p) => io.readFile(p),
+      writeFileAtomic: (p, t) => io.writeFileAtomic(p, t),
+      appendFile: (p, t) => io.appendFile(p, t),
+      listDir: (d) => io.listDir(d),
+      removeFile: (p) => io.removeFile(p),
+      renameFile: (a, b) => io.renameFile(a, b),
+      httpStart: (r) => io.httpStart(r),
+      hubConnect: (socket, url) => this.hub.connect(socket, url),
+      hubDisconnect: (socket) => this.hub.disconnect(socket),
+      hubSend: (socket, frame) => this.hub.send(socket, frame),
+      emit: (event) => this.dispatch(event),
+      log: (level, message) => this.log(level, message),
+      randomU32: () => crypto.getRandomValues(new Uint32Array(1))[0]!,
+    };
+  }
+
+  /** Whether the core has initialised and finished the inbox. */
+  get ready(): boolean {
+    return this.readyFlag;
+  }
+
+  subscribe(listener: (event: RuntimeEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private dispatch(event: RuntimeEvent): void {
+    if (event.type === "response") {
+      const resolve = this.waiting.get(event.result.messageId);
+      this.waiting.delete(event.result.messageId);
+      resolve?.(event.result);
+    }
+    // Listeners run after the core's call returns (the host's emit must not re-enter it).
+    queueMicrotask(() => {
+      for (const listener of this.listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          this.log("error", `a view failed on ${event.type}: ${String(error)}`);
+        }
+      }
+    });
+  }
+
+  private log(level: LogLevel, message: string): void {
+    this.options.log?.(level, message);
+  }
+
+  /** Builds the core, initialises it and finishes the inbox; then the views may send. */
+  async start(): Promise<void> {
+    this.core = await newCore();
+    if (this.disposed) return;
+    this.processor = new this.core.MessageProcessor(this.host, this.options.settings());
+    await this.processor.initialize();
+    const pending = await this.processor.reprocessPending();
+    if (pending.results.length > 0) this.log("info", `finished ${pending.results.length} message(s) left by an earlier run`);
+    this.readyFlag = true;
+    this.dispatch({ type: "ready" });
+  }
+
+  /** Runs a call on the core; a trap starts a rebuild and the error is rethrown. */
+  private call<T>(fn: (p: MessageProcessor) => T): T {
+    if (!this.processor) throw new Error("the core is not ready yet");
+    try {
+      return fn(this.processor);
+    } catch (error) {
+      this.reportError(error);
+      throw error;
+    }
+  }
+
+  /** Any error seen by the shim (also from the window's error handlers): a trap rebuilds. */
+  reportError(error: unknown): void {
+    if (isTrap(error) && !this.disposed) void this.rebuild(error);
+  }
+
+  private async rebuild(cause: unknown): Promise<void> {
+    if (this.rebuilding) return;
+    const now = Date.now();
+    this.rebuilds = this.rebuilds.filter((t) => now - t < REBUILD_WINDOW_MS);
+    if (this.rebuilds.length >= MAX_REBUILDS) {
+      this.options.notify?.("The agent's core keeps failing. Reload Obsidian; your pending messages are kept and will be answered then.");
+      this.readyFlag = false;
+      return;
+    }
+    this.rebuilds.push(now);
+    this.rebuilding = true;
+    this.readyFlag = false;
+    this.log("error", `the core trapped (${String(cause)}); rebuilding`);
+    const old = this.processor;
+    this.processor = null;
+    this.hub.closeAll();
+    try {
+      old?.dispose();
+    } catch {
+      // A trapped instance may refuse even this; it is dropped either way.
+    }
+    for (const [messageId, resolve] of this.waiting) {
+      resolve({ success: false, messageId, errorCode: CORE_RESTARTED, error: RESTARTED_TEXT });
+    }
+    this.waiting.clear();
+    this.options.notify?.("SmartHole Agent restarted its core after an internal error. No message was lost.");
+    this.dispatch({ type: "core_restarted" });
+    try {
+      await this.start();
+    } finally {
+      this.rebuilding = false;
+    }
+  }
+
+  /** Processes a message; resolves with its result (a trap resolves it as `core_restarted`). */
+  process(message: RoutedMessage): Promise<ProcessResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.set(message.id, resolve);
+      try {
+        void this.call((p) => p.process(message)).then(resolve, reject);
+      } catch (error) {
+        this.waiting.delete(message.id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
+
+  /** A typed message from the chat view. */
+  send(text: string): Promise<ProcessResult> {
+    return this.process({ id: `direct-${crypto.randomUUID()}`, text, timestamp: new Date().toISOString(), source: "direct" });
+  }
+
+  cancel(): boolean {
+    return this.processor ? this.call((p) => p.cancelCurrentProcessing()) : false;
+  }
+
+  get currentMessageId(): string | undefined {
+    return this.processor ? this.call((p) => p.currentMessageId) : undefined;
+  }
+
+  get hubStatus(): { status: HubStatus; detail?: string } {
+    return this.processor ? this.call((p) => p.hubStatus) : { status: "disconnected" };
+  }
+
+  conversations(): Promise<Conversation[]> {
+    return this.call((p) => p.conversations());
+  }
+
+  conversationLines(id: string): Promise<HistoryLine[]> {
+    return this.call((p) => p.conversationLines(id));
+  }
+
+  currentConversation(): Promise<Conversation | null> {
+    return this.call((p) => p.currentConversation());
+  }
+
+  newConversation(): Promise<void> {
+    return this.call((p) => p.newConversation());
+  }
+
+  openConversation(id: string): Promise<Conversation> {
+    return this.call((p) => p.openConversation(id));
+  }
+
+  clearHistory(): Promise<number> {
+    return this.call((p) => p.clearHistory());
+  }
+
+  recordSystemLine(text: string): Promise<string> {
+    return this.call((p) => p.recordSystemLine(text));
+  }
+
+  /** New settings; throws with the core's message when they are invalid. */
+  updateSettings(): void {
+    if (this.processor) this.call((p) => p.updateSettings(this.options.settings()));
+  }
+
+  /** Stops everything: the message in flight, background work, timers, sockets. */
+  dispose(): void {
+    this.disposed = true;
+    this.readyFlag = false;
+    this.hub.closeAll();
+    const processor = this.processor;
+    this.processor = null;
+    try {
+      processor?.dispose();
+      processor?.free();
+    } catch (error) {
+      this.log("warn", `dispose: ${String(error)}`);
+    }
+    this.listeners.clear();
+  }
+}
+
+export type { AgentMessage };

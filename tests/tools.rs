@@ -226,7 +226,11 @@ fn needs_input_asks_a_structured_question_and_waits() {
     host.script([
         Reply::tools(
             "",
-            &[("n1", "needs_input", json!({"type": "choice", "prompt": "Which **list**?", "options": ["Work", "Home"]}))],
+            &[(
+                "n1",
+                "needs_input",
+                json!({"type": "choice", "prompt": "Which **list**?", "options": ["Work", "Home"]}),
+            )],
         ),
         Reply::text("Added to Home."),
     ]);
@@ -241,7 +245,11 @@ fn needs_input_asks_a_structured_question_and_waits() {
     });
     assert_eq!(
         card,
-        Some(("Which **list**?".to_owned(), Some(smarthole_agent::conversation::QuestionType::Choice), vec!["Work".to_owned(), "Home".to_owned()]))
+        Some((
+            "Which **list**?".to_owned(),
+            Some(smarthole_agent::conversation::QuestionType::Choice),
+            vec!["Work".to_owned(), "Home".to_owned()]
+        ))
     );
     let notes = host.hub_responses("notification");
     assert_eq!(notes.len(), 1);

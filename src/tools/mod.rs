@@ -30,8 +30,8 @@ pub enum BuiltinTool {
 
 impl BuiltinTool {
     /// Every built-in tool, in the order offered to the model.
-    pub const ALL: [BuiltinTool; 3] =
-        [BuiltinTool::SendMessage, BuiltinTool::EndConversation, BuiltinTool::GetConversation];
+    pub const ALL: [BuiltinTool; 4] =
+        [BuiltinTool::SendMessage, BuiltinTool::NeedsInput, BuiltinTool::EndConversation, BuiltinTool::GetConversation];
 
     /// The name the model calls it by.
     pub fn name(self) -> &'static str {

@@ -7,6 +7,7 @@ pub use js_host::JsHostObject;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures::future::LocalBoxFuture;
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -211,12 +212,15 @@ fn js_error(message: impl std::fmt::Display) -> JsValue {
 }
 
 /// A promise of the core's result, its value crossing as JSON; an error rejects with its message.
+/// The future is boxed so the promise glue exists once in the module, not once per export.
 fn promise<T, E>(work: impl std::future::Future<Output = Result<T, E>> + 'static) -> Promise
 where
     T: serde::Serialize,
     E: std::fmt::Display,
 {
-    future_to_promise(async move { work.await.map(|value| to_js(&value)).map_err(js_error) })
+    let boxed: LocalBoxFuture<'static, Result<JsValue, JsValue>> =
+        Box::pin(async move { work.await.map(|value| to_js(&value)).map_err(js_error) });
+    future_to_promise(boxed)
 }
 
 fn settings_from(value: JsValue) -> Result<Settings, JsValue> {
@@ -264,7 +268,7 @@ impl WasmMessageProcessor {
     pub fn process(&self, #[wasm_bindgen(unchecked_param_type = "RoutedMessage")] message: JsValue) -> Promise {
         let raw = from_js(&message);
         let work = self.core.process(raw);
-        future_to_promise(async move { Ok(to_js(&work.await)) })
+        promise(async move { Ok::<_, String>(work.await) })
     }
 
     /// Finishes what a previous session left in the inbox.

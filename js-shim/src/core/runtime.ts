@@ -61,6 +61,8 @@ export class CoreRuntime {
   private rebuilds: number[] = [];
   private disposed = false;
   private readonly host: CoreHost;
+  /** The core's default settings, once it is loaded. */
+  defaults: Required<CoreSettings> | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
     this.hub = new HubSockets(options.openSocket, (m) => this.log("debug", m));
@@ -83,7 +85,7 @@ export class CoreRuntime {
       hubSend: (socket, frame) => this.hub.send(socket, frame),
       emit: (event) => this.dispatch(event),
       log: (level, message) => this.log(level, message),
-      randomU32: () => crypto.getRandomValues(new Uint32Array(1))[0]!,
+      randomU32: () => crypto.getRandomValues(new Uint32Array(1))[0],
     };
   }
 
@@ -123,6 +125,7 @@ export class CoreRuntime {
   async start(): Promise<void> {
     this.core = await newCore();
     if (this.disposed) return;
+    this.defaults = this.core.defaultSettings();
     this.processor = new this.core.MessageProcessor(this.host, this.options.settings());
     await this.processor.initialize();
     const pending = await this.processor.reprocessPending();

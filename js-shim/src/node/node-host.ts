@@ -32,7 +32,7 @@ export class NodeHost implements CoreHost {
   private readonly madeDirs = new Set<string>();
   /** The hub sockets; set `hub.events` once the processor exists. */
   readonly hub = new HubSockets(
-    (url) => new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD }) as unknown as SocketLike,
+    (url): SocketLike => new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD }),
     (message) => this.log("debug", message),
   );
 
@@ -171,7 +171,7 @@ export class NodeHost implements CoreHost {
   }
 
   randomU32(): number {
-    return crypto.getRandomValues(new Uint32Array(1))[0]!;
+    return crypto.getRandomValues(new Uint32Array(1))[0];
   }
 
   /** A fresh message id. */

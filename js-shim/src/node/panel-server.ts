@@ -1,0 +1,114 @@
+// Serves the chat panel on 127.0.0.1 over the real core, for the browser tests and the demo's
+// browser mode: the page, its files (.smarthole/ of a vault, through the same Node host code as
+// the headless command) and a same-origin proxy to the model (streamed; the API key stays here).
+//
+//   node js-shim/dist/panel-server.js --vault DIR --llm-base-url URL [--api-key-env VAR] [--port N]
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { NodeHost } from "./node-host.ts";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+
+const { values } = parseArgs({
+  options: {
+    vault: { type: "string" },
+    "llm-base-url": { type: "string" },
+    "api-key-env": { type: "string" },
+    port: { type: "string", default: "0" },
+  },
+});
+if (!values.vault || !values["llm-base-url"]) {
+  process.stderr.write("usage: panel-server --vault DIR --llm-base-url URL [--api-key-env VAR] [--port N]\n");
+  process.exit(2);
+}
+const upstream = values["llm-base-url"].replace(/\/$/, "");
+const apiKey = values["api-key-env"] ? (process.env[values["api-key-env"]] ?? "") : "";
+const files = new NodeHost(path.join(path.resolve(values.vault), ".smarthole"));
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>SmartHole Agent</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/styles.css">
+<style>html,body{height:100%;margin:0;font-family:system-ui,sans-serif}#app{height:calc(100% - 24px);max-width:720px;margin:0 auto;padding:12px;box-sizing:border-box}#banner{height:24px;text-align:center;color:#a60}</style>
+</head><body><div id="banner"></div><div id="app"></div><script type="module" src="/page.js"></script></body></html>`;
+
+async function body(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function send(res: ServerResponse, status: number, type: string, data: string | Buffer): void {
+  res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
+  res.end(data);
+}
+
+/** Streams the model's answer through; a closed page aborts the upstream request. */
+async function proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const controller = new AbortController();
+  res.on("close", () => controller.abort());
+  const headers: Record<string, string> = { "content-type": "application/json", "anthropic-version": "2023-06-01" };
+  if (apiKey) headers["x-api-key"] = apiKey;
+  try {
+    const upstreamRes = await fetch(`${upstream}/v1/messages`, { method: "POST", headers, body: await body(req), signal: controller.signal });
+    res.writeHead(upstreamRes.status, { "content-type": upstreamRes.headers.get("content-type") ?? "application/json" });
+    if (upstreamRes.body) for await (const chunk of upstreamRes.body) res.write(chunk);
+    res.end();
+  } catch (error) {
+    if (!res.headersSent) send(res, 502, "application/json", JSON.stringify({ type: "error", error: { type: "api_error", message: String(error) } }));
+    else res.destroy();
+  }
+}
+
+const server = createServer((req, res) => {
+  const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  const p = url.searchParams;
+  const route = `${req.method} ${url.pathname}`;
+  void (async () => {
+    try {
+      switch (route) {
+        case "GET /":
+          return send(res, 200, "text/html; charset=utf-8", PAGE);
+        case "GET /page.js":
+          return send(res, 200, "text/javascript", readFileSync(path.join(root, "js-shim/dist/page.js")));
+        case "GET /styles.css":
+          return send(res, 200, "text/css", readFileSync(path.join(root, "styles.css")));
+        case "POST /v1/messages":
+          return await proxy(req, res);
+        case "GET /fs/file": {
+          const text = await files.readFile(p.get("path") ?? "");
+          return text === null ? send(res, 404, "text/plain", "missing") : send(res, 200, "text/plain; charset=utf-8", text);
+        }
+        case "PUT /fs/file":
+          await files.writeFileAtomic(p.get("path") ?? "", await body(req));
+          return send(res, 204, "text/plain", "");
+        case "POST /fs/append":
+          await files.appendFile(p.get("path") ?? "", await body(req));
+          return send(res, 204, "text/plain", "");
+        case "GET /fs/list":
+          return send(res, 200, "application/json", JSON.stringify(await files.listDir(p.get("dir") ?? "")));
+        case "DELETE /fs/file":
+          await files.removeFile(p.get("path") ?? "");
+          return send(res, 204, "text/plain", "");
+        case "POST /fs/rename":
+          await files.renameFile(p.get("from") ?? "", p.get("to") ?? "");
+          return send(res, 204, "text/plain", "");
+        default:
+          return send(res, 404, "text/plain", "not found");
+      }
+    } catch (error) {
+      send(res, 500, "text/plain", String(error));
+    }
+  })();
+});
+
+server.listen(Number(values.port), "127.0.0.1", () => {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  process.stdout.write(`http://127.0.0.1:${port}/\n`);
+});
+process.on("SIGTERM", () => server.close(() => process.exit(0)));

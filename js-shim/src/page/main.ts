@@ -1,0 +1,49 @@
+// The chat panel on a plain page (browser tests, `make demo` in browser mode), over the same
+// core, with files and the model behind panel-server on 127.0.0.1.
+import type { CoreSettings } from "smarthole-core";
+import { CoreRuntime } from "../core/runtime.ts";
+import { ChatPanel } from "../ui/chat-panel.ts";
+import { installDomHelpers } from "./dom-helpers.ts";
+import { PageIO } from "./page-io.ts";
+
+installDomHelpers();
+
+/** Plain-text Markdown for the page: paragraphs, no HTML parsing. */
+function renderPlain(markdown: string, el: HTMLElement): Promise<void> {
+  for (const paragraph of markdown.split(/\n{2,}/)) el.createEl("p", { text: paragraph });
+  return Promise.resolve();
+}
+
+const params = new URLSearchParams(location.search);
+const settings: CoreSettings = {
+  baseUrl: location.origin,
+  model: params.get("model") ?? "default",
+  maxTokens: Number(params.get("maxTokens") ?? 1024),
+  hubEnabled: params.has("hub"),
+};
+const hub = params.get("hub");
+if (hub) settings.hubUrl = hub;
+
+const banner = document.getElementById("banner");
+const runtime = new CoreRuntime({
+  io: new PageIO(),
+  openSocket: (url) => new WebSocket(url),
+  settings: () => settings,
+  notify: (text) => banner?.setText(text),
+  log: (level, message) => {
+    if (level === "error" || level === "warn") console.warn(message);
+  },
+});
+window.addEventListener("error", (event) => runtime.reportError(event.error));
+window.addEventListener("unhandledrejection", (event) => runtime.reportError(event.reason));
+
+const app = document.getElementById("app");
+if (app) {
+  const panel = new ChatPanel(app, runtime, {
+    renderMarkdown: renderPlain,
+    copy: (text) => navigator.clipboard.writeText(text),
+  });
+  panel.mount();
+}
+(window as unknown as { smarthole: unknown }).smarthole = { runtime };
+void runtime.start();

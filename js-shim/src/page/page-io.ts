@@ -1,0 +1,62 @@
+// The core's files and HTTP on a plain page served by panel-server: files go to the server
+// (which keeps .smarthole/ on disk), model requests to its same-origin proxy, streamed.
+import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
+import type { HostIO } from "../core/runtime.ts";
+
+async function ok(res: Response): Promise<Response> {
+  if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+  return res;
+}
+
+const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+export class PageIO implements HostIO {
+  async readFile(path: string): Promise<string | null> {
+    const res = await fetch(`/fs/file?${q({ path })}`);
+    if (res.status === 404) return null;
+    return (await ok(res)).text();
+  }
+
+  async writeFileAtomic(path: string, text: string): Promise<void> {
+    await ok(await fetch(`/fs/file?${q({ path })}`, { method: "PUT", body: text }));
+  }
+
+  async appendFile(path: string, text: string): Promise<void> {
+    await ok(await fetch(`/fs/append?${q({ path })}`, { method: "POST", body: text }));
+  }
+
+  async listDir(dir: string): Promise<string[]> {
+    return (await (await ok(await fetch(`/fs/list?${q({ dir })}`))).json()) as string[];
+  }
+
+  async removeFile(path: string): Promise<void> {
+    await ok(await fetch(`/fs/file?${q({ path })}`, { method: "DELETE" }));
+  }
+
+  async renameFile(from: string, to: string): Promise<void> {
+    await ok(await fetch(`/fs/rename?${q({ from, to })}`, { method: "POST" }));
+  }
+
+  httpStart(request: HttpRequestSpec): HttpHandle {
+    const controller = new AbortController();
+    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+    const response = fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal }).then(
+      (res) => {
+        reader = res.body?.getReader() ?? null;
+        return { status: res.status, headers: [...res.headers.entries()] as [string, string][] };
+      },
+    );
+    return {
+      response,
+      async read() {
+        await response;
+        if (!reader) return null;
+        const { done, value } = await reader.read();
+        return done ? null : value;
+      },
+      abort() {
+        controller.abort();
+      },
+    };
+  }
+}

@@ -1,0 +1,106 @@
+// SmartHole Agent for Obsidian. `onload` only registers; the core starts once the workspace is
+// ready; `onunload` stops everything (the request in flight, the hub socket, timers).
+import { Notice, Plugin } from "obsidian";
+import type { CoreSettings, HubStatus } from "smarthole-core";
+import { CoreRuntime, type LogLevel } from "../core/runtime.ts";
+import { ChatView, VIEW_TYPE } from "./chat-view.ts";
+import { ObsidianIO } from "./obsidian-io.ts";
+import { SmartHoleSettingTab } from "./settings-tab.ts";
+import { cleanSaved, coreSettings, type SavedSettings } from "./settings.ts";
+
+const STATUS_TEXT: Record<HubStatus, string> = {
+  disabled: "SmartHole: off",
+  disconnected: "SmartHole: disconnected",
+  connecting: "SmartHole: connecting…",
+  connected: "SmartHole: connected",
+  error: "SmartHole: error",
+};
+
+export default class SmartHoleAgentPlugin extends Plugin {
+  saved: SavedSettings = {};
+  runtime!: CoreRuntime;
+  private statusEl: HTMLElement | null = null;
+
+  override async onload(): Promise<void> {
+    this.saved = (await this.loadData()) as SavedSettings ?? {};
+    this.runtime = new CoreRuntime({
+      io: new ObsidianIO(this.app),
+      openSocket: (url) => new WebSocket(url),
+      settings: () => coreSettings(this.app, this.saved),
+      log: (level, message) => this.log(level, message),
+      notify: (text) => new Notice(text),
+    });
+    this.registerView(VIEW_TYPE, (leaf) => new ChatView(leaf, this.runtime));
+    this.addRibbonIcon("message-square", "Open SmartHole chat", () => void this.openChat());
+    this.addCommand({ id: "open-chat", name: "Open chat", callback: () => void this.openChat() });
+    this.addCommand({ id: "stop-answer", name: "Stop the current answer", callback: () => this.runtime.cancel() });
+    this.addSettingTab(new SmartHoleSettingTab(this.app, this));
+    this.statusEl = this.addStatusBarItem();
+    this.statusEl.setText(STATUS_TEXT.disconnected);
+    this.register(
+      this.runtime.subscribe((event) => {
+        if (event.type === "hub_status") {
+          this.statusEl?.setText(STATUS_TEXT[event.status]);
+          this.statusEl?.setAttribute("aria-label", event.detail ?? STATUS_TEXT[event.status]);
+        }
+      }),
+    );
+    // A trap inside the core's async work surfaces here: rebuild it.
+    this.registerDomEvent(window, "error", (event) => this.runtime.reportError(event.error));
+    this.registerDomEvent(window, "unhandledrejection", (event) => this.runtime.reportError(event.reason));
+    this.app.workspace.onLayoutReady(() => void this.startCore());
+  }
+
+  override onunload(): void {
+    this.runtime.dispose();
+  }
+
+  private log(level: LogLevel, message: string): void {
+    if (level === "error" || level === "warn" || this.saved.verboseLogging) {
+      const line = `SmartHole Agent: ${message}`;
+      if (level === "error") console.error(line);
+      else if (level === "warn") console.warn(line);
+      else console.debug(line);
+    }
+  }
+
+  private async startCore(): Promise<void> {
+    try {
+      await this.runtime.start();
+      this.saved = cleanSaved(this.saved, this.runtime.defaults!);
+    } catch (error) {
+      new Notice(`SmartHole Agent could not start: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Changes one setting: the core checks it first; an invalid value is refused with its reason. */
+  async changeSetting(key: keyof SavedSettings, value: unknown): Promise<void> {
+    const before = this.saved;
+    this.saved = { ...this.saved, [key]: value };
+    try {
+      this.runtime.updateSettings();
+    } catch (error) {
+      this.saved = before;
+      new Notice(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    await this.saveData(this.saved);
+  }
+
+  /** Settings as the core takes them (tests and the settings tab). */
+  coreSettings(): CoreSettings {
+    return coreSettings(this.app, this.saved);
+  }
+
+  private async openChat(): Promise<void> {
+    const { workspace } = this.app;
+    let leaf = workspace.getLeavesOfType(VIEW_TYPE)[0];
+    if (!leaf) {
+      const right = workspace.getRightLeaf(false);
+      if (!right) return;
+      await right.setViewState({ type: VIEW_TYPE, active: true });
+      leaf = right;
+    }
+    await workspace.revealLeaf(leaf);
+  }
+}

@@ -1,0 +1,180 @@
+// Files and HTTP for the core inside Obsidian. `.smarthole/` is a hidden folder, reached through
+// the vault adapter. On desktop, writes go through Node's fs for a real atomic write (temp file,
+// fsync, rename); elsewhere the adapter's write + rename, with a read that finishes a rename a
+// crash interrupted. Model requests stream with fetch (the browser-access header comes from the
+// core) and fall back to requestUrl when streaming is off or the request is blocked.
+import { FileSystemAdapter, Platform, normalizePath, requestUrl, type App, type DataAdapter } from "obsidian";
+import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
+import type { HostIO } from "../core/runtime.ts";
+
+/** The plugin's data folder, at the vault's root. */
+export const DATA_DIR = ".smarthole";
+
+type NodeFs = typeof import("node:fs/promises");
+
+/** Node's fs on the desktop app, where Obsidian runs with Node available. */
+function desktopFs(adapter: DataAdapter): { fs: NodeFs; full: (p: string) => string } | null {
+  if (Platform.isDesktop && adapter instanceof FileSystemAdapter) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- Obsidian's plugins are CommonJS; fs on desktop only
+    const fs = require("node:fs/promises") as NodeFs;
+    return { fs, full: (p) => adapter.getFullPath(p) };
+  }
+  return null;
+}
+
+export class ObsidianIO implements HostIO {
+  private readonly adapter: DataAdapter;
+  private readonly node: ReturnType<typeof desktopFs>;
+  /** Base URLs where fetch was refused (CORS): requestUrl from then on. */
+  private readonly fetchBlocked = new Set<string>();
+  private tmp = 0;
+
+  constructor(app: App) {
+    this.adapter = app.vault.adapter;
+    this.node = desktopFs(this.adapter);
+  }
+
+  private path(relative: string): string {
+    return normalizePath(`${DATA_DIR}/${relative}`);
+  }
+
+  private async ensureParent(path: string): Promise<void> {
+    const parent = path.slice(0, path.lastIndexOf("/"));
+    if (parent && !(await this.adapter.exists(parent))) await this.adapter.mkdir(parent);
+  }
+
+  async readFile(relative: string): Promise<string | null> {
+    const path = this.path(relative);
+    if (await this.adapter.exists(path)) return this.adapter.read(path);
+    // A rename a crash interrupted (mobile path): the new content is in the temp file.
+    const pending = `${path}.tmp`;
+    if (await this.adapter.exists(pending)) {
+      await this.adapter.rename(pending, path);
+      return this.adapter.read(path);
+    }
+    return null;
+  }
+
+  async writeFileAtomic(relative: string, text: string): Promise<void> {
+    const path = this.path(relative);
+    await this.ensureParent(path);
+    if (this.node) {
+      const { fs, full } = this.node;
+      const target = full(path);
+      const temp = `${target}.${this.tmp++}.tmp`;
+      const handle = await fs.open(temp, "w");
+      try {
+        await handle.writeFile(text, "utf8");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temp, target);
+      return;
+    }
+    const temp = `${path}.tmp`;
+    await this.adapter.write(temp, text);
+    if (await this.adapter.exists(path)) await this.adapter.remove(path);
+    await this.adapter.rename(temp, path);
+  }
+
+  async appendFile(relative: string, text: string): Promise<void> {
+    const path = this.path(relative);
+    await this.ensureParent(path);
+    if (this.node) {
+      const handle = await this.node.fs.open(this.node.full(path), "a");
+      try {
+        await handle.writeFile(text, "utf8");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return;
+    }
+    if (await this.adapter.exists(path)) await this.adapter.append(path, text);
+    else await this.adapter.write(path, text);
+  }
+
+  async listDir(relative: string): Promise<string[]> {
+    const path = this.path(relative);
+    if (!(await this.adapter.exists(path))) return [];
+    const listed = await this.adapter.list(path);
+    return listed.files.map((f) => f.slice(f.lastIndexOf("/") + 1));
+  }
+
+  async removeFile(relative: string): Promise<void> {
+    const path = this.path(relative);
+    if (await this.adapter.exists(path)) await this.adapter.remove(path);
+  }
+
+  async renameFile(from: string, to: string): Promise<void> {
+    const target = this.path(to);
+    await this.ensureParent(target);
+    if (await this.adapter.exists(target)) await this.adapter.remove(target);
+    await this.adapter.rename(this.path(from), target);
+  }
+
+  httpStart(request: HttpRequestSpec): HttpHandle {
+    const origin = new URL(request.url).origin;
+    if (!request.stream || this.fetchBlocked.has(origin)) return bufferedRequest(request);
+    const controller = new AbortController();
+    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+    let fallback: HttpHandle | null = null;
+    // fetch, not requestUrl: only fetch streams the answer token by token and can be aborted by
+    // Stop. (activeWindow: the window the app runs in, popouts included.)
+    const response = activeWindow.fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal }).then(
+      (res) => {
+        reader = res.body?.getReader() ?? null;
+        return { status: res.status, headers: [...res.headers.entries()] as [string, string][] };
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted) throw error;
+        // Refused before any answer (CORS, or fetch unavailable): requestUrl ignores CORS.
+        this.fetchBlocked.add(origin);
+        fallback = bufferedRequest(request);
+        return fallback.response;
+      },
+    );
+    return {
+      response,
+      async read() {
+        await response;
+        if (fallback) return fallback.read();
+        if (!reader) return null;
+        const { done, value } = await reader.read();
+        return done ? null : value;
+      },
+      abort() {
+        controller.abort();
+        fallback?.abort();
+      },
+    };
+  }
+}
+
+/** A whole-body request through Obsidian's requestUrl (no streaming, no abort: a stopped request
+ * is simply not read). */
+function bufferedRequest(request: HttpRequestSpec): HttpHandle {
+  let aborted = false;
+  const done = requestUrl({
+    url: request.url,
+    method: request.method,
+    headers: Object.fromEntries(request.headers),
+    body: request.body,
+    throw: false,
+  }).then((res) => ({ res, body: new Uint8Array(res.arrayBuffer) }));
+  let sent = false;
+  return {
+    response: done.then(({ res }) => ({ status: res.status, headers: Object.entries(res.headers) })),
+    async read() {
+      const { body } = await done;
+      if (aborted) throw new DOMException("aborted", "AbortError");
+      if (sent) return null;
+      sent = true;
+      return body;
+    },
+    abort() {
+      aborted = true;
+    },
+  };
+}

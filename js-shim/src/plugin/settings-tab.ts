@@ -1,0 +1,139 @@
+// The settings tab, sentence case. Values the user has not changed show the core's defaults;
+// every change is checked by the core before it is saved.
+import { Modal, Notice, PluginSettingTab, SecretComponent, Setting, type App } from "obsidian";
+import type { CoreSettings } from "smarthole-core";
+import type SmartHoleAgentPlugin from "./main.ts";
+import { DEFAULT_SECRET_ID, type SavedSettings } from "./settings.ts";
+
+type Key = keyof SavedSettings;
+
+/** Asks before deleting every conversation. */
+class ConfirmClearModal extends Modal {
+  constructor(
+    app: App,
+    private readonly onConfirm: () => void,
+  ) {
+    super(app);
+  }
+
+  override onOpen(): void {
+    this.setTitle("Clear history");
+    this.contentEl.createEl("p", {
+      text: "Delete every conversation the agent has kept in this vault? Messages still waiting to be answered are kept. This cannot be undone.",
+    });
+    new Setting(this.contentEl)
+      .addButton((b) => b.setButtonText("Cancel").onClick(() => this.close()))
+      .addButton((b) =>
+        b
+          .setButtonText("Delete all conversations")
+          .onClick(() => {
+            this.close();
+            this.onConfirm();
+          }),
+      );
+  }
+
+  override onClose(): void {
+    this.contentEl.empty();
+  }
+}
+
+export class SmartHoleSettingTab extends PluginSettingTab {
+  constructor(
+    app: App,
+    private readonly plugin: SmartHoleAgentPlugin,
+  ) {
+    super(app, plugin);
+  }
+
+  private value<K extends keyof CoreSettings>(key: K, defaults: Required<CoreSettings>): Required<CoreSettings>[K] {
+    return (this.plugin.saved[key as Key] as Required<CoreSettings>[K] | undefined) ?? defaults[key];
+  }
+
+  private text(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+    new Setting(container)
+      .setName(name)
+      .setDesc(desc)
+      .addText((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v.trim())));
+  }
+
+  private area(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+    new Setting(container)
+      .setName(name)
+      .setDesc(desc)
+      .addTextArea((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v)));
+  }
+
+  private number(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+    new Setting(container)
+      .setName(name)
+      .setDesc(desc)
+      .addText((t) =>
+        t.setValue(String(this.value(key, defaults))).onChange((v) => {
+          const n = Number(v);
+          if (v.trim() !== "" && Number.isInteger(n)) void this.plugin.changeSetting(key, n);
+        }),
+      );
+  }
+
+  private toggle(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+    new Setting(container)
+      .setName(name)
+      .setDesc(desc)
+      .addToggle((t) => t.setValue(Boolean(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v)));
+  }
+
+  override display(): void {
+    const { containerEl } = this;
+    containerEl.empty();
+    const defaults = this.plugin.runtime.defaults;
+    if (!defaults) {
+      containerEl.createEl("p", { text: "The agent is starting; reopen this tab in a moment." });
+      return;
+    }
+    new Setting(containerEl).setName("Model").setHeading();
+    new Setting(containerEl)
+      .setName("API key")
+      .setDesc("Kept in Obsidian's secret storage, never in the plugin's data. Leave empty for a local model that needs none.")
+      .addComponent((el) =>
+        new SecretComponent(this.app, el)
+          .setValue(this.plugin.saved.apiKeySecretId ?? DEFAULT_SECRET_ID)
+          .onChange((id) => void this.plugin.changeSetting("apiKeySecretId", id)),
+      );
+    this.text(containerEl, defaults, "model", "Model", "The model's name, for example claude-sonnet-4-5.");
+    this.text(containerEl, defaults, "baseUrl", "Base URL", "Where the Messages API is: Anthropic, or a local server that speaks the same API.");
+    this.number(containerEl, defaults, "maxTokens", "Max tokens", "The longest answer, in tokens.");
+    this.toggle(containerEl, defaults, "streaming", "Stream answers", "Show the answer as it is written.");
+
+    new Setting(containerEl).setName("Conversations").setHeading();
+    this.number(containerEl, defaults, "conversationIdleTimeoutMinutes", "Idle timeout", "Minutes of silence after which a new conversation starts.");
+    this.number(containerEl, defaults, "conversationStateTimeoutMinutes", "Question timeout", "Minutes after which an unanswered question from the agent is dropped.");
+    this.toggle(containerEl, defaults, "enableConversationRetrospection", "Retrospection", "After each conversation, reflect on it into .smarthole/retrospection.md.");
+    this.area(containerEl, defaults, "retrospectionPrompt", "Retrospection prompt", "What the reflection asks.");
+    this.area(containerEl, defaults, "informationArchitecture", "Information architecture", "Your folders and what goes where, for the agent to follow.");
+
+    new Setting(containerEl).setName("SmartHole hub").setHeading();
+    this.toggle(containerEl, defaults, "hubEnabled", "Connect to the hub", "Take the messages the SmartHole desktop hub routes here.");
+    this.text(containerEl, defaults, "hubUrl", "Hub URL", "The hub's WebSocket address.");
+    this.text(containerEl, defaults, "hubClientName", "Client name", "How the hub knows this vault: letters, digits, - and _, starting with a letter.");
+    this.area(containerEl, defaults, "hubDescription", "Routing description", "What the hub's router reads to decide what to send here (1 to 1024 characters).");
+
+    new Setting(containerEl).setName("Advanced").setHeading();
+    this.toggle(containerEl, defaults, "verboseLogging", "Verbose logging", "Write the agent's debug lines to the developer console.");
+    new Setting(containerEl)
+      .setName("Clear history")
+      .setDesc("Delete every conversation kept in this vault.")
+      .addButton((b) =>
+        b
+          .setButtonText("Clear history")
+          .onClick(() =>
+            new ConfirmClearModal(this.app, () => {
+              void this.plugin.runtime.clearHistory().then(
+                (n) => new Notice(`Deleted ${n} conversation${n === 1 ? "" : "s"}.`),
+                (e: unknown) => new Notice(`Could not clear the history: ${String(e)}`),
+              );
+            }).open(),
+          ),
+      );
+  }
+}

@@ -1,0 +1,29 @@
+// The plugin's settings, as saved in data.json (never the API key: only the id of the secret in
+// Obsidian's secret storage), and the core settings built from them.
+import type { App } from "obsidian";
+import type { CoreSettings } from "smarthole-core";
+
+/** The id of the secret holding the API key, unless the user picks another. */
+export const DEFAULT_SECRET_ID = "anthropic-api-key";
+
+/** What data.json holds: the user's choices; absent fields take the core's defaults. */
+export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey">> & { apiKeySecretId?: string };
+
+/** Keeps only the fields we know, so an old or edited data.json cannot smuggle a key in. */
+export function cleanSaved(data: unknown, defaults: Required<CoreSettings>): SavedSettings {
+  const out: Record<string, unknown> = {};
+  if (data && typeof data === "object") {
+    for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+      if (key === "apiKeySecretId" && typeof value === "string") out[key] = value;
+      else if (key !== "apiKey" && key in defaults && typeof value === typeof (defaults as Record<string, unknown>)[key]) out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** The settings the core runs with: the saved ones over the defaults, the key from secret storage. */
+export function coreSettings(app: App, saved: SavedSettings): CoreSettings {
+  const { apiKeySecretId, ...rest } = saved;
+  const apiKey = app.secretStorage.getSecret(apiKeySecretId ?? DEFAULT_SECRET_ID) ?? "";
+  return { ...rest, apiKey };
+}

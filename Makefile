@@ -6,14 +6,15 @@ SHELL := bash
 
 WASM_OUT := target/wasm32-unknown-unknown/release/smarthole_agent.wasm
 CORE_SRC := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
-SHIM_SRC := $(shell find js-shim/src -name '*.ts') js-shim/build.mjs
+SHIM_SRC := $(shell find js-shim/src -name '*.ts') js-shim/build.mjs js-shim/glue-factory.mjs styles.css manifest.json
 
 .PHONY: help setup build test demo bench clean
 
 help:
-	@echo "make demo    run the agent on the sample vault (local model, or Claude with ANTHROPIC_API_KEY)"
+	@echo "make demo    run the agent on the sample vault (local model, or Claude with ANTHROPIC_API_KEY);"
+	@echo "             MODE=browser serves the chat panel on 127.0.0.1 instead of the terminal chat"
 	@echo "make test    every test: native, wasm under Node, end-to-end with real peers"
-	@echo "make build   pkg/ (wasm-bindgen output) and js-shim/dist/headless.js"
+	@echo "make build   dist/ (the Obsidian plugin: main.js, manifest.json, styles.css), pkg/, js-shim/dist/"
 	@echo "make bench   benchmarks → target/bench/results.json and docs/BENCHMARKS.md"
 
 setup:
@@ -31,15 +32,16 @@ build: setup
 
 test: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js
-	@scripts/ensure-tools.sh model
+	@scripts/ensure-tools.sh model chromium
 	@scripts/test.sh
 
 demo: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js
-	@scripts/demo.sh
+	@MODE=$(MODE) scripts/demo.sh
 
 bench: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js
+	@scripts/ensure-tools.sh chromium
 	node bench/run.mjs
 
 clean:

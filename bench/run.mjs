@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { execSync } from "node:child_process";
 import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
 import { writeHistory } from "./fixtures.mjs";
+import { browserBenchmarks } from "./browser.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -106,10 +107,16 @@ async function history() {
   return out;
 }
 
-/** Size of the core as shipped. */
+/** Size of the core and of the plugin as shipped. */
 function sizes() {
   const wasm = readFileSync(path.join(ROOT, "pkg/smarthole_agent_bg.wasm"));
-  return { wasm_bytes: wasm.length, wasm_gzip_bytes: gzipSync(wasm, { level: 9 }).length };
+  const main = readFileSync(path.join(ROOT, "dist/main.js"));
+  return {
+    wasm_bytes: wasm.length,
+    wasm_gzip_bytes: gzipSync(wasm, { level: 9 }).length,
+    main_js_bytes: main.length,
+    main_js_gzip_bytes: gzipSync(main, { level: 9 }).length,
+  };
 }
 
 function machine() {
@@ -138,6 +145,11 @@ Machine: ${results.machine}.
 | bytes written per message (inbox entry, history append, index when metadata changes) with 10 / 1,000 / 100,000 stored messages | flat | ${results.bytes_per_message_10} / ${results.bytes_per_message_1000} / ${results.bytes_per_message_100000} bytes |
 | time per message, arrival → result, zero-latency scripted server, with 10 / 1,000 / 100,000 stored messages | flat | ${results.ms_per_message_10} / ${results.ms_per_message_1000} / ${results.ms_per_message_100000} ms (p50 of 100) |
 | start-up (\`initialize()\` + \`reprocessPending()\`) with 1,000 conversations / 100,000 messages stored | part of < 100 ms to Send enabled | ${results.startup_1000_conversations_ms} ms (p50 of 7) |
+| first streamed token visible in the chat view after the server sends it (Chromium, through the page's same-origin proxy) | < 16 ms | p50 ${results.token_visible_p50_ms} ms, p99 ${results.token_visible_p99_ms} ms |
+| Stop pressed → view idle / → request aborted at the server | < 50 ms | idle ${results.stop_idle_p50_ms} ms (next frame); aborted p50 ${results.stop_abort_p50_ms} ms, max ${results.stop_abort_max_ms} ms |
+| plugin load → Send enabled: \`dist/main.js\` parsed, \`onload\`, layout ready, core inflated, compiled, initialised, inbox checked (cold process, real files), empty vault / 1,000 conversations and 100,000 messages stored | < 100 ms | ${results.plugin_load_to_ready_empty_ms} ms / ${results.plugin_load_to_ready_1000_conversations_ms} ms |
+| the same in Chromium on the test page, from the page script's start / from navigation start (every file read an HTTP round trip to the page server), empty vault / 1,000 conversations | — | script: ${results.page_script_to_send_empty_ms} / ${results.page_script_to_send_1000_conversations_ms} ms; navigation: ${results.page_load_to_send_empty_ms} / ${results.page_load_to_send_1000_conversations_ms} ms |
+| \`dist/main.js\` with the wasm inside | < 800 KB raw, < 250 KB gzip | ${kb(results.main_js_bytes)} raw, ${kb(results.main_js_gzip_bytes)} gzip |
 | core WebAssembly after wasm-bindgen (\`pkg/smarthole_agent_bg.wasm\`) | — (main.js < 800 KB raw / < 250 KB gzip) | ${kb(results.wasm_bytes)} raw, ${kb(results.wasm_gzip_bytes)} gzip |
 
 ## How each number is measured
@@ -155,12 +167,33 @@ Machine: ${results.machine}.
 - **Start-up**: a fresh processor over 1,000 conversations / 100,000 messages: \`initialize()\`
   (the index and the current conversation only) and \`reprocessPending()\`, the core already
   loaded.
+- **In the browser** (bench/browser.mjs, over tests/browser/harness.mjs): headless Chromium with
+  the chat panel mounted on a page served from 127.0.0.1 and the real core inside, the scripted
+  model behind the page's same-origin proxy. *Token visible*: the scripted server stamps each delta
+  as it writes it (\`performance.timeOrigin + now()\`), a MutationObserver in the page stamps the
+  moment the text is in the DOM; 120 deltas, 25 ms apart. *Stop*: the time from the click to the
+  button showing Send (checked each animation frame), and to the server seeing the connection
+  closed; 8 runs. *Load → Send* on the page: to the Send button enabled, from the page script's
+  start (what a plugin load contains) and from navigation start, median of 5 loads, with an empty
+  vault and with 1,000 conversations / 100,000 messages written by \`bench/fixtures.mjs\`; the
+  page's files go over HTTP to its server, which a plugin's do not.
+- **Plugin load → ready** (bench/plugin-load.mjs): \`dist/main.js\` itself, loaded in a fresh Node
+  process per run (cold) with the stub \`obsidian\` module of the tests over a real vault folder —
+  the desktop app's path; from the first line of the loader to \`runtime.ready\`, which is what
+  enables Send; median of 7.
 - **Wasm size**: the file \`make build\` produces, and its gzip at level 9. The plugin bundle carries
   it gzip-compressed (base64) and inflates it at load.
 `;
 }
 
-const results = { machine: machine(), ...sizes(), ...(await overhead()), ...(await history()), ...(await startup()) };
+const results = {
+  machine: machine(),
+  ...sizes(),
+  ...(await overhead()),
+  ...(await history()),
+  ...(await startup()),
+  ...(await browserBenchmarks()),
+};
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
 const file = path.join(ROOT, "target/bench/results.json");

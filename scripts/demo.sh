@@ -2,6 +2,7 @@
 # `make demo`: the agent on the sample vault. On a terminal, an interactive chat; without one
 # (a pipe, CI), one sample message, its answer streamed, then exit. With ANTHROPIC_API_KEY set it
 # talks to Claude; otherwise to the local model (SmolLM2, offline; started and stopped here).
+# `make demo MODE=browser`: the chat panel in your browser, served on 127.0.0.1, same core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +25,19 @@ else
   args+=(--llm-base-url "$URL" --model smollm2 --max-tokens 300)
 fi
 
-if [ -t 0 ] && [ -t 1 ]; then
+if [ "${MODE:-}" = browser ]; then
+  server_args=(--vault "$VAULT" --port "${SMARTHOLE_DEMO_PORT:-8787}")
+  if [ -n "${ANTHROPIC_API_KEY:-}" ]; then
+    server_args+=(--llm-base-url https://api.anthropic.com --api-key-env ANTHROPIC_API_KEY)
+    query="?model=${SMARTHOLE_DEMO_MODEL:-claude-sonnet-4-5}"
+  else
+    server_args+=(--llm-base-url "$URL")
+    query="?model=smollm2&maxTokens=300"
+  fi
+  node js-shim/dist/panel-server.js "${server_args[@]}" | while read -r url; do
+    echo "demo: the chat panel is at ${url}${query} (Ctrl-C to stop)"
+  done
+elif [ -t 0 ] && [ -t 1 ]; then
   node js-shim/dist/headless.js "${args[@]}"
 else
   echo "you> $SAMPLE"

@@ -2,6 +2,7 @@
 # Installs what the build and the tests need and is missing; skips what is already there.
 #   scripts/ensure-tools.sh            Rust wasm target, wasm-bindgen-cli, npm packages
 #   scripts/ensure-tools.sh model      … and the local model's Python venv
+#   scripts/ensure-tools.sh chromium   … and Debian's chromium (browser tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,15 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
-if [ "${1:-}" = model ]; then
-  scripts/local-model.sh ensure
-fi
+for want in "$@"; do
+  case "$want" in
+    model) scripts/local-model.sh ensure ;;
+    chromium)
+      if ! command -v chromium >/dev/null 2>&1; then
+        say "installing Debian's chromium for the browser tests"
+        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
+          || { $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }
+      fi ;;
+  esac
+done

@@ -19,8 +19,9 @@ cargo test --quiet
 step "wasm-bindgen tests under Node (the JS boundary)"
 cargo test --target wasm32-unknown-unknown --test wasm_boundary
 
-step "TypeScript type check"
+step "TypeScript type check (against the obsidian types) and lint (eslint-plugin-obsidianmd)"
 npx --no-install tsc --noEmit -p js-shim
+npx --no-install eslint js-shim/src
 
 step "end-to-end tests in Node (scripted Anthropic server, local model, crash tests)"
 MODEL_PORT=${SMARTHOLE_TEST_MODEL_PORT:-8092}
@@ -28,5 +29,8 @@ export SMARTHOLE_TEST_MODEL_URL
 SMARTHOLE_TEST_MODEL_URL=$(scripts/local-model.sh start "$MODEL_PORT")
 trap 'scripts/local-model.sh stop "$MODEL_PORT" >/dev/null 2>&1 || true' EXIT
 node --test --test-concurrency=1 tests/node/
+
+step "browser tests (headless Chromium, the chat panel over the real core; screenshots in target/screenshots)"
+node --test --test-concurrency=1 tests/browser/
 
 printf '\n\033[1mall tests passed in %ss\033[0m\n' "$((SECONDS - started))"

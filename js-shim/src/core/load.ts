@@ -17,14 +17,13 @@ function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-async function gunzip(bytes: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer> {
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).arrayBuffer();
-}
-
-/** The compiled module, once. */
+/** The compiled module, once: inflated and compiled as one stream, so compiling starts with the
+ * first inflated bytes instead of after the last. */
 function wasmModule(): Promise<WebAssembly.Module> {
-  compiled ??= gunzip(base64ToBytes(wasmGzBase64)).then((bytes) => WebAssembly.compile(bytes));
+  compiled ??= (() => {
+    const inflated = new Blob([base64ToBytes(wasmGzBase64)]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return WebAssembly.compileStreaming(new Response(inflated, { headers: { "content-type": "application/wasm" } }));
+  })();
   return compiled;
 }
 

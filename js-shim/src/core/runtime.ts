@@ -123,12 +123,16 @@ export class CoreRuntime {
 
   /** Builds the core, initialises it and finishes the inbox; then the views may send. */
   async start(): Promise<void> {
+    performance.mark("smarthole:start");
     this.core = await newCore();
     if (this.disposed) return;
+    performance.mark("smarthole:core-loaded");
     this.defaults = this.core.defaultSettings();
     this.processor = new this.core.MessageProcessor(this.host, this.options.settings());
     await this.processor.initialize();
+    performance.mark("smarthole:initialized");
     const pending = await this.processor.reprocessPending();
+    performance.mark("smarthole:ready");
     if (pending.results.length > 0) this.log("info", `finished ${pending.results.length} message(s) left by an earlier run`);
     this.readyFlag = true;
     this.dispatch({ type: "ready" });

@@ -1,0 +1,202 @@
+// dist/main.js in Node with a stub `obsidian` module: it registers in onload, starts its core
+// when the layout is ready, and onunload leaves no timer, socket, listener or request behind.
+// A core that traps is rebuilt without losing the inbox.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startScriptedServer } from "../peers/anthropic-server.mjs";
+import { ROOT, history, inbox, tmpVault, waitFor } from "./helpers.mjs";
+
+let server;
+let loadPlugin;
+before(async () => {
+  server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
+  // main.js requires "obsidian": give it the stub, as Obsidian gives it the real module.
+  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-plugin-"));
+  mkdirSync(path.join(dir, "node_modules"));
+  cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
+  cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
+  const require = createRequire(path.join(dir, "main.js"));
+  loadPlugin = () => ({ Plugin: require("./main.js").default, obsidian: require("obsidian") });
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+});
+after(() => server.close());
+
+/** Counts timers, sockets and window listeners the plugin leaves alive. */
+function instrument() {
+  const live = { timeouts: new Set(), intervals: new Set(), sockets: new Set(), listeners: new Map() };
+  const real = { setTimeout, clearTimeout, setInterval, clearInterval };
+  globalThis.setTimeout = (fn, ms, ...args) => {
+    const id = real.setTimeout(() => {
+      live.timeouts.delete(id);
+      fn(...args);
+    }, ms);
+    live.timeouts.add(id);
+    id.__stack = new Error().stack;
+    return id;
+  };
+  globalThis.clearTimeout = (id) => {
+    live.timeouts.delete(id);
+    real.clearTimeout(id);
+  };
+  globalThis.setInterval = (fn, ms, ...args) => {
+    const id = real.setInterval(fn, ms, ...args);
+    live.intervals.add(id);
+    return id;
+  };
+  globalThis.clearInterval = (id) => {
+    live.intervals.delete(id);
+    real.clearInterval(id);
+  };
+  class FakeSocket {
+    static OPEN = 1;
+    constructor(url) {
+      this.url = url;
+      this.readyState = 0;
+      this.listeners = {};
+      live.sockets.add(this);
+    }
+    addEventListener(type, cb) {
+      (this.listeners[type] ??= []).push(cb);
+    }
+    send() {}
+    close() {
+      this.readyState = 3;
+      live.sockets.delete(this);
+    }
+  }
+  globalThis.WebSocket = FakeSocket;
+  const win = {
+    addEventListener: (type, cb) => live.listeners.set(cb, type),
+    removeEventListener: (type, cb) => live.listeners.delete(cb),
+    fetch: (...args) => fetch(...args),
+  };
+  globalThis.window = win;
+  globalThis.activeWindow = win;
+  return {
+    live,
+    restore() {
+      Object.assign(globalThis, real);
+      delete globalThis.WebSocket;
+      delete globalThis.window;
+      delete globalThis.activeWindow;
+    },
+  };
+}
+
+async function started(vault, data) {
+  const { Plugin, obsidian } = loadPlugin();
+  const app = obsidian.__test.createApp(vault, { secrets: { "anthropic-api-key": "test-key" }, data });
+  const plugin = new Plugin(app, { id: "smarthole-agent", version: "0.1.0" });
+  await plugin.onload();
+  return { plugin, app, obsidian };
+}
+
+test("onload only registers; the core starts when the layout is ready", async () => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    const { plugin, app } = await started(vault, { baseUrl: server.url, hubEnabled: false });
+    assert.deepEqual(plugin.registered.views.map((v) => v.type), ["smarthole-agent-chat"]);
+    assert.deepEqual(plugin.registered.commands.map((c) => c.id), ["open-chat", "stop-answer"]);
+    assert.equal(plugin.registered.tabs.length, 1);
+    assert.equal(plugin.runtime.ready, false, "nothing started in onload");
+    assert.equal(probe.live.sockets.size, 0);
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    plugin.onunload();
+    plugin.unload();
+  } finally {
+    probe.restore();
+  }
+});
+
+test("onunload leaves no timer, socket, listener or request behind", async () => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    const { plugin, app } = await started(vault, { baseUrl: server.url, model: "scripted" });
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    assert.equal(probe.live.sockets.size, 1, "the hub socket is opening");
+    assert.equal(plugin.registered.statusBar[0].text, "SmartHole: connecting…");
+    // A message in flight at unload: its request must be aborted.
+    const before = server.requests.length;
+    server.enqueue({ kind: "hang" });
+    void plugin.runtime.send("a question that never gets its answer");
+    await server.waitForRequests(before + 1);
+    assert.ok(probe.live.listeners.size >= 2, "error listeners registered");
+    plugin.onunload();
+    plugin.unload();
+    await waitFor(() => server.requests[before].aborted, 5_000, "the request to be aborted");
+    await new Promise((r) => setImmediate(r));
+    assert.equal(probe.live.sockets.size, 0, "socket closed");
+    assert.equal(probe.live.intervals.size, 0, "no interval");
+    // Node's own fetch (undici) keeps pool timers of its own; Obsidian's fetch is Chromium's.
+    const ours = [...probe.live.timeouts].map((t) => t.__stack).filter((stack) => !stack.includes("node:internal/deps/undici"));
+    assert.deepEqual(ours, [], "no timer of the plugin pending");
+    assert.equal(probe.live.listeners.size, 0, "window listeners removed");
+    // The message was not lost: it is in the inbox for the next start.
+    assert.equal(inbox(vault).filter((f) => f.endsWith(".json")).length, 1);
+  } finally {
+    probe.restore();
+  }
+});
+
+test("the API key comes from secret storage and never reaches data.json", async () => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    const { plugin, app } = await started(vault, { baseUrl: server.url, hubEnabled: false, apiKey: "sk-smuggled" });
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    const before = server.requests.length;
+    const result = await plugin.runtime.send("hello");
+    assert.equal(result.success, true);
+    assert.equal(server.requests[before].headers["x-api-key"], "test-key");
+    await plugin.changeSetting("maxTokens", 512);
+    assert.equal(app.__data.apiKey, undefined, "no key in the saved settings");
+    assert.equal(app.__data.maxTokens, 512);
+    // An invalid value is refused with the core's reason and not saved.
+    await plugin.changeSetting("maxTokens", 0);
+    assert.equal(app.__data.maxTokens, 512);
+    const { obsidian } = loadPlugin();
+    assert.match(obsidian.__test.notices.at(-1), /max tokens must be between 1 and 128000/);
+    plugin.onunload();
+    plugin.unload();
+  } finally {
+    probe.restore();
+  }
+});
+
+test("a core that traps is rebuilt, the user is told, and the inbox is finished by the new one", async () => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    const { plugin, app, obsidian } = await started(vault, { baseUrl: server.url, hubEnabled: false });
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    const before = server.requests.length;
+    server.enqueue({ kind: "hang" }, { kind: "text", text: "Answered by the new core." });
+    const pending = plugin.runtime.send("remember the milk");
+    await server.waitForRequests(before + 1);
+    // The core traps (what a Rust panic does under panic=abort).
+    plugin.runtime.reportError(new WebAssembly.RuntimeError("unreachable executed"));
+    const first = await pending;
+    assert.equal(first.errorCode, "core_restarted");
+    assert.match(obsidian.__test.notices.join("\n"), /restarted its core/);
+    await waitFor(() => plugin.runtime.ready, 10_000, "the rebuilt core");
+    await waitFor(() => history(vault).some((l) => l.content[0]?.text === "Answered by the new core."), 10_000, "the inbox to be finished");
+    assert.equal(history(vault).filter((l) => l.role === "user" && l.content[0]?.text === "remember the milk").length, 1);
+    assert.deepEqual(inbox(vault), []);
+    const after = await plugin.runtime.send("and now?");
+    assert.equal(after.success, true, "the new core works");
+    plugin.onunload();
+    plugin.unload();
+  } finally {
+    probe.restore();
+  }
+});

@@ -47,6 +47,11 @@ export function writeHistory(dataDir, { messages, perConversation = 100 }) {
   current.status = "active";
   delete current.endedAt;
   delete current.endReason;
-  writeFileSync(path.join(dir, "index.json"), JSON.stringify({ current: current.id, conversations }));
+  // As the store keeps them: the current and the five most recently archived in the index, the
+  // older archived ones in the append-only archive.
+  const kept = conversations.slice(-6);
+  const archived = conversations.slice(0, -6);
+  writeFileSync(path.join(dir, "index.json"), JSON.stringify({ current: current.id, conversations: kept }));
+  writeFileSync(path.join(dir, "archive.jsonl"), archived.map((c) => JSON.stringify(c) + "\n").join(""));
   return { conversations: conversations.length };
 }

@@ -201,6 +201,7 @@ struct State {
     logs: RefCell<Vec<(LogLevel, String)>>,
     failing: RefCell<Vec<(FileOp, String)>>,
     file_ops: Cell<u64>,
+    reads: RefCell<Vec<String>>,
     /// Set when a crash point is reached: from then on nothing reaches disk, network or hub,
     /// as after a SIGKILL, until the test "restarts".
     frozen: Cell<bool>,
@@ -361,6 +362,11 @@ impl FakeHost {
     /// File operations performed so far.
     pub fn file_ops(&self) -> u64 {
         self.state.file_ops.get()
+    }
+
+    /// Paths read so far, in order (tests check what start-up reads).
+    pub fn reads(&self) -> Vec<String> {
+        self.state.reads.borrow().clone()
     }
 
     async fn check(&self, op: FileOp, path: &str) -> Result<(), HostError> {
@@ -576,6 +582,7 @@ impl Host for FakeHost {
 
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
         self.check(FileOp::Read, path).await?;
+        self.state.reads.borrow_mut().push(path.to_owned());
         Ok(self.file(path))
     }
 

@@ -121,3 +121,78 @@ fn view_operations_wait_for_the_message_in_flight() {
     assert_eq!(idx.conversations.len(), 1);
     assert!(idx.current.is_none());
 }
+
+/// Ends `n` conversations, each with one message and a summary.
+fn end_conversations(host: &FakeHost, p: &smarthole_agent::MessageProcessor<FakeHost>, n: usize) {
+    for i in 0..n {
+        host.script([Reply::text(&format!("answer {i}"))]);
+        host.script_matching(SUMMARY, Reply::text(&format!(r#"{{"title": "Topic {i}", "summary": "About topic {i}."}}"#)));
+        host.run(p.process(direct(&format!("m{i}"), &format!("topic {i}"))));
+        host.run(p.new_conversation()).unwrap();
+        host.run_for(1_000);
+    }
+}
+
+#[test]
+fn old_archived_conversations_leave_the_index_for_the_archive_and_start_up_never_reads_it() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    end_conversations(&host, &p, 9);
+    let idx = index(&host);
+    assert_eq!(idx.conversations.len(), 5, "only the five most recent archived stay in the index");
+    assert_eq!(idx.conversations.iter().map(|c| c.title.clone().unwrap()).collect::<Vec<_>>(), ["Topic 4", "Topic 5", "Topic 6", "Topic 7", "Topic 8"]);
+    let archive = host.file("conversations/archive.jsonl").unwrap();
+    assert_eq!(archive.lines().count(), 4);
+    // Listings see all of them.
+    let all = host.run(p.conversations()).unwrap();
+    assert_eq!(all.len(), 9);
+    assert_eq!(all[0].title.as_deref(), Some("Topic 0"));
+    // A restart reads the index and nothing of the archive.
+    drop(p);
+    host.clear_records();
+    let before = host.reads().len();
+    let p = processor(&host);
+    let reads = host.reads()[before..].to_vec();
+    assert!(reads.contains(&"conversations/index.json".to_owned()));
+    assert!(!reads.iter().any(|r| r.contains("archive")), "{reads:?}");
+    // An archived one can still be read and reopened.
+    let oldest = all[0].id.clone();
+    host.script([
+        Reply::tools("", &[("g", "get_conversation", serde_json::json!({"conversation_id": oldest}))]),
+        Reply::text("It was about topic 0."),
+    ]);
+    host.run(p.process(direct("q", "what was the first one about?")));
+    let read = host.requests_matching("what was the first one about?")[1].body["messages"].to_string();
+    assert!(read.contains("User: topic 0"), "{read}");
+    let reopened = host.run(p.open_conversation(&oldest)).unwrap();
+    assert_eq!(reopened.status, ConversationStatus::Active);
+    assert_eq!(index(&host).current.as_deref(), Some(oldest.as_str()));
+}
+
+#[test]
+fn a_summary_that_arrives_after_its_conversation_left_the_index_goes_to_the_archive() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    host.script([Reply::text("first")]);
+    host.script_matching(SUMMARY, Reply::slow_text(r#"{"title": "Late", "summary": "A slow summary."}"#, 60_000));
+    host.run(p.process(direct("slow", "the slow one")));
+    host.run(p.new_conversation()).unwrap();
+    end_conversations(&host, &p, 6);
+    let slow = host.run(p.conversations()).unwrap().into_iter().find(|c| c.title.as_deref() == Some("the slow one")).unwrap();
+    assert!(!index(&host).conversations.iter().any(|c| c.id == slow.id), "evicted before its summary");
+    host.run_for(120_000);
+    let all = host.run(p.conversations()).unwrap();
+    let updated = all.iter().find(|c| c.id == slow.id).unwrap();
+    assert_eq!((updated.title.as_deref(), updated.summary.as_deref()), (Some("Late"), Some("A slow summary.")));
+    assert!(host.file("conversations/archive.jsonl").unwrap().contains("A slow summary."));
+}
+
+#[test]
+fn clear_history_empties_the_archive_too() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    end_conversations(&host, &p, 7);
+    assert_eq!(host.run(p.clear_history()).unwrap(), 7);
+    assert!(host.file("conversations/archive.jsonl").is_none());
+    assert!(host.run(p.conversations()).unwrap().is_empty());
+}

@@ -1,12 +1,20 @@
-//! The conversation index: every conversation's metadata and which one is current. Small,
-//! rewritten atomically only when metadata changes — never once per message.
+//! The conversation index: which conversation is current and the metadata of the conversations
+//! start-up needs — every one not archived, and the few archived most recently. Older archived
+//! conversations live in the append-only archive (`archive.jsonl`), read only when someone lists
+//! or opens them, so the index stays small however long the history: start-up reads little, and
+//! a metadata change rewrites little.
 
 use serde::{Deserialize, Serialize};
 
-use super::model::Conversation;
+use super::model::{Conversation, ConversationStatus};
 
 /// Where the index lives.
 pub const INDEX_PATH: &str = "conversations/index.json";
+/// Where archived conversations go when they leave the index: one JSON line each, appended; a
+/// later line for the same id supersedes an earlier one.
+pub const ARCHIVE_PATH: &str = "conversations/archive.jsonl";
+/// Archived conversations kept in the index (the system prompt recalls the last two).
+pub const RECENT_ARCHIVED: usize = 5;
 
 /// The index file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -38,6 +46,39 @@ impl ConversationIndex {
         ended.truncate(n);
         ended
     }
+
+    /// Takes out the archived conversations beyond the most recent `keep`, for the archive.
+    pub fn evict_archived(&mut self, keep: usize) -> Vec<Conversation> {
+        let mut archived: Vec<(Option<String>, String)> = self
+            .conversations
+            .iter()
+            .filter(|c| c.status == ConversationStatus::Archived && Some(&c.id) != self.current.as_ref())
+            .map(|c| (c.ended_at.clone(), c.id.clone()))
+            .collect();
+        if archived.len() <= keep {
+            return Vec::new();
+        }
+        archived.sort();
+        let leaving: Vec<String> = archived[..archived.len() - keep].iter().map(|(_, id)| id.clone()).collect();
+        let (out, kept): (Vec<Conversation>, Vec<Conversation>) =
+            std::mem::take(&mut self.conversations).into_iter().partition(|c| leaving.contains(&c.id));
+        self.conversations = kept;
+        out
+    }
+}
+
+/// Reads the archive: the latest record of each conversation, in order of first appearance. A
+/// torn or unreadable line is skipped.
+pub fn parse_archive(text: &str) -> Vec<Conversation> {
+    let mut out: Vec<Conversation> = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(c) = serde_json::from_str::<Conversation>(line) else { continue };
+        match out.iter_mut().find(|o| o.id == c.id) {
+            Some(slot) => *slot = c,
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// Path of a conversation's history file.

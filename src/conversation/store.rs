@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use super::context::ContextCache;
-use super::index::{log_path, ConversationIndex, INDEX_PATH};
+use super::index::{log_path, parse_archive, ConversationIndex, ARCHIVE_PATH, INDEX_PATH, RECENT_ARCHIVED};
 use super::line::{HistoryLine, LineRole, Turn};
 use super::log::parse_log;
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
@@ -75,6 +75,8 @@ impl CurrentLog {
 pub struct ConversationStore {
     index: ConversationIndex,
     current: Option<CurrentLog>,
+    /// The archive, once something needed it.
+    archive: Option<Vec<Conversation>>,
 }
 
 /// Reads a conversation's turns. With `repair`, a torn or unfinished tail is cut off the file so
@@ -103,7 +105,7 @@ impl ConversationStore {
                 ConversationIndex::default()
             }),
         };
-        let mut store = ConversationStore { index, current: None };
+        let mut store = ConversationStore { index, current: None, archive: None };
         if let Some(id) = store.index.current.clone() {
             let mut current = CurrentLog::new(id);
             let turns = load_turns(host, &current.id, true).await?;
@@ -134,14 +136,58 @@ impl ConversationStore {
         self.current.as_ref().and_then(|c| c.last_activity_ms)
     }
 
-    /// Every conversation, oldest first.
-    pub fn conversations(&self) -> &[Conversation] {
+    /// The conversations in the index: every one not archived, and the last few archived.
+    pub fn live(&self) -> &[Conversation] {
         &self.index.conversations
     }
 
-    /// A conversation by id.
-    pub fn get(&self, id: &str) -> Option<&Conversation> {
-        self.index.get(id)
+    /// The archive, read once.
+    async fn archive<H: Host>(&mut self, host: &H) -> Result<&mut Vec<Conversation>, StoreError> {
+        if self.archive.is_none() {
+            let text = host.read_file(ARCHIVE_PATH).await?.unwrap_or_default();
+            self.archive = Some(parse_archive(&text));
+        }
+        Ok(self.archive.get_or_insert_with(Vec::new))
+    }
+
+    /// Appends conversations to the archive.
+    async fn append_archive<H: Host>(&mut self, host: &H, conversations: &[Conversation]) -> Result<(), StoreError> {
+        if conversations.is_empty() {
+            return Ok(());
+        }
+        let mut text = String::new();
+        for c in conversations {
+            text.push_str(&serde_json::to_string(c).map_err(|e| StoreError::Encode(e.to_string()))?);
+            text.push('\n');
+        }
+        host.append_file(ARCHIVE_PATH, &text).await?;
+        if let Some(archive) = &mut self.archive {
+            for c in conversations {
+                match archive.iter_mut().find(|a| a.id == c.id) {
+                    Some(slot) => *slot = c.clone(),
+                    None => archive.push(c.clone()),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A conversation by id, from the index or the archive.
+    pub async fn find<H: Host>(&mut self, host: &H, id: &str) -> Result<Option<Conversation>, StoreError> {
+        if let Some(c) = self.index.get(id) {
+            return Ok(Some(c.clone()));
+        }
+        Ok(self.archive(host).await?.iter().find(|c| c.id == id).cloned())
+    }
+
+    /// Every conversation, index and archive, oldest first.
+    pub async fn all<H: Host>(&mut self, host: &H) -> Result<Vec<Conversation>, StoreError> {
+        let live = self.index.conversations.clone();
+        let mut all: Vec<Conversation> =
+            self.archive(host).await?.iter().filter(|a| !live.iter().any(|l| l.id == a.id)).cloned().collect();
+        all.extend(live);
+        all.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+        Ok(all)
     }
 
     /// Ended conversations, most recently ended first.
@@ -166,8 +212,8 @@ impl ConversationStore {
     }
 
     /// Every line of a conversation's history (for summaries, retrospection, `get_conversation`).
-    pub async fn read_lines<H: Host>(&self, host: &H, id: &str) -> Result<Vec<HistoryLine>, StoreError> {
-        if self.index.get(id).is_none() {
+    pub async fn read_lines<H: Host>(&mut self, host: &H, id: &str) -> Result<Vec<HistoryLine>, StoreError> {
+        if self.find(host, id).await?.is_none() {
             return Err(StoreError::Unknown(id.to_owned()));
         }
         Ok(load_turns(host, id, false).await?.into_iter().flat_map(|t| t.lines).collect())
@@ -210,10 +256,14 @@ impl ConversationStore {
         if self.current.as_ref().is_some_and(|c| c.id == id) {
             return Ok(None);
         }
-        if self.index.get(id).is_none() {
-            return Err(StoreError::Unknown(id.to_owned()));
-        }
+        let Some(conversation) = self.find(host, id).await? else { return Err(StoreError::Unknown(id.to_owned())) };
         let ended = self.end_current(host, "switched to another conversation").await?;
+        if self.index.get(id).is_none() {
+            // Back from the archive (its later line there is superseded by the index).
+            let mut index = self.index.clone();
+            index.conversations.push(conversation);
+            self.write_index(host, index).await?;
+        }
         let mut current = CurrentLog::new(id.to_owned());
         for turn in load_turns(host, id, true).await? {
             current.push(&turn);
@@ -235,9 +285,11 @@ impl ConversationStore {
 
     /// Deletes every conversation (the user's "Clear history").
     pub async fn clear<H: Host>(&mut self, host: &H) -> Result<usize, StoreError> {
-        let ids: Vec<String> = self.index.conversations.iter().map(|c| c.id.clone()).collect();
+        let ids: Vec<String> = self.all(host).await?.into_iter().map(|c| c.id).collect();
         self.write_index(host, ConversationIndex::default()).await?;
         self.current = None;
+        host.remove_file(ARCHIVE_PATH).await?;
+        self.archive = Some(Vec::new());
         for id in &ids {
             host.remove_file(&log_path(id)).await?;
         }
@@ -274,12 +326,20 @@ impl ConversationStore {
                 if c.apply(StatusEvent::Ended).is_err() {
                     host.log(LogLevel::Warn, &format!("conversation {id} was current but {:?}; closing it", c.status));
                 }
+                if c.status == ConversationStatus::Archived {
+                    // A question left open in an ended chat will not be answered there.
+                    c.state.pending_question = None;
+                }
                 c.ended_at = Some(format_iso(host.now_ms()));
                 c.end_reason = Some(reason.to_owned());
                 Some(c.clone())
             }
             None => None,
         };
+        // Older archived conversations leave the index for the archive (appended first: a crash
+        // in between leaves a conversation in both, and the index wins).
+        let leaving = index.evict_archived(RECENT_ARCHIVED);
+        self.append_archive(host, &leaving).await?;
         self.write_index(host, index).await?;
         self.current = None;
         Ok(ended)
@@ -294,7 +354,16 @@ impl ConversationStore {
         change: impl FnOnce(&mut Conversation) -> Result<(), StoreError>,
     ) -> Result<Conversation, StoreError> {
         let mut index = self.index.clone();
-        let conversation = index.get_mut(id).ok_or_else(|| StoreError::Unknown(id.to_owned()))?;
+        let Some(conversation) = index.get_mut(id) else {
+            // Only in the archive: a new line supersedes its record there.
+            let mut archived = self.find(host, id).await?.ok_or_else(|| StoreError::Unknown(id.to_owned()))?;
+            let before = archived.clone();
+            change(&mut archived)?;
+            if archived != before {
+                self.append_archive(host, std::slice::from_ref(&archived)).await?;
+            }
+            return Ok(archived);
+        };
         change(conversation)?;
         let now = conversation.clone();
         if index != self.index {

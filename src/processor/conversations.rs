@@ -143,8 +143,8 @@ impl<H: Host + 'static> Pipeline<H> {
     async fn after_end(&self, ended: Conversation) {
         let host = &self.inner.host;
         let lines = {
-            let guard = self.inner.store.lock().await;
-            match guard.as_ref() {
+            let mut guard = self.inner.store.lock().await;
+            match guard.as_mut() {
                 Some(store) => store.read_lines(host, &ended.id).await,
                 None => return,
             }
@@ -231,7 +231,7 @@ impl<H: Host + 'static> Pipeline<H> {
             let mut guard = self.inner.store.lock().await;
             let Some(store) = guard.as_mut() else { return Ok(Vec::new()) };
             let stale: Vec<String> = store
-                .conversations()
+                .live()
                 .iter()
                 .filter(|c| question_is_stale(c, now, timeout))
                 .map(|c| c.id.clone())

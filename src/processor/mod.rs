@@ -274,9 +274,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.pipeline.clear_history().await
     }
 
-    /// Every conversation, oldest first (a snapshot for lists).
-    pub async fn conversations(&self) -> Vec<Conversation> {
-        self.pipeline.inner.store.lock().await.as_ref().map(|s| s.conversations().to_vec()).unwrap_or_default()
+    /// Every conversation, oldest first (a snapshot for lists; reads the archive once).
+    pub async fn conversations(&self) -> Result<Vec<Conversation>, ProcessorError> {
+        let host = &self.pipeline.inner.host;
+        let mut guard = self.pipeline.inner.store.lock().await;
+        match guard.as_mut() {
+            Some(store) => Ok(store.all(host).await?),
+            None => Ok(Vec::new()),
+        }
     }
 
     /// Stops the message in flight and every background task; later messages are refused.

@@ -61,8 +61,8 @@ impl<H: Host + 'static> Pipeline<H> {
     /// A conversation's lines, oldest first (hidden ones included; the view skips them).
     pub(super) async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
         self.initialize().await?;
-        let guard = self.inner.store.lock().await;
-        let store = guard.as_ref().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+        let mut guard = self.inner.store.lock().await;
+        let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
         Ok(store.read_lines(&self.inner.host, id).await?)
     }
 

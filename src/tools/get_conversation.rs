@@ -63,13 +63,17 @@ pub async fn run<H: Host>(host: &H, store: &Mutex<Option<ConversationStore>>, in
         Ok(i) => i,
         Err(e) => return e,
     };
-    let guard = store.lock().await;
-    let Some(store) = guard.as_ref() else { return ToolOutput::error("The conversation history is not loaded yet.") };
+    let mut guard = store.lock().await;
+    let Some(store) = guard.as_mut() else { return ToolOutput::error("The conversation history is not loaded yet.") };
     match input.conversation_id {
         None => {
             let limit = input.limit.unwrap_or(10).clamp(1, 50) as usize;
             let current = store.current().map(|c| c.id.clone());
-            let mut all: Vec<&Conversation> = store.conversations().iter().collect();
+            let all = match store.all(host).await {
+                Ok(all) => all,
+                Err(e) => return ToolOutput::error(format!("Could not list the conversations: {e}")),
+            };
+            let mut all: Vec<&Conversation> = all.iter().collect();
             all.sort_by(|a, b| b.created_at.cmp(&a.created_at));
             if all.is_empty() {
                 return ToolOutput::ok("There are no conversations yet.");
@@ -84,12 +88,12 @@ pub async fn run<H: Host>(host: &H, store: &Mutex<Option<ConversationStore>>, in
             ))
         }
         Some(id) => {
-            let Some(conversation) = store.get(&id) else {
+            let Ok(Some(conversation)) = store.find(host, &id).await else {
                 return ToolOutput::error(format!(
                     "There is no conversation with id \"{id}\". Call get_conversation without conversation_id to list them."
                 ));
             };
-            let head = describe(conversation, store.current().is_some_and(|c| c.id == id));
+            let head = describe(&conversation, store.current().is_some_and(|c| c.id == id));
             match store.read_lines(host, &id).await {
                 Ok(lines) if lines.is_empty() => ToolOutput::ok(format!("{head}\n(no messages)")),
                 Ok(lines) => ToolOutput::ok(format!("{head}\n\n{}", render_transcript(&lines, TRANSCRIPT_CHARS))),

@@ -296,7 +296,7 @@ impl WasmMessageProcessor {
     #[wasm_bindgen(unchecked_return_type = "Promise<Conversation[]>")]
     pub fn conversations(&self) -> Promise {
         let core = self.core.clone();
-        promise(async move { Ok::<_, String>(core.conversations().await) })
+        promise(async move { core.conversations().await })
     }
 
     /// Writes a hidden system line (UC014: the chat opened); resolves with the conversation id.

@@ -126,7 +126,10 @@ fn view_operations_wait_for_the_message_in_flight() {
 fn end_conversations(host: &FakeHost, p: &smarthole_agent::MessageProcessor<FakeHost>, n: usize) {
     for i in 0..n {
         host.script([Reply::text(&format!("answer {i}"))]);
-        host.script_matching(SUMMARY, Reply::text(&format!(r#"{{"title": "Topic {i}", "summary": "About topic {i}."}}"#)));
+        host.script_matching(
+            SUMMARY,
+            Reply::text(&format!(r#"{{"title": "Topic {i}", "summary": "About topic {i}."}}"#)),
+        );
         host.run(p.process(direct(&format!("m{i}"), &format!("topic {i}"))));
         host.run(p.new_conversation()).unwrap();
         host.run_for(1_000);
@@ -140,7 +143,10 @@ fn old_archived_conversations_leave_the_index_for_the_archive_and_start_up_never
     end_conversations(&host, &p, 9);
     let idx = index(&host);
     assert_eq!(idx.conversations.len(), 5, "only the five most recent archived stay in the index");
-    assert_eq!(idx.conversations.iter().map(|c| c.title.clone().unwrap()).collect::<Vec<_>>(), ["Topic 4", "Topic 5", "Topic 6", "Topic 7", "Topic 8"]);
+    assert_eq!(
+        idx.conversations.iter().map(|c| c.title.clone().unwrap()).collect::<Vec<_>>(),
+        ["Topic 4", "Topic 5", "Topic 6", "Topic 7", "Topic 8"]
+    );
     let archive = host.file("conversations/archive.jsonl").unwrap();
     assert_eq!(archive.lines().count(), 4);
     // Listings see all of them.
@@ -178,7 +184,8 @@ fn a_summary_that_arrives_after_its_conversation_left_the_index_goes_to_the_arch
     host.run(p.process(direct("slow", "the slow one")));
     host.run(p.new_conversation()).unwrap();
     end_conversations(&host, &p, 6);
-    let slow = host.run(p.conversations()).unwrap().into_iter().find(|c| c.title.as_deref() == Some("the slow one")).unwrap();
+    let slow =
+        host.run(p.conversations()).unwrap().into_iter().find(|c| c.title.as_deref() == Some("the slow one")).unwrap();
     assert!(!index(&host).conversations.iter().any(|c| c.id == slow.id), "evicted before its summary");
     host.run_for(120_000);
     let all = host.run(p.conversations()).unwrap();

@@ -230,12 +230,8 @@ impl<H: Host + 'static> Pipeline<H> {
         {
             let mut guard = self.inner.store.lock().await;
             let Some(store) = guard.as_mut() else { return Ok(Vec::new()) };
-            let stale: Vec<String> = store
-                .live()
-                .iter()
-                .filter(|c| question_is_stale(c, now, timeout))
-                .map(|c| c.id.clone())
-                .collect();
+            let stale: Vec<String> =
+                store.live().iter().filter(|c| question_is_stale(c, now, timeout)).map(|c| c.id.clone()).collect();
             for id in stale {
                 let conversation = store
                     .update(host, &id, |c| {

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::context::push_merged;
 use crate::conversation::{ConversationStore, QuestionType};
 use crate::event::{Event, Stage};
@@ -17,6 +18,7 @@ use crate::llm::{
 use crate::message::RoutedMessage;
 use crate::settings::Settings;
 use crate::tools::{ToolContext, ToolEffect, ToolRegistry};
+use futures::future::LocalBoxFuture;
 use futures::lock::Mutex;
 
 /// Longest tool output shown in a `tool_finished` event.
@@ -35,6 +37,8 @@ pub struct TurnInput<'a> {
     pub store: &'a Mutex<Option<ConversationStore>>,
     /// Sends a notification frame about this message to the hub.
     pub notify_hub: &'a dyn Fn(String),
+    /// Asks the user to approve a tool's action.
+    pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
 }
 
 /// What a finished turn produced.
@@ -177,15 +181,21 @@ fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenStep>) {
 }
 
 /// Runs one turn. `resume` holds the journal of an earlier, unfinished run of the same message.
-pub async fn run_turn<H: Host>(
-    host: &H,
-    settings: &Settings,
-    input: TurnInput<'_>,
+pub async fn run_turn<'a, H: Host>(
+    host: &'a H,
+    settings: &'a Settings,
+    input: TurnInput<'a>,
     resume: Vec<JournalRecord>,
 ) -> Result<TurnOutcome, LlmError> {
     let journal = Journal::new(host, &input.message.id);
-    let tool_ctx =
-        ToolContext { host, settings, message: input.message, store: input.store, notify_hub: input.notify_hub };
+    let tool_ctx = ToolContext {
+        host,
+        settings,
+        message: input.message,
+        store: input.store,
+        notify_hub: input.notify_hub,
+        approve: input.approve,
+    };
     let tool_defs = input.tools.definitions();
     let (mut outcome, open) = replay(resume);
     if let Some(step) = open {

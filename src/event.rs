@@ -71,6 +71,10 @@ pub enum Event {
     ConversationUpdated { conversation: Box<Conversation> },
     /// The hub connection's status changed (the status bar).
     HubStatus { status: crate::hub::HubStatus, detail: Option<String> },
+    /// A tool waits for the user's approval (the chat view shows a card, or a notice).
+    ApprovalRequested { request: Box<crate::approval::ApprovalRequest> },
+    /// An approval request was approved, rejected or expired.
+    ApprovalResolved { request: Box<crate::approval::ApprovalRequest> },
     /// A retrospection finished (seed 003 `onRetrospection`).
     Retrospection { conversation_id: String, conversation_title: String, content: String },
 }

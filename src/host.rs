@@ -10,6 +10,10 @@ use futures::future::LocalBoxFuture;
 use thiserror::Error;
 
 use crate::event::Event;
+use crate::vault::VaultEntry;
+
+/// A read-modify-write of a note's text: the new text, or `None` to leave it unchanged.
+pub type NoteEdit = Box<dyn Fn(&str) -> Option<String>>;
 
 /// Milliseconds since the Unix epoch, as every timestamp in the core is kept.
 pub type Millis = u64;
@@ -117,6 +121,25 @@ pub trait Host {
     async fn remove_file(&self, path: &str) -> Result<(), HostError>;
     /// Renames a file, replacing the target. Creates missing folders.
     async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError>;
+
+    /// Every file and folder of the vault (the host's own hidden folders left out). Paths given
+    /// to the `vault_*` operations are vault-relative and already checked by the core.
+    async fn vault_list(&self) -> Result<Vec<VaultEntry>, HostError>;
+    /// A note's text.
+    async fn vault_read(&self, path: &str) -> Result<String, HostError>;
+    /// Creates a note that does not exist yet (its folders too).
+    async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError>;
+    /// Changes a note atomically (Obsidian's `Vault.process`): `edit` gets the current text and
+    /// returns the new one, or `None` to leave it as it is. Returns whether it was written.
+    async fn vault_process(&self, path: &str, edit: NoteEdit) -> Result<bool, HostError>;
+    /// Creates a folder (and its parents).
+    async fn vault_create_folder(&self, path: &str) -> Result<(), HostError>;
+    /// Moves a file to the trash, as the user's settings say (`fileManager.trashFile`).
+    async fn vault_trash(&self, path: &str) -> Result<(), HostError>;
+    /// Renames or moves a file, updating links to it (`fileManager.renameFile`).
+    async fn vault_rename(&self, from: &str, to: &str) -> Result<(), HostError>;
+    /// The note open in the editor, if any.
+    async fn active_note(&self) -> Option<String>;
 
     /// Sends a request; resolves once the status and headers are known.
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<Self::Body>, HostError>;

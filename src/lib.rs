@@ -8,6 +8,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod agent;
+pub mod approval;
 pub mod conversation;
 pub mod event;
 pub mod host;
@@ -24,6 +25,7 @@ pub mod settings;
 pub mod summary;
 pub mod time;
 pub mod tools;
+pub mod vault;
 
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

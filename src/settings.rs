@@ -48,7 +48,15 @@ pub struct Settings {
     pub hub_client_name: String,
     /// What the hub's router reads to decide what to send here.
     pub hub_description: String,
+    /// Folders the note tools may not touch, besides `.obsidian/`, `.smarthole/`, `.git/` and
+    /// `.trash/`.
+    pub protected_folders: Vec<String>,
+    /// Tools whose approval is given in advance (`write_file`, `delete_file`, `move_file`).
+    pub auto_approve_tools: Vec<String>,
 }
+
+/// The tools that ask the user before they act.
+pub const APPROVAL_TOOLS: [&str; 3] = ["write_file", "delete_file", "move_file"];
 
 /// The default retrospection question.
 pub const DEFAULT_RETROSPECTION_PROMPT: &str = "Look back at this conversation. What went well, what could have gone \
@@ -103,6 +111,8 @@ impl Default for Settings {
             hub_url: DEFAULT_HUB_URL.to_owned(),
             hub_client_name: DEFAULT_CLIENT_NAME.to_owned(),
             hub_description: DEFAULT_DESCRIPTION.to_owned(),
+            protected_folders: Vec::new(),
+            auto_approve_tools: Vec::new(),
         }
     }
 }
@@ -122,6 +132,10 @@ pub enum SettingsError {
     IdleTimeout(u32),
     #[error("the pending-question timeout must be between 1 and 10080 minutes (got {0})")]
     StateTimeout(u32),
+    #[error("protected folder {folder:?} is not a vault folder: {reason}")]
+    ProtectedFolder { folder: String, reason: String },
+    #[error("{0:?} cannot be auto-approved: only write_file, delete_file and move_file ask for approval")]
+    AutoApprove(String),
     #[error("settings are not valid: {0}")]
     Shape(String),
 }
@@ -147,6 +161,21 @@ impl Settings {
         }
         if !(1..=10_080).contains(&self.conversation_state_timeout_minutes) {
             return Err(SettingsError::StateTimeout(self.conversation_state_timeout_minutes));
+        }
+        for folder in &self.protected_folders {
+            match crate::vault::normalize(folder, &[]) {
+                Ok(path) if !path.is_empty() => {}
+                Ok(_) => {
+                    return Err(SettingsError::ProtectedFolder {
+                        folder: folder.clone(),
+                        reason: "it names the whole vault".into(),
+                    })
+                }
+                Err(e) => return Err(SettingsError::ProtectedFolder { folder: folder.clone(), reason: e.to_string() }),
+            }
+        }
+        if let Some(tool) = self.auto_approve_tools.iter().find(|t| !APPROVAL_TOOLS.contains(&t.as_str())) {
+            return Err(SettingsError::AutoApprove(tool.clone()));
         }
         Ok(())
     }

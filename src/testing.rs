@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use crate::event::Event;
 use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
 use crate::llm::ContentBlock;
+use crate::vault::VaultEntry;
 
 /// Virtual time when a `FakeHost` starts: 2026-02-05T10:00:00Z.
 pub const START_MS: Millis = 1_770_285_600_000;
@@ -202,6 +203,11 @@ struct State {
     failing: RefCell<Vec<(FileOp, String)>>,
     file_ops: Cell<u64>,
     reads: RefCell<Vec<String>>,
+    /// The vault: notes (path → text, created, modified), folders, the trash, the open note.
+    vault: RefCell<BTreeMap<String, (String, Millis, Millis)>>,
+    folders: RefCell<Vec<String>>,
+    trash: RefCell<Vec<(String, String)>>,
+    active: RefCell<Option<String>>,
     /// Set when a crash point is reached: from then on nothing reaches disk, network or hub,
     /// as after a SIGKILL, until the test "restarts".
     frozen: Cell<bool>,
@@ -362,6 +368,37 @@ impl FakeHost {
     /// File operations performed so far.
     pub fn file_ops(&self) -> u64 {
         self.state.file_ops.get()
+    }
+
+    /// Puts a note in the vault (test setup).
+    pub fn put_note(&self, path: &str, text: &str) {
+        let now = self.now();
+        self.state.vault.borrow_mut().insert(path.to_owned(), (text.to_owned(), now, now));
+    }
+
+    /// A note's text.
+    pub fn note(&self, path: &str) -> Option<String> {
+        self.state.vault.borrow().get(path).map(|(t, _, _)| t.clone())
+    }
+
+    /// Every note path.
+    pub fn notes(&self) -> Vec<String> {
+        self.state.vault.borrow().keys().cloned().collect()
+    }
+
+    /// What went to the trash: (original path, text).
+    pub fn trashed(&self) -> Vec<(String, String)> {
+        self.state.trash.borrow().clone()
+    }
+
+    /// Folders created.
+    pub fn folders(&self) -> Vec<String> {
+        self.state.folders.borrow().clone()
+    }
+
+    /// Sets the note open in the editor.
+    pub fn set_active_note(&self, path: Option<&str>) {
+        *self.state.active.borrow_mut() = path.map(str::to_owned);
     }
 
     /// Paths read so far, in order (tests check what start-up reads).
@@ -624,6 +661,95 @@ impl Host for FakeHost {
         let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
         files.insert(to.to_owned(), text);
         Ok(())
+    }
+
+    async fn vault_list(&self) -> Result<Vec<VaultEntry>, HostError> {
+        self.alive().await;
+        let vault = self.state.vault.borrow();
+        let mut folders: Vec<String> = self.state.folders.borrow().clone();
+        for path in vault.keys() {
+            let mut parent = path.as_str();
+            while let Some((p, _)) = parent.rsplit_once('/') {
+                folders.push(p.to_owned());
+                parent = p;
+            }
+        }
+        folders.sort();
+        folders.dedup();
+        let mut out: Vec<VaultEntry> = folders
+            .into_iter()
+            .map(|path| VaultEntry { path, is_folder: true, size: 0, created_ms: 0, modified_ms: 0 })
+            .collect();
+        out.extend(vault.iter().map(|(path, (text, created, modified))| VaultEntry {
+            path: path.clone(),
+            is_folder: false,
+            size: text.len() as u64,
+            created_ms: *created,
+            modified_ms: *modified,
+        }));
+        Ok(out)
+    }
+
+    async fn vault_read(&self, path: &str) -> Result<String, HostError> {
+        self.alive().await;
+        self.note(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+    }
+
+    async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.alive().await;
+        if self.state.vault.borrow().contains_key(path) {
+            return Err(HostError::Io(format!("{path} already exists")));
+        }
+        self.put_note(path, text);
+        Ok(())
+    }
+
+    async fn vault_process(&self, path: &str, edit: crate::host::NoteEdit) -> Result<bool, HostError> {
+        self.alive().await;
+        let now = self.now();
+        let mut vault = self.state.vault.borrow_mut();
+        let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        match edit(&entry.0) {
+            Some(text) => {
+                entry.0 = text;
+                entry.2 = now;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn vault_create_folder(&self, path: &str) -> Result<(), HostError> {
+        self.alive().await;
+        self.state.folders.borrow_mut().push(path.to_owned());
+        Ok(())
+    }
+
+    async fn vault_trash(&self, path: &str) -> Result<(), HostError> {
+        self.alive().await;
+        let (text, _, _) = self
+            .state
+            .vault
+            .borrow_mut()
+            .remove(path)
+            .ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        self.state.trash.borrow_mut().push((path.to_owned(), text));
+        Ok(())
+    }
+
+    async fn vault_rename(&self, from: &str, to: &str) -> Result<(), HostError> {
+        self.alive().await;
+        let mut vault = self.state.vault.borrow_mut();
+        if vault.contains_key(to) {
+            return Err(HostError::Io(format!("{to} already exists")));
+        }
+        let entry = vault.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
+        vault.insert(to.to_owned(), entry);
+        Ok(())
+    }
+
+    async fn active_note(&self) -> Option<String> {
+        self.state.active.borrow().clone()
     }
 
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {

@@ -296,6 +296,15 @@ impl ConversationStore {
         Ok(ids.len())
     }
 
+    /// The current conversation's id, opening one (untitled until its first turn) if there is
+    /// none — for what must belong to a conversation before its first turn is recorded.
+    pub async fn current_or_open<H: Host>(&mut self, host: &H) -> Result<String, StoreError> {
+        match self.current.as_ref() {
+            Some(c) => Ok(c.id.clone()),
+            None => self.open_conversation(host, None).await,
+        }
+    }
+
     async fn open_conversation<H: Host>(&mut self, host: &H, title: Option<String>) -> Result<String, StoreError> {
         let mut id = new_id(host, "c-");
         while self.index.get(&id).is_some() {

@@ -86,11 +86,12 @@ impl<H: Host + 'static> Pipeline<H> {
         {
             let mut guard = self.inner.store.lock().await;
             let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
-            let before = store.current().map(|c| c.id.clone());
+            let before = store.current().cloned();
             store.append_turn(host, super::history_lines(host, message, outcome)).await?;
             let current =
                 store.current().cloned().ok_or_else(|| StoreError::Encode("no current conversation".to_owned()))?;
-            if before.as_deref() != Some(current.id.as_str()) {
+            // Opened or titled by this turn (an approval may have opened it mid-turn).
+            if before.as_ref() != Some(&current) {
                 updated.push(current.clone());
             }
             let asked_at = format_iso(host.now_ms());
@@ -261,6 +262,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 if let Err(e) = this.cleanup_stale_states().await {
                     this.inner.host.log(LogLevel::Warn, &format!("stale cleanup failed: {e}"));
                 }
+                this.prune_approvals().await;
             }
         });
     }

@@ -4,6 +4,7 @@
 //! boundaries, pending questions and what happens after a conversation ends are in
 //! `conversations.rs`.
 
+mod approvals;
 mod conversations;
 mod hub;
 mod queue;
@@ -22,6 +23,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::agent::{run_turn, TurnInput, TurnOutcome};
+use crate::approval::{ApprovalBook, ApprovalError, ApprovalRequest, Decision};
 use crate::conversation::{Conversation, ConversationStore, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::{Host, LogLevel};
@@ -93,6 +95,7 @@ struct Inner<H: Host> {
     retrospection_file: Mutex<()>,
     maintenance_started: Cell<bool>,
     hub: RefCell<HubClient>,
+    approvals: ApprovalBook,
 }
 
 /// The pipeline's shared state; cloned into the tasks it runs.
@@ -150,6 +153,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             retrospection_file: Mutex::new(()),
             maintenance_started: Cell::new(false),
             hub: RefCell::new(HubClient::new()),
+            approvals: ApprovalBook::default(),
         });
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
@@ -289,6 +293,16 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.pipeline.inner.tasks.abort_all();
     }
 
+    /// The user's answer to an approval request (the chat view's card, or the agent API).
+    pub async fn decide_approval(&self, id: &str, decision: Decision) -> Result<ApprovalRequest, ApprovalError> {
+        self.pipeline.decide_approval(id, decision).await
+    }
+
+    /// Approval requests waiting for an answer, oldest first (the chat view shows their cards).
+    pub fn pending_approvals(&self) -> Vec<ApprovalRequest> {
+        self.pipeline.pending_approvals()
+    }
+
     /// Background tasks running (summaries, retrospection, cleanup, messages in flight).
     pub fn running_tasks(&self) -> usize {
         self.pipeline.inner.tasks.running()
@@ -321,12 +335,15 @@ impl<H: Host + 'static> Pipeline<H> {
         if store.is_none() {
             *store = Some(ConversationStore::open(&self.inner.host).await?);
             let names = self.inner.host.list_dir(inbox::INBOX_DIR).await.map_err(StoreError::from)?;
-            let mut on_disk = self.inner.on_disk.borrow_mut();
-            for entry in names.iter().filter_map(|n| n.strip_suffix(".json")) {
-                on_disk.insert(entry.to_owned());
-            }
+            self.inner
+                .on_disk
+                .borrow_mut()
+                .extend(names.iter().filter_map(|n| n.strip_suffix(".json")).map(str::to_owned));
+            drop(store);
+            self.restore_approvals().await;
+        } else {
+            drop(store);
         }
-        drop(store);
         if !self.inner.maintenance_started.replace(true) {
             self.cleanup_stale_states().await?;
             self.start_maintenance();
@@ -545,6 +562,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let notify_hub = |frame: String| {
             self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, &message));
         };
+        let approve = |ask| self.ask_approval(&message, ask).boxed_local();
         let input = TurnInput {
             system: &system,
             history: &context.history,
@@ -553,6 +571,7 @@ impl<H: Host + 'static> Pipeline<H> {
             message: &message,
             store: &self.inner.store,
             notify_hub: &notify_hub,
+            approve: &approve,
         };
         let (abort, registration) = AbortHandle::new_pair();
         *self.inner.current.borrow_mut() = Some(CurrentRun { message_id: message.id.clone(), abort });

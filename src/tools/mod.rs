@@ -5,17 +5,20 @@
 mod end_conversation;
 mod get_conversation;
 mod needs_input;
+mod notes;
 mod send_message;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::{ConversationStore, QuestionType};
 use crate::host::Host;
 use crate::llm::ToolDef;
 use crate::message::RoutedMessage;
 use crate::settings::Settings;
+use futures::future::LocalBoxFuture;
 use futures::lock::Mutex;
 
 /// The built-in tools. An enum rather than trait objects: the set is known, dispatch is a match,
@@ -104,9 +107,11 @@ pub struct ToolContext<'a, H: Host> {
     pub store: &'a Mutex<Option<ConversationStore>>,
     /// Sends a notification frame about this message to the hub.
     pub notify_hub: &'a dyn Fn(String),
+    /// Asks the user to approve an action and waits for the answer (or its expiry).
+    pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
 }
 
-/// The tools offered in a turn.
+/// The tools offered in a turn: the conversation tools, then the note tools.
 #[derive(Debug, Clone)]
 pub struct ToolRegistry {
     tools: Vec<BuiltinTool>,
@@ -121,13 +126,16 @@ impl Default for ToolRegistry {
 impl ToolRegistry {
     /// Definitions for the request.
     pub fn definitions(&self) -> Vec<ToolDef> {
-        self.tools.iter().map(|t| t.definition()).collect()
+        self.tools.iter().map(|t| t.definition()).chain(notes::definitions()).collect()
     }
 
     /// Runs a tool call by name; an unknown name is an error result.
     pub async fn run<H: Host>(&self, ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
+        if notes::NAMES.contains(&name) {
+            return notes::run(ctx, name, input).await;
+        }
         let Some(tool) = self.tools.iter().copied().find(|t| t.name() == name) else {
-            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
+            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).chain(notes::NAMES).collect();
             return ToolOutput::error(format!("Unknown tool \"{name}\". Available tools: {}.", known.join(", ")));
         };
         match tool {

@@ -13,6 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::Callbacks;
 use crate::event::Event;
 use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::vault::VaultEntry;
 
 #[wasm_bindgen]
 extern "C" {
@@ -32,6 +33,22 @@ extern "C" {
     fn remove_file(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = renameFile)]
     fn rename_file(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultList)]
+    fn vault_list(this: &JsHostObject) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultRead)]
+    fn vault_read(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultCreate)]
+    fn vault_create(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultProcess)]
+    fn vault_process(this: &JsHostObject, path: &str, edit: &Function) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultCreateFolder)]
+    fn vault_create_folder(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultTrash)]
+    fn vault_trash(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultRename)]
+    fn vault_rename(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = activeNote)]
+    fn active_note(this: &JsHostObject) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = httpStart)]
     fn http_start(this: &JsHostObject, request: JsValue) -> Result<JsHttpHandle, JsValue>;
     #[wasm_bindgen(method, catch, js_name = hubConnect)]
@@ -201,6 +218,45 @@ impl Host for JsHost {
 
     async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError> {
         settle(self.object.rename_file(from, to)).await.map(drop)
+    }
+
+    async fn vault_list(&self) -> Result<Vec<VaultEntry>, HostError> {
+        let value = settle(self.object.vault_list()).await?;
+        let json = js_sys::JSON::stringify(&value).map_err(io_error)?.as_string().unwrap_or_default();
+        serde_json::from_str(&json).map_err(|e| HostError::Io(format!("the host listed the vault badly: {e}")))
+    }
+
+    async fn vault_read(&self, path: &str) -> Result<String, HostError> {
+        let value = settle(self.object.vault_read(path)).await?;
+        value.as_string().ok_or_else(|| HostError::Io(format!("{path} is not a text file")))
+    }
+
+    async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
+        settle(self.object.vault_create(path, text)).await.map(drop)
+    }
+
+    async fn vault_process(&self, path: &str, edit: crate::host::NoteEdit) -> Result<bool, HostError> {
+        // Kept alive until the host's promise settles; the host calls it at most once.
+        let edit = Closure::<dyn Fn(String) -> Option<String>>::new(move |text: String| edit(&text));
+        let value = settle(self.object.vault_process(path, edit.as_ref().unchecked_ref())).await?;
+        drop(edit);
+        Ok(value.as_bool().unwrap_or(false))
+    }
+
+    async fn vault_create_folder(&self, path: &str) -> Result<(), HostError> {
+        settle(self.object.vault_create_folder(path)).await.map(drop)
+    }
+
+    async fn vault_trash(&self, path: &str) -> Result<(), HostError> {
+        settle(self.object.vault_trash(path)).await.map(drop)
+    }
+
+    async fn vault_rename(&self, from: &str, to: &str) -> Result<(), HostError> {
+        settle(self.object.vault_rename(from, to)).await.map(drop)
+    }
+
+    async fn active_note(&self) -> Option<String> {
+        settle(self.object.active_note()).await.ok().and_then(|v| v.as_string())
     }
 
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<JsBody>, HostError> {

@@ -12,6 +12,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use crate::approval::Decision;
 use crate::event::Event;
 use crate::processor::MessageProcessor;
 use crate::settings::Settings;
@@ -79,6 +80,39 @@ export interface CoreSettings {
   hubUrl?: string;
   hubClientName?: string;
   hubDescription?: string;
+  /** Folders the note tools may not touch, besides .obsidian, .smarthole, .git and .trash. */
+  protectedFolders?: string[];
+  /** Tools approved in advance: any of "write_file", "delete_file", "move_file". */
+  autoApproveTools?: string[];
+}
+
+export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired";
+export type ApprovalDecision = "approve_once" | "approve_conversation" | "reject";
+
+/** Something the agent may not do without the user's yes. */
+export interface ApprovalRequest {
+  id: string;
+  action: string;
+  summary: string;
+  reason?: string;
+  details?: unknown;
+  origin: "tool" | "api";
+  conversationId?: string;
+  messageId?: string;
+  createdMs: number;
+  expiresMs: number;
+  status: ApprovalStatus;
+  scope?: "once" | "conversation";
+  note?: string;
+}
+
+/** A file or folder of the vault. */
+export interface VaultEntry {
+  path: string;
+  isFolder: boolean;
+  size: number;
+  createdMs: number;
+  modifiedMs: number;
 }
 
 export type ConversationStatus = "active" | "background" | "waiting_input" | "archived";
@@ -135,7 +169,9 @@ export type CoreEvent =
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
   | { type: "conversation_updated"; conversation: Conversation }
   | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }
-  | { type: "hub_status"; status: HubStatus; detail?: string };
+  | { type: "hub_status"; status: HubStatus; detail?: string }
+  | { type: "approval_requested"; request: ApprovalRequest }
+  | { type: "approval_resolved"; request: ApprovalRequest };
 
 export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";
 
@@ -163,6 +199,21 @@ export interface CoreHost {
   listDir(dir: string): Promise<string[]>;
   removeFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;
+  /** Every file and folder of the vault, paths relative to its root (hidden folders left out). */
+  vaultList(): Promise<VaultEntry[]>;
+  vaultRead(path: string): Promise<string>;
+  /** Creates a note that does not exist yet, and its folders. */
+  vaultCreate(path: string, text: string): Promise<void>;
+  /** Atomic read-modify-write (Vault.process); edit returns the new text, or undefined for no
+   *  change. Resolves with whether the note was written. */
+  vaultProcess(path: string, edit: (text: string) => string | undefined): Promise<boolean>;
+  vaultCreateFolder(path: string): Promise<void>;
+  /** To the trash, as the user's settings say (fileManager.trashFile). */
+  vaultTrash(path: string): Promise<void>;
+  /** Renames or moves, updating links (fileManager.renameFile). */
+  vaultRename(from: string, to: string): Promise<void>;
+  /** The path of the note open in the editor, or null. */
+  activeNote(): Promise<string | null>;
   httpStart(request: HttpRequestSpec): HttpHandle;
   /** Opens WebSocket `socket` to the hub; report its events with hubOpened/hubFrame/hubClosed. */
   hubConnect(socket: number, url: string): void;
@@ -339,6 +390,30 @@ impl WasmMessageProcessor {
     pub fn clear_history(&self) -> Promise {
         let core = self.core.clone();
         promise(async move { core.clear_history().await })
+    }
+
+    /// The user's answer to an approval request; resolves with the request as it now stands,
+    /// rejects when it is unknown or already settled.
+    #[wasm_bindgen(js_name = decideApproval, unchecked_return_type = "Promise<ApprovalRequest>")]
+    pub fn decide_approval(
+        &self,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "ApprovalDecision")] decision: String,
+    ) -> Promise {
+        let core = self.core.clone();
+        promise(async move {
+            let decision: Decision =
+                serde_json::from_value(serde_json::Value::String(decision.clone())).map_err(|_| {
+                    format!("unknown approval decision {decision:?}: use approve_once, approve_conversation or reject")
+                })?;
+            core.decide_approval(&id, decision).await.map_err(|e| e.to_string())
+        })
+    }
+
+    /// Approval requests waiting for an answer, oldest first.
+    #[wasm_bindgen(js_name = pendingApprovals, unchecked_return_type = "ApprovalRequest[]")]
+    pub fn pending_approvals(&self) -> JsValue {
+        to_js(&self.core.pending_approvals())
     }
 
     /// Stops the message in flight and every background task (the plugin unloading).

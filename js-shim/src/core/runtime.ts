@@ -4,6 +4,8 @@
 // nothing else: the core does.
 import type {
   AgentMessage,
+  ApprovalDecision,
+  ApprovalRequest,
   CoreEvent,
   CoreHost,
   CoreSettings,
@@ -17,13 +19,20 @@ import type {
 import { HubSockets, type SocketLike } from "./hub-sockets.ts";
 import { newCore, type Core } from "./load.ts";
 
-/** The platform's files and HTTP (paths relative to `.smarthole/`). */
+/** The platform's files (paths relative to `.smarthole/`) and HTTP. */
 export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "httpStart">;
+
+/** The platform's notes (paths relative to the vault, checked by the core). */
+export type VaultIO = Pick<
+  CoreHost,
+  "vaultList" | "vaultRead" | "vaultCreate" | "vaultProcess" | "vaultCreateFolder" | "vaultTrash" | "vaultRename" | "activeNote"
+>;
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface RuntimeOptions {
   io: HostIO;
+  vault: VaultIO;
   openSocket: (url: string) => SocketLike;
   /** Settings as the core takes them (the API key included, never persisted by the core). */
   settings: () => CoreSettings;
@@ -72,6 +81,7 @@ export class CoreRuntime {
       closed: (socket, why) => this.call((p) => p.hubClosed(socket, why)),
     };
     const io = options.io;
+    const vault = options.vault;
     this.host = {
       readFile: (p) => io.readFile(p),
       writeFileAtomic: (p, t) => io.writeFileAtomic(p, t),
@@ -79,6 +89,14 @@ export class CoreRuntime {
       listDir: (d) => io.listDir(d),
       removeFile: (p) => io.removeFile(p),
       renameFile: (a, b) => io.renameFile(a, b),
+      vaultList: () => vault.vaultList(),
+      vaultRead: (p) => vault.vaultRead(p),
+      vaultCreate: (p, t) => vault.vaultCreate(p, t),
+      vaultProcess: (p, edit) => vault.vaultProcess(p, edit),
+      vaultCreateFolder: (p) => vault.vaultCreateFolder(p),
+      vaultTrash: (p) => vault.vaultTrash(p),
+      vaultRename: (a, b) => vault.vaultRename(a, b),
+      activeNote: () => vault.activeNote(),
       httpStart: (r) => io.httpStart(r),
       hubConnect: (socket, url) => this.hub.connect(socket, url),
       hubDisconnect: (socket) => this.hub.disconnect(socket),
@@ -240,6 +258,15 @@ export class CoreRuntime {
 
   clearHistory(): Promise<number> {
     return this.call((p) => p.clearHistory());
+  }
+
+  pendingApprovals(): ApprovalRequest[] {
+    return this.processor ? this.call((p) => p.pendingApprovals()) : [];
+  }
+
+  /** The user's answer to an approval card; rejects when the request is unknown or settled. */
+  decideApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRequest> {
+    return this.call((p) => p.decideApproval(id, decision));
   }
 
   recordSystemLine(text: string): Promise<string> {

@@ -2,18 +2,20 @@
 //
 //   node js-shim/dist/headless.js --vault DIR [--llm-base-url URL] [--model NAME]
 //        [--api-key-env VAR] [--max-tokens N] [--no-stream] [--once TEXT | --once-json JSON]
-//        [--hub URL] [--hub-name NAME] [--verbose]
+//        [--hub URL] [--hub-name NAME] [--approvals reject|approve] [--verbose]
 //
 // --once: finish what a previous run left in the inbox, process one message, print its
 // ProcessResult as JSON on stdout, exit (0 on success). Without --once: a chat on the terminal
 // (or over a pipe, one message per line), answers streamed as they arrive; Ctrl-C stops the
 // answer in progress, and exits when idle. With --hub it also takes the messages the SmartHole
-// hub routes here, and keeps running after its input ends until SIGTERM or SIGINT.
+// hub routes here, and keeps running after its input ends until SIGTERM or SIGINT. There is no
+// approval card here: --approvals says how every approval request is answered (rejected unless
+// told otherwise, so nothing is overwritten, deleted or moved by a run nobody watches).
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import type { CoreEvent, CoreSettings, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
+import type { ApprovalDecision, CoreEvent, CoreSettings, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
 import { loadCore } from "../core/load.ts";
 import { NodeHost, type LogLevel } from "./node-host.ts";
 
@@ -28,6 +30,8 @@ const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --once-json JSON       the same with a whole RoutedMessage (for example one from the hub)
   --hub URL              connect to the SmartHole hub (for example ws://127.0.0.1:9473)
   --hub-name NAME        the client name to register with the hub (default obsidian)
+  --approvals MODE       answer to the agent's approval requests (overwrite, delete, move a note):
+                         reject (default) or approve
   --verbose              log the core's debug lines to stderr`;
 
 class UsageError extends Error {}
@@ -46,6 +50,7 @@ function parse() {
       "once-json": { type: "string" },
       hub: { type: "string" },
       "hub-name": { type: "string" },
+      approvals: { type: "string", default: "reject" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       },
@@ -80,6 +85,9 @@ function readOptions() {
     if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);
     settings.maxTokens = n;
   }
+  if (values.approvals !== "reject" && values.approvals !== "approve") {
+    throw new UsageError(`--approvals must be reject or approve (got ${values.approvals})`);
+  }
   let once: RoutedMessage | undefined;
   if (values.once !== undefined) {
     once = { id: NodeHost.newMessageId(), text: values.once, timestamp: new Date().toISOString(), source: "direct" };
@@ -90,7 +98,8 @@ function readOptions() {
       throw new UsageError(`--once-json is not JSON: ${(error as Error).message}`);
     }
   }
-  return { vault, settings, once, hub: values.hub !== undefined, verbose: values.verbose };
+  const approvals: ApprovalDecision = values.approvals === "approve" ? "approve_once" : "reject";
+  return { vault, settings, once, hub: values.hub !== undefined, verbose: values.verbose, approvals };
 }
 
 /**
@@ -138,6 +147,13 @@ async function main(): Promise<number> {
         case "hub_status":
           process.stderr.write(`[hub ${event.status}${event.detail ? `: ${event.detail}` : ""}]\n`);
           break;
+        case "approval_requested": {
+          process.stderr.write(`\n[approval: ${event.request.summary} → ${options.approvals === "reject" ? "rejected" : "approved"} (--approvals)]\n`);
+          const id = event.request.id;
+          // Not from inside the core's emit: answer once the current call has returned.
+          setTimeout(() => void processor.decideApproval(id, options.approvals).catch(() => undefined), 0);
+          break;
+        }
       }
     },
     onLog: (level: LogLevel, message: string) => {

@@ -5,8 +5,9 @@ import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
-import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec } from "smarthole-core";
+import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, VaultEntry } from "smarthole-core";
 import { HubSockets, type SocketLike } from "../core/hub-sockets.ts";
+import { NodeVault } from "./node-vault.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -36,11 +37,16 @@ export class NodeHost implements CoreHost {
     (message) => this.log("debug", message),
   );
 
+  /** The notes: the folder that holds `dataDir`. */
+  readonly vault: NodeVault;
+
   /** `dataDir` is the plugin's data folder (`<vault>/.smarthole`). */
   constructor(
     readonly dataDir: string,
     private readonly options: NodeHostOptions = {},
-  ) {}
+  ) {
+    this.vault = new NodeVault(path.dirname(path.resolve(dataDir)));
+  }
 
   private resolve(relative: string): string {
     const full = path.resolve(this.dataDir, relative);
@@ -121,6 +127,38 @@ export class NodeHost implements CoreHost {
     const target = this.resolve(to);
     await this.ensureDir(path.dirname(target));
     await rename(this.resolve(from), target);
+  }
+
+  vaultList(): Promise<VaultEntry[]> {
+    return this.vault.vaultList();
+  }
+
+  vaultRead(relative: string): Promise<string> {
+    return this.vault.vaultRead(relative);
+  }
+
+  vaultCreate(relative: string, text: string): Promise<void> {
+    return this.vault.vaultCreate(relative, text);
+  }
+
+  vaultProcess(relative: string, edit: (text: string) => string | undefined): Promise<boolean> {
+    return this.vault.vaultProcess(relative, edit);
+  }
+
+  vaultCreateFolder(relative: string): Promise<void> {
+    return this.vault.vaultCreateFolder(relative);
+  }
+
+  vaultTrash(relative: string): Promise<void> {
+    return this.vault.vaultTrash(relative);
+  }
+
+  vaultRename(from: string, to: string): Promise<void> {
+    return this.vault.vaultRename(from, to);
+  }
+
+  activeNote(): Promise<string | null> {
+    return this.vault.activeNote();
   }
 
   httpStart(request: HttpRequestSpec): HttpHandle {

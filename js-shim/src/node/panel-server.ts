@@ -97,6 +97,31 @@ const server = createServer((req, res) => {
         case "POST /fs/rename":
           await files.renameFile(p.get("from") ?? "", p.get("to") ?? "");
           return send(res, 204, "text/plain", "");
+        case "GET /vault/list":
+          return send(res, 200, "application/json", JSON.stringify(await files.vaultList()));
+        case "GET /vault/file":
+          return send(res, 200, "text/plain; charset=utf-8", await files.vaultRead(p.get("path") ?? ""));
+        case "POST /vault/file":
+          await files.vaultCreate(p.get("path") ?? "", await body(req));
+          return send(res, 204, "text/plain", "");
+        case "POST /vault/process": {
+          const { before, after } = JSON.parse(await body(req)) as { before: string; after: string };
+          let conflict = false;
+          await files.vaultProcess(p.get("path") ?? "", (text) => {
+            conflict = text !== before;
+            return conflict ? undefined : after;
+          });
+          return conflict ? send(res, 409, "text/plain", "the note changed while it was being edited") : send(res, 204, "text/plain", "");
+        }
+        case "POST /vault/folder":
+          await files.vaultCreateFolder(p.get("path") ?? "");
+          return send(res, 204, "text/plain", "");
+        case "POST /vault/trash":
+          await files.vaultTrash(p.get("path") ?? "");
+          return send(res, 204, "text/plain", "");
+        case "POST /vault/rename":
+          await files.vaultRename(p.get("from") ?? "", p.get("to") ?? "");
+          return send(res, 204, "text/plain", "");
         default:
           return send(res, 404, "text/plain", "not found");
       }

@@ -4,7 +4,7 @@ import type { CoreSettings } from "smarthole-core";
 import { CoreRuntime } from "../core/runtime.ts";
 import { ChatPanel } from "../ui/chat-panel.ts";
 import { installDomHelpers } from "./dom-helpers.ts";
-import { PageIO } from "./page-io.ts";
+import { PageIO, PageVault } from "./page-io.ts";
 
 installDomHelpers();
 
@@ -27,6 +27,7 @@ if (hub) settings.hubUrl = hub;
 const banner = document.getElementById("banner");
 const runtime = new CoreRuntime({
   io: new PageIO(),
+  vault: new PageVault(),
   openSocket: (url) => new WebSocket(url),
   settings: () => settings,
   notify: (text) => banner?.setText(text),

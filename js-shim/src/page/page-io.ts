@@ -1,7 +1,7 @@
 // The core's files and HTTP on a plain page served by panel-server: files go to the server
 // (which keeps .smarthole/ on disk), model requests to its same-origin proxy, streamed.
-import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
-import type { HostIO } from "../core/runtime.ts";
+import type { HttpHandle, HttpRequestSpec, VaultEntry } from "smarthole-core";
+import type { HostIO, VaultIO } from "../core/runtime.ts";
 
 async function ok(res: Response): Promise<Response> {
   if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
@@ -58,5 +58,45 @@ export class PageIO implements HostIO {
         controller.abort();
       },
     };
+  }
+}
+
+/** The notes, kept by the server in the vault folder (its NodeVault). */
+export class PageVault implements VaultIO {
+  async vaultList(): Promise<VaultEntry[]> {
+    return (await (await ok(await fetch("/vault/list"))).json()) as VaultEntry[];
+  }
+
+  async vaultRead(path: string): Promise<string> {
+    return (await ok(await fetch(`/vault/file?${q({ path })}`))).text();
+  }
+
+  async vaultCreate(path: string, text: string): Promise<void> {
+    await ok(await fetch(`/vault/file?${q({ path })}`, { method: "POST", body: text }));
+  }
+
+  /** Read, edit here, write back only if the note is unchanged meanwhile (the server checks). */
+  async vaultProcess(path: string, edit: (text: string) => string | undefined): Promise<boolean> {
+    const before = await this.vaultRead(path);
+    const after = edit(before);
+    if (after === undefined) return false;
+    await ok(await fetch(`/vault/process?${q({ path })}`, { method: "POST", body: JSON.stringify({ before, after }) }));
+    return true;
+  }
+
+  async vaultCreateFolder(path: string): Promise<void> {
+    await ok(await fetch(`/vault/folder?${q({ path })}`, { method: "POST" }));
+  }
+
+  async vaultTrash(path: string): Promise<void> {
+    await ok(await fetch(`/vault/trash?${q({ path })}`, { method: "POST" }));
+  }
+
+  async vaultRename(from: string, to: string): Promise<void> {
+    await ok(await fetch(`/vault/rename?${q({ from, to })}`, { method: "POST" }));
+  }
+
+  activeNote(): Promise<string | null> {
+    return Promise.resolve(null);
   }
 }

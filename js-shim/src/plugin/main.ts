@@ -5,6 +5,7 @@ import type { CoreSettings, HubStatus } from "smarthole-core";
 import { CoreRuntime, type LogLevel } from "../core/runtime.ts";
 import { ChatView, VIEW_TYPE } from "./chat-view.ts";
 import { ObsidianIO } from "./obsidian-io.ts";
+import { ObsidianVault } from "./obsidian-vault.ts";
 import { SmartHoleSettingTab } from "./settings-tab.ts";
 import { cleanSaved, coreSettings, type SavedSettings } from "./settings.ts";
 
@@ -20,11 +21,14 @@ export default class SmartHoleAgentPlugin extends Plugin {
   saved: SavedSettings = {};
   runtime!: CoreRuntime;
   private statusEl: HTMLElement | null = null;
+  /** Notices for approvals asked while the chat was closed, by request id. */
+  private readonly approvalNotices = new Map<string, Notice>();
 
   override async onload(): Promise<void> {
     this.saved = (await this.loadData()) as SavedSettings ?? {};
     this.runtime = new CoreRuntime({
       io: new ObsidianIO(this.app),
+      vault: new ObsidianVault(this.app),
       openSocket: (url) => new WebSocket(url),
       settings: () => coreSettings(this.app, this.saved),
       log: (level, message) => this.log(level, message),
@@ -42,6 +46,14 @@ export default class SmartHoleAgentPlugin extends Plugin {
         if (event.type === "hub_status") {
           this.statusEl?.setText(STATUS_TEXT[event.status]);
           this.statusEl?.setAttribute("aria-label", event.detail ?? STATUS_TEXT[event.status]);
+        } else if (event.type === "approval_requested" && this.app.workspace.getLeavesOfType(VIEW_TYPE).length === 0) {
+          // The card is in the chat; a notice that stays points to it.
+          const notice = new Notice(`SmartHole Agent needs your approval: ${event.request.summary}. Click to open the chat.`, 0);
+          notice.messageEl.addEventListener("click", () => void this.openChat());
+          this.approvalNotices.set(event.request.id, notice);
+        } else if (event.type === "approval_resolved") {
+          this.approvalNotices.get(event.request.id)?.hide();
+          this.approvalNotices.delete(event.request.id);
         }
       }),
     );

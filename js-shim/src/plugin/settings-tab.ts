@@ -112,6 +112,33 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     this.area(containerEl, defaults, "retrospectionPrompt", "Retrospection prompt", "What the reflection asks.");
     this.area(containerEl, defaults, "informationArchitecture", "Information architecture", "Your folders and what goes where, for the agent to follow.");
 
+    new Setting(containerEl).setName("Notes").setHeading();
+    new Setting(containerEl)
+      .setName("Protected folders")
+      .setDesc("One folder per line that the agent may neither read nor change. The configuration, trash, Git and agent folders are always protected.")
+      .addTextArea((t) =>
+        t.setValue(this.value("protectedFolders", defaults).join("\n")).onChange((v) => {
+          const folders = v.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+          void this.plugin.changeSetting("protectedFolders", folders);
+        }),
+      );
+    const approvals: [string, string, string][] = [
+      ["write_file", "Overwrite notes without asking", "Let the agent replace a note's whole content without an approval card."],
+      ["delete_file", "Delete notes without asking", "Let the agent move notes to the trash without an approval card."],
+      ["move_file", "Move notes without asking", "Let the agent rename and move notes without an approval card."],
+    ];
+    for (const [tool, name, desc] of approvals) {
+      new Setting(containerEl)
+        .setName(name)
+        .setDesc(desc)
+        .addToggle((t) =>
+          t.setValue(this.value("autoApproveTools", defaults).includes(tool)).onChange((on) => {
+            const others = this.value("autoApproveTools", defaults).filter((x) => x !== tool);
+            void this.plugin.changeSetting("autoApproveTools", on ? [...others, tool] : others);
+          }),
+        );
+    }
+
     new Setting(containerEl).setName("SmartHole hub").setHeading();
     this.toggle(containerEl, defaults, "hubEnabled", "Connect to the hub", "Take the messages the SmartHole desktop hub routes here.");
     this.text(containerEl, defaults, "hubUrl", "Hub URL", "The hub's WebSocket address.");

@@ -4,7 +4,16 @@
 // It builds DOM with Obsidian's helpers (createDiv, createEl…); a plain page installs them first
 // (page/dom-helpers.ts).
 import type {} from "obsidian";
-import type { Conversation, HistoryLine, MessageSource, ProcessResult, QuestionType, RoutedMessage } from "smarthole-core";
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Conversation,
+  HistoryLine,
+  MessageSource,
+  ProcessResult,
+  QuestionType,
+  RoutedMessage,
+} from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime.ts";
 
 /** What the panel needs from the core's runtime. */
@@ -19,6 +28,8 @@ export interface ChatBackend {
   newConversation(): Promise<void>;
   openConversation(id: string): Promise<Conversation>;
   recordSystemLine(text: string): Promise<string>;
+  pendingApprovals(): ApprovalRequest[];
+  decideApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRequest>;
 }
 
 export interface PanelOptions {
@@ -30,6 +41,22 @@ export interface PanelOptions {
 /** The hidden line written when the chat opens (UC014). */
 export const CHAT_OPENED = "Chat opened";
 const PREPARING = "Preparing…";
+/** Longest details shown on an approval card (a note's new content can be long). */
+const APPROVAL_DETAILS_CHARS = 4000;
+
+/** How a settled approval reads on its card. */
+export function approvalOutcome(request: ApprovalRequest): string {
+  switch (request.status) {
+    case "approved":
+      return request.scope === "conversation" ? "Approved for this conversation" : "Approved";
+    case "rejected":
+      return request.note && request.note !== "rejected by the user" ? `Not done: ${request.note}` : "Rejected";
+    case "expired":
+      return request.note === "timeout" ? "No answer in 5 minutes: not done" : `Not done: ${request.note ?? "expired"}`;
+    default:
+      return "";
+  }
+}
 
 /** Where a message came from, as the label under it says. */
 export function sourceLabel(source: MessageSource | undefined, metadata?: Record<string, unknown>): string {
@@ -148,6 +175,7 @@ export class ChatPanel {
   private readonly answers = new Map<string, AnswerBubble>();
   private readonly users = new Map<string, HTMLElement>();
   private readonly sent = new Map<string, RoutedMessage>();
+  private readonly approvals = new Map<string, HTMLElement>();
   /** Messages received and not answered yet (from any source). */
   private readonly inflight = new Set<string>();
   private current: string | null = null;
@@ -322,6 +350,12 @@ export class ChatPanel {
       case "notice":
         this.notice(event.text);
         return;
+      case "approval_requested":
+        this.addApproval(event.request);
+        return;
+      case "approval_resolved":
+        this.settleApproval(event.request);
+        return;
       default:
         return;
     }
@@ -392,6 +426,53 @@ export class ChatPanel {
     this.scrollToEnd();
   }
 
+  /** A card for an action that waits on the user: what will happen, and three answers. */
+  private addApproval(request: ApprovalRequest): void {
+    if (this.approvals.has(request.id)) return;
+    const card = this.messages.createDiv({ cls: "smarthole-card smarthole-approval", attr: { "data-approval-id": request.id } });
+    card.createDiv({ cls: "smarthole-approval-title", text: "Approval needed" });
+    card.createDiv({ cls: "smarthole-body", text: request.summary });
+    if (request.details !== undefined) {
+      const details = card.createEl("details", { cls: "smarthole-approval-details" });
+      details.createEl("summary", { text: "Details" });
+      const text = JSON.stringify(request.details, null, 2);
+      details.createEl("pre", { text: text.length > APPROVAL_DETAILS_CHARS ? `${text.slice(0, APPROVAL_DETAILS_CHARS)}…` : text });
+    }
+    const expires = new Date(request.expiresMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    card.createDiv({ cls: "smarthole-hint", text: `Not done unless you approve by ${expires}.` });
+    const buttons = card.createDiv({ cls: "smarthole-options" });
+    const choices: [string, ApprovalDecision, string][] = [
+      ["Approve once", "approve_once", "mod-cta"],
+      ["Approve for this conversation", "approve_conversation", ""],
+      ["Reject", "reject", "mod-warning"],
+    ];
+    for (const [label, decision, cls] of choices) {
+      const button = buttons.createEl("button", { text: label, cls: `smarthole-approval-${decision} ${cls}`.trim() });
+      button.addEventListener("click", () => void this.decide(request.id, decision));
+    }
+    card.createDiv({ cls: "smarthole-approval-outcome" });
+    this.approvals.set(request.id, card);
+    this.scrollToEnd();
+  }
+
+  private async decide(id: string, decision: ApprovalDecision): Promise<void> {
+    const card = this.approvals.get(id);
+    for (const b of Array.from(card?.querySelectorAll("button") ?? [])) b.disabled = true;
+    try {
+      this.settleApproval(await this.backend.decideApproval(id, decision));
+    } catch (error) {
+      card?.querySelector(".smarthole-approval-outcome")?.setText(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private settleApproval(request: ApprovalRequest): void {
+    const card = this.approvals.get(request.id);
+    if (!card) return;
+    card.addClass("smarthole-answered", `smarthole-approval-${request.status}`);
+    for (const b of Array.from(card.querySelectorAll("button"))) b.disabled = true;
+    card.querySelector(".smarthole-approval-outcome")?.setText(approvalOutcome(request));
+  }
+
   private notice(text: string): void {
     this.messages.createDiv({ cls: "smarthole-notice", text });
     this.scrollToEnd();
@@ -407,14 +488,16 @@ export class ChatPanel {
   private async showCurrent(): Promise<void> {
     const current = await this.backend.currentConversation();
     this.title.setText(current?.title ?? "New conversation");
-    if (!current) return;
+    if (!current) {
+      this.showPendingApprovals();
+      return;
+    }
     const lines = await this.backend.conversationLines(current.id);
-    this.messages.empty();
-    this.answers.clear();
-    this.users.clear();
+    this.clearMessages();
     await this.renderLines(lines);
     const question = current.state.pendingQuestion;
     if (current.status === "waiting_input" && question) this.addQuestion(question.prompt, question.type, question.options ?? []);
+    this.showPendingApprovals();
     this.scrollToEnd();
   }
 
@@ -451,10 +534,21 @@ export class ChatPanel {
 
   private async newChat(): Promise<void> {
     await this.backend.newConversation();
+    this.clearMessages();
+    this.title.setText("New conversation");
+    this.showPendingApprovals();
+  }
+
+  private clearMessages(): void {
     this.messages.empty();
     this.answers.clear();
     this.users.clear();
-    this.title.setText("New conversation");
+    this.approvals.clear();
+  }
+
+  /** Requests still waiting stay answerable whatever the panel shows. */
+  private showPendingApprovals(): void {
+    for (const request of this.backend.pendingApprovals()) this.addApproval(request);
   }
 
   private async toggleHistory(): Promise<void> {

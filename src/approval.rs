@@ -1,0 +1,295 @@
+//! Approvals: what the agent may not do without the user's yes (overwrite, delete, move a note),
+//! and — through the agent API — what external agents ask the user to verify. A request has a
+//! random id, is persisted in `.smarthole/approvals/`, and is `pending` until the user approves
+//! or rejects it, or it expires (as rejected) after 5 minutes. A restart never approves anything:
+//! a tool's pending request expires with the turn that waited on it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use futures::channel::oneshot;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::host::Millis;
+
+/// How long a request waits for an answer.
+pub const APPROVAL_TIMEOUT_MS: Millis = 5 * 60_000;
+/// Where requests are kept.
+pub const APPROVALS_DIR: &str = "approvals";
+
+/// Where a request stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalStatus {
+    Pending,
+    Approved,
+    Rejected,
+    Expired,
+}
+
+/// Who asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalOrigin {
+    /// One of the agent's own tools, waiting in a turn.
+    Tool,
+    /// An external agent through the agent API, polling for the answer.
+    Api,
+}
+
+/// How far an approval reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalScope {
+    /// This request only.
+    Once,
+    /// The same action for the rest of the conversation (tools) or session (the agent API).
+    Conversation,
+}
+
+/// The user's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    ApproveOnce,
+    ApproveConversation,
+    Reject,
+}
+
+/// One request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequest {
+    pub id: String,
+    /// What kind of action (`delete_file`, or the external agent's action).
+    pub action: String,
+    /// What will happen, for the card: "Delete Notes/Old.md (to the trash)".
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    pub origin: ApprovalOrigin,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    pub created_ms: Millis,
+    pub expires_ms: Millis,
+    pub status: ApprovalStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<ApprovalScope>,
+    /// Why it ended as it did ("rejected by the user", "timeout", "the app restarted").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl ApprovalRequest {
+    /// Path of its file.
+    pub fn path(&self) -> String {
+        format!("{APPROVALS_DIR}/{}.json", self.id)
+    }
+}
+
+/// What a tool asks the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalAsk {
+    /// The tool's name (also what "approve for this conversation" remembers).
+    pub action: String,
+    pub summary: String,
+    pub details: Value,
+}
+
+/// How the user answered a tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalOutcome {
+    Approved,
+    Rejected,
+    Expired,
+}
+
+/// A decision that cannot be taken.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ApprovalError {
+    #[error("there is no approval request {0}")]
+    Unknown(String),
+    #[error("approval request {id} is already {status:?}")]
+    AlreadyDecided { id: String, status: ApprovalStatus },
+}
+
+/// The requests in memory, the tasks waiting on them, and the conversation-wide grants.
+#[derive(Default)]
+pub struct ApprovalBook {
+    requests: RefCell<HashMap<String, ApprovalRequest>>,
+    waiters: RefCell<HashMap<String, Vec<oneshot::Sender<ApprovalStatus>>>>,
+    /// (conversation or session, action) approved for good.
+    grants: RefCell<Vec<(String, String)>>,
+}
+
+impl ApprovalBook {
+    /// Takes requests read from disk at start-up: a tool's pending request expires (the turn
+    /// waiting on it is gone); an external agent's stays pending until its time is up.
+    pub fn restore(&self, mut requests: Vec<ApprovalRequest>, now: Millis) -> Vec<ApprovalRequest> {
+        let mut changed = Vec::new();
+        for r in &mut requests {
+            if r.status == ApprovalStatus::Pending && (r.origin == ApprovalOrigin::Tool || now >= r.expires_ms) {
+                r.status = ApprovalStatus::Expired;
+                r.note = Some(
+                    if r.origin == ApprovalOrigin::Tool { "the app restarted before an answer" } else { "timeout" }
+                        .to_owned(),
+                );
+                changed.push(r.clone());
+            }
+        }
+        let mut map = self.requests.borrow_mut();
+        for r in requests {
+            map.insert(r.id.clone(), r);
+        }
+        changed
+    }
+
+    /// Adds a new request.
+    pub fn insert(&self, request: ApprovalRequest) {
+        self.requests.borrow_mut().insert(request.id.clone(), request);
+    }
+
+    /// A request by id, with a pending one past its time turned expired (`Some(true)` when that
+    /// just happened, so the caller persists it).
+    pub fn get(&self, id: &str, now: Millis) -> Option<(ApprovalRequest, bool)> {
+        let mut map = self.requests.borrow_mut();
+        let r = map.get_mut(id)?;
+        let expired_now = r.status == ApprovalStatus::Pending && now >= r.expires_ms;
+        if expired_now {
+            r.status = ApprovalStatus::Expired;
+            r.note = Some("timeout".to_owned());
+        }
+        Some((r.clone(), expired_now))
+    }
+
+    /// Pending requests, oldest first.
+    pub fn pending(&self) -> Vec<ApprovalRequest> {
+        let mut out: Vec<ApprovalRequest> =
+            self.requests.borrow().values().filter(|r| r.status == ApprovalStatus::Pending).cloned().collect();
+        out.sort_by_key(|r| r.created_ms);
+        out
+    }
+
+    /// Takes out the settled requests created before `cutoff` (their files can go).
+    pub fn settled_before(&self, cutoff: Millis) -> Vec<ApprovalRequest> {
+        let mut map = self.requests.borrow_mut();
+        let old: Vec<String> = map
+            .values()
+            .filter(|r| r.status != ApprovalStatus::Pending && r.created_ms < cutoff)
+            .map(|r| r.id.clone())
+            .collect();
+        old.iter().filter_map(|id| map.remove(id)).collect()
+    }
+
+    /// A channel that receives the request's final status.
+    pub fn subscribe(&self, id: &str) -> oneshot::Receiver<ApprovalStatus> {
+        let (tx, rx) = oneshot::channel();
+        self.waiters.borrow_mut().entry(id.to_owned()).or_default().push(tx);
+        rx
+    }
+
+    /// Whether `action` is granted for this conversation (or agent session).
+    pub fn granted(&self, scope_id: &str, action: &str) -> bool {
+        self.grants.borrow().iter().any(|(s, a)| s == scope_id && a == action)
+    }
+
+    /// Ends a pending request: decided by the user, expired, or given up. Returns it, updated.
+    pub fn settle(
+        &self,
+        id: &str,
+        status: ApprovalStatus,
+        scope: Option<ApprovalScope>,
+        note: Option<String>,
+    ) -> Result<ApprovalRequest, ApprovalError> {
+        let updated = {
+            let mut map = self.requests.borrow_mut();
+            let r = map.get_mut(id).ok_or_else(|| ApprovalError::Unknown(id.to_owned()))?;
+            if r.status != ApprovalStatus::Pending {
+                return Err(ApprovalError::AlreadyDecided { id: id.to_owned(), status: r.status });
+            }
+            r.status = status;
+            r.scope = scope;
+            r.note = note;
+            r.clone()
+        };
+        if scope == Some(ApprovalScope::Conversation) {
+            if let Some(conversation) = &updated.conversation_id {
+                self.grants.borrow_mut().push((conversation.clone(), updated.action.clone()));
+            }
+        }
+        let waiters = self.waiters.borrow_mut().remove(id).unwrap_or_default();
+        for tx in waiters {
+            let _ = tx.send(status);
+        }
+        Ok(updated)
+    }
+
+    /// The status and note a decision gives.
+    pub fn outcome(decision: Decision) -> (ApprovalStatus, Option<ApprovalScope>, Option<String>) {
+        match decision {
+            Decision::ApproveOnce => (ApprovalStatus::Approved, Some(ApprovalScope::Once), None),
+            Decision::ApproveConversation => (ApprovalStatus::Approved, Some(ApprovalScope::Conversation), None),
+            Decision::Reject => (ApprovalStatus::Rejected, None, Some("rejected by the user".to_owned())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(id: &str, origin: ApprovalOrigin) -> ApprovalRequest {
+        ApprovalRequest {
+            id: id.into(),
+            action: "delete_file".into(),
+            summary: "Delete x.md".into(),
+            reason: None,
+            details: None,
+            origin,
+            conversation_id: Some("c-1".into()),
+            message_id: None,
+            created_ms: 0,
+            expires_ms: APPROVAL_TIMEOUT_MS,
+            status: ApprovalStatus::Pending,
+            scope: None,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn a_restart_expires_tool_requests_and_never_approves() {
+        let book = ApprovalBook::default();
+        let changed = book.restore(vec![request("t", ApprovalOrigin::Tool), request("a", ApprovalOrigin::Api)], 1_000);
+        assert_eq!(changed.len(), 1);
+        assert_eq!(book.get("t", 1_000).unwrap().0.status, ApprovalStatus::Expired);
+        assert_eq!(book.get("a", 1_000).unwrap().0.status, ApprovalStatus::Pending);
+        let (late, just) = book.get("a", APPROVAL_TIMEOUT_MS).unwrap();
+        assert_eq!((late.status, just, late.note.as_deref()), (ApprovalStatus::Expired, true, Some("timeout")));
+    }
+
+    #[test]
+    fn decisions_wake_waiters_once_and_grants_last_the_conversation() {
+        let book = ApprovalBook::default();
+        book.insert(request("r", ApprovalOrigin::Tool));
+        let mut rx = book.subscribe("r");
+        let (status, scope, note) = ApprovalBook::outcome(Decision::ApproveConversation);
+        book.settle("r", status, scope, note).unwrap();
+        assert_eq!(rx.try_recv().unwrap(), Some(ApprovalStatus::Approved));
+        assert!(book.granted("c-1", "delete_file"));
+        assert!(!book.granted("c-2", "delete_file"));
+        assert_eq!(
+            book.settle("r", ApprovalStatus::Rejected, None, None),
+            Err(ApprovalError::AlreadyDecided { id: "r".into(), status: ApprovalStatus::Approved })
+        );
+        assert_eq!(
+            book.settle("nope", ApprovalStatus::Rejected, None, None),
+            Err(ApprovalError::Unknown("nope".into()))
+        );
+    }
+}

@@ -1,0 +1,581 @@
+//! The note tools: what the agent can do in the vault. Every path goes through `vault::path`
+//! first; overwrite, delete and move wait for the user's approval unless the user set that tool
+//! to auto-approve or approved it for this conversation.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{parse_input, ToolContext, ToolOutput};
+use crate::approval::{ApprovalAsk, ApprovalOutcome};
+use crate::host::Host;
+use crate::llm::ToolDef;
+use crate::vault::glob;
+use crate::vault::path::{is_protected, normalize, parent, protected_folders, with_note_extension};
+use crate::vault::resolve::{existing, find};
+use crate::vault::search::{rank, search_file, Matcher};
+use crate::vault::text::{apply, lines, Edit};
+use crate::vault::VaultEntry;
+
+/// Most lines `read_file` returns at once.
+const MAX_READ_LINES: usize = 400;
+/// Most characters `read_file` returns at once.
+const MAX_READ_CHARS: usize = 20_000;
+/// Most entries `list_files` returns.
+const MAX_LIST: usize = 500;
+/// Most results `search_files` returns.
+const MAX_RESULTS: usize = 50;
+/// File types `search_files` reads.
+const SEARCHABLE: [&str; 3] = [".md", ".markdown", ".txt"];
+
+fn def(name: &str, description: &str, schema: &str) -> ToolDef {
+    ToolDef {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: serde_json::from_str(schema).unwrap_or_else(|_| json!({"type": "object"})),
+    }
+}
+
+/// Definitions of the note tools, in the order offered to the model.
+pub fn definitions() -> Vec<ToolDef> {
+    vec![
+        def(
+            "read_file",
+            "Read a note (or part of it, by line numbers). Long notes are returned in pieces; the answer says how to read on.",
+            r#"{"type":"object","properties":{"path":{"type":"string","description":"Vault path, e.g. Projects/Plan.md"},"start_line":{"type":"integer","minimum":1},"end_line":{"type":"integer","minimum":1}},"required":["path"]}"#,
+        ),
+        def(
+            "write_file",
+            "Create a note, or replace the whole content of an existing one (replacing needs the user's approval). A name without extension gets .md.",
+            r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}"#,
+        ),
+        def(
+            "edit_file",
+            "Change part of a note: operation \"replace\" (old_text → new_text; old_text must appear once unless replace_all), \"insert\" (text before or after line), or \"delete_lines\" (start_line to end_line).",
+            r#"{"type":"object","properties":{"path":{"type":"string"},"operation":{"type":"string","enum":["replace","insert","delete_lines"]},"old_text":{"type":"string"},"new_text":{"type":"string"},"replace_all":{"type":"boolean"},"line":{"type":"integer","minimum":0},"position":{"type":"string","enum":["before","after"]},"text":{"type":"string"},"start_line":{"type":"integer","minimum":1},"end_line":{"type":"integer","minimum":1}},"required":["path","operation"]}"#,
+        ),
+        def("create_folder", "Create a folder (and its parents).", r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#),
+        def(
+            "delete_file",
+            "Move a note or file to the trash (needs the user's approval).",
+            r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+        ),
+        def(
+            "move_file",
+            "Rename or move a note; links to it are updated (needs the user's approval).",
+            r#"{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["from","to"]}"#,
+        ),
+        def(
+            "search_files",
+            "Search the notes' text (plain text, or a regular expression with regex=true). Results are ranked, with excerpts and line numbers.",
+            r#"{"type":"object","properties":{"query":{"type":"string"},"regex":{"type":"boolean"},"case_sensitive":{"type":"boolean"},"folder":{"type":"string"},"max_results":{"type":"integer","minimum":1,"maximum":50}},"required":["query"]}"#,
+        ),
+        def(
+            "list_files",
+            "List notes and files, newest first, optionally in a folder and matching a glob (e.g. \"**/*.md\", \"Daily/2026-*\").",
+            r#"{"type":"object","properties":{"folder":{"type":"string"},"glob":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":500}}}"#,
+        ),
+        def(
+            "get_file_info",
+            "Size, dates, line and word counts, headings, tags and links of a note.",
+            r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+        ),
+        def("get_active_note", "The note open in the editor, with its content.", r#"{"type":"object","properties":{}}"#),
+    ]
+}
+
+/// Names of the note tools.
+pub const NAMES: [&str; 10] = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "create_folder",
+    "delete_file",
+    "move_file",
+    "search_files",
+    "list_files",
+    "get_file_info",
+    "get_active_note",
+];
+
+/// Runs a note tool by name.
+pub async fn run<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
+    let result = match name {
+        "read_file" => read_file(ctx, input).await,
+        "write_file" => write_file(ctx, input).await,
+        "edit_file" => edit_file(ctx, input).await,
+        "create_folder" => create_folder(ctx, input).await,
+        "delete_file" => delete_file(ctx, input).await,
+        "move_file" => move_file(ctx, input).await,
+        "search_files" => search_files(ctx, input).await,
+        "list_files" => list_files(ctx, input).await,
+        "get_file_info" => get_file_info(ctx, input).await,
+        "get_active_note" => get_active_note(ctx).await,
+        other => Err(ToolOutput::error(format!("Unknown note tool {other}."))),
+    };
+    result.unwrap_or_else(|e| e)
+}
+
+type Step<T> = Result<T, ToolOutput>;
+
+fn protected<H: Host>(ctx: &ToolContext<'_, H>) -> Vec<String> {
+    protected_folders(&ctx.settings.protected_folders)
+}
+
+/// A checked, normalised path.
+fn checked<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<String> {
+    normalize(path, &protected(ctx)).map_err(|e| ToolOutput::error(format!("Path {path:?} refused: {e}.")))
+}
+
+/// The vault's entries outside the protected folders.
+async fn entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<Vec<VaultEntry>> {
+    let protected = protected(ctx);
+    let all = ctx.host.vault_list().await.map_err(|e| ToolOutput::error(format!("Could not list the vault: {e}.")))?;
+    Ok(all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect())
+}
+
+/// The existing file a path names (the case rule applied).
+async fn existing_file<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<VaultEntry> {
+    let normalized = checked(ctx, path)?;
+    let all = entries(ctx).await?;
+    let entry = existing(&normalized, &all)
+        .map_err(|e| ToolOutput::error(format!("{e}. Use list_files or search_files to find the right path.")))?;
+    if entry.is_folder {
+        return Err(ToolOutput::error(format!("{} is a folder, not a note.", entry.path)));
+    }
+    Ok(entry.clone())
+}
+
+/// Waits for the user's yes unless the tool is auto-approved or approved for the conversation.
+async fn approved<H: Host>(ctx: &ToolContext<'_, H>, action: &str, summary: String, details: Value) -> Step<()> {
+    if ctx.settings.auto_approve_tools.iter().any(|t| t == action) {
+        return Ok(());
+    }
+    match (ctx.approve)(ApprovalAsk { action: action.to_owned(), summary: summary.clone(), details }).await {
+        ApprovalOutcome::Approved => Ok(()),
+        ApprovalOutcome::Rejected => Err(ToolOutput::error(format!(
+            "The user rejected this: {summary}. Nothing was changed; do not try again unless they ask."
+        ))),
+        ApprovalOutcome::Expired => Err(ToolOutput::error(format!(
+            "No answer from the user within 5 minutes, so this was not done: {summary}. Nothing was changed."
+        ))),
+    }
+}
+
+fn io<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> ToolOutput + '_ {
+    move |e| ToolOutput::error(format!("Could not {what}: {e}."))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathInput {
+    path: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadInput {
+    path: String,
+    #[serde(default)]
+    start_line: Option<usize>,
+    #[serde(default)]
+    end_line: Option<usize>,
+}
+
+async fn read_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: ReadInput = parse_input("read_file", input)?;
+    let file = existing_file(ctx, &input.path).await?;
+    let text = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
+    let all = lines(&text);
+    let total = all.len();
+    let start = input.start_line.unwrap_or(1).max(1);
+    if start > total.max(1) {
+        return Err(ToolOutput::error(format!("{} has {total} lines; start_line {start} is past the end.", file.path)));
+    }
+    let wanted_end = input.end_line.unwrap_or(total).min(total).max(start);
+    let mut shown = String::new();
+    let mut end = start - 1;
+    for (i, line) in all.iter().enumerate().take(wanted_end).skip(start - 1) {
+        if i + 1 - start >= MAX_READ_LINES || shown.len() + line.len() > MAX_READ_CHARS {
+            break;
+        }
+        shown.push_str(line);
+        shown.push('\n');
+        end = i + 1;
+    }
+    if text.is_empty() {
+        return Ok(ToolOutput::ok(format!("{} is empty.", file.path)));
+    }
+    let mut out = format!("{} (lines {start}–{end} of {total}):\n{shown}", file.path);
+    if end < wanted_end {
+        out.push_str(&format!(
+            "[…cut at {} lines / {} characters; read on with start_line {}]",
+            MAX_READ_LINES,
+            MAX_READ_CHARS,
+            end + 1
+        ));
+    }
+    Ok(ToolOutput::ok(out))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WriteInput {
+    path: String,
+    content: String,
+}
+
+async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: WriteInput = parse_input("write_file", input)?;
+    let normalized = checked(ctx, &input.path)?;
+    if normalized.is_empty() {
+        return Err(ToolOutput::error("write_file needs a file name, not the vault's root."));
+    }
+    let all = entries(ctx).await?;
+    let found = find(&normalized, &all).map_err(|e| ToolOutput::error(format!("{e}.")))?.cloned();
+    let lines_count = lines(&input.content).len();
+    match found {
+        Some(entry) if entry.is_folder => Err(ToolOutput::error(format!("{} is a folder.", entry.path))),
+        Some(entry) => {
+            let summary = format!(
+                "Replace the whole content of {} ({} → {} characters)",
+                entry.path,
+                entry.size,
+                input.content.len()
+            );
+            approved(ctx, "write_file", summary, json!({"path": entry.path, "content": input.content})).await?;
+            let content = input.content.clone();
+            ctx.host
+                .vault_process(&entry.path, Box::new(move |_| Some(content.clone())))
+                .await
+                .map_err(io("write the note"))?;
+            Ok(ToolOutput::ok(format!("Replaced the content of {} ({lines_count} lines).", entry.path)))
+        }
+        None => {
+            let path = with_note_extension(&normalized);
+            ctx.host.vault_create(&path, &input.content).await.map_err(io("create the note"))?;
+            Ok(ToolOutput::ok(format!("Created {path} ({lines_count} lines).")))
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditInput {
+    path: String,
+    operation: String,
+    #[serde(default)]
+    old_text: Option<String>,
+    #[serde(default)]
+    new_text: Option<String>,
+    #[serde(default)]
+    replace_all: bool,
+    #[serde(default)]
+    line: Option<usize>,
+    #[serde(default)]
+    position: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    start_line: Option<usize>,
+    #[serde(default)]
+    end_line: Option<usize>,
+}
+
+fn needs<T>(value: Option<T>, field: &str, operation: &str) -> Step<T> {
+    value.ok_or_else(|| ToolOutput::error(format!("Invalid input for edit_file: {operation} needs {field}.")))
+}
+
+async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: EditInput = parse_input("edit_file", input)?;
+    let op = input.operation.as_str();
+    let edit = match op {
+        "replace" => Edit::Replace {
+            old: needs(input.old_text, "old_text", op)?,
+            new: needs(input.new_text, "new_text", op)?,
+            all: input.replace_all,
+        },
+        "insert" => {
+            let after = match input.position.as_deref().unwrap_or("after") {
+                "after" => true,
+                "before" => false,
+                other => {
+                    return Err(ToolOutput::error(format!(
+                        "Invalid input for edit_file: position must be \"before\" or \"after\" (got {other:?})."
+                    )))
+                }
+            };
+            Edit::Insert { line: needs(input.line, "line", op)?, after, text: needs(input.text, "text", op)? }
+        }
+        "delete_lines" => Edit::DeleteLines {
+            start: needs(input.start_line, "start_line", op)?,
+            end: needs(input.end_line, "end_line", op)?,
+        },
+        other => {
+            return Err(ToolOutput::error(format!(
+                "Invalid input for edit_file: operation must be replace, insert or delete_lines (got {other:?})."
+            )))
+        }
+    };
+    let file = existing_file(ctx, &input.path).await?;
+    // The edit runs inside the host's atomic read-modify-write; a refusal leaves the note as is.
+    let refusal = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let seen = std::rc::Rc::clone(&refusal);
+    let path = file.path.clone();
+    let written = ctx
+        .host
+        .vault_process(
+            &file.path,
+            Box::new(move |text| match apply(&edit, text, &path) {
+                Ok(new) => Some(new),
+                Err(e) => {
+                    *seen.borrow_mut() = Some(e);
+                    None
+                }
+            }),
+        )
+        .await
+        .map_err(io("edit the note"))?;
+    if let Some(e) = refusal.borrow_mut().take() {
+        return Err(ToolOutput::error(format!("{e}. The note was not changed.")));
+    }
+    Ok(ToolOutput::ok(if written {
+        format!("Edited {} ({op}).", file.path)
+    } else {
+        format!("{} was not changed.", file.path)
+    }))
+}
+
+async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: PathInput = parse_input("create_folder", input)?;
+    let path = checked(ctx, &input.path)?;
+    if path.is_empty() {
+        return Err(ToolOutput::error("create_folder needs a folder name."));
+    }
+    let all = entries(ctx).await?;
+    match find(&path, &all).map_err(|e| ToolOutput::error(format!("{e}.")))? {
+        Some(e) if e.is_folder => Ok(ToolOutput::ok(format!("The folder {} already exists.", e.path))),
+        Some(e) => Err(ToolOutput::error(format!("{} already exists as a file.", e.path))),
+        None => {
+            ctx.host.vault_create_folder(&path).await.map_err(io("create the folder"))?;
+            Ok(ToolOutput::ok(format!("Created the folder {path}.")))
+        }
+    }
+}
+
+async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: PathInput = parse_input("delete_file", input)?;
+    let file = existing_file(ctx, &input.path).await?;
+    approved(ctx, "delete_file", format!("Delete {} (to the trash)", file.path), json!({"path": file.path})).await?;
+    ctx.host.vault_trash(&file.path).await.map_err(io("delete the note"))?;
+    Ok(ToolOutput::ok(format!("Moved {} to the trash.", file.path)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveInput {
+    from: String,
+    to: String,
+}
+
+async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: MoveInput = parse_input("move_file", input)?;
+    let file = existing_file(ctx, &input.from).await?;
+    let mut target = checked(ctx, &input.to)?;
+    if target.is_empty() {
+        return Err(ToolOutput::error("move_file needs a target path."));
+    }
+    let all = entries(ctx).await?;
+    if let Some(folder) = all.iter().find(|e| e.is_folder && e.path.eq_ignore_ascii_case(&target)) {
+        // Moving into a folder keeps the name.
+        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+        target = format!("{}/{name}", folder.path);
+    } else if !target.rsplit('/').next().unwrap_or("").contains('.') {
+        // A new name without extension keeps the old one.
+        if let Some(ext) = file.path.rsplit_once('.').map(|(_, e)| e) {
+            target = format!("{target}.{ext}");
+        }
+    }
+    if find(&target, &all).map_err(|e| ToolOutput::error(format!("{e}.")))?.is_some() {
+        return Err(ToolOutput::error(format!("{target} already exists; choose another name.")));
+    }
+    approved(
+        ctx,
+        "move_file",
+        format!("Move {} to {target} (links are updated)", file.path),
+        json!({"from": file.path, "to": target}),
+    )
+    .await?;
+    let folder = parent(&target);
+    if !folder.is_empty() && !all.iter().any(|e| e.is_folder && e.path == folder) {
+        ctx.host.vault_create_folder(folder).await.map_err(io("create the target folder"))?;
+    }
+    ctx.host.vault_rename(&file.path, &target).await.map_err(io("move the note"))?;
+    Ok(ToolOutput::ok(format!("Moved {} to {target}.", file.path)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchInput {
+    query: String,
+    #[serde(default)]
+    regex: bool,
+    #[serde(default)]
+    case_sensitive: bool,
+    #[serde(default)]
+    folder: Option<String>,
+    #[serde(default)]
+    max_results: Option<usize>,
+}
+
+async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: SearchInput = parse_input("search_files", input)?;
+    let matcher = Matcher::new(&input.query, input.regex, input.case_sensitive)
+        .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
+    let folder = match &input.folder {
+        Some(f) => checked(ctx, f)?,
+        None => String::new(),
+    };
+    let limit = input.max_results.unwrap_or(20).clamp(1, MAX_RESULTS);
+    let mut hits = Vec::new();
+    let mut scanned = 0;
+    for entry in entries(ctx).await? {
+        let in_folder =
+            folder.is_empty() || entry.path.to_lowercase().starts_with(&format!("{}/", folder.to_lowercase()));
+        let searchable = SEARCHABLE.iter().any(|ext| entry.path.to_lowercase().ends_with(ext));
+        if entry.is_folder || !in_folder || !searchable {
+            continue;
+        }
+        scanned += 1;
+        let Ok(text) = ctx.host.vault_read(&entry.path).await else { continue };
+        if let Some(hit) = search_file(&matcher, &entry, &text) {
+            hits.push(hit);
+        }
+    }
+    rank(&mut hits);
+    if hits.is_empty() {
+        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).", input.query)));
+    }
+    let total = hits.len();
+    let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", input.query);
+    for hit in hits.iter().take(limit) {
+        out.push_str(&format!(
+            "\n\n{} — {} match{}{}",
+            hit.path,
+            hit.matches,
+            if hit.matches == 1 { "" } else { "es" },
+            if hit.name_matches { ", name matches" } else { "" }
+        ));
+        for (line, excerpt) in &hit.excerpts {
+            out.push_str(&format!("\n  {line}: {excerpt}"));
+        }
+    }
+    if total > limit {
+        out.push_str(&format!("\n\n[{} more not shown]", total - limit));
+    }
+    Ok(ToolOutput::ok(out))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListInput {
+    #[serde(default)]
+    folder: Option<String>,
+    #[serde(default)]
+    glob: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+}
+
+async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: ListInput = parse_input("list_files", input)?;
+    let folder = match &input.folder {
+        Some(f) => checked(ctx, f)?,
+        None => String::new(),
+    };
+    let limit = input.limit.unwrap_or(50).clamp(1, MAX_LIST);
+    let prefix = if folder.is_empty() { String::new() } else { format!("{}/", folder.to_lowercase()) };
+    let mut files: Vec<VaultEntry> = entries(ctx)
+        .await?
+        .into_iter()
+        .filter(|e| !e.is_folder && e.path.to_lowercase().starts_with(&prefix))
+        .filter(|e| input.glob.as_deref().is_none_or(|g| glob::matches(g, &e.path)))
+        .collect();
+    files.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
+    if files.is_empty() {
+        return Ok(ToolOutput::ok("No files match."));
+    }
+    let total = files.len();
+    let mut out = format!("{total} files, newest first:");
+    for f in files.iter().take(limit) {
+        out.push_str(&format!("\n{} ({} bytes, modified {})", f.path, f.size, crate::time::format_iso(f.modified_ms)));
+    }
+    if total > limit {
+        out.push_str(&format!("\n[{} more; raise limit or narrow with folder/glob]", total - limit));
+    }
+    Ok(ToolOutput::ok(out))
+}
+
+async fn get_file_info<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
+    let input: PathInput = parse_input("get_file_info", input)?;
+    let file = existing_file(ctx, &input.path).await?;
+    let text = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
+    Ok(ToolOutput::ok(describe(&file, &text)))
+}
+
+/// A note's facts: size, dates, counts, headings, tags, links.
+fn describe(file: &VaultEntry, text: &str) -> String {
+    let all = lines(text);
+    let words = text.split_whitespace().count();
+    let headings: Vec<&str> = all
+        .iter()
+        .filter(|l| l.starts_with('#') && l.trim_start_matches('#').starts_with(' '))
+        .take(20)
+        .copied()
+        .collect();
+    let mut tags: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| {
+            w.len() > 1
+                && w.starts_with('#')
+                && !w[1..].starts_with('#')
+                && w[1..].chars().next().is_some_and(|c| !c.is_ascii_digit())
+        })
+        .collect();
+    tags.sort();
+    tags.dedup();
+    let mut links: Vec<&str> = text
+        .split("[[")
+        .skip(1)
+        .filter_map(|s| s.split("]]").next())
+        .map(|l| l.split('|').next().unwrap_or(l))
+        .collect();
+    links.sort();
+    links.dedup();
+    format!(
+        "{}\nsize: {} bytes\ncreated: {}\nmodified: {}\nlines: {}\nwords: {}\nheadings: {}\ntags: {}\nlinks: {}",
+        file.path,
+        file.size,
+        crate::time::format_iso(file.created_ms),
+        crate::time::format_iso(file.modified_ms),
+        if text.is_empty() { 0 } else { all.len() },
+        words,
+        if headings.is_empty() { "none".to_owned() } else { headings.join(" | ") },
+        if tags.is_empty() { "none".to_owned() } else { tags.join(" ") },
+        if links.is_empty() { "none".to_owned() } else { links.join(", ") },
+    )
+}
+
+async fn get_active_note<H: Host>(ctx: &ToolContext<'_, H>) -> Step<ToolOutput> {
+    let Some(path) = ctx.host.active_note().await else { return Ok(ToolOutput::ok("No note is open in the editor.")) };
+    if let Some(folder) = is_protected(&path, &protected(ctx)) {
+        return Err(ToolOutput::error(format!("The open file is in {folder}, which the agent may not read.")));
+    }
+    let text = ctx.host.vault_read(&path).await.map_err(io("read the open note"))?;
+    let shown: String = text.chars().take(MAX_READ_CHARS).collect();
+    let cut = if shown.len() < text.len() {
+        "\n[…cut; use read_file with start_line to read on]".to_owned()
+    } else {
+        String::new()
+    };
+    Ok(ToolOutput::ok(format!("The open note is {path}:\n{shown}{cut}")))
+}

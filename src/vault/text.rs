@@ -1,0 +1,122 @@
+//! The text operations of the note tools: reading a range of lines, and the edits `edit_file`
+//! makes (exact replacement, insertion by line, deletion of a line range), each refusing what
+//! would be ambiguous or out of range.
+
+use thiserror::Error;
+
+/// Why an edit was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EditError {
+    #[error("the text to replace was not found in {0}")]
+    NotFound(String),
+    #[error("the text to replace appears {count} times in {path}; include more surrounding text to make it unique, or set replace_all to true")]
+    Ambiguous { path: String, count: usize },
+    #[error("the text to replace is empty")]
+    EmptyPattern,
+    #[error("line {line} is outside {path}, which has {lines} lines")]
+    LineOutOfRange { path: String, line: usize, lines: usize },
+    #[error("the line range {start}–{end} is not valid for {path}, which has {lines} lines")]
+    BadRange { path: String, start: usize, end: usize, lines: usize },
+}
+
+/// An edit `edit_file` makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    Replace { old: String, new: String, all: bool },
+    Insert { line: usize, after: bool, text: String },
+    DeleteLines { start: usize, end: usize },
+}
+
+/// Lines of a text (a final newline does not start another line).
+pub fn lines(text: &str) -> Vec<&str> {
+    text.strip_suffix('\n').unwrap_or(text).split('\n').collect()
+}
+
+/// Applies an edit; `path` is for messages.
+pub fn apply(edit: &Edit, text: &str, path: &str) -> Result<String, EditError> {
+    let trailing_newline = text.ends_with('\n');
+    match edit {
+        Edit::Replace { old, new, all } => {
+            if old.is_empty() {
+                return Err(EditError::EmptyPattern);
+            }
+            match text.matches(old.as_str()).count() {
+                0 => Err(EditError::NotFound(path.to_owned())),
+                1 => Ok(text.replacen(old.as_str(), new, 1)),
+                _ if *all => Ok(text.replace(old.as_str(), new)),
+                count => Err(EditError::Ambiguous { path: path.to_owned(), count }),
+            }
+        }
+        Edit::Insert { line, after, text: insert } => {
+            let mut all: Vec<&str> = if text.is_empty() { Vec::new() } else { lines(text) };
+            let count = all.len();
+            let at = match (*after, *line) {
+                (_, 0) if count == 0 => 0,
+                (false, l) if (1..=count).contains(&l) => l - 1,
+                (true, l) if (1..=count).contains(&l) => l,
+                (_, l) => return Err(EditError::LineOutOfRange { path: path.to_owned(), line: l, lines: count }),
+            };
+            let inserted: Vec<&str> = lines(insert);
+            all.splice(at..at, inserted);
+            Ok(join(&all, trailing_newline || text.is_empty()))
+        }
+        Edit::DeleteLines { start, end } => {
+            let mut all = lines(text);
+            let count = all.len();
+            if *start == 0 || start > end || *end > count {
+                return Err(EditError::BadRange { path: path.to_owned(), start: *start, end: *end, lines: count });
+            }
+            all.drain(start - 1..*end);
+            Ok(join(&all, trailing_newline))
+        }
+    }
+}
+
+fn join(lines: &[&str], trailing_newline: bool) -> String {
+    let mut out = lines.join("\n");
+    if trailing_newline && !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOTE: &str = "# List\n- milk\n- eggs\n- milk\n";
+
+    #[test]
+    fn replacing_refuses_ambiguity_unless_asked() {
+        let one = Edit::Replace { old: "eggs".into(), new: "bread".into(), all: false };
+        assert_eq!(apply(&one, NOTE, "L.md").unwrap(), "# List\n- milk\n- bread\n- milk\n");
+        let twice = Edit::Replace { old: "milk".into(), new: "oat milk".into(), all: false };
+        assert_eq!(apply(&twice, NOTE, "L.md"), Err(EditError::Ambiguous { path: "L.md".into(), count: 2 }));
+        let all = Edit::Replace { old: "milk".into(), new: "oat milk".into(), all: true };
+        assert_eq!(apply(&all, NOTE, "L.md").unwrap(), "# List\n- oat milk\n- eggs\n- oat milk\n");
+        let missing = Edit::Replace { old: "tea".into(), new: "x".into(), all: false };
+        assert_eq!(apply(&missing, NOTE, "L.md"), Err(EditError::NotFound("L.md".into())));
+    }
+
+    #[test]
+    fn inserting_and_deleting_by_line() {
+        let before = Edit::Insert { line: 2, after: false, text: "- bread".into() };
+        assert_eq!(apply(&before, NOTE, "L.md").unwrap(), "# List\n- bread\n- milk\n- eggs\n- milk\n");
+        let after_last = Edit::Insert { line: 4, after: true, text: "- tea\n- jam".into() };
+        assert_eq!(apply(&after_last, NOTE, "L.md").unwrap(), "# List\n- milk\n- eggs\n- milk\n- tea\n- jam\n");
+        assert!(matches!(
+            apply(&Edit::Insert { line: 9, after: true, text: "x".into() }, NOTE, "L.md"),
+            Err(EditError::LineOutOfRange { .. })
+        ));
+        assert_eq!(apply(&Edit::Insert { line: 0, after: true, text: "first".into() }, "", "E.md").unwrap(), "first\n");
+        assert_eq!(apply(&Edit::DeleteLines { start: 2, end: 3 }, NOTE, "L.md").unwrap(), "# List\n- milk\n");
+        assert!(matches!(
+            apply(&Edit::DeleteLines { start: 3, end: 9 }, NOTE, "L.md"),
+            Err(EditError::BadRange { .. })
+        ));
+        assert!(matches!(
+            apply(&Edit::DeleteLines { start: 0, end: 1 }, NOTE, "L.md"),
+            Err(EditError::BadRange { .. })
+        ));
+    }
+}

@@ -29,6 +29,18 @@ pub enum ApprovalStatus {
     Expired,
 }
 
+impl ApprovalStatus {
+    /// The status as the UI and the files spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalStatus::Pending => "pending",
+            ApprovalStatus::Approved => "approved",
+            ApprovalStatus::Rejected => "rejected",
+            ApprovalStatus::Expired => "expired",
+        }
+    }
+}
+
 /// Who asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -115,7 +127,7 @@ pub enum ApprovalOutcome {
 pub enum ApprovalError {
     #[error("there is no approval request {0}")]
     Unknown(String),
-    #[error("approval request {id} is already {status:?}")]
+    #[error("approval request {id} is already {}", status.as_str())]
     AlreadyDecided { id: String, status: ApprovalStatus },
 }
 

@@ -130,7 +130,11 @@ fn answer_events(blocks: &[ContentBlock], stop_reason: &str) -> Vec<String> {
             ContentBlock::ToolUse { id, name, input } => {
                 events.push(sse("content_block_start", &json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}})));
                 let json_text = input.to_string();
-                let (a, b) = json_text.split_at(json_text.len() / 2);
+                let mut half = json_text.len() / 2;
+                while !json_text.is_char_boundary(half) {
+                    half += 1;
+                }
+                let (a, b) = json_text.split_at(half);
                 for piece in ["", a, b] {
                     events.push(sse("content_block_delta", &json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
                 }

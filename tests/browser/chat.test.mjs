@@ -1,9 +1,11 @@
 // The chat view as a user sees it, in headless Chromium with the real core: "Preparing…" turns
 // to "Send"; an answer streams in token by token; Stop mid-answer leaves the view idle within a
 // frame with the partial answer marked; the next message works; a question card's button sends
-// the answer. Screenshots of each step go to target/screenshots/.
+// the answer; an approval card's buttons decide whether a note is deleted. Screenshots of each step go to target/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { history } from "../node/helpers.mjs";
 import { openChat, type } from "./harness.mjs";
 
@@ -115,5 +117,40 @@ test("a question card's button sends the answer", async () => {
   const sent = model.requests.at(-1).body.messages.at(-1).content;
   assert.deepEqual(sent.at(-1), { type: "text", text: "Home" }, "the button's text is the answer");
   await chat.shot("7-answered");
+  assert.deepEqual(chat.errors, []);
+});
+
+test("an approval card: Reject keeps the note, Approve once sends it to the trash", async () => {
+  const { page, model, vault } = chat;
+  mkdirSync(path.join(vault, "Notes"), { recursive: true });
+  writeFileSync(path.join(vault, "Notes/Old.md"), "old text");
+  model.enqueue(
+    { kind: "tool_use", tools: [{ name: "delete_file", input: { path: "Notes/Old.md" } }] },
+    { kind: "text", text: "All right, I kept it." },
+  );
+  await type(page, "Delete my old note");
+  const card = page.locator(".smarthole-approval").last();
+  await card.waitFor();
+  assert.equal(await card.locator(".smarthole-body").textContent(), "Delete Notes/Old.md (to the trash)");
+  assert.equal(await page.textContent(".smarthole-send"), "Stop", "the message waits on the card");
+  await chat.shot("8-approval");
+  await card.locator("button >> text=Reject").click();
+  await page.waitForFunction(() => document.body.textContent.includes("All right, I kept it."));
+  assert.equal(await card.locator(".smarthole-approval-outcome").textContent(), "Rejected");
+  assert.equal(await card.locator("button:not([disabled])").count(), 0, "an answered card cannot be clicked again");
+  assert.ok(existsSync(path.join(vault, "Notes/Old.md")), "the note is still there");
+  const told = model.requests.at(-1).body.messages.at(-1).content.find((b) => b.type === "tool_result");
+  assert.match(told.content, /The user rejected this/);
+
+  model.enqueue({ kind: "tool_use", tools: [{ name: "delete_file", input: { path: "Notes/Old.md" } }] }, { kind: "text", text: "Deleted." });
+  await type(page, "Delete it after all");
+  const second = page.locator(".smarthole-approval").nth(1);
+  await second.waitFor();
+  await second.locator("button >> text=Approve once").click();
+  await page.waitForFunction(() => document.body.textContent.includes("Deleted."));
+  assert.equal(await second.locator(".smarthole-approval-outcome").textContent(), "Approved");
+  assert.ok(!existsSync(path.join(vault, "Notes/Old.md")));
+  assert.equal(readFileSync(path.join(vault, ".trash/Old.md"), "utf8"), "old text");
+  await chat.shot("9-approved");
   assert.deepEqual(chat.errors, []);
 });

@@ -3,7 +3,7 @@
 // A core that traps is rebuilt without losing the inbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -194,6 +194,46 @@ test("a core that traps is rebuilt, the user is told, and the inbox is finished 
     assert.deepEqual(inbox(vault), []);
     const after = await plugin.runtime.send("and now?");
     assert.equal(after.success, true, "the new core works");
+    plugin.onunload();
+    plugin.unload();
+  } finally {
+    probe.restore();
+  }
+});
+
+test("note tools go through Obsidian's API; with the chat closed an approval shows a notice that stays", async () => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    mkdirSync(path.join(vault, "Notes"));
+    writeFileSync(path.join(vault, "Notes/Old.md"), "old text");
+    const { plugin, app, obsidian } = await started(vault, { baseUrl: server.url, hubEnabled: false });
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    app.__active = "Notes/Old.md";
+    server.enqueue(
+      { kind: "tool_use", tools: [{ id: "a", name: "get_active_note", input: {} }, { id: "w", name: "write_file", input: { path: "Notes/New", content: "fresh" } }] },
+      { kind: "tool_use", tools: [{ id: "d", name: "delete_file", input: { path: "Notes/Old.md" } }] },
+      { kind: "text", text: "Done." },
+    );
+    const answered = plugin.runtime.send("tidy up");
+    await waitFor(() => plugin.runtime.pendingApprovals().length === 1, 10_000, "the approval request");
+    const [request] = plugin.runtime.pendingApprovals();
+    const notice = obsidian.__test.notices.objects.find((n) => n.text.includes("needs your approval"));
+    assert.ok(notice, obsidian.__test.notices.join("\n"));
+    assert.equal(notice.text, "SmartHole Agent needs your approval: Delete Notes/Old.md (to the trash). Click to open the chat.");
+    assert.equal(notice.duration, 0, "it stays until answered");
+    assert.equal(typeof notice.messageEl.listeners.click, "function", "clicking it opens the chat");
+    await plugin.runtime.decideApproval(request.id, "approve_once");
+    const result = await answered;
+    assert.equal(result.success, true);
+    assert.deepEqual(app.fileManager.trashed, ["Notes/Old.md"], "deleted with fileManager.trashFile");
+    assert.equal(readFileSync(path.join(vault, ".trash/Old.md"), "utf8"), "old text");
+    assert.equal(readFileSync(path.join(vault, "Notes/New.md"), "utf8"), "fresh");
+    await waitFor(() => notice.hidden, 5_000, "the notice to close once answered");
+    const results = server.requests.at(-1).body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result");
+    assert.match(results.find((b) => b.tool_use_id === "a").content, /^The open note is Notes\/Old\.md:\nold text/);
+    await assert.rejects(plugin.runtime.decideApproval(request.id, "reject"), /already approved/);
     plugin.onunload();
     plugin.unload();
   } finally {

@@ -8,8 +8,17 @@ const path = require("node:path");
 
 const notices = [];
 class Notice {
-  constructor(message) {
+  constructor(message, duration) {
+    this.text = String(message);
+    this.duration = duration;
+    this.hidden = false;
+    this.messageEl = { listeners: {}, addEventListener: (type, cb) => (this.messageEl.listeners[type] = cb) };
     notices.push(String(message));
+    notices.objects = notices.objects ?? [];
+    notices.objects.push(this);
+  }
+  hide() {
+    this.hidden = true;
   }
 }
 
@@ -91,6 +100,99 @@ class FileSystemAdapter {
   }
 }
 
+class TAbstractFile {
+  constructor(vault, p) {
+    this.vault = vault;
+    this.path = p;
+    this.name = p.slice(p.lastIndexOf("/") + 1);
+  }
+}
+class TFile extends TAbstractFile {
+  get stat() {
+    const st = fs.statSync(path.join(this.vault.base, this.path));
+    return { size: st.size, ctime: Math.round(st.birthtimeMs), mtime: Math.round(st.mtimeMs) };
+  }
+}
+class TFolder extends TAbstractFile {
+  isRoot() {
+    return this.path === "/";
+  }
+}
+
+/** The vault's notes API over the same folder, as Obsidian indexes it (hidden folders left out). */
+class Vault {
+  constructor(base) {
+    this.base = base;
+    this.adapter = new FileSystemAdapter(base);
+    this.configDir = ".obsidian";
+  }
+  full(p) {
+    return path.join(this.base, p);
+  }
+  getAllLoadedFiles() {
+    const out = [new TFolder(this, "/")];
+    const walk = (dir, prefix) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        if (e.name.startsWith(".")) continue;
+        const rel = prefix ? `${prefix}/${e.name}` : e.name;
+        if (e.isDirectory()) {
+          out.push(new TFolder(this, rel));
+          walk(path.join(dir, e.name), rel);
+        } else out.push(new TFile(this, rel));
+      }
+    };
+    walk(this.base, "");
+    return out;
+  }
+  getAbstractFileByPath(p) {
+    if (!fs.existsSync(this.full(p))) return null;
+    return fs.statSync(this.full(p)).isDirectory() ? new TFolder(this, p) : new TFile(this, p);
+  }
+  getFileByPath(p) {
+    const f = this.getAbstractFileByPath(p);
+    return f instanceof TFile ? f : null;
+  }
+  getFolderByPath(p) {
+    const f = this.getAbstractFileByPath(p);
+    return f instanceof TFolder ? f : null;
+  }
+  async cachedRead(file) {
+    return fsp.readFile(this.full(file.path), "utf8");
+  }
+  async create(p, data) {
+    if (fs.existsSync(this.full(p))) throw new Error("File already exists.");
+    await fsp.writeFile(this.full(p), data);
+    return new TFile(this, p);
+  }
+  async createFolder(p) {
+    await fsp.mkdir(this.full(p), { recursive: true });
+    return new TFolder(this, p);
+  }
+  async process(file, fn) {
+    const next = fn(await fsp.readFile(this.full(file.path), "utf8"));
+    await fsp.writeFile(this.full(file.path), next);
+    return next;
+  }
+}
+
+/** trashFile moves to the vault's .trash (the "Obsidian trash" setting); renameFile renames. */
+class FileManager {
+  constructor(vault) {
+    this.vault = vault;
+    this.trashed = [];
+    this.renamed = [];
+  }
+  async trashFile(file) {
+    await fsp.mkdir(this.vault.full(".trash"), { recursive: true });
+    await fsp.rename(this.vault.full(file.path), this.vault.full(`.trash/${file.name}`));
+    this.trashed.push(file.path);
+  }
+  async renameFile(file, to) {
+    await fsp.rename(this.vault.full(file.path), this.vault.full(to));
+    this.renamed.push([file.path, to]);
+  }
+}
+
 class Plugin extends Component {
   constructor(app, manifest) {
     super();
@@ -166,18 +268,23 @@ async function requestUrl() {
 /** A fake Obsidian app over a vault folder. */
 function createApp(vault, { secrets = {}, data = null } = {}) {
   const layoutCallbacks = [];
-  return {
+  const theVault = new Vault(vault);
+  const app = {
     __data: data,
-    vault: { adapter: new FileSystemAdapter(vault), configDir: ".obsidian" },
+    __active: null,
+    vault: theVault,
+    fileManager: new FileManager(theVault),
     secretStorage: { getSecret: (id) => secrets[id] ?? null, setSecret: () => {}, listSecrets: () => Object.keys(secrets) },
     workspace: {
       onLayoutReady: (cb) => layoutCallbacks.push(cb),
       getLeavesOfType: () => [],
       getRightLeaf: () => null,
       revealLeaf: async () => {},
+      getActiveFile: () => (app.__active ? new TFile(theVault, app.__active) : null),
     },
     __layoutReady: () => layoutCallbacks.splice(0).forEach((cb) => cb()),
   };
+  return app;
 }
 
 module.exports = {
@@ -193,6 +300,9 @@ module.exports = {
   MarkdownRenderer,
   Platform,
   FileSystemAdapter,
+  TAbstractFile,
+  TFile,
+  TFolder,
   normalizePath,
   requestUrl,
   __test: { notices, createApp },

@@ -184,7 +184,7 @@ impl ApprovalBook {
     pub fn pending(&self) -> Vec<ApprovalRequest> {
         let mut out: Vec<ApprovalRequest> =
             self.requests.borrow().values().filter(|r| r.status == ApprovalStatus::Pending).cloned().collect();
-        out.sort_by_key(|r| r.created_ms);
+        crate::lean::sort_by_key(&mut out, |r| r.created_ms);
         out
     }
 

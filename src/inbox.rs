@@ -112,7 +112,7 @@ pub async fn list_pending<H: Host>(host: &H) -> Result<Vec<Pending>, HostError> 
             }),
         }
     }
-    entries.sort_by(|a, b| (a.received_at, &a.message.id).cmp(&(b.received_at, &b.message.id)));
+    crate::lean::sort_by(&mut entries, |a, b| (a.received_at, &a.message.id).cmp(&(b.received_at, &b.message.id)));
     Ok(corrupt.into_iter().chain(entries.into_iter().map(Pending::Entry)).collect())
 }
 

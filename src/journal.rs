@@ -7,12 +7,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::host::{Host, HostError, LogLevel};
 use crate::inbox::journal_path;
+use crate::llm::types::field;
 use crate::llm::ContentBlock;
 use crate::tools::ToolEffect;
 
 /// One step of a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "step", rename_all = "snake_case")]
+#[serde(tag = "step", rename_all = "snake_case", try_from = "FlatRecord")]
 pub enum JournalRecord {
     /// A model answer the turn continues from (it asked for tools, or paused).
     Assistant { content: Vec<ContentBlock> },
@@ -20,6 +21,46 @@ pub enum JournalRecord {
     ToolStarted { tool_use_id: String },
     /// A tool call finished.
     ToolDone { tool_use_id: String, content: String, is_error: bool, effect: ToolEffect },
+}
+
+/// A step as read (flat, like `llm::types::FlatBlock`, for the bundle's size). `content` is
+/// blocks for an answer and text for a tool's result.
+#[derive(Deserialize)]
+struct FlatRecord {
+    step: String,
+    content: Option<serde_json::Value>,
+    tool_use_id: Option<String>,
+    #[serde(default)]
+    is_error: bool,
+    #[serde(default)]
+    effect: ToolEffect,
+}
+
+impl TryFrom<FlatRecord> for JournalRecord {
+    type Error = String;
+
+    fn try_from(f: FlatRecord) -> Result<Self, String> {
+        let step = f.step.as_str();
+        match step {
+            "assistant" => {
+                let content = field(f.content, step, "content")?;
+                Ok(JournalRecord::Assistant { content: crate::lean::from_value(&content).map_err(|e| e.to_string())? })
+            }
+            "tool_started" => {
+                Ok(JournalRecord::ToolStarted { tool_use_id: field(f.tool_use_id, step, "tool_use_id")? })
+            }
+            "tool_done" => Ok(JournalRecord::ToolDone {
+                tool_use_id: field(f.tool_use_id, step, "tool_use_id")?,
+                content: match field(f.content, step, "content")? {
+                    serde_json::Value::String(text) => text,
+                    _ => return Err("a tool_done record's content must be text".to_owned()),
+                },
+                is_error: f.is_error,
+                effect: f.effect,
+            }),
+            other => Err(format!("unknown journal step {other:?}")),
+        }
+    }
 }
 
 /// Appends steps to a message's journal.

@@ -16,6 +16,7 @@ pub mod hub;
 pub mod ids;
 pub mod inbox;
 pub mod journal;
+pub mod lean;
 pub mod llm;
 pub mod message;
 pub mod processor;

@@ -112,7 +112,7 @@ pub fn parse_routed(value: &Value, now_iso: &str) -> Result<RoutedMessage, Inval
     }
     let source = match obj.get("source") {
         None | Some(Value::Null) => MessageSource::Direct,
-        Some(v) => serde_json::from_value(v.clone())
+        Some(v) => crate::lean::from_value(v)
             .map_err(|_| InvalidMessage::BadSource(v.as_str().unwrap_or("(not a string)").to_owned()))?,
     };
     let metadata = match obj.get("metadata") {

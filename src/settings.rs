@@ -182,7 +182,7 @@ impl Settings {
 
     /// Reads settings from JSON, filling absent fields with defaults.
     pub fn from_json(value: serde_json::Value) -> Result<Self, SettingsError> {
-        let settings: Settings = serde_json::from_value(value).map_err(|e| SettingsError::Shape(e.to_string()))?;
+        let settings: Settings = crate::lean::from_value(&value).map_err(|e| SettingsError::Shape(e.to_string()))?;
         settings.validate()?;
         Ok(settings)
     }

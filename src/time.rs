@@ -82,11 +82,30 @@ pub fn parse_iso(text: &str) -> Option<Millis> {
     Millis::try_from(ms).ok()
 }
 
-/// Reads an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`), as `retry-after` may carry.
+/// Reads an HTTP date in the IMF-fixdate form every sender must use (`Wed, 21 Oct 2015
+/// 07:28:00 GMT`, RFC 9110 §5.6.7), as `retry-after` may carry. The two obsolete forms are not
+/// read (a retry then simply uses its own backoff); this spares a date crate in the bundle.
 pub fn parse_http_date(text: &str) -> Option<Millis> {
-    let time = httpdate::parse_http_date(text).ok()?;
-    let since = time.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Millis::try_from(since.as_millis()).ok()
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let parts: Vec<&str> = text.split(' ').collect();
+    let [weekday, day, month, year, time, "GMT"] = parts.as_slice() else { return None };
+    let clock: Vec<&str> = time.split(':').collect();
+    let [hour, minute, second] = clock.as_slice() else { return None };
+    let two = |s: &str| if s.len() == 2 { s.parse::<u32>().ok() } else { None };
+    let (day, hour, minute, second) = (two(day)?, two(hour)?, two(minute)?, two(second)?);
+    let month = MONTHS.iter().position(|m| m == month)? as u32 + 1;
+    let year: i64 = if year.len() == 4 { year.parse().ok()? } else { return None };
+    if weekday.len() != 4
+        || !weekday.ends_with(',')
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let secs = days_from_civil(year, month, day) * 86_400 + i64::from(hour * 3600 + minute * 60 + second);
+    Millis::try_from(secs).ok()?.checked_mul(1000)
 }
 
 #[cfg(test)]
@@ -122,5 +141,17 @@ mod tests {
     fn http_dates_are_read() {
         assert_eq!(parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT"), Some(1_445_412_480_000));
         assert_eq!(parse_http_date("soon"), None);
+        assert_eq!(parse_http_date("Thu, 01 Jan 1970 00:00:01 GMT"), Some(1_000));
+        assert_eq!(parse_http_date("Sun, 29 Feb 2032 23:59:60 GMT"), Some(1_961_712_000_000));
+        for bad in [
+            "Wed, 21 Oct 2015 07:28:00 UTC",
+            "Wed, 21 Foo 2015 07:28:00 GMT",
+            "Wed, 1 Oct 2015 07:28:00 GMT",
+            "Wed, 21 Oct 2015 25:28:00 GMT",
+            "Wednesday, 21-Oct-15 07:28:00 GMT",
+            "Wed, 21 Oct 2015 07:28 GMT",
+        ] {
+            assert_eq!(parse_http_date(bad), None, "{bad}");
+        }
     }
 }

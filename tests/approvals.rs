@@ -74,7 +74,8 @@ fn requested(host: &FakeHost) -> Vec<ApprovalRequest> {
 }
 
 fn saved(host: &FakeHost, id: &str) -> ApprovalRequest {
-    serde_json::from_str(&host.file(&format!("approvals/{id}.json")).expect("the request is persisted")).expect("parses")
+    serde_json::from_str(&host.file(&format!("approvals/{id}.json")).expect("the request is persisted"))
+        .expect("parses")
 }
 
 #[test]
@@ -102,13 +103,17 @@ fn rejected_the_note_stays_and_the_model_is_told() {
 fn approved_the_note_goes_to_the_trash() {
     let (host, p) = setup();
     host.script([delete_call("d1"), Reply::text("Deleted.")]);
-    let (result, decided) = with_answer(&host, &p, direct("a", "delete my old note"), Some(Decision::ApproveOnce), 30_000);
+    let (result, decided) =
+        with_answer(&host, &p, direct("a", "delete my old note"), Some(Decision::ApproveOnce), 30_000);
     assert_eq!(decided.unwrap().status, ApprovalStatus::Approved);
     assert!(host.note(NOTE).is_none());
     assert_eq!(host.trashed(), [(NOTE.to_owned(), "old text".to_owned())]);
     assert_eq!(tool_result(&host, "d1"), ("Moved Notes/Old.md to the trash.".to_owned(), false));
     assert!(result.success);
-    let resolved = host.events().into_iter().any(|e| matches!(e, Event::ApprovalResolved { request } if request.status == ApprovalStatus::Approved));
+    let resolved = host
+        .events()
+        .into_iter()
+        .any(|e| matches!(e, Event::ApprovalResolved { request } if request.status == ApprovalStatus::Approved));
     assert!(resolved, "the card learns the outcome");
 }
 
@@ -139,12 +144,18 @@ fn approve_for_this_conversation_covers_later_calls_of_the_same_tool_only() {
     host.put_note("Notes/Third.md", "third");
     host.script([delete_call("d1"), Reply::text("Deleted.")]);
     with_answer(&host, &p, direct("a", "delete my old note"), Some(Decision::ApproveConversation), 1_000);
-    host.script([Reply::tools("", &[("d2", "delete_file", json!({"path": "Notes/Other.md"}))]), Reply::text("Also deleted.")]);
+    host.script([
+        Reply::tools("", &[("d2", "delete_file", json!({"path": "Notes/Other.md"}))]),
+        Reply::text("Also deleted."),
+    ]);
     host.run(p.process(direct("b", "and the other one")));
     assert_eq!(requested(&host).len(), 1, "no second card for the same tool in the same conversation");
     assert!(host.note("Notes/Other.md").is_none());
     // Another tool still asks.
-    host.script([Reply::tools("", &[("m1", "move_file", json!({"from": "Notes/Third.md", "to": "Archive"}))]), Reply::text("ok")]);
+    host.script([
+        Reply::tools("", &[("m1", "move_file", json!({"from": "Notes/Third.md", "to": "Archive"}))]),
+        Reply::text("ok"),
+    ]);
     with_answer(&host, &p, direct("c", "archive the third"), Some(Decision::Reject), 0);
     assert_eq!(requested(&host).len(), 2);
     assert_eq!(host.note("Notes/Third.md").as_deref(), Some("third"));
@@ -165,7 +176,8 @@ fn an_auto_approved_tool_does_not_ask() {
     host.run(p.process(direct("a", "delete my old note")));
     assert!(requested(&host).is_empty());
     assert!(host.note(NOTE).is_none());
-    let bad = MessageProcessor::new(host.clone(), Settings { auto_approve_tools: vec!["read_file".into()], ..settings() });
+    let bad =
+        MessageProcessor::new(host.clone(), Settings { auto_approve_tools: vec!["read_file".into()], ..settings() });
     assert!(bad.err().unwrap().to_string().contains("cannot be auto-approved"));
 }
 
@@ -194,10 +206,12 @@ fn stop_while_waiting_rejects_the_request_and_does_nothing() {
 fn a_restart_while_waiting_never_approves_and_the_tool_is_not_run() {
     let (host, p) = setup();
     host.script([delete_call("d1")]);
-    let crashed = host.run_until(p.process(direct("a", "delete my old note")), |e| matches!(e, Event::ApprovalRequested { .. }));
+    let crashed =
+        host.run_until(p.process(direct("a", "delete my old note")), |e| matches!(e, Event::ApprovalRequested { .. }));
     assert!(crashed.is_none());
     drop(p);
-    let request_id = host.paths_under("approvals")[0].trim_start_matches("approvals/").trim_end_matches(".json").to_owned();
+    let request_id =
+        host.paths_under("approvals")[0].trim_start_matches("approvals/").trim_end_matches(".json").to_owned();
     assert_eq!(saved(&host, &request_id).status, ApprovalStatus::Pending, "persisted before the card was shown");
 
     host.script([Reply::text("The app restarted before you answered, so I did not delete it.")]);
@@ -230,20 +244,33 @@ fn a_hub_message_tells_the_hub_an_approval_waits() {
 #[test]
 fn overwrite_and_move_ask_too_with_what_will_change() {
     let (host, p) = setup();
-    host.script([Reply::tools("", &[("w1", "write_file", json!({"path": NOTE, "content": "new"}))]), Reply::text("ok")]);
+    host.script([
+        Reply::tools("", &[("w1", "write_file", json!({"path": NOTE, "content": "new"}))]),
+        Reply::text("ok"),
+    ]);
     with_answer(&host, &p, direct("a", "rewrite it"), Some(Decision::ApproveOnce), 0);
     assert_eq!(host.note(NOTE).as_deref(), Some("new"));
     let card = &requested(&host)[0];
     assert_eq!(card.summary, "Replace the whole content of Notes/Old.md (8 → 3 characters)");
     assert_eq!(card.details.as_ref().unwrap()["content"], "new");
-    host.script([Reply::tools("", &[("m1", "move_file", json!({"from": NOTE, "to": "Archive/Old"}))]), Reply::text("ok")]);
+    host.script([
+        Reply::tools("", &[("m1", "move_file", json!({"from": NOTE, "to": "Archive/Old"}))]),
+        Reply::text("ok"),
+    ]);
     with_answer(&host, &p, direct("b", "archive it"), Some(Decision::ApproveOnce), 0);
     assert_eq!(requested(&host)[1].summary, "Move Notes/Old.md to Archive/Old.md (links are updated)");
     assert_eq!(host.note("Archive/Old.md").as_deref(), Some("new"));
     // Creating a note and editing part of one do not ask.
     host.script([
         Reply::tools("", &[("c1", "write_file", json!({"path": "Fresh.md", "content": "x"}))]),
-        Reply::tools("", &[("e1", "edit_file", json!({"path": "Fresh.md", "operation": "replace", "old_text": "x", "new_text": "y"}))]),
+        Reply::tools(
+            "",
+            &[(
+                "e1",
+                "edit_file",
+                json!({"path": "Fresh.md", "operation": "replace", "old_text": "x", "new_text": "y"}),
+            )],
+        ),
         Reply::text("ok"),
     ]);
     host.run(p.process(direct("c", "make a note")));
@@ -254,5 +281,8 @@ fn overwrite_and_move_ask_too_with_what_will_change() {
 #[test]
 fn unknown_requests_cannot_be_decided() {
     let (host, p) = setup();
-    assert_eq!(host.run(p.decide_approval("apr-nope", Decision::ApproveOnce)), Err(ApprovalError::Unknown("apr-nope".into())));
+    assert_eq!(
+        host.run(p.decide_approval("apr-nope", Decision::ApproveOnce)),
+        Err(ApprovalError::Unknown("apr-nope".into()))
+    );
 }

@@ -115,7 +115,10 @@ fn protected_and_escaping_paths_are_refused_by_every_tool() {
         ("read_file", json!({"path": "private/diary.md"})),
         ("write_file", json!({"path": ".smarthole/inbox/x.json", "content": "{}"})),
         ("write_file", json!({"path": "%2e%2e/x.md", "content": "x"})),
-        ("edit_file", json!({"path": ".OBSIDIAN/app.json", "operation": "delete_lines", "start_line": 1, "end_line": 1})),
+        (
+            "edit_file",
+            json!({"path": ".OBSIDIAN/app.json", "operation": "delete_lines", "start_line": 1, "end_line": 1}),
+        ),
         ("delete_file", json!({"path": ".obsidian/app.json"})),
         ("move_file", json!({"from": "Notes/Plan.md", "to": ".trash/Plan.md"})),
         ("move_file", json!({"from": "Notes/Plan.md", "to": "../Plan.md"})),
@@ -153,7 +156,10 @@ fn one_case_rule_exact_first_then_a_unique_case_insensitive_match() {
 #[test]
 fn write_file_creates_notes_and_overwrites_existing_ones() {
     let (host, p) = vault();
-    assert_eq!(ok(&host, &p, "write_file", json!({"path": "Ideas/New", "content": "a\nb"})), "Created Ideas/New.md (2 lines).");
+    assert_eq!(
+        ok(&host, &p, "write_file", json!({"path": "Ideas/New", "content": "a\nb"})),
+        "Created Ideas/New.md (2 lines)."
+    );
     assert_eq!(host.note("Ideas/New.md").as_deref(), Some("a\nb"));
     let out = ok(&host, &p, "write_file", json!({"path": "notes/plan.md", "content": "replaced"}));
     assert_eq!(out, "Replaced the content of Notes/Plan.md (1 lines).");
@@ -167,28 +173,73 @@ fn write_file_creates_notes_and_overwrites_existing_ones() {
 fn edit_file_replaces_inserts_and_deletes_and_refuses_an_ambiguous_match() {
     let (host, p) = vault();
     let ideas = "Notes/Ideas.md";
-    let out = err(&host, &p, "edit_file", json!({"path": ideas, "operation": "replace", "old_text": "idea:", "new_text": "plan:"}));
+    let out = err(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "replace", "old_text": "idea:", "new_text": "plan:"}),
+    );
     assert!(out.contains("2") && out.contains("replace_all") && out.contains("not changed"), "{out}");
-    assert_eq!(host.note(ideas).as_deref(), Some("idea: garden\nidea: bikes #hobby\n"), "an ambiguous edit changes nothing");
-    ok(&host, &p, "edit_file", json!({"path": ideas, "operation": "replace", "old_text": "garden", "new_text": "pond"}));
+    assert_eq!(
+        host.note(ideas).as_deref(),
+        Some("idea: garden\nidea: bikes #hobby\n"),
+        "an ambiguous edit changes nothing"
+    );
+    ok(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "replace", "old_text": "garden", "new_text": "pond"}),
+    );
     assert_eq!(host.note(ideas).as_deref(), Some("idea: pond\nidea: bikes #hobby\n"));
-    ok(&host, &p, "edit_file", json!({"path": ideas, "operation": "replace", "old_text": "idea:", "new_text": "plan:", "replace_all": true}));
+    ok(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "replace", "old_text": "idea:", "new_text": "plan:", "replace_all": true}),
+    );
     assert_eq!(host.note(ideas).as_deref(), Some("plan: pond\nplan: bikes #hobby\n"));
-    ok(&host, &p, "edit_file", json!({"path": ideas, "operation": "insert", "line": 1, "position": "after", "text": "plan: kites"}));
+    ok(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "insert", "line": 1, "position": "after", "text": "plan: kites"}),
+    );
     assert_eq!(host.note(ideas).as_deref(), Some("plan: pond\nplan: kites\nplan: bikes #hobby\n"));
-    ok(&host, &p, "edit_file", json!({"path": ideas, "operation": "insert", "line": 1, "position": "before", "text": "# Ideas"}));
+    ok(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "insert", "line": 1, "position": "before", "text": "# Ideas"}),
+    );
     ok(&host, &p, "edit_file", json!({"path": ideas, "operation": "delete_lines", "start_line": 2, "end_line": 3}));
     assert_eq!(host.note(ideas).as_deref(), Some("# Ideas\nplan: bikes #hobby\n"));
 
-    assert!(err(&host, &p, "edit_file", json!({"path": ideas, "operation": "replace", "old_text": "zzz", "new_text": "y"}))
-        .contains("not found"));
+    assert!(err(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "replace", "old_text": "zzz", "new_text": "y"})
+    )
+    .contains("not found"));
     assert!(err(&host, &p, "edit_file", json!({"path": ideas, "operation": "replace", "old_text": "x"}))
         .contains("replace needs new_text"));
-    assert!(err(&host, &p, "edit_file", json!({"path": ideas, "operation": "delete_lines", "start_line": 5, "end_line": 9}))
-        .contains("not changed"));
-    assert!(err(&host, &p, "edit_file", json!({"path": ideas, "operation": "rewrite"})).contains("operation must be"));
-    assert!(err(&host, &p, "edit_file", json!({"path": ideas, "operation": "insert", "line": 1, "text": "x", "position": "middle"}))
-        .contains("position"));
+    assert!(err(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "delete_lines", "start_line": 5, "end_line": 9})
+    )
+    .contains("not changed"));
+    assert!(err(&host, &p, "edit_file", json!({"path": ideas, "operation": "rewrite"}))
+        .contains("`operation` must be one of"));
+    assert!(err(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": ideas, "operation": "insert", "line": 1, "text": "x", "position": "middle"})
+    )
+    .contains("position"));
     assert_eq!(host.note(ideas).as_deref(), Some("# Ideas\nplan: bikes #hobby\n"), "failed edits change nothing");
 }
 
@@ -212,11 +263,18 @@ fn delete_goes_to_the_trash_and_move_keeps_names_and_refuses_to_overwrite() {
     assert!(out.contains("is not a note or folder of this vault"), "{out}");
 
     host.put_note("Archive/old.md", "x");
-    assert_eq!(ok(&host, &p, "move_file", json!({"from": "Notes/Plan.md", "to": "archive"})), "Moved Notes/Plan.md to Archive/Plan.md.");
+    assert_eq!(
+        ok(&host, &p, "move_file", json!({"from": "Notes/Plan.md", "to": "archive"})),
+        "Moved Notes/Plan.md to Archive/Plan.md."
+    );
     assert!(host.note("Archive/Plan.md").is_some() && host.note("Notes/Plan.md").is_none());
-    assert_eq!(ok(&host, &p, "move_file", json!({"from": "Archive/Plan.md", "to": "Projects/Roadmap"})), "Moved Archive/Plan.md to Projects/Roadmap.md.");
+    assert_eq!(
+        ok(&host, &p, "move_file", json!({"from": "Archive/Plan.md", "to": "Projects/Roadmap"})),
+        "Moved Archive/Plan.md to Projects/Roadmap.md."
+    );
     assert!(host.folders().contains(&"Projects".to_owned()), "the target folder is created");
-    assert!(err(&host, &p, "move_file", json!({"from": "Projects/Roadmap.md", "to": "Archive/old.md"})).contains("already exists"));
+    assert!(err(&host, &p, "move_file", json!({"from": "Projects/Roadmap.md", "to": "Archive/old.md"}))
+        .contains("already exists"));
     assert!(err(&host, &p, "move_file", json!({"from": "Nope.md", "to": "x.md"})).contains("is not a note"));
 }
 
@@ -232,8 +290,10 @@ fn search_ranks_notes_with_excerpts_and_reports_bad_patterns() {
     assert!(out.contains("1: garden garden"), "{out}");
     let out = ok(&host, &p, "search_files", json!({"query": "^step (one|two)$", "regex": true, "folder": "notes"}));
     assert!(out.contains("Notes/Plan.md — 2 matches"), "{out}");
-    assert!(ok(&host, &p, "search_files", json!({"query": "GARDEN", "case_sensitive": true})).starts_with("No note matches"));
-    assert!(err(&host, &p, "search_files", json!({"query": "(unclosed", "regex": true})).starts_with("Invalid input for search_files"));
+    assert!(ok(&host, &p, "search_files", json!({"query": "GARDEN", "case_sensitive": true}))
+        .starts_with("No note matches"));
+    assert!(err(&host, &p, "search_files", json!({"query": "(unclosed", "regex": true}))
+        .starts_with("Invalid input for search_files"));
 
     // Catastrophic in a backtracking engine; linear here.
     host.put_note("Evil.md", &format!("{}!", "a".repeat(50_000)));

@@ -92,7 +92,7 @@ fn bad_tool_input_and_unknown_tools_become_error_results_the_model_reads() {
     let texts: Vec<&str> = results.iter().map(|r| r["content"].as_str().unwrap()).collect();
     assert!(results.iter().all(|r| r["is_error"] == true));
     assert!(texts[0].contains("unknown field `text`"), "{}", texts[0]);
-    assert!(texts[1].contains("invalid type: integer `7`, expected a string"), "{}", texts[1]);
+    assert_eq!(texts[1], "Invalid input for send_message: `message` must be a string, got integer 7.");
     assert!(texts[2].contains("message is empty"));
     assert!(texts[3].contains("Unknown tool \"delete_everything\""));
     assert!(texts[4].contains("Invalid input for end_conversation"));

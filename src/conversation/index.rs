@@ -42,7 +42,7 @@ impl ConversationIndex {
     /// Ended conversations, most recently ended first.
     pub fn recently_ended(&self, n: usize) -> Vec<&Conversation> {
         let mut ended: Vec<&Conversation> = self.conversations.iter().filter(|c| c.ended_at.is_some()).collect();
-        ended.sort_by(|a, b| b.ended_at.cmp(&a.ended_at));
+        crate::lean::sort_by(&mut ended, |a, b| b.ended_at.cmp(&a.ended_at));
         ended.truncate(n);
         ended
     }
@@ -58,7 +58,7 @@ impl ConversationIndex {
         if archived.len() <= keep {
             return Vec::new();
         }
-        archived.sort();
+        crate::lean::sort_by(&mut archived, |a, b| a.cmp(b));
         let leaving: Vec<String> = archived[..archived.len() - keep].iter().map(|(_, id)| id.clone()).collect();
         let (out, kept): (Vec<Conversation>, Vec<Conversation>) =
             std::mem::take(&mut self.conversations).into_iter().partition(|c| leaving.contains(&c.id));

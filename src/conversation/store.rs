@@ -186,7 +186,7 @@ impl ConversationStore {
         let mut all: Vec<Conversation> =
             self.archive(host).await?.iter().filter(|a| !live.iter().any(|l| l.id == a.id)).cloned().collect();
         all.extend(live);
-        all.sort_by(|a, b| a.created_at.cmp(&b.created_at));
+        crate::lean::sort_by(&mut all, |a, b| a.created_at.cmp(&b.created_at));
         Ok(all)
     }
 

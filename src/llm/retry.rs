@@ -29,14 +29,34 @@ pub fn next_delay(retries_done: usize, error: &LlmError) -> Option<u64> {
 
 /// Reads `retry-after-ms`, or `retry-after` as seconds or an HTTP date.
 pub fn parse_retry_after(retry_after_ms: Option<&str>, retry_after: Option<&str>, now_ms: u64) -> Option<u64> {
-    if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok()).filter(|v| v.is_finite() && *v >= 0.0) {
-        return Some(ms.ceil() as u64);
+    if let Some(ms) = retry_after_ms.and_then(|v| decimal_scaled(v.trim(), 0)) {
+        return Some(ms);
     }
     let value = retry_after?.trim();
-    if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).ceil() as u64);
+    if let Some(ms) = decimal_scaled(value, 3) {
+        return Some(ms);
     }
     crate::time::parse_http_date(value).map(|at| at.saturating_sub(now_ms))
+}
+
+/// A non-negative decimal number times 10^`shift`, rounded up ("1.5" with shift 3 is 1500); a
+/// number too large saturates (and is then refused as too long a wait). Parsed by hand: the
+/// float parser would add ~18 KB to the bundle for two headers.
+fn decimal_scaled(text: &str, shift: usize) -> Option<u64> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits(int) || !digits(frac) {
+        return None;
+    }
+    let push = |value: u64, digit: u8| value.saturating_mul(10).saturating_add(u64::from(digit - b'0'));
+    let mut value = int.bytes().fold(0u64, push);
+    let (kept, rest) = frac.split_at(frac.len().min(shift));
+    value = kept.bytes().fold(value, push);
+    value = value.saturating_mul(10u64.saturating_pow((shift - kept.len()) as u32));
+    if rest.bytes().any(|b| b != b'0') {
+        value = value.saturating_add(1);
+    }
+    Some(value)
 }
 
 /// What the retry loop is about to do, for whoever reports progress.
@@ -104,5 +124,11 @@ mod tests {
         assert_eq!(parse_retry_after(None, Some("-3"), 0), None);
         assert_eq!(parse_retry_after(None, Some("later"), 0), None);
         assert_eq!(parse_retry_after(None, None, 0), None);
+        assert_eq!(parse_retry_after(Some("12.01"), None, 0), Some(13));
+        assert_eq!(parse_retry_after(Some(".5"), None, 0), Some(1));
+        assert_eq!(parse_retry_after(None, Some("0.0005"), 0), Some(1));
+        assert_eq!(parse_retry_after(None, Some("30."), 0), Some(30_000));
+        assert_eq!(parse_retry_after(None, Some("."), 0), None);
+        assert_eq!(parse_retry_after(None, Some("99999999999999999999999"), 0), Some(u64::MAX));
     }
 }

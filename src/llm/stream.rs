@@ -118,7 +118,7 @@ impl StreamAccumulator {
         }
         let stop_reason = StopReason::parse(self.stop_reason.as_deref().unwrap_or("end_turn"));
         let mut blocks = self.blocks;
-        blocks.sort_by_key(|(i, _)| *i);
+        crate::lean::sort_by_key(&mut blocks, |(i, _)| *i);
         let mut content = Vec::new();
         let mut truncated_tools = Vec::new();
         for (_, block) in blocks {

@@ -16,7 +16,7 @@ pub enum Role {
 
 /// A content block we understand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "FlatBlock")]
 pub enum ContentBlock {
     Text {
         text: String,
@@ -34,6 +34,49 @@ pub enum ContentBlock {
     },
 }
 
+/// A block as read: flat, every field optional. Reading tagged enums through one plain struct
+/// spares the bundle serde's buffering machinery for internally tagged enums (~20 KB of wasm).
+#[derive(Deserialize)]
+struct FlatBlock {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    input: Option<Value>,
+    tool_use_id: Option<String>,
+    content: Option<String>,
+    #[serde(default)]
+    is_error: bool,
+}
+
+/// A required field of a flat tagged record, or the error naming it.
+pub(crate) fn field<T>(value: Option<T>, kind: &str, name: &str) -> Result<T, String> {
+    value.ok_or_else(|| format!("a {kind} record needs the field {name}"))
+}
+
+impl TryFrom<FlatBlock> for ContentBlock {
+    type Error = String;
+
+    fn try_from(f: FlatBlock) -> Result<Self, String> {
+        let kind = f.kind.as_str();
+        match kind {
+            "text" => Ok(ContentBlock::Text { text: field(f.text, kind, "text")? }),
+            "tool_use" => Ok(ContentBlock::ToolUse {
+                id: field(f.id, kind, "id")?,
+                name: field(f.name, kind, "name")?,
+                input: field(f.input, kind, "input")?,
+            }),
+            "tool_result" => Ok(ContentBlock::ToolResult {
+                tool_use_id: field(f.tool_use_id, kind, "tool_use_id")?,
+                content: field(f.content, kind, "content")?,
+                is_error: f.is_error,
+            }),
+            other => Err(format!("unknown content block type {other:?}")),
+        }
+    }
+}
+
 impl ContentBlock {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
@@ -43,7 +86,7 @@ impl ContentBlock {
     /// Reads one block of an answer; `None` for types we do not use (thinking, server tools…).
     pub fn from_value(value: &Value) -> Option<Self> {
         match value.get("type")?.as_str()? {
-            "text" | "tool_use" | "tool_result" => serde_json::from_value(value.clone()).ok(),
+            "text" | "tool_use" | "tool_result" => crate::lean::from_value(value).ok(),
             _ => None,
         }
     }

@@ -173,7 +173,7 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     async fn persist_approval(&self, request: &ApprovalRequest) -> Result<(), String> {
-        let text = serde_json::to_string_pretty(request).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string(request).map_err(|e| e.to_string())?;
         self.inner.host.write_file_atomic(&request.path(), &text).await.map_err(|e| e.to_string())
     }
 

@@ -2,10 +2,9 @@
 //! read as a transcript.
 
 use futures::lock::Mutex;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{parse_input, ToolOutput};
+use super::{tool_def, Args, ToolOutput};
 use crate::conversation::transcript::render_transcript;
 use crate::conversation::{Conversation, ConversationStore};
 use crate::host::Host;
@@ -15,29 +14,16 @@ pub const NAME: &str = "get_conversation";
 /// Longest transcript returned.
 const TRANSCRIPT_CHARS: usize = 12_000;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Input {
-    #[serde(default)]
-    conversation_id: Option<String>,
-    #[serde(default)]
-    limit: Option<u32>,
-}
+/// What the tool accepts (also what its input is checked against).
+const SCHEMA: &str = r#"{"type":"object","properties":{"conversation_id":{"type":"string","description":"The id of the conversation to read (from the list)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many conversations to list (default 10)."}}}"#;
 
 pub fn definition() -> ToolDef {
-    ToolDef {
-        name: NAME.to_owned(),
-        description: "Look back at earlier conversations with the user. Without conversation_id: a list of the most \
-recent ones (id, title, status, dates, summary). With conversation_id: that conversation's messages."
-            .to_owned(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "conversation_id": {"type": "string", "description": "The id of the conversation to read (from the list)."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many conversations to list (default 10)."}
-            }
-        }),
-    }
+    tool_def(
+        NAME,
+        "Look back at earlier conversations with the user. Without conversation_id: a list of the most \
+recent ones (id, title, status, dates, summary). With conversation_id: that conversation's messages.",
+        SCHEMA,
+    )
 }
 
 fn describe(c: &Conversation, current: bool) -> String {
@@ -59,22 +45,22 @@ fn describe(c: &Conversation, current: bool) -> String {
 }
 
 pub async fn run<H: Host>(host: &H, store: &Mutex<Option<ConversationStore>>, input: &Value) -> ToolOutput {
-    let input: Input = match parse_input(NAME, input) {
-        Ok(i) => i,
+    let args = match Args::parse(NAME, SCHEMA, input) {
+        Ok(args) => args,
         Err(e) => return e,
     };
     let mut guard = store.lock().await;
     let Some(store) = guard.as_mut() else { return ToolOutput::error("The conversation history is not loaded yet.") };
-    match input.conversation_id {
+    match args.str("conversation_id") {
         None => {
-            let limit = input.limit.unwrap_or(10).clamp(1, 50) as usize;
+            let limit = args.number("limit").unwrap_or(10).clamp(1, 50);
             let current = store.current().map(|c| c.id.clone());
             let all = match store.all(host).await {
                 Ok(all) => all,
                 Err(e) => return ToolOutput::error(format!("Could not list the conversations: {e}")),
             };
             let mut all: Vec<&Conversation> = all.iter().collect();
-            all.sort_by(|a, b| b.created_at.cmp(&a.created_at));
+            crate::lean::sort_by(&mut all, |a, b| b.created_at.cmp(&a.created_at));
             if all.is_empty() {
                 return ToolOutput::ok("There are no conversations yet.");
             }
@@ -88,13 +74,13 @@ pub async fn run<H: Host>(host: &H, store: &Mutex<Option<ConversationStore>>, in
             ))
         }
         Some(id) => {
-            let Ok(Some(conversation)) = store.find(host, &id).await else {
+            let Ok(Some(conversation)) = store.find(host, id).await else {
                 return ToolOutput::error(format!(
                     "There is no conversation with id \"{id}\". Call get_conversation without conversation_id to list them."
                 ));
             };
             let head = describe(&conversation, store.current().is_some_and(|c| c.id == id));
-            match store.read_lines(host, &id).await {
+            match store.read_lines(host, id).await {
                 Ok(lines) if lines.is_empty() => ToolOutput::ok(format!("{head}\n(no messages)")),
                 Ok(lines) => ToolOutput::ok(format!("{head}\n\n{}", render_transcript(&lines, TRANSCRIPT_CHARS))),
                 Err(e) => ToolOutput::error(format!("Could not read conversation {id}: {e}")),

@@ -2,22 +2,24 @@
 //! execution. Each tool answers with text the model can act on; a bad input is an `is_error`
 //! result that says what was wrong, never a failure of the turn.
 
+mod args;
 mod end_conversation;
 mod get_conversation;
 mod needs_input;
 mod notes;
 mod send_message;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::{ConversationStore, QuestionType};
 use crate::host::Host;
+use crate::llm::types::field;
 use crate::llm::ToolDef;
 use crate::message::RoutedMessage;
 use crate::settings::Settings;
+pub use args::Args;
 use futures::future::LocalBoxFuture;
 use futures::lock::Mutex;
 
@@ -59,7 +61,7 @@ impl BuiltinTool {
 
 /// A side effect of a tool that changes how the turn goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "FlatEffect")]
 pub enum ToolEffect {
     #[default]
     None,
@@ -75,6 +77,38 @@ pub enum ToolEffect {
     },
     /// The conversation ends once this turn is recorded.
     EndConversation { reason: String },
+}
+
+/// An effect as read (flat, like `llm::types::FlatBlock`, for the bundle's size).
+#[derive(Deserialize)]
+struct FlatEffect {
+    kind: String,
+    #[serde(default)]
+    question_type: QuestionType,
+    prompt: Option<String>,
+    #[serde(default)]
+    options: Vec<String>,
+    sent_to_hub: Option<bool>,
+    reason: Option<String>,
+}
+
+impl TryFrom<FlatEffect> for ToolEffect {
+    type Error = String;
+
+    fn try_from(f: FlatEffect) -> Result<Self, String> {
+        let kind = f.kind.as_str();
+        match kind {
+            "none" => Ok(ToolEffect::None),
+            "question" => Ok(ToolEffect::Question {
+                question_type: f.question_type,
+                prompt: field(f.prompt, kind, "prompt")?,
+                options: f.options,
+                sent_to_hub: field(f.sent_to_hub, kind, "sent_to_hub")?,
+            }),
+            "end_conversation" => Ok(ToolEffect::EndConversation { reason: field(f.reason, kind, "reason")? }),
+            other => Err(format!("unknown tool effect {other:?}")),
+        }
+    }
 }
 
 /// What a tool call produced.
@@ -131,11 +165,11 @@ impl ToolRegistry {
 
     /// Runs a tool call by name; an unknown name is an error result.
     pub async fn run<H: Host>(&self, ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
-        if notes::NAMES.contains(&name) {
+        if notes::has(name) {
             return notes::run(ctx, name, input).await;
         }
         let Some(tool) = self.tools.iter().copied().find(|t| t.name() == name) else {
-            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).chain(notes::NAMES).collect();
+            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).chain(notes::names()).collect();
             return ToolOutput::error(format!("Unknown tool \"{name}\". Available tools: {}.", known.join(", ")));
         };
         match tool {
@@ -147,7 +181,12 @@ impl ToolRegistry {
     }
 }
 
-/// Reads a tool's input into its typed form, or an error result naming what was wrong.
-pub fn parse_input<T: DeserializeOwned>(tool: &str, input: &Value) -> Result<T, ToolOutput> {
-    serde_json::from_value(input.clone()).map_err(|e| ToolOutput::error(format!("Invalid input for {tool}: {e}.")))
+/// A tool's definition with its schema written as JSON text (a `json!` literal costs several
+/// KB of wasm per tool; parsing the text costs nothing noticeable, once per turn).
+pub(crate) fn tool_def(name: &str, description: &str, schema: &str) -> ToolDef {
+    ToolDef {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        input_schema: serde_json::from_str(schema).unwrap_or_else(|_| Value::Object(Default::default())),
+    }
 }

@@ -1,10 +1,9 @@
 //! `needs_input` (seed 000): the agent asks a structured question — a confirmation, a choice
 //! among options, or free input — and waits. The chat view shows it as a card with buttons.
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{parse_input, ToolContext, ToolEffect, ToolOutput};
+use super::{tool_def, Args, ToolContext, ToolEffect, ToolOutput};
 use crate::conversation::QuestionType;
 use crate::event::Event;
 use crate::host::Host;
@@ -16,33 +15,17 @@ pub const NAME: &str = "needs_input";
 /// Most options a choice may offer.
 const MAX_OPTIONS: usize = 10;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Input {
-    #[serde(rename = "type")]
-    kind: QuestionType,
-    prompt: String,
-    #[serde(default)]
-    options: Vec<String>,
-}
+/// What the tool accepts (also what its input is checked against).
+const SCHEMA: &str = r#"{"type":"object","properties":{"type":{"type":"string","enum":["confirmation","choice","input"]},"prompt":{"type":"string","description":"The question (Markdown)."},"options":{"type":"array","items":{"type":"string"},"description":"The choices (for type choice)."}},"required":["type","prompt"]}"#;
 
 pub fn definition() -> ToolDef {
-    ToolDef {
-        name: NAME.to_owned(),
-        description: "Ask the user a question you need answered before going on, shown as a card: type \
+    tool_def(
+        NAME,
+        "Ask the user a question you need answered before going on, shown as a card: type \
 \"confirmation\" (yes or no, before anything that cannot be undone), \"choice\" (2 to 10 options), or \"input\" \
-(free text). Your turn ends after this call; the answer arrives as the next message."
-            .to_owned(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "type": {"type": "string", "enum": ["confirmation", "choice", "input"]},
-                "prompt": {"type": "string", "description": "The question (Markdown)."},
-                "options": {"type": "array", "items": {"type": "string"}, "description": "The choices (for type choice)."}
-            },
-            "required": ["type", "prompt"]
-        }),
-    }
+(free text). Your turn ends after this call; the answer arrives as the next message.",
+        SCHEMA,
+    )
 }
 
 /// Checks the question and fills in the options a confirmation has.
@@ -62,7 +45,7 @@ fn options_for(kind: QuestionType, options: Vec<String>) -> Result<Vec<String>, 
                 return Err("an option is empty".to_owned());
             }
             let mut seen = options.clone();
-            seen.sort();
+            crate::lean::sort_by(&mut seen, |a, b| a.cmp(b));
             seen.dedup();
             if seen.len() != options.len() {
                 return Err("two options are the same".to_owned());
@@ -73,27 +56,33 @@ fn options_for(kind: QuestionType, options: Vec<String>) -> Result<Vec<String>, 
 }
 
 pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
-    let input: Input = match parse_input(NAME, input) {
-        Ok(i) => i,
+    let args = match Args::parse(NAME, SCHEMA, input) {
+        Ok(args) => args,
         Err(e) => return e,
     };
-    if input.prompt.trim().is_empty() {
+    let kind = match args.str("type") {
+        Some("confirmation") => QuestionType::Confirmation,
+        Some("choice") => QuestionType::Choice,
+        _ => QuestionType::Input,
+    };
+    let prompt = args.string("prompt");
+    if prompt.trim().is_empty() {
         return ToolOutput::error("Invalid input for needs_input: prompt is empty.");
     }
-    let options = match options_for(input.kind, input.options) {
+    let options = match options_for(kind, args.strings("options")) {
         Ok(o) => o,
         Err(why) => return ToolOutput::error(format!("Invalid input for needs_input: {why}.")),
     };
     ctx.host.emit(&Event::AgentMessage {
         message_id: ctx.message.id.clone(),
-        content: input.prompt.clone(),
+        content: prompt.clone(),
         is_question: true,
-        question_type: Some(input.kind),
+        question_type: Some(kind),
         options: options.clone(),
     });
     let to_hub = ctx.message.from_hub();
     if to_hub {
-        let mut body = input.prompt.clone();
+        let mut body = prompt.clone();
         if !options.is_empty() {
             body = format!("{body} ({})", options.join(" / "));
         }
@@ -109,7 +98,7 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
         content: "Question shown to the user. End your turn now; their answer will arrive as the next message."
             .to_owned(),
         is_error: false,
-        effect: ToolEffect::Question { question_type: input.kind, prompt: input.prompt, options, sent_to_hub: to_hub },
+        effect: ToolEffect::Question { question_type: kind, prompt, options, sent_to_hub: to_hub },
     }
 }
 

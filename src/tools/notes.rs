@@ -2,10 +2,10 @@
 //! first; overwrite, delete and move wait for the user's approval unless the user set that tool
 //! to auto-approve or approved it for this conversation.
 
-use serde::Deserialize;
+use crate::lean::fold_case;
 use serde_json::{json, Value};
 
-use super::{parse_input, ToolContext, ToolOutput};
+use super::{tool_def, Args, ToolContext, ToolOutput};
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::host::Host;
 use crate::llm::ToolDef;
@@ -27,90 +27,95 @@ const MAX_RESULTS: usize = 50;
 /// File types `search_files` reads.
 const SEARCHABLE: [&str; 3] = [".md", ".markdown", ".txt"];
 
-fn def(name: &str, description: &str, schema: &str) -> ToolDef {
-    ToolDef {
-        name: name.to_owned(),
-        description: description.to_owned(),
-        input_schema: serde_json::from_str(schema).unwrap_or_else(|_| json!({"type": "object"})),
-    }
+/// The note tools, in the order offered to the model: name, description, input schema.
+const TOOLS: [(&str, &str, &str); 10] = [
+    (
+        "read_file",
+        "Read a note (or part of it, by line numbers). Long notes are returned in pieces; the answer says how to read on.",
+        r#"{"type":"object","properties":{"path":{"type":"string","description":"Vault path, e.g. Projects/Plan.md"},"start_line":{"type":"integer","minimum":1},"end_line":{"type":"integer","minimum":1}},"required":["path"]}"#,
+    ),
+    (
+        "write_file",
+        "Create a note, or replace the whole content of an existing one (replacing needs the user's approval). A name without extension gets .md.",
+        r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}"#,
+    ),
+    (
+        "edit_file",
+        "Change part of a note: operation \"replace\" (old_text → new_text; old_text must appear once unless replace_all), \"insert\" (text before or after line), or \"delete_lines\" (start_line to end_line).",
+        r#"{"type":"object","properties":{"path":{"type":"string"},"operation":{"type":"string","enum":["replace","insert","delete_lines"]},"old_text":{"type":"string"},"new_text":{"type":"string"},"replace_all":{"type":"boolean"},"line":{"type":"integer","minimum":0},"position":{"type":"string","enum":["before","after"]},"text":{"type":"string"},"start_line":{"type":"integer","minimum":1},"end_line":{"type":"integer","minimum":1}},"required":["path","operation"]}"#,
+    ),
+    (
+        "create_folder",
+        "Create a folder (and its parents).",
+        r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+    ),
+    (
+        "delete_file",
+        "Move a note or file to the trash (needs the user's approval).",
+        r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+    ),
+    (
+        "move_file",
+        "Rename or move a note; links to it are updated (needs the user's approval).",
+        r#"{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["from","to"]}"#,
+    ),
+    (
+        "search_files",
+        "Search the notes' text (plain text, or a regular expression with regex=true). Results are ranked, with excerpts and line numbers.",
+        r#"{"type":"object","properties":{"query":{"type":"string"},"regex":{"type":"boolean"},"case_sensitive":{"type":"boolean"},"folder":{"type":"string"},"max_results":{"type":"integer","minimum":1,"maximum":50}},"required":["query"]}"#,
+    ),
+    (
+        "list_files",
+        "List notes and files, newest first, optionally in a folder and matching a glob (e.g. \"**/*.md\", \"Daily/2026-*\").",
+        r#"{"type":"object","properties":{"folder":{"type":"string"},"glob":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":500}}}"#,
+    ),
+    (
+        "get_file_info",
+        "Size, dates, line and word counts, headings, tags and links of a note.",
+        r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+    ),
+    (
+        "get_active_note",
+        "The note open in the editor, with its content.",
+        r#"{"type":"object","properties":{}}"#,
+    ),
+];
+
+/// Definitions of the note tools.
+pub fn definitions() -> Vec<ToolDef> {
+    TOOLS.iter().map(|(name, description, schema)| tool_def(name, description, schema)).collect()
 }
 
-/// Definitions of the note tools, in the order offered to the model.
-pub fn definitions() -> Vec<ToolDef> {
-    vec![
-        def(
-            "read_file",
-            "Read a note (or part of it, by line numbers). Long notes are returned in pieces; the answer says how to read on.",
-            r#"{"type":"object","properties":{"path":{"type":"string","description":"Vault path, e.g. Projects/Plan.md"},"start_line":{"type":"integer","minimum":1},"end_line":{"type":"integer","minimum":1}},"required":["path"]}"#,
-        ),
-        def(
-            "write_file",
-            "Create a note, or replace the whole content of an existing one (replacing needs the user's approval). A name without extension gets .md.",
-            r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}"#,
-        ),
-        def(
-            "edit_file",
-            "Change part of a note: operation \"replace\" (old_text → new_text; old_text must appear once unless replace_all), \"insert\" (text before or after line), or \"delete_lines\" (start_line to end_line).",
-            r#"{"type":"object","properties":{"path":{"type":"string"},"operation":{"type":"string","enum":["replace","insert","delete_lines"]},"old_text":{"type":"string"},"new_text":{"type":"string"},"replace_all":{"type":"boolean"},"line":{"type":"integer","minimum":0},"position":{"type":"string","enum":["before","after"]},"text":{"type":"string"},"start_line":{"type":"integer","minimum":1},"end_line":{"type":"integer","minimum":1}},"required":["path","operation"]}"#,
-        ),
-        def("create_folder", "Create a folder (and its parents).", r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#),
-        def(
-            "delete_file",
-            "Move a note or file to the trash (needs the user's approval).",
-            r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
-        ),
-        def(
-            "move_file",
-            "Rename or move a note; links to it are updated (needs the user's approval).",
-            r#"{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["from","to"]}"#,
-        ),
-        def(
-            "search_files",
-            "Search the notes' text (plain text, or a regular expression with regex=true). Results are ranked, with excerpts and line numbers.",
-            r#"{"type":"object","properties":{"query":{"type":"string"},"regex":{"type":"boolean"},"case_sensitive":{"type":"boolean"},"folder":{"type":"string"},"max_results":{"type":"integer","minimum":1,"maximum":50}},"required":["query"]}"#,
-        ),
-        def(
-            "list_files",
-            "List notes and files, newest first, optionally in a folder and matching a glob (e.g. \"**/*.md\", \"Daily/2026-*\").",
-            r#"{"type":"object","properties":{"folder":{"type":"string"},"glob":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":500}}}"#,
-        ),
-        def(
-            "get_file_info",
-            "Size, dates, line and word counts, headings, tags and links of a note.",
-            r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
-        ),
-        def("get_active_note", "The note open in the editor, with its content.", r#"{"type":"object","properties":{}}"#),
-    ]
+/// Whether `name` is a note tool.
+pub fn has(name: &str) -> bool {
+    TOOLS.iter().any(|(n, _, _)| *n == name)
 }
 
 /// Names of the note tools.
-pub const NAMES: [&str; 10] = [
-    "read_file",
-    "write_file",
-    "edit_file",
-    "create_folder",
-    "delete_file",
-    "move_file",
-    "search_files",
-    "list_files",
-    "get_file_info",
-    "get_active_note",
-];
+pub fn names() -> impl Iterator<Item = &'static str> {
+    TOOLS.iter().map(|(n, _, _)| *n)
+}
 
-/// Runs a note tool by name.
+/// Runs a note tool by name, its input checked against its schema first.
 pub async fn run<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
+    let Some((_, _, schema)) = TOOLS.iter().find(|(n, _, _)| *n == name) else {
+        return ToolOutput::error(format!("Unknown note tool {name}."));
+    };
+    let args = match Args::parse(name, schema, input) {
+        Ok(args) => args,
+        Err(e) => return e,
+    };
     let result = match name {
-        "read_file" => read_file(ctx, input).await,
-        "write_file" => write_file(ctx, input).await,
-        "edit_file" => edit_file(ctx, input).await,
-        "create_folder" => create_folder(ctx, input).await,
-        "delete_file" => delete_file(ctx, input).await,
-        "move_file" => move_file(ctx, input).await,
-        "search_files" => search_files(ctx, input).await,
-        "list_files" => list_files(ctx, input).await,
-        "get_file_info" => get_file_info(ctx, input).await,
-        "get_active_note" => get_active_note(ctx).await,
-        other => Err(ToolOutput::error(format!("Unknown note tool {other}."))),
+        "read_file" => read_file(ctx, &args).await,
+        "write_file" => write_file(ctx, &args).await,
+        "edit_file" => edit_file(ctx, &args).await,
+        "create_folder" => create_folder(ctx, &args).await,
+        "delete_file" => delete_file(ctx, &args).await,
+        "move_file" => move_file(ctx, &args).await,
+        "search_files" => search_files(ctx, &args).await,
+        "list_files" => list_files(ctx, &args).await,
+        "get_file_info" => get_file_info(ctx, &args).await,
+        _ => get_active_note(ctx).await,
     };
     result.unwrap_or_else(|e| e)
 }
@@ -165,33 +170,16 @@ fn io<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> ToolOutput + '_ {
     move |e| ToolOutput::error(format!("Could not {what}: {e}."))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PathInput {
-    path: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ReadInput {
-    path: String,
-    #[serde(default)]
-    start_line: Option<usize>,
-    #[serde(default)]
-    end_line: Option<usize>,
-}
-
-async fn read_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: ReadInput = parse_input("read_file", input)?;
-    let file = existing_file(ctx, &input.path).await?;
+async fn read_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let file = existing_file(ctx, &args.string("path")).await?;
     let text = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
     let all = lines(&text);
     let total = all.len();
-    let start = input.start_line.unwrap_or(1).max(1);
+    let start = args.number("start_line").unwrap_or(1).max(1);
     if start > total.max(1) {
         return Err(ToolOutput::error(format!("{} has {total} lines; start_line {start} is past the end.", file.path)));
     }
-    let wanted_end = input.end_line.unwrap_or(total).min(total).max(start);
+    let wanted_end = args.number("end_line").unwrap_or(total).min(total).max(start);
     let mut shown = String::new();
     let mut end = start - 1;
     for (i, line) in all.iter().enumerate().take(wanted_end).skip(start - 1) {
@@ -217,33 +205,22 @@ async fn read_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<Too
     Ok(ToolOutput::ok(out))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WriteInput {
-    path: String,
-    content: String,
-}
-
-async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: WriteInput = parse_input("write_file", input)?;
-    let normalized = checked(ctx, &input.path)?;
+async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let content = args.string("content");
+    let normalized = checked(ctx, &args.string("path"))?;
     if normalized.is_empty() {
         return Err(ToolOutput::error("write_file needs a file name, not the vault's root."));
     }
     let all = entries(ctx).await?;
     let found = find(&normalized, &all).map_err(|e| ToolOutput::error(format!("{e}.")))?.cloned();
-    let lines_count = lines(&input.content).len();
+    let lines_count = lines(&content).len();
     match found {
         Some(entry) if entry.is_folder => Err(ToolOutput::error(format!("{} is a folder.", entry.path))),
         Some(entry) => {
-            let summary = format!(
-                "Replace the whole content of {} ({} → {} characters)",
-                entry.path,
-                entry.size,
-                input.content.len()
-            );
-            approved(ctx, "write_file", summary, json!({"path": entry.path, "content": input.content})).await?;
-            let content = input.content.clone();
+            let summary =
+                format!("Replace the whole content of {} ({} → {} characters)", entry.path, entry.size, content.len());
+            approved(ctx, "write_file", summary, json!({"path": entry.path, "content": content})).await?;
+            let content = content.clone();
             ctx.host
                 .vault_process(&entry.path, Box::new(move |_| Some(content.clone())))
                 .await
@@ -252,50 +229,27 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<To
         }
         None => {
             let path = with_note_extension(&normalized);
-            ctx.host.vault_create(&path, &input.content).await.map_err(io("create the note"))?;
+            ctx.host.vault_create(&path, &content).await.map_err(io("create the note"))?;
             Ok(ToolOutput::ok(format!("Created {path} ({lines_count} lines).")))
         }
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EditInput {
-    path: String,
-    operation: String,
-    #[serde(default)]
-    old_text: Option<String>,
-    #[serde(default)]
-    new_text: Option<String>,
-    #[serde(default)]
-    replace_all: bool,
-    #[serde(default)]
-    line: Option<usize>,
-    #[serde(default)]
-    position: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    start_line: Option<usize>,
-    #[serde(default)]
-    end_line: Option<usize>,
 }
 
 fn needs<T>(value: Option<T>, field: &str, operation: &str) -> Step<T> {
     value.ok_or_else(|| ToolOutput::error(format!("Invalid input for edit_file: {operation} needs {field}.")))
 }
 
-async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: EditInput = parse_input("edit_file", input)?;
-    let op = input.operation.as_str();
+async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let operation = args.string("operation");
+    let op = operation.as_str();
     let edit = match op {
         "replace" => Edit::Replace {
-            old: needs(input.old_text, "old_text", op)?,
-            new: needs(input.new_text, "new_text", op)?,
-            all: input.replace_all,
+            old: needs(args.str("old_text").map(str::to_owned), "old_text", op)?,
+            new: needs(args.str("new_text").map(str::to_owned), "new_text", op)?,
+            all: args.flag("replace_all"),
         },
         "insert" => {
-            let after = match input.position.as_deref().unwrap_or("after") {
+            let after = match args.str("position").unwrap_or("after") {
                 "after" => true,
                 "before" => false,
                 other => {
@@ -304,11 +258,15 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<Too
                     )))
                 }
             };
-            Edit::Insert { line: needs(input.line, "line", op)?, after, text: needs(input.text, "text", op)? }
+            Edit::Insert {
+                line: needs(args.number("line"), "line", op)?,
+                after,
+                text: needs(args.str("text").map(str::to_owned), "text", op)?,
+            }
         }
         "delete_lines" => Edit::DeleteLines {
-            start: needs(input.start_line, "start_line", op)?,
-            end: needs(input.end_line, "end_line", op)?,
+            start: needs(args.number("start_line"), "start_line", op)?,
+            end: needs(args.number("end_line"), "end_line", op)?,
         },
         other => {
             return Err(ToolOutput::error(format!(
@@ -316,7 +274,7 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<Too
             )))
         }
     };
-    let file = existing_file(ctx, &input.path).await?;
+    let file = existing_file(ctx, &args.string("path")).await?;
     // The edit runs inside the host's atomic read-modify-write; a refusal leaves the note as is.
     let refusal = std::rc::Rc::new(std::cell::RefCell::new(None));
     let seen = std::rc::Rc::clone(&refusal);
@@ -345,9 +303,8 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<Too
     }))
 }
 
-async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: PathInput = parse_input("create_folder", input)?;
-    let path = checked(ctx, &input.path)?;
+async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let path = checked(ctx, &args.string("path"))?;
     if path.is_empty() {
         return Err(ToolOutput::error("create_folder needs a folder name."));
     }
@@ -362,25 +319,16 @@ async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step
     }
 }
 
-async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: PathInput = parse_input("delete_file", input)?;
-    let file = existing_file(ctx, &input.path).await?;
+async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let file = existing_file(ctx, &args.string("path")).await?;
     approved(ctx, "delete_file", format!("Delete {} (to the trash)", file.path), json!({"path": file.path})).await?;
     ctx.host.vault_trash(&file.path).await.map_err(io("delete the note"))?;
     Ok(ToolOutput::ok(format!("Moved {} to the trash.", file.path)))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveInput {
-    from: String,
-    to: String,
-}
-
-async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: MoveInput = parse_input("move_file", input)?;
-    let file = existing_file(ctx, &input.from).await?;
-    let mut target = checked(ctx, &input.to)?;
+async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let file = existing_file(ctx, &args.string("from")).await?;
+    let mut target = checked(ctx, &args.string("to"))?;
     if target.is_empty() {
         return Err(ToolOutput::error("move_file needs a target path."));
     }
@@ -413,35 +361,20 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<Too
     Ok(ToolOutput::ok(format!("Moved {} to {target}.", file.path)))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchInput {
-    query: String,
-    #[serde(default)]
-    regex: bool,
-    #[serde(default)]
-    case_sensitive: bool,
-    #[serde(default)]
-    folder: Option<String>,
-    #[serde(default)]
-    max_results: Option<usize>,
-}
-
-async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: SearchInput = parse_input("search_files", input)?;
-    let matcher = Matcher::new(&input.query, input.regex, input.case_sensitive)
+async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let query = args.string("query");
+    let matcher = Matcher::new(&query, args.flag("regex"), args.flag("case_sensitive"))
         .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
-    let folder = match &input.folder {
+    let folder = match args.str("folder") {
         Some(f) => checked(ctx, f)?,
         None => String::new(),
     };
-    let limit = input.max_results.unwrap_or(20).clamp(1, MAX_RESULTS);
+    let limit = args.number("max_results").unwrap_or(20).clamp(1, MAX_RESULTS);
     let mut hits = Vec::new();
     let mut scanned = 0;
     for entry in entries(ctx).await? {
-        let in_folder =
-            folder.is_empty() || entry.path.to_lowercase().starts_with(&format!("{}/", folder.to_lowercase()));
-        let searchable = SEARCHABLE.iter().any(|ext| entry.path.to_lowercase().ends_with(ext));
+        let in_folder = folder.is_empty() || fold_case(&entry.path).starts_with(&format!("{}/", fold_case(&folder)));
+        let searchable = SEARCHABLE.iter().any(|ext| fold_case(&entry.path).ends_with(ext));
         if entry.is_folder || !in_folder || !searchable {
             continue;
         }
@@ -453,10 +386,10 @@ async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<
     }
     rank(&mut hits);
     if hits.is_empty() {
-        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).", input.query)));
+        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).", query)));
     }
     let total = hits.len();
-    let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", input.query);
+    let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", query);
     for hit in hits.iter().take(limit) {
         out.push_str(&format!(
             "\n\n{} — {} match{}{}",
@@ -475,32 +408,20 @@ async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<
     Ok(ToolOutput::ok(out))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ListInput {
-    #[serde(default)]
-    folder: Option<String>,
-    #[serde(default)]
-    glob: Option<String>,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: ListInput = parse_input("list_files", input)?;
-    let folder = match &input.folder {
+async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let folder = match args.str("folder") {
         Some(f) => checked(ctx, f)?,
         None => String::new(),
     };
-    let limit = input.limit.unwrap_or(50).clamp(1, MAX_LIST);
-    let prefix = if folder.is_empty() { String::new() } else { format!("{}/", folder.to_lowercase()) };
+    let limit = args.number("limit").unwrap_or(50).clamp(1, MAX_LIST);
+    let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
     let mut files: Vec<VaultEntry> = entries(ctx)
         .await?
         .into_iter()
-        .filter(|e| !e.is_folder && e.path.to_lowercase().starts_with(&prefix))
-        .filter(|e| input.glob.as_deref().is_none_or(|g| glob::matches(g, &e.path)))
+        .filter(|e| !e.is_folder && fold_case(&e.path).starts_with(&prefix))
+        .filter(|e| args.str("glob").is_none_or(|g| glob::matches(g, &e.path)))
         .collect();
-    files.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
+    crate::lean::sort_by(&mut files, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
     if files.is_empty() {
         return Ok(ToolOutput::ok("No files match."));
     }
@@ -515,9 +436,8 @@ async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<To
     Ok(ToolOutput::ok(out))
 }
 
-async fn get_file_info<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> Step<ToolOutput> {
-    let input: PathInput = parse_input("get_file_info", input)?;
-    let file = existing_file(ctx, &input.path).await?;
+async fn get_file_info<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let file = existing_file(ctx, &args.string("path")).await?;
     let text = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
     Ok(ToolOutput::ok(describe(&file, &text)))
 }
@@ -541,7 +461,7 @@ fn describe(file: &VaultEntry, text: &str) -> String {
                 && w[1..].chars().next().is_some_and(|c| !c.is_ascii_digit())
         })
         .collect();
-    tags.sort();
+    crate::lean::sort_by(&mut tags, |a, b| a.cmp(b));
     tags.dedup();
     let mut links: Vec<&str> = text
         .split("[[")
@@ -549,7 +469,7 @@ fn describe(file: &VaultEntry, text: &str) -> String {
         .filter_map(|s| s.split("]]").next())
         .map(|l| l.split('|').next().unwrap_or(l))
         .collect();
-    links.sort();
+    crate::lean::sort_by(&mut links, |a, b| a.cmp(b));
     links.dedup();
     format!(
         "{}\nsize: {} bytes\ncreated: {}\nmodified: {}\nlines: {}\nwords: {}\nheadings: {}\ntags: {}\nlinks: {}",

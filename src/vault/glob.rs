@@ -1,10 +1,12 @@
 //! Glob patterns for `list_files`: `*` (within a name), `**` (any folders), `?`, `[abc]`, and
 //! `{md,txt}` alternatives. Matched without case.
 
+use crate::lean::fold_case;
+
 /// Whether a vault path matches a glob pattern.
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let pattern = pattern.to_lowercase();
-    let path = path.to_lowercase();
+    let pattern = fold_case(pattern);
+    let path = fold_case(path);
     expand_braces(&pattern).iter().any(|p| match_segments(&split(p), &split(&path)))
 }
 

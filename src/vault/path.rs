@@ -3,6 +3,7 @@
 //! vault, NUL and control characters, percent-encoded dots and slashes, Unicode look-alikes of `.`
 //! `/` `\` and invisible characters, segments Windows cannot hold, and the protected folders.
 
+use crate::lean::fold_case;
 use thiserror::Error;
 
 /// Longest path accepted, in characters.
@@ -59,13 +60,13 @@ pub fn protected_folders(extra: &[String]) -> Vec<String> {
         .map(|s| (*s).to_owned())
         .chain(extra.iter().filter_map(|s| normalize(s, &[]).ok()))
         .filter(|s| !s.is_empty())
-        .map(|s| s.to_lowercase())
+        .map(|s| fold_case(&s))
         .collect()
 }
 
 /// Whether a normalised path is in a protected folder (compared without case).
 pub fn is_protected(path: &str, protected: &[String]) -> Option<String> {
-    let lower = path.to_lowercase();
+    let lower = fold_case(path);
     protected.iter().find(|p| lower == **p || lower.starts_with(&format!("{p}/"))).cloned()
 }
 
@@ -81,10 +82,10 @@ pub fn normalize(input: &str, protected: &[String]) -> Result<String, PathError>
     if let Some(c) = raw.chars().find(|c| is_look_alike(*c)) {
         return Err(PathError::LookAlike(u32::from(c)));
     }
-    let lower = raw.to_lowercase();
+    let lower = fold_case(raw);
     for code in ["%2e", "%2f", "%5c", "%00", "%25"] {
         if lower.contains(code) {
-            return Err(PathError::Encoded(code.to_uppercase()));
+            return Err(PathError::Encoded(code.to_ascii_uppercase()));
         }
     }
     let unified = raw.replace('\\', "/");

@@ -2,6 +2,7 @@
 //! is the only one; a note named without `.md` found with it.
 
 use super::path::{with_note_extension, PathError};
+use crate::lean::fold_case;
 
 /// A file or folder of the vault, as the host lists it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
@@ -23,8 +24,8 @@ pub fn find<'a>(path: &str, entries: &'a [VaultEntry]) -> Result<Option<&'a Vaul
         }
     }
     for candidate in [path, with_md.as_str()] {
-        let lower = candidate.to_lowercase();
-        let matches: Vec<&VaultEntry> = entries.iter().filter(|e| e.path.to_lowercase() == lower).collect();
+        let lower = fold_case(candidate);
+        let matches: Vec<&VaultEntry> = entries.iter().filter(|e| fold_case(&e.path) == lower).collect();
         match matches.len() {
             0 => continue,
             1 => return Ok(Some(matches[0])),

@@ -2,6 +2,7 @@
 //! (no pattern can make it backtrack for ever), over the vault's text files; results ranked and
 //! shown with excerpts.
 
+use crate::lean::fold_case;
 use regex_lite::{Regex, RegexBuilder};
 
 use super::resolve::VaultEntry;
@@ -34,7 +35,7 @@ impl Matcher {
                 .map(Matcher::Regex)
                 .map_err(|e| format!("the regular expression is not valid: {e}"))
         } else {
-            let needle = if case_sensitive { query.to_owned() } else { query.to_lowercase() };
+            let needle = if case_sensitive { query.to_owned() } else { fold_case(query) };
             Ok(Matcher::Plain { needle, case_sensitive })
         }
     }
@@ -43,7 +44,7 @@ impl Matcher {
     fn find(&self, line: &str) -> (usize, Option<usize>) {
         match self {
             Matcher::Plain { needle, case_sensitive } => {
-                let haystack = if *case_sensitive { line.to_owned() } else { line.to_lowercase() };
+                let haystack = if *case_sensitive { line.to_owned() } else { fold_case(line) };
                 let count = haystack.matches(needle.as_str()).count();
                 // Offsets of the lower-cased line may differ from the original's: excerpt from a
                 // char position instead.
@@ -120,7 +121,7 @@ pub fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> Option<
 /// Best first.
 pub fn rank(hits: &mut [FileHit]) {
     let newest = hits.iter().map(|h| h.modified_ms).max().unwrap_or(0);
-    hits.sort_by(|a, b| {
+    crate::lean::sort_by(hits, |a, b| {
         b.score(newest)
             .partial_cmp(&a.score(newest))
             .unwrap_or(std::cmp::Ordering::Equal)

@@ -83,7 +83,8 @@ pub fn js_message(value: &JsValue) -> String {
     Reflect::get(value, &JsValue::from_str("message"))
         .ok()
         .and_then(|m| m.as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
+        .or_else(|| js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| "an unknown error".to_owned())
 }
 
 fn is_abort(value: &JsValue) -> bool {

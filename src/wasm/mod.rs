@@ -403,7 +403,7 @@ impl WasmMessageProcessor {
         let core = self.core.clone();
         promise(async move {
             let decision: Decision =
-                serde_json::from_value(serde_json::Value::String(decision.clone())).map_err(|_| {
+                crate::lean::from_value(&serde_json::Value::String(decision.clone())).map_err(|_| {
                     format!("unknown approval decision {decision:?}: use approve_once, approve_conversation or reject")
                 })?;
             core.decide_approval(&id, decision).await.map_err(|e| e.to_string())

@@ -196,7 +196,6 @@ pub async fn run_turn<'a, H: Host>(
         notify_hub: input.notify_hub,
         approve: input.approve,
     };
-    let tool_defs = input.tools.definitions();
     let (mut outcome, open) = replay(resume);
     if let Some(step) = open {
         finish_open_step(host, &journal, &tool_ctx, input.tools, &mut outcome, step).await;
@@ -216,7 +215,12 @@ pub async fn run_turn<'a, H: Host>(
         for m in &outcome.messages {
             push_merged(&mut messages, m.clone());
         }
-        let call = ModelCall { system: input.system, history: input.history, messages: &messages, tools: &tool_defs };
+        let call = ModelCall {
+            system: input.system,
+            history: input.history,
+            messages: &messages,
+            tools: input.tools.request_json(),
+        };
         let response = call_with_retry(host, settings, call, &input.message.id).await?;
         outcome.model_calls += 1;
         if !step(host, &journal, &tool_ctx, input.tools, settings, &mut outcome, response).await {

@@ -16,6 +16,7 @@ use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::{ConversationStore, QuestionType};
 use crate::host::Host;
 use crate::llm::types::field;
+use crate::llm::types::tools_json;
 use crate::llm::ToolDef;
 use crate::message::RoutedMessage;
 use crate::settings::Settings;
@@ -149,18 +150,22 @@ pub struct ToolContext<'a, H: Host> {
 #[derive(Debug, Clone)]
 pub struct ToolRegistry {
     tools: Vec<BuiltinTool>,
+    /// The definitions as the request carries them, serialised once.
+    request_json: String,
 }
 
 impl Default for ToolRegistry {
     fn default() -> Self {
-        ToolRegistry { tools: BuiltinTool::ALL.to_vec() }
+        let tools = BuiltinTool::ALL.to_vec();
+        let definitions: Vec<ToolDef> = tools.iter().map(|t| t.definition()).chain(notes::definitions()).collect();
+        ToolRegistry { tools, request_json: tools_json(&definitions) }
     }
 }
 
 impl ToolRegistry {
-    /// Definitions for the request.
-    pub fn definitions(&self) -> Vec<ToolDef> {
-        self.tools.iter().map(|t| t.definition()).chain(notes::definitions()).collect()
+    /// The tools' definitions as the request's `tools` array.
+    pub fn request_json(&self) -> &str {
+        &self.request_json
     }
 
     /// Runs a tool call by name; an unknown name is an error result.

@@ -248,31 +248,16 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
             new: needs(args.str("new_text").map(str::to_owned), "new_text", op)?,
             all: args.flag("replace_all"),
         },
-        "insert" => {
-            let after = match args.str("position").unwrap_or("after") {
-                "after" => true,
-                "before" => false,
-                other => {
-                    return Err(ToolOutput::error(format!(
-                        "Invalid input for edit_file: position must be \"before\" or \"after\" (got {other:?})."
-                    )))
-                }
-            };
-            Edit::Insert {
-                line: needs(args.number("line"), "line", op)?,
-                after,
-                text: needs(args.str("text").map(str::to_owned), "text", op)?,
-            }
-        }
-        "delete_lines" => Edit::DeleteLines {
+        // The schema admits only these three operations and positions.
+        "insert" => Edit::Insert {
+            line: needs(args.number("line"), "line", op)?,
+            after: args.str("position") != Some("before"),
+            text: needs(args.str("text").map(str::to_owned), "text", op)?,
+        },
+        _ => Edit::DeleteLines {
             start: needs(args.number("start_line"), "start_line", op)?,
             end: needs(args.number("end_line"), "end_line", op)?,
         },
-        other => {
-            return Err(ToolOutput::error(format!(
-                "Invalid input for edit_file: operation must be replace, insert or delete_lines (got {other:?})."
-            )))
-        }
     };
     let file = existing_file(ctx, &args.string("path")).await?;
     // The edit runs inside the host's atomic read-modify-write; a refusal leaves the note as is.

@@ -8,6 +8,7 @@ import WebSocket from "ws";
 import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, VaultEntry } from "smarthole-core";
 import { HubSockets, type SocketLike } from "../core/hub-sockets.ts";
 import { NodeVault } from "./node-vault.ts";
+import { writeFileAtomic } from "./atomic-write.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -26,8 +27,6 @@ export interface NodeHostOptions {
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException)?.code === "ENOENT";
 }
-
-let tmpCounter = 0;
 
 export class NodeHost implements CoreHost {
   private readonly madeDirs = new Set<string>();
@@ -62,16 +61,6 @@ export class NodeHost implements CoreHost {
     this.madeDirs.add(dir);
   }
 
-  /** Flushes a folder so a rename or a new file in it survives power loss. */
-  private async syncDir(dir: string): Promise<void> {
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  }
-
   async readFile(relative: string): Promise<string | null> {
     try {
       return await readFile(this.resolve(relative), "utf8");
@@ -83,18 +72,8 @@ export class NodeHost implements CoreHost {
 
   async writeFileAtomic(relative: string, text: string): Promise<void> {
     const full = this.resolve(relative);
-    const dir = path.dirname(full);
-    await this.ensureDir(dir);
-    const tmp = path.join(dir, `.${path.basename(full)}.tmp-${process.pid}-${tmpCounter++}`);
-    const handle = await open(tmp, "w");
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, full);
-    await this.syncDir(dir);
+    await this.ensureDir(path.dirname(full));
+    await writeFileAtomic(full, text);
   }
 
   async appendFile(relative: string, text: string): Promise<void> {

@@ -3,10 +3,11 @@
 // (normalised, inside the vault, not protected); this class only refuses what would escape the
 // root. Differences from Obsidian: moving a note does not rewrite links to it, and there is no
 // editor, so no active note.
-import { mkdir, readFile, readdir, rename, stat, writeFile, open } from "node:fs/promises";
+import { mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { VaultEntry } from "smarthole-core";
 import type { VaultIO } from "../core/runtime.ts";
+import { writeFileAtomic } from "./atomic-write.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
 const TRASH = ".trash";
@@ -56,15 +57,7 @@ export class NodeVault implements VaultIO {
     const full = this.full(relative);
     const next = edit(await readFile(full, "utf8"));
     if (next === undefined) return false;
-    const tmp = `${full}.smarthole-tmp`;
-    const handle = await open(tmp, "w");
-    try {
-      await handle.writeFile(next, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, full);
+    await writeFileAtomic(full, next);
     return true;
   }
 

@@ -5,8 +5,9 @@
 //   // client posts to `${server.url}/v1/messages`; each POST consumes the next step
 //   await server.close();
 //
-// Every request body is validated against CreateMessageParams from the OpenAPI document in
-// shared/reference; the result is recorded (never enforced) so tests can assert on it.
+// Every request body is validated against CreateMessageParams from the Messages API's OpenAPI
+// document (tests/peers/anthropic-create-message.schema.json); the result is recorded (never
+// enforced) so tests can assert on it.
 // See tests/node/peer-anthropic.test.mjs for the behaviour of each step kind.
 
 import http from "node:http";
@@ -15,7 +16,9 @@ import { EventEmitter } from "node:events";
 import { performance } from "node:perf_hooks";
 import Ajv2020 from "ajv/dist/2020.js";
 
-const SPEC_URL = new URL("../../../shared/reference/anthropic-openapi.json", import.meta.url);
+// CreateMessageParams and what it references, extracted from shared/reference/anthropic-openapi.json
+// by scripts/extract-anthropic-schema.mjs (kept in the repository so a clone needs nothing else).
+const SPEC_URL = new URL("./anthropic-create-message.schema.json", import.meta.url);
 const STEP_KINDS = new Set([
   "text", "tool_use", "error", "stream_error", "reset", "malformed", "unknown_events", "hang", "pause_turn",
 ]);

@@ -8,14 +8,16 @@ use serde_json::Value;
 
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::context::push_merged;
-use crate::conversation::{ConversationStore, QuestionType};
+use crate::conversation::{ConversationStore, QuestionType, Schedule};
 use crate::event::{Event, Stage};
 use crate::host::{Host, LogLevel};
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::{
     retry, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,
 };
+use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
+use crate::schedule::StatePatch;
 use crate::settings::Settings;
 use crate::tools::{ToolContext, ToolEffect, ToolRegistry};
 use futures::future::LocalBoxFuture;
@@ -39,6 +41,8 @@ pub struct TurnInput<'a> {
     pub notify_hub: &'a dyn Fn(String),
     /// Asks the user to approve a tool's action.
     pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
+    /// The user's integrations (MCP servers) for this turn.
+    pub integrations: &'a [McpServer],
 }
 
 /// What a finished turn produced.
@@ -52,6 +56,12 @@ pub struct TurnOutcome {
     /// The question already went to the hub.
     pub question_sent_to_hub: bool,
     pub end_conversation: Option<String>,
+    /// The schedule the agent created (the last one wins).
+    pub schedule: Option<Schedule>,
+    /// State changes: a schedule's initial state and `state_update` calls, merged in order.
+    pub state: StatePatch,
+    /// The user's message did not answer the pending question, which stays open.
+    pub keep_question: bool,
     /// Something the user must know about how the turn ended (a limit hit, a refusal).
     pub notice: Option<String>,
     /// Model calls answered so far (merged messages would undercount them).
@@ -101,6 +111,12 @@ impl TurnOutcome {
                 self.question_sent_to_hub |= sent_to_hub;
             }
             ToolEffect::EndConversation { reason } => self.end_conversation = Some(reason.clone()),
+            ToolEffect::Schedule { schedule, state } => {
+                self.schedule = Some((**schedule).clone());
+                self.state.merge(state);
+            }
+            ToolEffect::StateUpdate { patch } => self.state.merge(patch),
+            ToolEffect::KeepQuestion => self.keep_question = true,
         }
     }
 }
@@ -195,7 +211,9 @@ pub async fn run_turn<'a, H: Host>(
         store: input.store,
         notify_hub: input.notify_hub,
         approve: input.approve,
+        integrations: input.integrations,
     };
+    let tools_json = input.tools.request_json(input.integrations);
     let (mut outcome, open) = replay(resume);
     if let Some(step) = open {
         finish_open_step(host, &journal, &tool_ctx, input.tools, &mut outcome, step).await;
@@ -215,12 +233,7 @@ pub async fn run_turn<'a, H: Host>(
         for m in &outcome.messages {
             push_merged(&mut messages, m.clone());
         }
-        let call = ModelCall {
-            system: input.system,
-            history: input.history,
-            messages: &messages,
-            tools: input.tools.request_json(),
-        };
+        let call = ModelCall { system: input.system, history: input.history, messages: &messages, tools: &tools_json };
         let response = call_with_retry(host, settings, call, &input.message.id).await?;
         outcome.model_calls += 1;
         if !step(host, &journal, &tool_ctx, input.tools, settings, &mut outcome, response).await {

@@ -75,6 +75,8 @@ pub enum Event {
     ApprovalRequested { request: Box<crate::approval::ApprovalRequest> },
     /// An approval request was approved, rejected or expired.
     ApprovalResolved { request: Box<crate::approval::ApprovalRequest> },
+    /// A scheduled run finished (or failed): the chat view tells the user.
+    ScheduledRun { conversation_id: String, message_id: String, ok: bool, text: String },
     /// A retrospection finished (seed 003 `onRetrospection`).
     Retrospection { conversation_id: String, conversation_title: String, content: String },
 }

@@ -10,6 +10,7 @@ use futures::future::LocalBoxFuture;
 use thiserror::Error;
 
 use crate::event::Event;
+use crate::mcp::{McpError, McpServer};
 use crate::vault::VaultEntry;
 
 /// A read-modify-write of a note's text: the new text, or `None` to leave it unchanged.
@@ -140,6 +141,24 @@ pub trait Host {
     async fn vault_rename(&self, from: &str, to: &str) -> Result<(), HostError>;
     /// The note open in the editor, if any.
     async fn active_note(&self) -> Option<String>;
+
+    /// The next time a 5-field cron expression fires strictly after `after_ms`, its times read
+    /// in the IANA zone `time_zone` (croner in the shim); `Ok(None)` when it never fires again,
+    /// `Err` with the reason when the expression or the zone is not valid.
+    fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String>;
+    /// The user's IANA time zone (`Europe/Paris`).
+    fn time_zone(&self) -> String;
+    /// The user's MCP servers, with their state and tools (a connection under way is waited for
+    /// briefly).
+    async fn mcp_servers(&self) -> Vec<McpServer>;
+    /// Calls a tool of a connected server; resolves with the raw `tools/call` result. Dropping
+    /// the future cancels the call.
+    async fn mcp_call(
+        &self,
+        server: &str,
+        tool: &str,
+        input: &serde_json::Value,
+    ) -> Result<serde_json::Value, McpError>;
 
     /// Sends a request; resolves once the status and headers are known.
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<Self::Body>, HostError>;

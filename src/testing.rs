@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use crate::event::Event;
 use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
 use crate::llm::ContentBlock;
+use crate::mcp::{McpError, McpServer, McpState};
 use crate::vault::VaultEntry;
 
 /// Virtual time when a `FakeHost` starts: 2026-02-05T10:00:00Z.
@@ -212,6 +213,13 @@ struct State {
     folders: RefCell<Vec<String>>,
     trash: RefCell<Vec<(String, String)>>,
     active: RefCell<Option<String>>,
+    /// The user's time zone (UTC unless a test sets one).
+    time_zone: RefCell<Option<String>>,
+    /// MCP servers, the scripted answers of their tools ("server/tool" → answers in order), and
+    /// the calls made.
+    mcp: RefCell<Vec<McpServer>>,
+    mcp_replies: RefCell<Vec<(String, Result<Value, McpError>)>>,
+    mcp_calls: RefCell<Vec<(String, String, Value)>>,
     /// Set when a crash point is reached: from then on nothing reaches disk, network or hub,
     /// as after a SIGKILL, until the test "restarts".
     frozen: Cell<bool>,
@@ -403,6 +411,28 @@ impl FakeHost {
     /// Sets the note open in the editor.
     pub fn set_active_note(&self, path: Option<&str>) {
         *self.state.active.borrow_mut() = path.map(str::to_owned);
+    }
+
+    /// Sets the user's IANA time zone.
+    pub fn set_time_zone(&self, zone: &str) {
+        *self.state.time_zone.borrow_mut() = Some(zone.to_owned());
+    }
+
+    /// Adds (or replaces) an MCP server as the shim would report it.
+    pub fn put_mcp_server(&self, server: McpServer) {
+        let mut servers = self.state.mcp.borrow_mut();
+        servers.retain(|s| s.name != server.name);
+        servers.push(server);
+    }
+
+    /// Queues an answer for the next call of `server`'s `tool`.
+    pub fn script_mcp(&self, server: &str, tool: &str, reply: Result<Value, McpError>) {
+        self.state.mcp_replies.borrow_mut().push((format!("{server}/{tool}"), reply));
+    }
+
+    /// MCP calls made: (server, tool, input).
+    pub fn mcp_calls(&self) -> Vec<(String, String, Value)> {
+        self.state.mcp_calls.borrow().clone()
     }
 
     /// Paths read so far, in order (tests check what start-up reads).
@@ -754,6 +784,44 @@ impl Host for FakeHost {
 
     async fn active_note(&self) -> Option<String> {
         self.state.active.borrow().clone()
+    }
+
+    fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String> {
+        use croner::parser::{CronParser, Seconds};
+        let zone: chrono_tz::Tz = time_zone.parse().map_err(|_| format!("unknown time zone {time_zone:?}"))?;
+        let parser = CronParser::builder().seconds(Seconds::Disallowed).build();
+        let cron = parser.parse(expression).map_err(|e| e.to_string())?;
+        let millis = i64::try_from(after_ms).map_err(|_| "time out of range".to_owned())?;
+        let start = chrono::DateTime::from_timestamp_millis(millis).ok_or("time out of range")?.with_timezone(&zone);
+        match cron.find_next_occurrence(&start, false) {
+            Ok(next) => Ok(u64::try_from(next.timestamp_millis()).ok()),
+            Err(croner::errors::CronError::TimeSearchLimitExceeded) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn time_zone(&self) -> String {
+        self.state.time_zone.borrow().clone().unwrap_or_else(|| "UTC".to_owned())
+    }
+
+    async fn mcp_servers(&self) -> Vec<McpServer> {
+        self.alive().await;
+        self.state.mcp.borrow().clone()
+    }
+
+    async fn mcp_call(&self, server: &str, tool: &str, input: &Value) -> Result<Value, McpError> {
+        self.alive().await;
+        self.state.mcp_calls.borrow_mut().push((server.to_owned(), tool.to_owned(), input.clone()));
+        let connected = self.state.mcp.borrow().iter().any(|s| s.name == server && s.state == McpState::Connected);
+        if !connected {
+            return Err(McpError::NotConnected(server.to_owned()));
+        }
+        let key = format!("{server}/{tool}");
+        let mut replies = self.state.mcp_replies.borrow_mut();
+        match replies.iter().position(|(k, _)| *k == key) {
+            Some(i) => replies.remove(i).1,
+            None => Ok(serde_json::json!({"content": [{"type": "text", "text": format!("{tool} ran")}]})),
+        }
     }
 
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {

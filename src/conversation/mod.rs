@@ -11,5 +11,8 @@ pub mod store;
 pub mod transcript;
 
 pub use line::{HistoryLine, LineRole, Turn, TurnEnd};
-pub use model::{Conversation, ConversationStatus, PendingQuestion, QuestionType, StatusEvent};
+pub use model::{
+    Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,
+    StatusEvent,
+};
 pub use store::{ConversationStore, RecordedTurn, StoreError};

@@ -106,17 +106,20 @@ pub fn transition(
     Ok(next)
 }
 
-/// How a scheduled conversation runs (filled in by the schedules work).
+/// How a scheduled conversation runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScheduleType {
+    /// Repeatedly, at the times of a 5-field cron expression in an IANA time zone.
     Cron,
+    /// Once, at `run_at`.
     Scheduled,
+    /// Once, at the worker's next tick.
     Immediate,
 }
 
-/// A conversation's schedule.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A conversation's schedule: what the worker runs, when, and how it has gone so far.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Schedule {
     #[serde(rename = "type")]
@@ -124,12 +127,69 @@ pub struct Schedule {
     /// The cron expression (`cron`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expression: Option<String>,
+    /// The IANA time zone the expression is read in (`cron`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
     /// When a one-time run happens (`scheduled`), ISO 8601.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_at: Option<String>,
-    /// When the worker runs it next, ISO 8601.
+    /// When the worker runs it next, ISO 8601; none while a run is under way or when paused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_run_at: Option<String>,
+    /// What each run does: the instruction the worker hands the agent.
+    #[serde(default)]
+    pub task: String,
+    /// No run after this time, ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_at: Option<String>,
+    /// No more runs than this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_runs: Option<u32>,
+    /// Runs started so far.
+    #[serde(default)]
+    pub runs: u32,
+    /// Failed runs in a row (a success resets it).
+    #[serde(default)]
+    pub failures: u32,
+    /// Stopped by the user, or after too many failures; resumable.
+    #[serde(default)]
+    pub paused: bool,
+    /// Why the last run failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    /// When the last run started, ISO 8601.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run_at: Option<String>,
+    /// The integrations (MCP servers) each run needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub integrations: Vec<String>,
+    /// The message of the run under way (claimed, not finished): a restart finishes that run
+    /// instead of claiming another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_run: Option<String>,
+}
+
+impl Schedule {
+    /// A schedule of `kind` for `task`, nothing else set.
+    pub fn new(kind: ScheduleType, task: impl Into<String>) -> Self {
+        Schedule {
+            kind,
+            expression: None,
+            time_zone: None,
+            run_at: None,
+            next_run_at: None,
+            task: task.into(),
+            end_at: None,
+            max_runs: None,
+            runs: 0,
+            failures: 0,
+            paused: false,
+            last_error: None,
+            last_run_at: None,
+            integrations: Vec::new(),
+            current_run: None,
+        }
+    }
 }
 
 /// The kind of a pending question.
@@ -292,10 +352,9 @@ mod tests {
     fn conversation_round_trips_with_the_seed_field_names() {
         let mut c = Conversation::new("c-1".into(), "2026-01-01T00:00:00.000Z".into());
         c.schedule = Some(Schedule {
-            kind: ScheduleType::Cron,
             expression: Some("0 8 * * 1-5".into()),
-            run_at: None,
             next_run_at: Some("2026-01-02T08:00:00.000Z".into()),
+            ..Schedule::new(ScheduleType::Cron, "summarise")
         });
         c.state.pending_question = Some(PendingQuestion {
             kind: QuestionType::Choice,

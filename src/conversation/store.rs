@@ -211,6 +211,53 @@ impl ConversationStore {
         Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
     }
 
+    /// A conversation's newest whole turns within `budget` tokens, whether or not it is current
+    /// (a scheduled run in a background conversation).
+    pub async fn history_of<H: Host>(&self, host: &H, id: &str, budget: usize) -> Result<MessagesJson, StoreError> {
+        if self.current.as_ref().is_some_and(|c| c.id == id) {
+            return Ok(self.history(budget));
+        }
+        let mut context = ContextCache::new();
+        for turn in load_turns(host, id, false).await? {
+            context.push_turn(&turn);
+        }
+        Ok(context.history(budget))
+    }
+
+    /// The recorded turn of a message in a given conversation.
+    pub async fn find_recorded_in<H: Host>(
+        &self,
+        host: &H,
+        id: &str,
+        message_id: &str,
+    ) -> Result<Option<RecordedTurn>, StoreError> {
+        if let Some(current) = self.current.as_ref().filter(|c| c.id == id) {
+            return Ok(current.recorded.get(message_id).cloned());
+        }
+        let turns = load_turns(host, id, false).await?;
+        Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
+    }
+
+    /// Appends a turn to a given conversation: the current one through [`append_turn`], another
+    /// (a background conversation's scheduled run) by one append to its log.
+    ///
+    /// [`append_turn`]: ConversationStore::append_turn
+    pub async fn append_turn_to<H: Host>(
+        &mut self,
+        host: &H,
+        id: &str,
+        lines: Vec<HistoryLine>,
+    ) -> Result<(), StoreError> {
+        if self.current.as_ref().is_some_and(|c| c.id == id) {
+            return self.append_turn(host, lines).await;
+        }
+        if self.index.get(id).is_none() {
+            return Err(StoreError::Unknown(id.to_owned()));
+        }
+        host.append_file(&log_path(id), &encode_lines(&lines)?).await?;
+        Ok(())
+    }
+
     /// Every line of a conversation's history (for summaries, retrospection, `get_conversation`).
     pub async fn read_lines<H: Host>(&mut self, host: &H, id: &str) -> Result<Vec<HistoryLine>, StoreError> {
         if self.find(host, id).await?.is_none() {
@@ -228,12 +275,7 @@ impl ConversationStore {
             Some(c) => c.id.clone(),
             None => self.open_conversation(host, provisional_title(&lines)).await?,
         };
-        let mut text = String::new();
-        for line in &lines {
-            text.push_str(&serde_json::to_string(line).map_err(|e| StoreError::Encode(e.to_string()))?);
-            text.push('\n');
-        }
-        host.append_file(&log_path(&id), &text).await?;
+        host.append_file(&log_path(&id), &encode_lines(&lines)?).await?;
         let untitled = self.index.get(&id).is_some_and(|c| c.title.is_none());
         let title = if untitled { provisional_title(&lines) } else { None };
         if let Some(current) = &mut self.current {
@@ -387,6 +429,16 @@ impl ConversationStore {
         self.index = index;
         Ok(())
     }
+}
+
+/// Lines as JSONL text.
+fn encode_lines(lines: &[HistoryLine]) -> Result<String, StoreError> {
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(&serde_json::to_string(line).map_err(|e| StoreError::Encode(e.to_string()))?);
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// A title to show until the model's one arrives: the start of the first user message.

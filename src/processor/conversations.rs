@@ -3,6 +3,7 @@
 //! happens in the background once a conversation ends (title, summary, retrospection), and the
 //! periodic cleanup of stale questions.
 
+use super::worker::{target_of, Target};
 use super::{Pipeline, Prepared, ProcessorError};
 use crate::agent::TurnOutcome;
 use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
@@ -11,6 +12,7 @@ use crate::conversation::{Conversation, ConversationStatus, PendingQuestion, Sta
 use crate::event::Event;
 use crate::host::{Host, LogLevel};
 use crate::llm::MessagesJson;
+use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
 use crate::prompt::{PromptContext, RecentConversation};
 use crate::retrospection::{prepend_section, reflect, RETROSPECTION_PATH};
@@ -33,26 +35,52 @@ pub struct TurnContext {
 
 impl<H: Host + 'static> Pipeline<H> {
     /// Before the turn: finds an earlier recording of the message; otherwise starts a new
-    /// conversation if the current one has been idle too long, and gathers its context.
-    pub(super) async fn prepare(&self, message: &RoutedMessage, settings: &Settings) -> Result<Prepared, StoreError> {
+    /// conversation if the current one has been idle too long, and gathers the context of the
+    /// conversation the message goes to (the current one, or a scheduled run's own).
+    pub(super) async fn prepare(
+        &self,
+        message: &RoutedMessage,
+        target: &Target,
+        settings: &Settings,
+        integrations: &[McpServer],
+    ) -> Result<Prepared, StoreError> {
         let host = &self.inner.host;
+        let budget = settings.context_token_budget as usize;
         let mut ended = None;
         let prepared = {
             let mut guard = self.inner.store.lock().await;
             let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
-            if let Some(turn) = store.find_recorded(host, &message.id).await? {
-                return Ok(Prepared::Recorded(turn));
-            }
             let now = host.now_ms();
-            if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
-                if starts_new_conversation(current, last, now, settings.idle_timeout_ms(), settings.state_timeout_ms())
-                {
-                    ended = store.end_current(host, "idle").await?;
+            let (conversation, history) = match target {
+                Target::Conversation(id) => {
+                    if let Some(turn) = store.find_recorded_in(host, id, &message.id).await? {
+                        return Ok(Prepared::Recorded(turn));
+                    }
+                    let conversation = store.find(host, id).await?.ok_or_else(|| StoreError::Unknown(id.clone()))?;
+                    (Some(conversation), store.history_of(host, id, budget).await?)
                 }
-            }
-            let pending_question = store
-                .current()
-                .filter(|c| !question_is_stale(c, now, settings.state_timeout_ms()))
+                Target::Current => {
+                    if let Some(turn) = store.find_recorded(host, &message.id).await? {
+                        return Ok(Prepared::Recorded(turn));
+                    }
+                    if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
+                        if starts_new_conversation(
+                            current,
+                            last,
+                            now,
+                            settings.idle_timeout_ms(),
+                            settings.state_timeout_ms(),
+                        ) {
+                            ended = store.end_current(host, "idle").await?;
+                        }
+                    }
+                    (store.current().cloned(), store.history(budget))
+                }
+            };
+            // A scheduled run does not answer the question its conversation may be waiting on.
+            let pending_question = conversation
+                .as_ref()
+                .filter(|c| *target == Target::Current && !question_is_stale(c, now, settings.state_timeout_ms()))
                 .and_then(|c| c.state.pending_question.clone());
             let recent = store
                 .recently_ended(RECALLED_CONVERSATIONS)
@@ -65,10 +93,18 @@ impl<H: Host + 'static> Pipeline<H> {
                     })
                 })
                 .collect();
-            Prepared::Fresh(TurnContext {
-                history: store.history(settings.context_token_budget as usize),
-                prompt: PromptContext { pending_question, recent },
-            })
+            Prepared::Fresh(Box::new(TurnContext {
+                history,
+                prompt: PromptContext {
+                    pending_question,
+                    recent,
+                    status: conversation.as_ref().map(|c| c.status),
+                    schedule: conversation.as_ref().and_then(|c| c.schedule.clone()),
+                    state: conversation.map(|c| c.state).unwrap_or_default(),
+                    integrations: integrations.to_vec(),
+                    time_zone: host.time_zone(),
+                },
+            }))
         };
         if let Some(ended) = ended {
             host.log(LogLevel::Info, &format!("conversation {} ended after being idle", ended.id));
@@ -77,55 +113,78 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(prepared)
     }
 
-    /// After the turn: appends it, then records the question it asked (or clears the one it
-    /// answered) and ends the conversation if the agent asked to.
+    /// After the turn: appends it to its conversation, then applies what the turn decided —
+    /// the question it asked (or clears the one it answered, unless the agent kept it open), the
+    /// schedule it created, its state changes — in one index write, and ends the conversation
+    /// if the agent asked to.
     pub(super) async fn record(&self, message: &RoutedMessage, outcome: &TurnOutcome) -> Result<(), StoreError> {
         let host = &self.inner.host;
+        let target = target_of(message);
         let mut updated = Vec::new();
         let mut ended = None;
         {
             let mut guard = self.inner.store.lock().await;
             let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
-            let before = store.current().cloned();
-            store.append_turn(host, super::history_lines(host, message, outcome)).await?;
-            let current =
-                store.current().cloned().ok_or_else(|| StoreError::Encode("no current conversation".to_owned()))?;
-            // Opened or titled by this turn (an approval may have opened it mid-turn).
-            if before.as_ref() != Some(&current) {
-                updated.push(current.clone());
-            }
+            let lines = super::history_lines(host, message, outcome);
+            let (id, before) = match &target {
+                Target::Current => {
+                    let before = store.current().cloned();
+                    store.append_turn(host, lines).await?;
+                    let id = store.current().map(|c| c.id.clone());
+                    (id.ok_or_else(|| StoreError::Encode("no current conversation".to_owned()))?, before)
+                }
+                Target::Conversation(id) => {
+                    let before = store.find(host, id).await?;
+                    store.append_turn_to(host, id, lines).await?;
+                    (id.clone(), before)
+                }
+            };
             let asked_at = format_iso(host.now_ms());
-            if let Some(q) = &outcome.question {
-                let question = PendingQuestion {
-                    kind: q.question_type,
-                    prompt: q.prompt.clone(),
-                    options: q.options.clone(),
-                    created_at: asked_at,
-                };
-                updated.push(
-                    store
-                        .update(host, &current.id, |c| {
-                            c.state.pending_question = Some(question);
-                            c.apply(StatusEvent::QuestionAsked).map(drop).map_err(StoreError::from)
-                        })
-                        .await?,
-                );
-            } else if current.status == ConversationStatus::WaitingInput {
-                updated.push(
-                    store
-                        .update(host, &current.id, |c| {
-                            c.state.pending_question = None;
-                            c.apply(StatusEvent::QuestionAnswered).map(drop).map_err(StoreError::from)
-                        })
-                        .await?,
-                );
+            let conversation = store
+                .update(host, &id, |c| {
+                    if let Some(schedule) = &outcome.schedule {
+                        // A run that creates a schedule replaces its own: its bookkeeping ends here.
+                        c.schedule = Some(schedule.clone());
+                        c.apply(StatusEvent::ScheduleCreated)?;
+                    }
+                    outcome.state.apply(&mut c.state);
+                    if outcome.end_conversation.is_some() && target != Target::Current {
+                        // A scheduled run that is done with its task ends the schedule.
+                        c.schedule = None;
+                        if c.status == ConversationStatus::Background {
+                            c.apply(StatusEvent::ScheduleCleared)?;
+                        }
+                    }
+                    if let Some(q) = &outcome.question {
+                        c.state.pending_question = Some(PendingQuestion {
+                            kind: q.question_type,
+                            prompt: q.prompt.clone(),
+                            options: q.options.clone(),
+                            created_at: asked_at.clone(),
+                        });
+                        c.apply(StatusEvent::QuestionAsked)?;
+                    } else if c.status == ConversationStatus::WaitingInput
+                        && target == Target::Current
+                        && !outcome.keep_question
+                    {
+                        c.state.pending_question = None;
+                        c.apply(StatusEvent::QuestionAnswered)?;
+                    }
+                    Ok(())
+                })
+                .await?;
+            // Opened, titled or changed by this turn (an approval may have opened it mid-turn).
+            if before.as_ref() != Some(&conversation) {
+                updated.push(conversation);
             }
             if let Some(reason) = &outcome.end_conversation {
-                ended = store.end_current(host, reason).await?;
+                if target == Target::Current {
+                    ended = store.end_current(host, reason).await?;
+                }
             }
         }
         for conversation in updated {
-            host.emit(&Event::ConversationUpdated { conversation: Box::new(conversation) });
+            self.conversation_changed(conversation);
         }
         if let Some(ended) = ended {
             self.conversation_ended(ended);
@@ -136,7 +195,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// A conversation ended: the UI is told, and its title, summary and retrospection are made
     /// in the background — never in the way of the user's reply.
     pub(super) fn conversation_ended(&self, ended: Conversation) {
-        self.inner.host.emit(&Event::ConversationUpdated { conversation: Box::new(ended.clone()) });
+        self.conversation_changed(ended.clone());
         let this = self.clone();
         self.spawn(async move { this.after_end(ended).await });
     }
@@ -180,7 +239,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 match updated {
                     Ok(conversation) => {
                         title = conversation.title.clone().unwrap_or(title);
-                        host.emit(&Event::ConversationUpdated { conversation: Box::new(conversation) });
+                        self.conversation_changed(conversation);
                     }
                     Err(e) => host.log(LogLevel::Warn, &format!("could not save the summary of {}: {e}", ended.id)),
                 }
@@ -248,7 +307,7 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         for conversation in &updated {
             host.log(LogLevel::Info, &format!("dropped the stale question of conversation {}", conversation.id));
-            host.emit(&Event::ConversationUpdated { conversation: Box::new(conversation.clone()) });
+            self.conversation_changed(conversation.clone());
         }
         Ok(updated.into_iter().map(|c| c.id).collect())
     }

@@ -10,6 +10,7 @@ mod hub;
 mod queue;
 mod tasks;
 mod view;
+mod worker;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -35,12 +36,15 @@ use crate::journal::Journal;
 use crate::llm::{ApiMessage, ErrorKind, LlmError, Role};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
 use crate::prompt::system_prompt;
+use crate::schedule::Timeline;
 use crate::settings::{Settings, SettingsError};
 use crate::time::{format_iso, parse_iso};
 use crate::tools::ToolRegistry;
 
 pub use queue::{FifoQueue, Ticket};
 use tasks::TaskSet;
+pub use worker::ScheduleChange;
+use worker::{target_of, Claim, Target};
 
 /// Code of a message refused before it reached the inbox.
 pub const INVALID_MESSAGE: &str = "invalid_message";
@@ -96,6 +100,10 @@ struct Inner<H: Host> {
     maintenance_started: Cell<bool>,
     hub: RefCell<HubClient>,
     approvals: ApprovalBook,
+    /// Background conversations by the time of their next run.
+    timeline: RefCell<Timeline>,
+    /// The last message the hub routed here (scheduled runs notify the hub as its answer).
+    last_hub_message: RefCell<Option<String>>,
 }
 
 /// The pipeline's shared state; cloned into the tasks it runs.
@@ -154,6 +162,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
             maintenance_started: Cell::new(false),
             hub: RefCell::new(HubClient::new()),
             approvals: ApprovalBook::default(),
+            timeline: RefCell::new(Timeline::default()),
+            last_hub_message: RefCell::new(None),
         });
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
@@ -303,6 +313,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.pipeline.pending_approvals()
     }
 
+    /// Pauses, resumes or deletes a conversation's schedule; returns the conversation.
+    pub async fn change_schedule(&self, id: &str, change: ScheduleChange) -> Result<Conversation, ProcessorError> {
+        Ok(self.pipeline.change_schedule(id, change).await?)
+    }
+
+    /// Conversations with a schedule, soonest run first.
+    pub async fn scheduled(&self) -> Vec<Conversation> {
+        self.pipeline.scheduled().await
+    }
+
+    /// Runs the worker's tick now (tests; the worker ticks every 30 s on its own).
+    pub async fn worker_tick(&self) {
+        self.pipeline.worker_tick().await;
+    }
+
     /// Background tasks running (summaries, retrospection, cleanup, messages in flight).
     pub fn running_tasks(&self) -> usize {
         self.pipeline.inner.tasks.running()
@@ -341,12 +366,14 @@ impl<H: Host + 'static> Pipeline<H> {
                 .extend(names.iter().filter_map(|n| n.strip_suffix(".json")).map(str::to_owned));
             drop(store);
             self.restore_approvals().await;
+            self.load_timeline().await;
         } else {
             drop(store);
         }
         if !self.inner.maintenance_started.replace(true) {
             self.cleanup_stale_states().await?;
             self.start_maintenance();
+            self.start_worker();
             self.configure_hub();
         }
         Ok(())
@@ -423,6 +450,7 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         host.emit(&Event::stage(&message.id, Stage::InboxWritten));
         if message.from_hub() {
+            *self.inner.last_hub_message.borrow_mut() = Some(message.id.clone());
             self.respond(&message.id, ResponseKind::Ack, ack(&message.id), host.now_ms());
             host.emit(&Event::stage(&message.id, Stage::AckSent));
         }
@@ -543,10 +571,24 @@ impl<H: Host + 'static> Pipeline<H> {
         let host = &self.inner.host;
         let message = entry.message.clone();
         let settings = self.settings();
-        let context = match self.prepare(&message, &settings).await {
+        let target = target_of(&message);
+        if let Target::Conversation(id) = &target {
+            match self.claim_run(&message, id).await {
+                Ok(Claim::Run) => {}
+                Ok(Claim::Skip(why)) => {
+                    host.log(LogLevel::Info, &format!("scheduled run {} skipped: {why}", message.id));
+                    self.clean_up(&message.id).await;
+                    return ProcessResult::cancelled(&message.id);
+                }
+                Err(e) => return self.storage_failure(&message, &e.to_string()),
+            }
+        }
+        let integrations = host.mcp_servers().await;
+        let context = match self.prepare(&message, &target, &settings, &integrations).await {
             Ok(Prepared::Recorded(turn)) => {
                 // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.
                 host.log(LogLevel::Info, &format!("message {} was already recorded; finishing it", message.id));
+                self.run_ended(&message, Ok(&turn.response)).await;
                 self.clean_up(&message.id).await;
                 return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
             }
@@ -572,6 +614,7 @@ impl<H: Host + 'static> Pipeline<H> {
             store: &self.inner.store,
             notify_hub: &notify_hub,
             approve: &approve,
+            integrations: &integrations,
         };
         let (abort, registration) = AbortHandle::new_pair();
         *self.inner.current.borrow_mut() = Some(CurrentRun { message_id: message.id.clone(), abort });
@@ -610,6 +653,7 @@ impl<H: Host + 'static> Pipeline<H> {
         match self.record(message, &outcome).await {
             Ok(()) => {
                 host.emit(&Event::stage(&message.id, Stage::HistoryRecorded));
+                self.run_ended(message, Ok(result.response.as_deref().unwrap_or(""))).await;
                 self.clean_up(&message.id).await;
             }
             Err(e) => {
@@ -630,6 +674,7 @@ impl<H: Host + 'static> Pipeline<H> {
 
     async fn finish_cancelled(&self, message: &RoutedMessage) -> ProcessResult {
         self.inner.host.log(LogLevel::Info, &format!("message {} stopped by the user", message.id));
+        self.run_ended(message, Ok("stopped by the user")).await;
         self.clean_up(&message.id).await;
         ProcessResult::cancelled(&message.id)
     }
@@ -649,7 +694,11 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         entry.last_error = Some(error.to_string());
         entry.last_error_code = Some(error.kind.code().to_owned());
-        if entry.attempts >= MAX_ATTEMPTS {
+        if let Target::Conversation(_) = target_of(&message) {
+            // A scheduled run is not retried from the inbox: its schedule decides what follows.
+            self.run_ended(&message, Err(&user_message)).await;
+            self.clean_up(&message.id).await;
+        } else if entry.attempts >= MAX_ATTEMPTS {
             self.give_up(&entry, &error.to_string()).await;
         } else {
             if let Err(e) = inbox::save(host, &entry).await {
@@ -679,7 +728,7 @@ impl<H: Host + 'static> Pipeline<H> {
 /// What `prepare` found: the message was already recorded, or the context to answer it with.
 enum Prepared {
     Recorded(crate::conversation::RecordedTurn),
-    Fresh(conversations::TurnContext),
+    Fresh(Box<conversations::TurnContext>),
 }
 
 /// When a message was sent, for how recent its notification is (now, if its time is unreadable).

@@ -6,7 +6,6 @@
 use super::{Pipeline, ProcessorError};
 use crate::conversation::boundary::starts_new_conversation;
 use crate::conversation::{Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
-use crate::event::Event;
 use crate::host::Host;
 use crate::ids::new_id;
 use crate::llm::ContentBlock;
@@ -101,7 +100,7 @@ impl<H: Host + 'static> Pipeline<H> {
         if let Some(ended) = ended {
             self.conversation_ended(ended);
         }
-        self.inner.host.emit(&Event::ConversationUpdated { conversation: Box::new(opened.clone()) });
+        self.conversation_changed(opened.clone());
         Ok(opened)
     }
 

@@ -63,6 +63,11 @@ impl Args {
         self.fields.get(name).and_then(Value::as_bool).unwrap_or(false)
     }
 
+    /// An object field.
+    pub fn object(&self, name: &str) -> Option<&serde_json::Map<String, Value>> {
+        self.fields.get(name).and_then(Value::as_object)
+    }
+
     /// A list of strings, empty when absent.
     pub fn strings(&self, name: &str) -> Vec<String> {
         let items = self.fields.get(name).and_then(Value::as_array);
@@ -78,6 +83,7 @@ fn check(name: &str, property: &Value, value: &Value) -> Result<(), String> {
         "integer" => value.is_u64() || value.is_i64(),
         "boolean" => value.is_boolean(),
         "array" => value.as_array().is_some_and(|items| items.iter().all(Value::is_string)),
+        "object" => value.is_object(),
         _ => true,
     };
     if !ok {
@@ -106,6 +112,7 @@ fn article(kind: &str) -> &'static str {
         "string" => "a string",
         "integer" => "a whole number",
         "boolean" => "true or false",
+        "object" => "an object",
         _ => "a value of another type",
     }
 }
@@ -134,7 +141,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":50},"all":{"type":"boolean"},"tags":{"type":"array","items":{"type":"string"}},"mode":{"type":"string","enum":["a","b"]}},"required":["path"]}"#;
+    const SCHEMA: &str = r#"{"type":"object","properties":{"meta":{"type":"object"},"path":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":50},"all":{"type":"boolean"},"tags":{"type":"array","items":{"type":"string"}},"mode":{"type":"string","enum":["a","b"]}},"required":["path"]}"#;
 
     fn error(input: Value) -> String {
         Args::parse("t", SCHEMA, &input).unwrap_err().content
@@ -156,7 +163,7 @@ mod tests {
         assert_eq!(error(json!({})), "Invalid input for t: missing field `path`.");
         assert_eq!(
             error(json!({"path": "x", "file": 1})),
-            "Invalid input for t: unknown field `file`, expected one of `all`, `limit`, `mode`, `path`, `tags`."
+            "Invalid input for t: unknown field `file`, expected one of `all`, `limit`, `meta`, `mode`, `path`, `tags`."
         );
         assert_eq!(error(json!({"path": 7})), "Invalid input for t: `path` must be a string, got integer 7.");
         assert_eq!(

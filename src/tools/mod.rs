@@ -5,20 +5,24 @@
 mod args;
 mod end_conversation;
 mod get_conversation;
+mod integrations;
 mod needs_input;
 mod notes;
+mod schedule;
 mod send_message;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
-use crate::conversation::{ConversationStore, QuestionType};
+use crate::conversation::{ConversationStore, QuestionType, Schedule};
 use crate::host::Host;
 use crate::llm::types::field;
 use crate::llm::types::tools_json;
 use crate::llm::ToolDef;
+use crate::mcp::{self, McpServer};
 use crate::message::RoutedMessage;
+use crate::schedule::StatePatch;
 use crate::settings::Settings;
 pub use args::Args;
 use futures::future::LocalBoxFuture;
@@ -32,12 +36,22 @@ pub enum BuiltinTool {
     EndConversation,
     GetConversation,
     NeedsInput,
+    KeepQuestionOpen,
+    CreateSchedule,
+    StateUpdate,
 }
 
 impl BuiltinTool {
     /// Every built-in tool, in the order offered to the model.
-    pub const ALL: [BuiltinTool; 4] =
-        [BuiltinTool::SendMessage, BuiltinTool::NeedsInput, BuiltinTool::EndConversation, BuiltinTool::GetConversation];
+    pub const ALL: [BuiltinTool; 7] = [
+        BuiltinTool::SendMessage,
+        BuiltinTool::NeedsInput,
+        BuiltinTool::KeepQuestionOpen,
+        BuiltinTool::EndConversation,
+        BuiltinTool::GetConversation,
+        BuiltinTool::CreateSchedule,
+        BuiltinTool::StateUpdate,
+    ];
 
     /// The name the model calls it by.
     pub fn name(self) -> &'static str {
@@ -46,6 +60,9 @@ impl BuiltinTool {
             BuiltinTool::EndConversation => end_conversation::NAME,
             BuiltinTool::GetConversation => get_conversation::NAME,
             BuiltinTool::NeedsInput => needs_input::NAME,
+            BuiltinTool::KeepQuestionOpen => schedule::KEEP,
+            BuiltinTool::CreateSchedule => schedule::CREATE,
+            BuiltinTool::StateUpdate => schedule::STATE,
         }
     }
 
@@ -56,6 +73,9 @@ impl BuiltinTool {
             BuiltinTool::EndConversation => end_conversation::definition(),
             BuiltinTool::GetConversation => get_conversation::definition(),
             BuiltinTool::NeedsInput => needs_input::definition(),
+            BuiltinTool::KeepQuestionOpen => schedule::keep_definition(),
+            BuiltinTool::CreateSchedule => schedule::create_definition(),
+            BuiltinTool::StateUpdate => schedule::state_definition(),
         }
     }
 }
@@ -78,6 +98,12 @@ pub enum ToolEffect {
     },
     /// The conversation ends once this turn is recorded.
     EndConversation { reason: String },
+    /// The conversation gets this schedule (and initial state) once the turn is recorded.
+    Schedule { schedule: Box<Schedule>, state: StatePatch },
+    /// The conversation's state changes once the turn is recorded.
+    StateUpdate { patch: StatePatch },
+    /// The user's message did not answer the pending question: it stays open.
+    KeepQuestion,
 }
 
 /// An effect as read (flat, like `llm::types::FlatBlock`, for the bundle's size).
@@ -91,6 +117,11 @@ struct FlatEffect {
     options: Vec<String>,
     sent_to_hub: Option<bool>,
     reason: Option<String>,
+    schedule: Option<Box<Schedule>>,
+    #[serde(default)]
+    state: StatePatch,
+    #[serde(default)]
+    patch: StatePatch,
 }
 
 impl TryFrom<FlatEffect> for ToolEffect {
@@ -107,6 +138,9 @@ impl TryFrom<FlatEffect> for ToolEffect {
                 sent_to_hub: field(f.sent_to_hub, kind, "sent_to_hub")?,
             }),
             "end_conversation" => Ok(ToolEffect::EndConversation { reason: field(f.reason, kind, "reason")? }),
+            "schedule" => Ok(ToolEffect::Schedule { schedule: field(f.schedule, kind, "schedule")?, state: f.state }),
+            "state_update" => Ok(ToolEffect::StateUpdate { patch: f.patch }),
+            "keep_question" => Ok(ToolEffect::KeepQuestion),
             other => Err(format!("unknown tool effect {other:?}")),
         }
     }
@@ -144,13 +178,17 @@ pub struct ToolContext<'a, H: Host> {
     pub notify_hub: &'a dyn Fn(String),
     /// Asks the user to approve an action and waits for the answer (or its expiry).
     pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
+    /// The user's integrations (MCP servers) as they were when the turn started.
+    pub integrations: &'a [McpServer],
 }
 
-/// The tools offered in a turn: the conversation tools, then the note tools.
+/// The tools offered in a turn: the conversation tools, the note tools, then the connected
+/// integrations' tools.
 #[derive(Debug, Clone)]
 pub struct ToolRegistry {
     tools: Vec<BuiltinTool>,
-    /// The definitions as the request carries them, serialised once.
+    definitions: Vec<ToolDef>,
+    /// The built-in definitions as the request carries them, serialised once.
     request_json: String,
 }
 
@@ -158,20 +196,29 @@ impl Default for ToolRegistry {
     fn default() -> Self {
         let tools = BuiltinTool::ALL.to_vec();
         let definitions: Vec<ToolDef> = tools.iter().map(|t| t.definition()).chain(notes::definitions()).collect();
-        ToolRegistry { tools, request_json: tools_json(&definitions) }
+        let request_json = tools_json(&definitions);
+        ToolRegistry { tools, definitions, request_json }
     }
 }
 
 impl ToolRegistry {
-    /// The tools' definitions as the request's `tools` array.
-    pub fn request_json(&self) -> &str {
-        &self.request_json
+    /// The request's `tools` array: the built-in ones (serialised once) and, when integrations
+    /// are connected, theirs.
+    pub fn request_json(&self, integrations: &[McpServer]) -> String {
+        let extra = mcp::definitions(integrations);
+        if extra.is_empty() {
+            return self.request_json.clone();
+        }
+        tools_json(&[self.definitions.as_slice(), extra.as_slice()].concat())
     }
 
     /// Runs a tool call by name; an unknown name is an error result.
     pub async fn run<H: Host>(&self, ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
         if notes::has(name) {
             return notes::run(ctx, name, input).await;
+        }
+        if name.starts_with(mcp::TOOL_PREFIX) {
+            return integrations::call(ctx, name, input).await;
         }
         let Some(tool) = self.tools.iter().copied().find(|t| t.name() == name) else {
             let known: Vec<&str> = self.tools.iter().map(|t| t.name()).chain(notes::names()).collect();
@@ -182,6 +229,9 @@ impl ToolRegistry {
             BuiltinTool::EndConversation => end_conversation::run(input),
             BuiltinTool::GetConversation => get_conversation::run(ctx.host, ctx.store, input).await,
             BuiltinTool::NeedsInput => needs_input::run(ctx, input),
+            BuiltinTool::KeepQuestionOpen => schedule::keep_question(),
+            BuiltinTool::CreateSchedule => schedule::create(ctx, input).await,
+            BuiltinTool::StateUpdate => schedule::state_update(input),
         }
     }
 }

@@ -73,6 +73,17 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
         Ok(o) => o,
         Err(why) => return ToolOutput::error(format!("Invalid input for needs_input: {why}.")),
     };
+    ToolOutput {
+        content: "Question shown to the user. End your turn now; their answer will arrive as the next message."
+            .to_owned(),
+        is_error: false,
+        effect: ask(ctx, kind, prompt, options),
+    }
+}
+
+/// Shows a question: a card in the chat view and, for a message from the hub, a notification.
+/// Returns the effect that makes the turn wait for the answer.
+pub fn ask<H: Host>(ctx: &ToolContext<'_, H>, kind: QuestionType, prompt: String, options: Vec<String>) -> ToolEffect {
     ctx.host.emit(&Event::AgentMessage {
         message_id: ctx.message.id.clone(),
         content: prompt.clone(),
@@ -94,12 +105,7 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
         );
         (ctx.notify_hub)(frame);
     }
-    ToolOutput {
-        content: "Question shown to the user. End your turn now; their answer will arrive as the next message."
-            .to_owned(),
-        is_error: false,
-        effect: ToolEffect::Question { question_type: kind, prompt, options, sent_to_hub: to_hub },
-    }
+    ToolEffect::Question { question_type: kind, prompt, options, sent_to_hub: to_hub }
 }
 
 #[cfg(test)]

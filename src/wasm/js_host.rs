@@ -13,6 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::Callbacks;
 use crate::event::Event;
 use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::mcp::{McpError, McpServer};
 use crate::vault::VaultEntry;
 
 #[wasm_bindgen]
@@ -49,6 +50,14 @@ extern "C" {
     fn vault_rename(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeNote)]
     fn active_note(this: &JsHostObject) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = cronNext)]
+    fn cron_next(this: &JsHostObject, expression: &str, time_zone: &str, after_ms: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, js_name = timeZone)]
+    fn time_zone(this: &JsHostObject) -> String;
+    #[wasm_bindgen(method, catch, js_name = mcpServers)]
+    fn mcp_servers(this: &JsHostObject) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = mcpCall)]
+    fn mcp_call(this: &JsHostObject, server: &str, tool: &str, input: JsValue) -> Result<JsMcpCall, JsValue>;
     #[wasm_bindgen(method, catch, js_name = httpStart)]
     fn http_start(this: &JsHostObject, request: JsValue) -> Result<JsHttpHandle, JsValue>;
     #[wasm_bindgen(method, catch, js_name = hubConnect)]
@@ -69,6 +78,13 @@ extern "C" {
     pub type JsHttpHandle;
     #[wasm_bindgen(method, getter)]
     fn response(this: &JsHttpHandle) -> Promise;
+
+    /// An MCP call in flight (`{result, abort}`).
+    pub type JsMcpCall;
+    #[wasm_bindgen(method, getter)]
+    fn result(this: &JsMcpCall) -> Promise;
+    #[wasm_bindgen(method, js_name = abort)]
+    fn abort_call(this: &JsMcpCall);
     #[wasm_bindgen(method, catch)]
     fn read(this: &JsHttpHandle) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method)]
@@ -105,6 +121,28 @@ fn net_error(value: JsValue) -> HostError {
 
 async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, HostError> {
     JsFuture::from(promise.map_err(io_error)?).await.map_err(io_error)
+}
+
+/// Aborts an MCP call that is dropped before it settles.
+struct AbortOnDrop(Option<JsMcpCall>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(call) = self.0.take() {
+            call.abort_call();
+        }
+    }
+}
+
+/// An MCP error from the shim: its `kind` (`not_connected`, `unauthorized`) says which.
+fn mcp_error(server: &str, value: &JsValue) -> McpError {
+    let kind = Reflect::get(value, &JsValue::from_str("kind")).ok().and_then(|k| k.as_string());
+    let message = js_message(value);
+    match kind.as_deref() {
+        Some("not_connected") => McpError::NotConnected(server.to_owned()),
+        Some("unauthorized") => McpError::Unauthorized { server: server.to_owned(), message },
+        _ => McpError::Failed(message),
+    }
 }
 
 /// A value crossing to JS: serialised once with serde_json and parsed by the JS engine. Cheaper
@@ -258,6 +296,43 @@ impl Host for JsHost {
 
     async fn active_note(&self) -> Option<String> {
         settle(self.object.active_note()).await.ok().and_then(|v| v.as_string())
+    }
+
+    fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String> {
+        let next = self.object.cron_next(expression, time_zone, after_ms as f64).map_err(|e| js_message(&e))?;
+        Ok(next.as_f64().filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| ms as Millis))
+    }
+
+    fn time_zone(&self) -> String {
+        self.object.time_zone()
+    }
+
+    async fn mcp_servers(&self) -> Vec<McpServer> {
+        match settle(self.object.mcp_servers()).await {
+            Ok(value) => serde_json::from_value(from_js(&value)).unwrap_or_else(|e| {
+                self.log(LogLevel::Warn, &format!("the host listed its MCP servers badly: {e}"));
+                Vec::new()
+            }),
+            Err(e) => {
+                self.log(LogLevel::Warn, &format!("could not list the MCP servers: {e}"));
+                Vec::new()
+            }
+        }
+    }
+
+    async fn mcp_call(
+        &self,
+        server: &str,
+        tool: &str,
+        input: &serde_json::Value,
+    ) -> Result<serde_json::Value, McpError> {
+        let call = self.object.mcp_call(server, tool, to_js(input)).map_err(|e| mcp_error(server, &e))?;
+        let pending = JsFuture::from(call.result());
+        // Dropped before it settles (Stop), the call is aborted.
+        let mut guard = AbortOnDrop(Some(call));
+        let result = pending.await;
+        guard.0 = None;
+        result.map(|v| from_js(&v)).map_err(|e| mcp_error(server, &e))
     }
 
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<JsBody>, HostError> {

@@ -106,6 +106,14 @@ export interface ApprovalRequest {
   note?: string;
 }
 
+/** An MCP server as the core sees it. */
+export interface McpServerInfo {
+  name: string;
+  state: "connected" | "connecting" | "failed" | "unauthorized" | "unsupported";
+  error?: string;
+  tools: { name: string; description?: string; inputSchema?: unknown }[];
+}
+
 /** A file or folder of the vault. */
 export interface VaultEntry {
   path: string;
@@ -214,6 +222,15 @@ export interface CoreHost {
   vaultRename(from: string, to: string): Promise<void>;
   /** The path of the note open in the editor, or null. */
   activeNote(): Promise<string | null>;
+  /** The next time (ms) a 5-field cron expression fires strictly after afterMs, in IANA zone
+   *  timeZone (croner); null when never again; throws with the reason when invalid. */
+  cronNext(expression: string, timeZone: string, afterMs: number): number | null;
+  /** The user's IANA time zone. */
+  timeZone(): string;
+  /** The configured MCP servers, their state and tools. */
+  mcpServers(): Promise<McpServerInfo[]>;
+  /** Calls an MCP tool; the result is the raw tools/call result. Errors carry a kind. */
+  mcpCall(server: string, tool: string, input: unknown): { result: Promise<unknown>; abort(): void };
   httpStart(request: HttpRequestSpec): HttpHandle;
   /** Opens WebSocket `socket` to the hub; report its events with hubOpened/hubFrame/hubClosed. */
   hubConnect(socket: number, url: string): void;

@@ -1,0 +1,376 @@
+//! Schedules and the worker, in virtual time: cron runs across daylight-saving changes, no
+//! double run when a run outlasts the tick, missed runs at start-up run once, a worker run never
+//! overlaps a chat turn, pause after 3 failures, one-time runs, state, questions.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use smarthole_agent::conversation::{Conversation, ConversationStatus, LineRole};
+use smarthole_agent::event::Event;
+use smarthole_agent::host::Host;
+use smarthole_agent::processor::ScheduleChange;
+use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::time::{format_iso, parse_iso};
+use smarthole_agent::MessageProcessor;
+
+const MINUTE: u64 = 60_000;
+const HOUR: u64 = 60 * MINUTE;
+const DAY: u64 = 24 * HOUR;
+
+/// A host whose clock reads `iso`, in `zone`.
+fn host_at(iso: &str, zone: &str) -> FakeHost {
+    let host = FakeHost::new();
+    host.set_time_zone(zone);
+    let at = parse_iso(iso).unwrap();
+    host.advance(at - host.now());
+    host
+}
+
+/// The agent creates a schedule in a chat turn; returns what the model was told.
+fn create(host: &FakeHost, p: &MessageProcessor<FakeHost>, id: &str, input: Value) -> (String, bool) {
+    host.script([Reply::tools("", &[("s1", "create_schedule", input)]), Reply::text("Done.")]);
+    let result = host.run(p.process(direct(id, "please schedule this")));
+    assert!(result.success, "{result:?}");
+    let requests = host.requests();
+    let last = requests.last().unwrap();
+    let block = last.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .rfind(|b| b["type"] == "tool_result")
+        .unwrap();
+    (block["content"].as_str().unwrap().to_owned(), block["is_error"] == json!(true))
+}
+
+/// Scheduled runs so far: (message id, when it was due, whether it succeeded), in order.
+fn runs(host: &FakeHost) -> Vec<(String, u64, bool)> {
+    host.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Response { result } if result.message_id.starts_with("worker-") => {
+                let due = result.message_id.rsplit('-').next().unwrap().parse().unwrap();
+                Some((result.message_id, due, result.success))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn due_times(host: &FakeHost) -> Vec<String> {
+    runs(host).into_iter().map(|(_, due, _)| format_iso(due)).collect()
+}
+
+/// Model requests made for scheduled runs, with when they went out.
+fn run_requests(host: &FakeHost) -> Vec<u64> {
+    host.requests_matching("Scheduled run (").iter().map(|r| r.at_ms).collect()
+}
+
+fn scheduled_conversation(host: &FakeHost, p: &MessageProcessor<FakeHost>) -> Conversation {
+    host.run(p.scheduled()).into_iter().next().expect("a scheduled conversation")
+}
+
+#[test]
+fn cron_runs_follow_croner_across_both_daylight_saving_changes() {
+    let host = host_at("2026-03-26T12:00:00Z", "Europe/Paris");
+    let p = processor(&host);
+    let (told, is_error) =
+        create(&host, &p, "a", json!({"type": "cron", "expression": "30 2 * * *", "task": "water the plants"}));
+    assert!(!is_error, "{told}");
+    assert!(told.contains("first run at 2026-03-27T01:30:00.000Z"), "{told}");
+    host.run_for(5 * DAY);
+    // 02:30 does not exist on 29 March in Paris: croner runs it at 03:00 (01:00 UTC).
+    assert_eq!(
+        due_times(&host),
+        [
+            "2026-03-27T01:30:00.000Z",
+            "2026-03-28T01:30:00.000Z",
+            "2026-03-29T01:00:00.000Z",
+            "2026-03-30T00:30:00.000Z",
+            "2026-03-31T00:30:00.000Z"
+        ]
+    );
+    for (at, (_, due, ok)) in run_requests(&host).iter().zip(runs(&host)) {
+        assert!(ok);
+        assert!(*at >= due && *at < due + 30_000, "run at its time, within a tick");
+    }
+
+    let host = host_at("2026-10-22T12:00:00Z", "Europe/Paris");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "30 2 * * *", "task": "water the plants"}));
+    host.run_for(5 * DAY);
+    // 02:30 happens twice on 25 October: one run.
+    assert_eq!(
+        due_times(&host),
+        [
+            "2026-10-23T00:30:00.000Z",
+            "2026-10-24T00:30:00.000Z",
+            "2026-10-25T00:30:00.000Z",
+            "2026-10-26T01:30:00.000Z",
+            "2026-10-27T01:30:00.000Z"
+        ]
+    );
+}
+
+#[test]
+fn a_run_that_outlasts_the_tick_runs_once() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "immediate", "task": "write a long report"}));
+    // 300 chunks, one a second: the run takes five minutes, ten ticks.
+    host.script_matching("Scheduled run (", Reply::slow_text(&"word ".repeat(300), 1_000));
+    host.run_for(20 * MINUTE);
+    assert_eq!(run_requests(&host).len(), 1, "one model call for the run");
+    assert_eq!(runs(&host).len(), 1);
+    let conversation = host.run(p.conversations()).unwrap().pop().unwrap();
+    assert_eq!(conversation.schedule, None, "a one-time run clears its schedule");
+    assert_eq!(conversation.status, ConversationStatus::Active);
+}
+
+#[test]
+fn runs_missed_while_the_app_was_closed_run_once_at_start_up() {
+    let host = host_at("2026-02-05T10:10:00Z", "UTC");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "0 * * * *", "task": "check the inbox note"}));
+    p.dispose();
+    drop(p);
+    // Closed for five hours: 11:00 … 15:00 are missed.
+    host.advance(5 * HOUR);
+    let p = processor(&host);
+    host.run_for(MINUTE);
+    assert_eq!(due_times(&host), ["2026-02-05T11:00:00.000Z"], "one run for all the missed times");
+    let schedule = scheduled_conversation(&host, &p).schedule.unwrap();
+    assert_eq!(schedule.next_run_at.as_deref(), Some("2026-02-05T16:00:00.000Z"), "then the next time after now");
+    assert_eq!(schedule.runs, 1);
+    host.run_for(HOUR);
+    assert_eq!(due_times(&host).len(), 2);
+}
+
+#[test]
+fn a_scheduled_run_waits_for_the_chat_turn_in_flight() {
+    let host = host_at("2026-02-05T10:58:00Z", "UTC");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "0 * * * *", "task": "tidy up"}));
+    // A chat answer that takes five minutes is under way when the 11:00 run comes due.
+    host.script([Reply::slow_text(&"long ".repeat(300), 1_000)]);
+    let chat = p.process(direct("b", "tell me a long story"));
+    let (result, ()) = host.run(futures::future::join(chat, host.sleep(10 * MINUTE)));
+    assert!(result.success);
+    let chat_request = host.requests_matching("tell me a long story")[0].at_ms;
+    let run = run_requests(&host)[0];
+    assert!(
+        run >= chat_request + 300_000,
+        "the run's model call ({run}) came after the chat answer finished ({chat_request} + 5 min)"
+    );
+    let order: Vec<String> = host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Response { result } => Some(result.message_id),
+            _ => None,
+        })
+        .collect();
+    let chat_done = order.iter().position(|id| id == "b").unwrap();
+    let run_done = order.iter().position(|id| id.starts_with("worker-")).unwrap();
+    assert!(chat_done < run_done);
+}
+
+#[test]
+fn three_failed_runs_in_a_row_pause_the_job_until_resumed() {
+    let host = host_at("2026-02-05T10:00:30Z", "UTC");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "*/10 * * * *", "task": "sync"}));
+    for _ in 0..3 {
+        host.script_matching("Scheduled run (", Reply::error(400, "invalid_request_error"));
+    }
+    host.run_for(HOUR);
+    let attempts: Vec<bool> = runs(&host).into_iter().map(|(_, _, ok)| ok).collect();
+    assert_eq!(attempts, [false, false, false], "no run after the third failure");
+    let conversation = scheduled_conversation(&host, &p);
+    let schedule = conversation.schedule.clone().unwrap();
+    assert!(schedule.paused);
+    assert_eq!(schedule.failures, 3);
+    assert!(schedule.last_error.is_some());
+    let paused_notice =
+        host.events().into_iter().any(|e| matches!(e, Event::Notice { text, .. } if text.contains("paused")));
+    assert!(paused_notice, "the user is told");
+    assert!(
+        host.paths_under("inbox").is_empty() && host.paths_under("failed").is_empty(),
+        "failed runs are not retried from the inbox"
+    );
+
+    host.run(p.change_schedule(&conversation.id, ScheduleChange::Resume)).unwrap();
+    host.run_for(10 * MINUTE);
+    assert_eq!(runs(&host).last().unwrap().2, true, "runs again once resumed");
+    assert_eq!(scheduled_conversation(&host, &p).schedule.unwrap().failures, 0);
+}
+
+#[test]
+fn a_one_time_run_happens_at_its_time_in_its_own_conversation_then_the_schedule_goes() {
+    let host = host_at("2026-02-05T10:00:00Z", "UTC");
+    let p = processor(&host);
+    let (told, _) = create(
+        &host,
+        &p,
+        "a",
+        json!({"type": "scheduled", "run_at": "2026-02-05T12:00:00+01:00", "task": "remind me to call Bob"}),
+    );
+    assert!(told.contains("first run at 2026-02-05T11:00:00.000Z"), "{told}");
+    let background = scheduled_conversation(&host, &p);
+    assert_eq!(background.status, ConversationStatus::Background);
+    // The user starts another chat meanwhile.
+    host.run(p.new_conversation()).unwrap();
+    host.script([Reply::text("Hi!")]);
+    host.run(p.process(direct("b", "hello")));
+    host.script_matching("Scheduled run (", Reply::text("Reminder: call Bob."));
+    host.run_for(2 * HOUR);
+    assert_eq!(due_times(&host), ["2026-02-05T11:00:00.000Z"]);
+    let lines = host.run(p.conversation_lines(&background.id)).unwrap();
+    let run_lines: Vec<&str> = lines.iter().map(|l| l.source.as_str()).collect();
+    assert!(
+        run_lines.ends_with(&["worker", "worker"]),
+        "the run's lines are in the background conversation: {run_lines:?}"
+    );
+    let current = host.run(p.current_conversation()).unwrap();
+    assert_ne!(current.id, background.id, "the user's chat is untouched");
+    let after = host.run(p.conversations()).unwrap().into_iter().find(|c| c.id == background.id).unwrap();
+    assert_eq!((after.schedule, after.status), (None, ConversationStatus::Active));
+    let notified = host
+        .events()
+        .into_iter()
+        .any(|e| matches!(e, Event::ScheduledRun { ok: true, text, .. } if text.contains("Reminder: call Bob.")));
+    assert!(notified, "the chat view hears of the run");
+}
+
+#[test]
+fn bad_schedules_are_explained_to_the_model_and_nothing_is_scheduled() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    for (i, (input, expected)) in [
+        (json!({"type": "cron", "expression": "0 8 * * * *", "task": "x"}), "has 6 fields"),
+        (json!({"type": "cron", "expression": "61 8 * * *", "task": "x"}), "is not valid"),
+        (
+            json!({"type": "cron", "expression": "0 8 * * *", "time_zone": "Mars/Base", "task": "x"}),
+            "unknown time zone",
+        ),
+        (json!({"type": "scheduled", "run_at": "2020-01-01T00:00:00Z", "task": "x"}), "is in the past"),
+        (json!({"type": "scheduled", "run_at": "next friday", "task": "x"}), "ISO 8601"),
+        (json!({"type": "weekly", "task": "x"}), "must be one of"),
+        (json!({"type": "immediate"}), "missing field `task`"),
+        (json!({"type": "immediate", "task": "x", "state": {"stage": 1}}), "unknown field `stage`"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (told, is_error) = create(&host, &p, &format!("m{i}"), input.clone());
+        assert!(is_error && told.contains(expected), "{input}: {told}");
+    }
+    assert!(host.run(p.scheduled()).is_empty());
+}
+
+#[test]
+fn state_updates_merge_and_the_next_run_sees_them() {
+    let host = host_at("2026-02-05T10:00:00Z", "UTC");
+    let p = processor(&host);
+    create(
+        &host,
+        &p,
+        "a",
+        json!({"type": "cron", "expression": "0 * * * *", "task": "count new notes", "state": {"step": "start", "data": {"seen": 0}}}),
+    );
+    host.script_matching(
+        "Scheduled run (",
+        Reply::tools("", &[("u1", "state_update", json!({"step": "counting", "data": {"seen": 4, "last": "a.md"}}))]),
+    );
+    host.run_for(HOUR + MINUTE);
+    let state = scheduled_conversation(&host, &p).state;
+    assert_eq!(state.step.as_deref(), Some("counting"));
+    assert_eq!(state.data.get("seen"), Some(&json!(4)));
+    assert_eq!(state.data.len(), 2);
+    host.run_for(HOUR);
+    let second = host.requests_matching("Scheduled run (").last().unwrap().body["system"][1]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(second.contains(r#""step":"counting""#) && second.contains("count new notes"), "{second}");
+}
+
+#[test]
+fn pausing_and_deleting_from_the_chat_view() {
+    let host = host_at("2026-02-05T10:00:00Z", "UTC");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "*/5 * * * *", "task": "poll"}));
+    let id = scheduled_conversation(&host, &p).id;
+    let paused = host.run(p.change_schedule(&id, ScheduleChange::Pause)).unwrap();
+    assert!(paused.schedule.as_ref().unwrap().paused);
+    host.run_for(HOUR);
+    assert!(runs(&host).is_empty(), "a paused job does not run");
+    let deleted = host.run(p.change_schedule(&id, ScheduleChange::Delete)).unwrap();
+    assert_eq!((deleted.schedule, deleted.status), (None, ConversationStatus::Active));
+    assert!(host.run(p.change_schedule(&id, ScheduleChange::Pause)).is_err(), "nothing left to pause");
+}
+
+#[test]
+fn a_question_holds_the_job_and_the_answer_returns_it_to_the_background() {
+    let host = host_at("2026-02-05T10:00:00Z", "UTC");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "*/10 * * * *", "task": "report"}));
+    host.script([Reply::tools(
+        "",
+        &[("q1", "needs_input", json!({"type": "choice", "prompt": "Which folder?", "options": ["Work", "Home"]}))],
+    )]);
+    host.run(p.process(direct("b", "change where the reports go")));
+    let waiting = scheduled_conversation(&host, &p);
+    assert_eq!(waiting.status, ConversationStatus::WaitingInput);
+    host.run_for(30 * MINUTE);
+    assert!(runs(&host).is_empty(), "the worker leaves a conversation waiting for the user");
+
+    // Off-topic: the user asks something else; the question stays open.
+    host.script([Reply::tools("It is 10:30.", &[("k1", "keep_question_open", json!({}))]), Reply::text("")]);
+    host.run(p.process(direct("c", "what time is it?")));
+    let still = scheduled_conversation(&host, &p);
+    assert_eq!(still.status, ConversationStatus::WaitingInput);
+    assert_eq!(still.state.pending_question.as_ref().unwrap().prompt, "Which folder?");
+
+    host.script([Reply::text("Reports go to Work from now on.")]);
+    host.run(p.process(direct("d", "Work")));
+    let answered = scheduled_conversation(&host, &p);
+    assert_eq!(answered.status, ConversationStatus::Background, "back to its background work");
+    assert!(answered.state.pending_question.is_none());
+    host.run_for(10 * MINUTE);
+    assert_eq!(runs(&host).len(), 1);
+}
+
+#[test]
+fn a_crash_during_a_run_is_finished_once_after_the_restart() {
+    let host = host_at("2026-02-05T10:00:00Z", "UTC");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "0 11 * * *", "task": "daily digest"}));
+    host.script_matching("Scheduled run (", Reply::slow_text("The digest is", 1_000));
+    let crashed = host.run_until(
+        host.sleep(2 * HOUR),
+        |e| matches!(e, Event::TextDelta { message_id, .. } if message_id.starts_with("worker-")),
+    );
+    assert!(crashed.is_none(), "the app died in the middle of the run");
+    drop(p);
+    let claimed = host.file("conversations/index.json").unwrap();
+    assert!(claimed.contains("\"currentRun\":\"worker-"), "the run was claimed before it started");
+
+    host.script_matching("Scheduled run (", Reply::text("Digest: 3 new notes."));
+    let p = processor(&host);
+    host.run(p.reprocess_pending()).unwrap();
+    host.run_for(MINUTE);
+    let finished: Vec<_> = runs(&host).into_iter().filter(|(_, _, ok)| *ok).collect();
+    assert_eq!(finished.len(), 1, "the interrupted run is finished, and no second run is claimed");
+    let conversation = scheduled_conversation(&host, &p);
+    let schedule = conversation.schedule.unwrap();
+    assert_eq!((schedule.runs, schedule.current_run), (1, None));
+    assert_eq!(schedule.next_run_at.as_deref(), Some("2026-02-06T11:00:00.000Z"));
+    let lines = host.run(p.conversation_lines(&conversation.id)).unwrap();
+    assert_eq!(
+        lines.iter().filter(|l| l.source.as_str() == "worker" && l.role == LineRole::User).count(),
+        1,
+        "recorded once"
+    );
+}

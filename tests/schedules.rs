@@ -202,7 +202,7 @@ fn three_failed_runs_in_a_row_pause_the_job_until_resumed() {
 
     host.run(p.change_schedule(&conversation.id, ScheduleChange::Resume)).unwrap();
     host.run_for(10 * MINUTE);
-    assert_eq!(runs(&host).last().unwrap().2, true, "runs again once resumed");
+    assert!(runs(&host).last().unwrap().2, "runs again once resumed");
     assert_eq!(scheduled_conversation(&host, &p).schedule.unwrap().failures, 0);
 }
 

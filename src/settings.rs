@@ -53,6 +53,49 @@ pub struct Settings {
     pub protected_folders: Vec<String>,
     /// Tools whose approval is given in advance (`write_file`, `delete_file`, `move_file`).
     pub auto_approve_tools: Vec<String>,
+    /// The user's MCP servers (the shim connects them; the core checks them here).
+    pub mcp_servers: Vec<McpServerConfig>,
+}
+
+/// An MCP server the user configured: a command (stdio) or a URL (Streamable HTTP).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct McpServerConfig {
+    /// How tools are named (`mcp__<name>__<tool>`) and how the user and the agent refer to it.
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
+}
+
+impl McpServerConfig {
+    /// What is wrong with it, if anything.
+    fn problem(&self) -> Option<String> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= 32
+            && self.name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            && !self.name.contains("__");
+        if !name_ok {
+            return Some("the name must be 1 to 32 letters, digits, - or _ (no double _)".to_owned());
+        }
+        let command = self.command.as_deref().map(str::trim).filter(|c| !c.is_empty());
+        let url = self.url.as_deref().map(str::trim).filter(|u| !u.is_empty());
+        match (command, url) {
+            (Some(_), Some(_)) => Some("give either a command or a URL, not both".to_owned()),
+            (None, None) => Some("give a command (a local server) or a URL (a remote one)".to_owned()),
+            (None, Some(url)) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+                Some(format!("the URL must start with http:// or https:// (got {url:?})"))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The tools that ask the user before they act.
@@ -113,6 +156,7 @@ impl Default for Settings {
             hub_description: DEFAULT_DESCRIPTION.to_owned(),
             protected_folders: Vec::new(),
             auto_approve_tools: Vec::new(),
+            mcp_servers: Vec::new(),
         }
     }
 }
@@ -136,6 +180,8 @@ pub enum SettingsError {
     ProtectedFolder { folder: String, reason: String },
     #[error("{0:?} cannot be auto-approved: only write_file, delete_file and move_file ask for approval")]
     AutoApprove(String),
+    #[error("integration {name:?}: {reason}")]
+    McpServer { name: String, reason: String },
     #[error("settings are not valid: {0}")]
     Shape(String),
 }
@@ -177,6 +223,17 @@ impl Settings {
         if let Some(tool) = self.auto_approve_tools.iter().find(|t| !APPROVAL_TOOLS.contains(&t.as_str())) {
             return Err(SettingsError::AutoApprove(tool.clone()));
         }
+        for (i, server) in self.mcp_servers.iter().enumerate() {
+            let problem = server.problem().or_else(|| {
+                self.mcp_servers[..i]
+                    .iter()
+                    .any(|s| s.name == server.name)
+                    .then(|| "two integrations have this name".to_owned())
+            });
+            if let Some(reason) = problem {
+                return Err(SettingsError::McpServer { name: server.name.clone(), reason });
+            }
+        }
         Ok(())
     }
 
@@ -192,6 +249,23 @@ impl Settings {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn integrations_are_checked() {
+        let ok = json!({"mcpServers": [{"name": "everything", "command": "node", "args": ["server.js"]}, {"name": "remote", "url": "https://mcp.example.invalid/mcp", "headers": {"Authorization": "Bearer x"}}]});
+        assert_eq!(Settings::from_json(ok).unwrap().mcp_servers.len(), 2);
+        for (servers, expected) in [
+            (json!([{"name": "bad name", "command": "x"}]), "the name must be"),
+            (json!([{"name": "a__b", "command": "x"}]), "no double _"),
+            (json!([{"name": "a"}]), "give a command"),
+            (json!([{"name": "a", "command": "x", "url": "http://x"}]), "not both"),
+            (json!([{"name": "a", "url": "ftp://x"}]), "must start with http"),
+            (json!([{"name": "a", "command": "x"}, {"name": "a", "command": "y"}]), "two integrations"),
+        ] {
+            let err = Settings::from_json(json!({"mcpServers": servers})).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err}");
+        }
+    }
 
     #[test]
     fn defaults_are_valid_and_partial_json_fills_in() {

@@ -65,6 +65,18 @@ export function makeHost(replies) {
     emit(event) { host.events.push(event); },
     log(level, message) { host.logs.push(`${level}: ${message}`); },
     randomU32() { return (Math.random() * 2 ** 32) >>> 0; },
+    async vaultList() { return []; },
+    async vaultRead(p) { throw new Error(`${p} does not exist`); },
+    async vaultCreate() {},
+    async vaultProcess() { return false; },
+    async vaultCreateFolder() {},
+    async vaultTrash() {},
+    async vaultRename() {},
+    async activeNote() { return null; },
+    cronNext(_e, _z, after) { return after + 60000; },
+    timeZone() { return "UTC"; },
+    async mcpServers() { return []; },
+    mcpCall() { return { result: Promise.reject(Object.assign(new Error("not connected"), { kind: "not_connected" })), abort() {} }; },
   };
   return host;
 }

@@ -85,6 +85,16 @@ impl<H: Host + 'static> Pipeline<H> {
             _ => None,
         };
         self.inner.timeline.borrow_mut().set(&conversation.id, next);
+        // A run due before the next tick (an `immediate` one, a time just ahead) is not kept
+        // waiting for it.
+        let now = self.inner.host.now_ms();
+        if let Some(at) = next.filter(|at| *at < now + TICK_MS) {
+            let this = self.clone();
+            self.spawn(async move {
+                this.inner.host.sleep(at.saturating_sub(now)).await;
+                this.worker_tick().await;
+            });
+        }
     }
 
     /// A conversation's metadata changed: the UI is told and the timeline follows.

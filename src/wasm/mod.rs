@@ -14,7 +14,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::approval::Decision;
 use crate::event::Event;
-use crate::processor::MessageProcessor;
+use crate::processor::{MessageProcessor, ScheduleChange};
 use crate::settings::Settings;
 use js_host::{deliver, from_js, to_js, JsHost};
 
@@ -84,6 +84,39 @@ export interface CoreSettings {
   protectedFolders?: string[];
   /** Tools approved in advance: any of "write_file", "delete_file", "move_file". */
   autoApproveTools?: string[];
+  /** The user's MCP servers (integrations). */
+  mcpServers?: McpServerConfig[];
+}
+
+/** An MCP server: a command (stdio, desktop only) or a URL (Streamable HTTP). */
+export interface McpServerConfig {
+  name: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+}
+
+export type ScheduleChange = "pause" | "resume" | "delete";
+
+/** A conversation's schedule. */
+export interface Schedule {
+  type: "cron" | "scheduled" | "immediate";
+  expression?: string;
+  timeZone?: string;
+  runAt?: string;
+  nextRunAt?: string;
+  task: string;
+  endAt?: string;
+  maxRuns?: number;
+  runs: number;
+  failures: number;
+  paused: boolean;
+  lastError?: string;
+  lastRunAt?: string;
+  integrations?: string[];
+  currentRun?: string;
 }
 
 export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired";
@@ -157,7 +190,7 @@ export interface Conversation {
   createdAt: string;
   endedAt?: string;
   endReason?: string;
-  schedule?: { type: "cron" | "scheduled" | "immediate"; expression?: string; runAt?: string; nextRunAt?: string };
+  schedule?: Schedule;
   state: { context: Record<string, unknown>; step?: string; data: Record<string, unknown>; pendingQuestion?: PendingQuestion };
   providerSessionId?: string;
 }
@@ -179,7 +212,8 @@ export type CoreEvent =
   | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }
   | { type: "hub_status"; status: HubStatus; detail?: string }
   | { type: "approval_requested"; request: ApprovalRequest }
-  | { type: "approval_resolved"; request: ApprovalRequest };
+  | { type: "approval_resolved"; request: ApprovalRequest }
+  | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
 
 export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";
 
@@ -431,6 +465,32 @@ impl WasmMessageProcessor {
     #[wasm_bindgen(js_name = pendingApprovals, unchecked_return_type = "ApprovalRequest[]")]
     pub fn pending_approvals(&self) -> JsValue {
         to_js(&self.core.pending_approvals())
+    }
+
+    /// Pauses, resumes or deletes a conversation's schedule; resolves with the conversation.
+    #[wasm_bindgen(js_name = changeSchedule, unchecked_return_type = "Promise<Conversation>")]
+    pub fn change_schedule(
+        &self,
+        id: String,
+        #[wasm_bindgen(unchecked_param_type = "ScheduleChange")] change: String,
+    ) -> Promise {
+        let core = self.core.clone();
+        promise(async move {
+            let change = match change.as_str() {
+                "pause" => ScheduleChange::Pause,
+                "resume" => ScheduleChange::Resume,
+                "delete" => ScheduleChange::Delete,
+                other => return Err(format!("unknown schedule change {other:?}: use pause, resume or delete")),
+            };
+            core.change_schedule(&id, change).await.map_err(|e| e.to_string())
+        })
+    }
+
+    /// Conversations with a schedule, soonest run first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Conversation[]>")]
+    pub fn scheduled(&self) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.scheduled().await) })
     }
 
     /// Stops the message in flight and every background task (the plugin unloading).

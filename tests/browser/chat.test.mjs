@@ -154,3 +154,26 @@ test("an approval card: Reject keeps the note, Approve once sends it to the tras
   await chat.shot("9-approved");
   assert.deepEqual(chat.errors, []);
 });
+
+test("a schedule created in chat shows under the title and can be paused from there and from Tasks", async () => {
+  const { page, model } = chat;
+  model.enqueue(
+    { kind: "tool_use", tools: [{ name: "create_schedule", input: { type: "cron", expression: "0 8 * * 1-5", task: "Summarise yesterday's daily note." } }] },
+    { kind: "text", text: "Every weekday at 8 I will summarise yesterday's daily note." },
+  );
+  await type(page, "Every weekday at 8, summarise yesterday's daily note");
+  const bar = page.locator(".smarthole-schedule");
+  await bar.locator(".smarthole-schedule-text").waitFor();
+  assert.match(await bar.textContent(), /Runs on cron “0 8 \* \* 1-5” .* next run .*Summarise yesterday's daily note\./);
+  await chat.shot("10-schedule");
+  await bar.locator("button >> text=Pause").click();
+  await page.waitForFunction(() => document.querySelector(".smarthole-schedule")?.textContent?.includes("paused"));
+  await page.click(".smarthole-tasks-button");
+  const task = page.locator(".smarthole-task").first();
+  await task.waitFor();
+  assert.match(await task.textContent(), /paused/);
+  await task.locator("button >> text=Resume").click();
+  await page.waitForFunction(() => document.querySelector(".smarthole-schedule")?.textContent?.includes("next run"));
+  await chat.shot("11-tasks");
+  assert.deepEqual(chat.errors, []);
+});

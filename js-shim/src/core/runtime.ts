@@ -15,8 +15,11 @@ import type {
   MessageProcessor,
   ProcessResult,
   RoutedMessage,
+  ScheduleChange,
 } from "smarthole-core";
 import { HubSockets, type SocketLike } from "./hub-sockets.ts";
+import { cronNext, localTimeZone } from "./clock.ts";
+import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
 
 /** The platform's files (paths relative to `.smarthole/`) and HTTP. */
@@ -33,6 +36,8 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 export interface RuntimeOptions {
   io: HostIO;
   vault: VaultIO;
+  /** Starts command-line MCP servers; null where processes cannot be started (mobile, a page). */
+  mcpStdio?: StdioFactory | null;
   openSocket: (url: string) => SocketLike;
   /** Settings as the core takes them (the API key included, never persisted by the core). */
   settings: () => CoreSettings;
@@ -61,6 +66,7 @@ export function isTrap(error: unknown): boolean {
 
 export class CoreRuntime {
   readonly hub: HubSockets;
+  readonly mcp: McpConnections;
   private core: Core | null = null;
   private processor: MessageProcessor | null = null;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
@@ -80,6 +86,7 @@ export class CoreRuntime {
       frame: (socket, text) => this.call((p) => p.hubFrame(socket, text)),
       closed: (socket, why) => this.call((p) => p.hubClosed(socket, why)),
     };
+    this.mcp = new McpConnections(options.mcpStdio ?? null, (m) => this.log("info", m));
     const io = options.io;
     const vault = options.vault;
     this.host = {
@@ -97,6 +104,10 @@ export class CoreRuntime {
       vaultTrash: (p) => vault.vaultTrash(p),
       vaultRename: (a, b) => vault.vaultRename(a, b),
       activeNote: () => vault.activeNote(),
+      cronNext: (e, z, after) => cronNext(e, z, after),
+      timeZone: () => localTimeZone(),
+      mcpServers: () => this.mcp.servers(),
+      mcpCall: (server, tool, input) => this.mcp.call(server, tool, input),
       httpStart: (r) => io.httpStart(r),
       hubConnect: (socket, url) => this.hub.connect(socket, url),
       hubDisconnect: (socket) => this.hub.disconnect(socket),
@@ -146,7 +157,10 @@ export class CoreRuntime {
     if (this.disposed) return;
     performance.mark("smarthole:core-loaded");
     this.defaults = this.core.defaultSettings();
-    this.processor = new this.core.MessageProcessor(this.host, this.options.settings());
+    const settings = this.options.settings();
+    this.processor = new this.core.MessageProcessor(this.host, settings);
+    // Checked by the core just now: connect the integrations it accepted.
+    this.mcp.configure(settings.mcpServers ?? []);
     await this.processor.initialize();
     performance.mark("smarthole:initialized");
     const pending = await this.processor.reprocessPending();
@@ -275,7 +289,18 @@ export class CoreRuntime {
 
   /** New settings; throws with the core's message when they are invalid. */
   updateSettings(): void {
-    if (this.processor) this.call((p) => p.updateSettings(this.options.settings()));
+    if (!this.processor) return;
+    const settings = this.options.settings();
+    this.call((p) => p.updateSettings(settings));
+    this.mcp.configure(settings.mcpServers ?? []);
+  }
+
+  scheduled(): Promise<Conversation[]> {
+    return this.call((p) => p.scheduled());
+  }
+
+  changeSchedule(id: string, change: ScheduleChange): Promise<Conversation> {
+    return this.call((p) => p.changeSchedule(id, change));
   }
 
   /** Stops everything: the message in flight, background work, timers, sockets. */
@@ -283,6 +308,7 @@ export class CoreRuntime {
     this.disposed = true;
     this.readyFlag = false;
     this.hub.closeAll();
+    this.mcp.closeAll();
     const processor = this.processor;
     this.processor = null;
     try {

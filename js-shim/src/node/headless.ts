@@ -2,7 +2,7 @@
 //
 //   node js-shim/dist/headless.js --vault DIR [--llm-base-url URL] [--model NAME]
 //        [--api-key-env VAR] [--max-tokens N] [--no-stream] [--once TEXT | --once-json JSON]
-//        [--hub URL] [--hub-name NAME] [--approvals reject|approve] [--verbose]
+//        [--hub URL] [--hub-name NAME] [--approvals reject|approve] [--mcp-config FILE] [--verbose]
 //
 // --once: finish what a previous run left in the inbox, process one message, print its
 // ProcessResult as JSON on stdout, exit (0 on success). Without --once: a chat on the terminal
@@ -11,11 +11,11 @@
 // hub routes here, and keeps running after its input ends until SIGTERM or SIGINT. There is no
 // approval card here: --approvals says how every approval request is answered (rejected unless
 // told otherwise, so nothing is overwritten, deleted or moved by a run nobody watches).
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import type { ApprovalDecision, CoreEvent, CoreSettings, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
+import type { ApprovalDecision, CoreEvent, CoreSettings, McpServerConfig, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
 import { loadCore } from "../core/load.ts";
 import { NodeHost, type LogLevel } from "./node-host.ts";
 
@@ -32,6 +32,8 @@ const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --hub-name NAME        the client name to register with the hub (default obsidian)
   --approvals MODE       answer to the agent's approval requests (overwrite, delete, move a note):
                          reject (default) or approve
+  --mcp-config FILE      the MCP servers (integrations) to connect: JSON {"mcpServers": [{"name", "command",
+                         "args", "env"} or {"name", "url", "headers"}]}
   --verbose              log the core's debug lines to stderr`;
 
 class UsageError extends Error {}
@@ -51,6 +53,7 @@ function parse() {
       hub: { type: "string" },
       "hub-name": { type: "string" },
       approvals: { type: "string", default: "reject" },
+      "mcp-config": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       },
@@ -84,6 +87,17 @@ function readOptions() {
     const n = Number(values["max-tokens"]);
     if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);
     settings.maxTokens = n;
+  }
+  if (values["mcp-config"] !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(values["mcp-config"], "utf8"));
+    } catch (error) {
+      throw new UsageError(`--mcp-config ${values["mcp-config"]}: ${(error as Error).message}`);
+    }
+    const servers = (parsed as { mcpServers?: unknown })?.mcpServers;
+    if (!Array.isArray(servers)) throw new UsageError(`--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`);
+    settings.mcpServers = servers as McpServerConfig[];
   }
   if (values.approvals !== "reject" && values.approvals !== "approve") {
     throw new UsageError(`--approvals must be reject or approve (got ${values.approvals})`);
@@ -147,6 +161,9 @@ async function main(): Promise<number> {
         case "hub_status":
           process.stderr.write(`[hub ${event.status}${event.detail ? `: ${event.detail}` : ""}]\n`);
           break;
+        case "scheduled_run":
+          process.stderr.write(`\n[${event.ok ? "scheduled run" : "scheduled run failed"}] ${event.text}\n`);
+          break;
         case "approval_requested": {
           process.stderr.write(`\n[approval: ${event.request.summary} → ${options.approvals === "reject" ? "rejected" : "approved"} (--approvals)]\n`);
           const id = event.request.id;
@@ -161,6 +178,8 @@ async function main(): Promise<number> {
     },
   });
   const processor: MessageProcessor = new MessageProcessor(host, options.settings);
+  // The core accepted the settings: connect the integrations they list.
+  host.mcp.configure(options.settings.mcpServers ?? []);
   host.hub.events = {
     opened: (socket) => processor.hubOpened(socket),
     frame: (socket, text) => processor.hubFrame(socket, text),
@@ -169,6 +188,7 @@ async function main(): Promise<number> {
   const shutdown = (code: number) => {
     processor.dispose();
     host.hub.closeAll();
+    host.mcp.closeAll();
     process.exit(code);
   };
   process.on("SIGTERM", () => shutdown(0));
@@ -183,6 +203,7 @@ async function main(): Promise<number> {
     if (streamedSomething) process.stderr.write("\n");
     process.stdout.write(JSON.stringify(result) + "\n");
     host.hub.closeAll();
+    host.mcp.closeAll();
     return result.success ? 0 : 1;
   }
 
@@ -233,6 +254,7 @@ async function main(): Promise<number> {
     await new Promise<never>(() => {});
   }
   host.hub.closeAll();
+  host.mcp.closeAll();
   return failures > 0 && !tty ? 1 : 0;
 }
 

@@ -4,3 +4,5 @@ export { loadCore } from "../core/load.ts";
 export { NodeHost } from "./node-host.ts";
 export type { NodeHostOptions, LogLevel } from "./node-host.ts";
 export { HubSockets } from "../core/hub-sockets.ts";
+export { cronNext, localTimeZone } from "../core/clock.ts";
+export { McpConnections } from "../core/mcp.ts";

@@ -5,9 +5,12 @@ import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
-import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, VaultEntry } from "smarthole-core";
+import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, McpServerInfo, VaultEntry } from "smarthole-core";
 import { HubSockets, type SocketLike } from "../core/hub-sockets.ts";
 import { NodeVault } from "./node-vault.ts";
+import { cronNext, localTimeZone } from "../core/clock.ts";
+import { McpConnections } from "../core/mcp.ts";
+import { stdioTransport } from "../core/mcp-stdio.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -38,6 +41,8 @@ export class NodeHost implements CoreHost {
 
   /** The notes: the folder that holds `dataDir`. */
   readonly vault: NodeVault;
+  /** The user's MCP servers; `configure` them from the settings. */
+  readonly mcp: McpConnections;
 
   /** `dataDir` is the plugin's data folder (`<vault>/.smarthole`). */
   constructor(
@@ -45,6 +50,7 @@ export class NodeHost implements CoreHost {
     private readonly options: NodeHostOptions = {},
   ) {
     this.vault = new NodeVault(path.dirname(path.resolve(dataDir)));
+    this.mcp = new McpConnections(stdioTransport((line) => this.log("debug", line)), (line) => this.log("info", line));
   }
 
   private resolve(relative: string): string {
@@ -138,6 +144,22 @@ export class NodeHost implements CoreHost {
 
   activeNote(): Promise<string | null> {
     return this.vault.activeNote();
+  }
+
+  cronNext(expression: string, timeZone: string, afterMs: number): number | null {
+    return cronNext(expression, timeZone, afterMs);
+  }
+
+  timeZone(): string {
+    return process.env.SMARTHOLE_TIME_ZONE ?? localTimeZone();
+  }
+
+  mcpServers(): Promise<McpServerInfo[]> {
+    return this.mcp.servers();
+  }
+
+  mcpCall(server: string, tool: string, input: unknown): { result: Promise<unknown>; abort(): void } {
+    return this.mcp.call(server, tool, input);
   }
 
   httpStart(request: HttpRequestSpec): HttpHandle {

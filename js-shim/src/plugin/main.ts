@@ -1,8 +1,9 @@
 // SmartHole Agent for Obsidian. `onload` only registers; the core starts once the workspace is
 // ready; `onunload` stops everything (the request in flight, the hub socket, timers).
-import { Notice, Plugin } from "obsidian";
+import { Notice, Platform, Plugin } from "obsidian";
 import type { CoreSettings, HubStatus } from "smarthole-core";
 import { CoreRuntime, type LogLevel } from "../core/runtime.ts";
+import { stdioTransport } from "../core/mcp-stdio.ts";
 import { ChatView, VIEW_TYPE } from "./chat-view.ts";
 import { ObsidianIO } from "./obsidian-io.ts";
 import { ObsidianVault } from "./obsidian-vault.ts";
@@ -29,6 +30,8 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.runtime = new CoreRuntime({
       io: new ObsidianIO(this.app),
       vault: new ObsidianVault(this.app),
+      // Command-line MCP servers need a process: the desktop app only.
+      mcpStdio: Platform.isDesktopApp ? stdioTransport((line) => this.log("debug", line)) : null,
       openSocket: (url) => new WebSocket(url),
       settings: () => coreSettings(this.app, this.saved),
       log: (level, message) => this.log(level, message),

@@ -4,8 +4,14 @@ import { Modal, Notice, PluginSettingTab, SecretComponent, Setting, type App } f
 import type { CoreSettings } from "smarthole-core";
 import type SmartHoleAgentPlugin from "./main.ts";
 import { DEFAULT_SECRET_ID, type SavedSettings } from "./settings.ts";
+import { renderIntegrations } from "./integrations-setting.ts";
 
 type Key = keyof SavedSettings;
+/** The settings with a plain value (text, number, switch). */
+type ScalarKey = {
+  [K in keyof Required<CoreSettings>]: Required<CoreSettings>[K] extends string | number | boolean ? K : never;
+}[keyof CoreSettings] &
+  Key;
 
 /** Asks before deleting every conversation. */
 class ConfirmClearModal extends Modal {
@@ -50,21 +56,21 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     return (this.plugin.saved[key as Key] as Required<CoreSettings>[K] | undefined) ?? defaults[key];
   }
 
-  private text(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+  private text(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {
     new Setting(container)
       .setName(name)
       .setDesc(desc)
       .addText((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v.trim())));
   }
 
-  private area(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+  private area(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {
     new Setting(container)
       .setName(name)
       .setDesc(desc)
       .addTextArea((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v)));
   }
 
-  private number(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+  private number(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {
     new Setting(container)
       .setName(name)
       .setDesc(desc)
@@ -76,7 +82,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       );
   }
 
-  private toggle(container: HTMLElement, defaults: Required<CoreSettings>, key: keyof CoreSettings & Key, name: string, desc: string): void {
+  private toggle(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {
     new Setting(container)
       .setName(name)
       .setDesc(desc)
@@ -138,6 +144,8 @@ export class SmartHoleSettingTab extends PluginSettingTab {
           }),
         );
     }
+
+    renderIntegrations(containerEl, this.app, this.plugin);
 
     new Setting(containerEl).setName("SmartHole hub").setHeading();
     this.toggle(containerEl, defaults, "hubEnabled", "Connect to the hub", "Take the messages the SmartHole desktop hub routes here.");

@@ -1,13 +1,20 @@
 // The plugin's settings, as saved in data.json (never the API key: only the id of the secret in
 // Obsidian's secret storage), and the core settings built from them.
 import type { App } from "obsidian";
-import type { CoreSettings } from "smarthole-core";
+import type { CoreSettings, McpServerConfig } from "smarthole-core";
 
 /** The id of the secret holding the API key, unless the user picks another. */
 export const DEFAULT_SECRET_ID = "anthropic-api-key";
 
+/** An integration as data.json keeps it: headers are not stored, only the id of the secret that
+ * holds its Authorization header. */
+export type SavedMcpServer = Omit<McpServerConfig, "headers"> & { authSecretId?: string };
+
 /** What data.json holds: the user's choices; absent fields take the core's defaults. */
-export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey">> & { apiKeySecretId?: string };
+export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "mcpServers">> & {
+  apiKeySecretId?: string;
+  mcpServers?: SavedMcpServer[];
+};
 
 /** Keeps only the fields we know, so an old or edited data.json cannot smuggle a key in. */
 export function cleanSaved(data: unknown, defaults: Required<CoreSettings>): SavedSettings {
@@ -21,9 +28,14 @@ export function cleanSaved(data: unknown, defaults: Required<CoreSettings>): Sav
   return out;
 }
 
-/** The settings the core runs with: the saved ones over the defaults, the key from secret storage. */
+/** The settings the core runs with: the saved ones over the defaults, the secrets (the API key,
+ * integrations' Authorization headers) from secret storage. */
 export function coreSettings(app: App, saved: SavedSettings): CoreSettings {
-  const { apiKeySecretId, ...rest } = saved;
+  const { apiKeySecretId, mcpServers, ...rest } = saved;
   const apiKey = app.secretStorage.getSecret(apiKeySecretId ?? DEFAULT_SECRET_ID) ?? "";
-  return { ...rest, apiKey };
+  const servers = (mcpServers ?? []).map(({ authSecretId, ...server }) => {
+    const auth = authSecretId ? app.secretStorage.getSecret(authSecretId) : null;
+    return auth ? { ...server, headers: { Authorization: auth } } : server;
+  });
+  return { ...rest, apiKey, mcpServers: servers };
 }

@@ -13,6 +13,8 @@ import type {
   ProcessResult,
   QuestionType,
   RoutedMessage,
+  Schedule,
+  ScheduleChange,
 } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime.ts";
 
@@ -30,6 +32,8 @@ export interface ChatBackend {
   recordSystemLine(text: string): Promise<string>;
   pendingApprovals(): ApprovalRequest[];
   decideApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRequest>;
+  scheduled(): Promise<Conversation[]>;
+  changeSchedule(id: string, change: ScheduleChange): Promise<Conversation>;
 }
 
 export interface PanelOptions {
@@ -56,6 +60,19 @@ export function approvalOutcome(request: ApprovalRequest): string {
     default:
       return "";
   }
+}
+
+/** A schedule in words: when it runs, and how it stands. */
+export function scheduleText(schedule: Schedule): string {
+  const when =
+    schedule.type === "cron"
+      ? `Runs on cron “${schedule.expression ?? ""}” (${schedule.timeZone ?? "UTC"})`
+      : schedule.type === "scheduled"
+        ? `Runs once at ${new Date(schedule.runAt ?? "").toLocaleString()}`
+        : "Runs once in the background";
+  if (schedule.paused) return `${when} · paused${schedule.lastError ? ` after ${schedule.failures} failures: ${schedule.lastError}` : ""}`;
+  if (schedule.currentRun) return `${when} · running now`;
+  return schedule.nextRunAt ? `${when} · next run ${new Date(schedule.nextRunAt).toLocaleString()}` : when;
 }
 
 /** Where a message came from, as the label under it says. */
@@ -169,6 +186,8 @@ export class ChatPanel {
   readonly root: HTMLElement;
   private readonly title: HTMLElement;
   private readonly historyList: HTMLElement;
+  private readonly tasksList: HTMLElement;
+  private readonly scheduleBar: HTMLElement;
   private readonly messages: HTMLElement;
   private readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
@@ -179,6 +198,10 @@ export class ChatPanel {
   /** Messages received and not answered yet (from any source). */
   private readonly inflight = new Set<string>();
   private current: string | null = null;
+  /** The conversation on screen (null for a new chat not started yet). */
+  private shownId: string | null = null;
+  /** Scheduled runs of other conversations: their events are not drawn here. */
+  private readonly elsewhere = new Set<string>();
   private unsubscribe: (() => void) | null = null;
   private opened = false;
 
@@ -191,8 +214,11 @@ export class ChatPanel {
     const header = this.root.createDiv({ cls: "smarthole-header" });
     this.title = header.createSpan({ cls: "smarthole-title", text: "New conversation" });
     const historyButton = header.createEl("button", { text: "History", cls: "smarthole-history-button" });
+    const tasksButton = header.createEl("button", { text: "Tasks", cls: "smarthole-tasks-button" });
     const newButton = header.createEl("button", { text: "New chat", cls: "smarthole-new-button" });
     this.historyList = this.root.createDiv({ cls: "smarthole-history smarthole-hidden" });
+    this.tasksList = this.root.createDiv({ cls: "smarthole-history smarthole-tasks smarthole-hidden" });
+    this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
     this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
     const composer = this.root.createDiv({ cls: "smarthole-composer" });
     this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent…", rows: "3" } });
@@ -200,6 +226,7 @@ export class ChatPanel {
     this.button.disabled = true;
 
     historyButton.addEventListener("click", () => void this.toggleHistory());
+    tasksButton.addEventListener("click", () => void this.toggleTasks());
     newButton.addEventListener("click", () => void this.newChat());
     this.button.addEventListener("click", () => this.onButton());
     this.input.addEventListener("keydown", (event) => {
@@ -302,7 +329,24 @@ export class ChatPanel {
     return bubble;
   }
 
+  /** Whether an event belongs to a scheduled run of a conversation not on screen. */
+  private isElsewhere(event: RuntimeEvent): boolean {
+    if (event.type === "message_received") {
+      const conversation = event.message.metadata?.conversationId;
+      if (event.message.source === "worker" && typeof conversation === "string" && conversation !== this.shownId) {
+        this.elsewhere.add(event.message.id);
+      }
+      return this.elsewhere.has(event.message.id);
+    }
+    if (event.type === "response") {
+      const was = this.elsewhere.delete(event.result.messageId);
+      return was;
+    }
+    return "messageId" in event && event.type !== "scheduled_run" && this.elsewhere.has(event.messageId);
+  }
+
   private onEvent(event: RuntimeEvent): void {
+    if (this.isElsewhere(event)) return;
     switch (event.type) {
       case "ready":
         void this.onReady();
@@ -355,6 +399,10 @@ export class ChatPanel {
         return;
       case "approval_resolved":
         this.settleApproval(event.request);
+        return;
+      case "scheduled_run":
+        // A run in the conversation on screen was drawn as it happened.
+        if (event.conversationId !== this.shownId) this.notice(event.text);
         return;
       default:
         return;
@@ -481,13 +529,69 @@ export class ChatPanel {
   private async onConversationUpdated(conversation: Conversation): Promise<void> {
     const current = await this.backend.currentConversation();
     if (current?.id === conversation.id) this.title.setText(conversation.title ?? "New conversation");
+    if (conversation.id === this.shownId || (this.shownId === null && current?.id === conversation.id)) {
+      this.shownId = conversation.id;
+      this.renderScheduleBar(conversation);
+    }
     if (!this.historyList.hasClass("smarthole-hidden")) await this.renderHistory();
+    if (!this.tasksList.hasClass("smarthole-hidden")) await this.renderTasks();
+  }
+
+  /** The schedule of the conversation on screen, with its buttons. */
+  private renderScheduleBar(conversation: Conversation | null): void {
+    this.scheduleBar.empty();
+    const schedule = conversation?.schedule;
+    this.scheduleBar.toggleClass("smarthole-hidden", !schedule);
+    if (conversation && schedule) this.scheduleControls(this.scheduleBar, conversation, schedule);
+  }
+
+  /** A schedule's description and its Pause / Resume / Delete buttons. */
+  private scheduleControls(el: HTMLElement, conversation: Conversation, schedule: Schedule): void {
+    el.createDiv({ cls: "smarthole-schedule-text", text: `${scheduleText(schedule)} — ${schedule.task}` });
+    const buttons = el.createDiv({ cls: "smarthole-options" });
+    const change = (what: ScheduleChange) => async () => {
+      try {
+        const updated = await this.backend.changeSchedule(conversation.id, what);
+        if (updated.id === this.shownId) this.renderScheduleBar(updated);
+        if (!this.tasksList.hasClass("smarthole-hidden")) await this.renderTasks();
+      } catch (error) {
+        this.notice(error instanceof Error ? error.message : String(error));
+      }
+    };
+    const toggle = schedule.paused ? "resume" : "pause";
+    buttons.createEl("button", { text: schedule.paused ? "Resume" : "Pause", cls: `smarthole-schedule-${toggle}` }).addEventListener("click", () => void change(toggle)());
+    buttons.createEl("button", { text: "Delete", cls: "smarthole-schedule-delete mod-warning" }).addEventListener("click", () => void change("delete")());
+  }
+
+  private async toggleTasks(): Promise<void> {
+    const hidden = this.tasksList.hasClass("smarthole-hidden");
+    this.tasksList.toggleClass("smarthole-hidden", !hidden);
+    if (hidden) await this.renderTasks();
+  }
+
+  /** Every conversation with background work. */
+  private async renderTasks(): Promise<void> {
+    const scheduled = await this.backend.scheduled();
+    this.tasksList.empty();
+    if (scheduled.length === 0) this.tasksList.createDiv({ cls: "smarthole-notice", text: "No scheduled tasks." });
+    for (const c of scheduled) {
+      if (!c.schedule) continue;
+      const item = this.tasksList.createDiv({ cls: "smarthole-task" });
+      const title = item.createEl("button", { cls: "smarthole-history-item", text: c.title ?? "Untitled" });
+      title.addEventListener("click", () => {
+        this.tasksList.addClass("smarthole-hidden");
+        void this.open(c.id);
+      });
+      this.scheduleControls(item, c, c.schedule);
+    }
   }
 
   /** Shows the current conversation from its history. */
   private async showCurrent(): Promise<void> {
     const current = await this.backend.currentConversation();
     this.title.setText(current?.title ?? "New conversation");
+    this.shownId = current?.id ?? null;
+    this.renderScheduleBar(current);
     if (!current) {
       this.showPendingApprovals();
       return;
@@ -536,6 +640,8 @@ export class ChatPanel {
     await this.backend.newConversation();
     this.clearMessages();
     this.title.setText("New conversation");
+    this.shownId = null;
+    this.renderScheduleBar(null);
     this.showPendingApprovals();
   }
 

@@ -111,12 +111,27 @@ async function history() {
 function sizes() {
   const wasm = readFileSync(path.join(ROOT, "pkg/smarthole_agent_bg.wasm"));
   const main = readFileSync(path.join(ROOT, "dist/main.js"));
+  // The bundle without the embedded wasm: the TypeScript shim and its npm libraries.
+  const js = main.toString("utf8").replace(/"[A-Za-z0-9+/=]{10000,}"/, '""');
   return {
     wasm_bytes: wasm.length,
     wasm_gzip_bytes: gzipSync(wasm, { level: 9 }).length,
     main_js_bytes: main.length,
     main_js_gzip_bytes: gzipSync(main, { level: 9 }).length,
+    shim_js_bytes: Buffer.byteLength(js),
+    shim_js_gzip_bytes: gzipSync(js, { level: 9 }).length,
   };
+}
+
+/** Why dist/main.js is over its gzip budget, when it is. */
+function overBudget(results, kb) {
+  return `
+**Over budget:** \`dist/main.js\` is ${kb(results.main_js_gzip_bytes)} gzip against 250 KB. Of the shim's
+${kb(results.shim_js_gzip_bytes)}, the official MCP SDK with zod is about 55 KB and croner about 10 KB (measured by
+bundling with each stubbed out); the core alone is ${kb(results.wasm_gzip_bytes)}. Dropping the SDK for an MCP
+client in the core would not be enough by itself: the budget needs either a larger number or a
+smaller core. This is an open decision (see the issue notes).
+`;
 }
 
 function machine() {
@@ -151,7 +166,8 @@ Machine: ${results.machine}.
 | the same in Chromium on the test page, from the page script's start / from navigation start (every file read an HTTP round trip to the page server), empty vault / 1,000 conversations | — | script: ${results.page_script_to_send_empty_ms} / ${results.page_script_to_send_1000_conversations_ms} ms; navigation: ${results.page_load_to_send_empty_ms} / ${results.page_load_to_send_1000_conversations_ms} ms |
 | \`dist/main.js\` with the wasm inside | < 800 KB raw, < 250 KB gzip | ${kb(results.main_js_bytes)} raw, ${kb(results.main_js_gzip_bytes)} gzip |
 | core WebAssembly after wasm-bindgen (\`pkg/smarthole_agent_bg.wasm\`) | — (main.js < 800 KB raw / < 250 KB gzip) | ${kb(results.wasm_bytes)} raw, ${kb(results.wasm_gzip_bytes)} gzip |
-
+| the rest of \`dist/main.js\`: the TypeScript shim and its libraries (MCP SDK with zod, croner) | — | ${kb(results.shim_js_bytes)} raw, ${kb(results.shim_js_gzip_bytes)} gzip |
+${results.main_js_gzip_bytes > 250 * 1024 ? overBudget(results, kb) : ""}
 ## How each number is measured
 
 - **Core overhead**: the headless pieces in-process (\`js-shim/dist/node.js\`: the wasm core and the

@@ -123,6 +123,11 @@ async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, HostError>
     JsFuture::from(promise.map_err(io_error)?).await.map_err(io_error)
 }
 
+/// A JS value as JSON text (parsed by serde_json straight into the type wanted).
+fn json_text(value: &JsValue) -> Result<String, HostError> {
+    js_sys::JSON::stringify(value).map_err(io_error).map(|s| s.as_string().unwrap_or_default())
+}
+
 /// Aborts an MCP call that is dropped before it settles.
 struct AbortOnDrop(Option<JsMcpCall>);
 
@@ -260,8 +265,7 @@ impl Host for JsHost {
     }
 
     async fn vault_list(&self) -> Result<Vec<VaultEntry>, HostError> {
-        let value = settle(self.object.vault_list()).await?;
-        let json = js_sys::JSON::stringify(&value).map_err(io_error)?.as_string().unwrap_or_default();
+        let json = json_text(&settle(self.object.vault_list()).await?)?;
         serde_json::from_str(&json).map_err(|e| HostError::Io(format!("the host listed the vault badly: {e}")))
     }
 
@@ -308,8 +312,9 @@ impl Host for JsHost {
     }
 
     async fn mcp_servers(&self) -> Vec<McpServer> {
-        match settle(self.object.mcp_servers()).await {
-            Ok(value) => serde_json::from_value(from_js(&value)).unwrap_or_else(|e| {
+        let listed = settle(self.object.mcp_servers()).await.and_then(|value| json_text(&value));
+        match listed {
+            Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
                 self.log(LogLevel::Warn, &format!("the host listed its MCP servers badly: {e}"));
                 Vec::new()
             }),

@@ -54,6 +54,9 @@ export default class SmartHoleAgentPlugin extends Plugin {
           const notice = new Notice(`SmartHole Agent needs your approval: ${event.request.summary}. Click to open the chat.`, 0);
           notice.messageEl.addEventListener("click", () => void this.openChat());
           this.approvalNotices.set(event.request.id, notice);
+        } else if (event.type === "scheduled_run" && this.app.workspace.getLeavesOfType(VIEW_TYPE).length === 0) {
+          // With the chat open, the run shows there.
+          new Notice(event.text, event.ok ? 8_000 : 0);
         } else if (event.type === "approval_resolved") {
           this.approvalNotices.get(event.request.id)?.hide();
           this.approvalNotices.delete(event.request.id);

@@ -8,7 +8,9 @@ use common::*;
 use serde_json::json;
 use smarthole_agent::conversation::ConversationStatus;
 use smarthole_agent::mcp::{McpError, McpServer, McpState, McpTool};
+use smarthole_agent::settings::McpServerConfig;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::{MessageProcessor, Settings};
 
 fn server(name: &str, state: McpState, tools: &[&str]) -> McpServer {
     McpServer {
@@ -41,6 +43,13 @@ fn setup() -> FakeHost {
     host.put_mcp_server(server("everything", McpState::Connected, &["echo", "get-sum"]));
     host.put_mcp_server(server("mail", McpState::Failed, &["send"]));
     host
+}
+
+/// A processor whose settings list the two integrations the host reports.
+fn processor(host: &FakeHost) -> MessageProcessor<FakeHost> {
+    let configured =
+        |name: &str| McpServerConfig { name: name.into(), command: Some("server".into()), ..Default::default() };
+    processor_with(host, Settings { mcp_servers: vec![configured("everything"), configured("mail")], ..settings() })
 }
 
 #[test]
@@ -142,7 +151,7 @@ fn an_expired_sign_in_mid_chat_asks_the_user_to_reconnect() {
 
 /// The result of a tool the model has not been shown yet (the turn ended on it): sends the
 /// user's next message and reads it from that request.
-fn tool_result_after(host: &FakeHost, p: smarthole_agent::MessageProcessor<FakeHost>, id: &str) -> (String, bool) {
+fn tool_result_after(host: &FakeHost, p: MessageProcessor<FakeHost>, id: &str) -> (String, bool) {
     host.script([Reply::text("Thanks, carrying on.")]);
     host.run(p.process(direct("later", "done, reconnected")));
     tool_result(host, id)

@@ -583,7 +583,8 @@ impl<H: Host + 'static> Pipeline<H> {
                 Err(e) => return self.storage_failure(&message, &e.to_string()),
             }
         }
-        let integrations = host.mcp_servers().await;
+        // Asking the host costs a round trip: only when the user has integrations.
+        let integrations = if settings.mcp_servers.is_empty() { Vec::new() } else { host.mcp_servers().await };
         let context = match self.prepare(&message, &target, &settings, &integrations).await {
             Ok(Prepared::Recorded(turn)) => {
                 // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.

@@ -2,12 +2,31 @@
 // (where a process can be started: the desktop app, Node) and remote ones over Streamable HTTP.
 // The core decides which tools the model sees and what the user is told; this keeps the
 // connections, lists tools, makes calls, and reports each server's state.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { PassThroughValidator } from "./ajv-free-validator.ts";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerInfo } from "smarthole-core";
+import { PassThroughValidator } from "./ajv-free-validator.ts";
+
+/** The SDK, loaded with the first integration: its message schemas are built when its modules
+ * load, which plugin start-up need not pay for when there are no integrations. */
+let sdk: Promise<{
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  ToolListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ToolListChangedNotificationSchema;
+}> | null = null;
+
+function loadSdk() {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([client, http, types]) => ({
+    Client: client.Client,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  }));
+  return sdk;
+}
 
 /** One configured server (validated by the core's settings first). */
 export interface McpServerConfig {
@@ -40,9 +59,11 @@ interface Connection {
   closed: boolean;
 }
 
-/** Whether an error means the server refused our credentials. */
+/** Whether an error means the server refused our credentials (the SDK's StreamableHTTPError
+ * carries the HTTP status as `code`). */
 function isUnauthorized(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) return error.code === 401 || error.code === 403;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && error.message.startsWith("Streamable HTTP error") && (code === 401 || code === 403)) return true;
   return error instanceof Error && error.name === "UnauthorizedError";
 }
 
@@ -93,6 +114,7 @@ export class McpConnections {
     }
     connection.ready = (async () => {
       try {
+        const { Client, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = await loadSdk();
         const transport: Transport = config.command
           ? await this.stdio!(config)
           : new StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: { headers: config.headers ?? {} } });

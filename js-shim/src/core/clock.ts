@@ -9,7 +9,16 @@ export function cronNext(expression: string, timeZone: string, afterMs: number):
   return next ? next.getTime() : null;
 }
 
+/** How long the machine's time zone is remembered: asking `Intl` costs about 0.1 ms, and the
+ * core asks once per message (for the system prompt); a zone change shows within a minute. */
+const TIME_ZONE_TTL_MS = 60_000;
+let cachedZone: { zone: string; at: number } | null = null;
+
 /** The IANA time zone this machine is set to. */
 export function localTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const now = Date.now();
+  if (!cachedZone || now - cachedZone.at > TIME_ZONE_TTL_MS) {
+    cachedZone = { zone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", at: now };
+  }
+  return cachedZone.zone;
 }

@@ -70,10 +70,40 @@ impl StatePatch {
     }
 }
 
-fn iso_time(field: &str, text: &str) -> Result<Millis, String> {
-    parse_iso(text).ok_or_else(|| {
-        format!("{field} {text:?} is not a time: use ISO 8601 with a time zone, like 2026-11-23T08:00:00+01:00")
-    })
+/// Why a schedule request cannot be planned; the text is what the model reads to fix its call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("type must be cron, scheduled or immediate")]
+    MissingType,
+    #[error("task is empty: say what each run should do")]
+    EmptyTask,
+    #[error("max_runs must be at least 1")]
+    ZeroRuns,
+    #[error("{field} {text:?} is not a time: use ISO 8601 with a time zone, like 2026-11-23T08:00:00+01:00")]
+    NotATime { field: &'static str, text: String },
+    #[error("{field} {text} is in the past (it is now {now})")]
+    InThePast { field: &'static str, text: String, now: String },
+    #[error("a cron schedule needs expression, like \"0 8 * * 1-5\"")]
+    MissingExpression,
+    #[error("expression {expression:?} has {fields} fields; use the 5 fields minute hour day-of-month month day-of-week (runs are at most once a minute)")]
+    FieldCount { expression: String, fields: usize },
+    #[error("expression {expression:?} in time zone {zone:?} is not valid: {reason}")]
+    InvalidCron { expression: String, zone: String, reason: String },
+    #[error("expression {0:?} never fires")]
+    NeverFires(String),
+    #[error("a scheduled run needs run_at")]
+    MissingRunAt,
+    #[error("the first run ({0}) would be after end_at")]
+    FirstRunAfterEnd(String),
+}
+
+/// A time in the future, or why it is not one.
+fn future_time(field: &'static str, text: &str, now: Millis) -> Result<Millis, PlanError> {
+    let at = parse_iso(text).ok_or_else(|| PlanError::NotATime { field, text: text.to_owned() })?;
+    if at <= now {
+        return Err(PlanError::InThePast { field, text: text.to_owned(), now: format_iso(now) });
+    }
+    Ok(at)
 }
 
 /// The schedule the request describes, its first run computed, or what is wrong with it.
@@ -82,23 +112,20 @@ pub fn plan(
     now: Millis,
     default_zone: &str,
     cron: CronClock<'_>,
-) -> Result<Schedule, String> {
-    let kind = request.kind.ok_or("type must be cron, scheduled or immediate")?;
+) -> Result<Schedule, PlanError> {
+    let kind = request.kind.ok_or(PlanError::MissingType)?;
     if request.task.trim().is_empty() {
-        return Err("task is empty: say what each run should do".to_owned());
+        return Err(PlanError::EmptyTask);
+    }
+    if request.max_runs == Some(0) {
+        return Err(PlanError::ZeroRuns);
     }
     let mut schedule = Schedule::new(kind, request.task.trim());
     schedule.integrations = request.integrations.clone();
     schedule.max_runs = request.max_runs;
-    if request.max_runs == Some(0) {
-        return Err("max_runs must be at least 1".to_owned());
-    }
     let end = match &request.end_at {
         Some(text) => {
-            let end = iso_time("end_at", text)?;
-            if end <= now {
-                return Err(format!("end_at {text} is in the past (it is now {})", format_iso(now)));
-            }
+            let end = future_time("end_at", text, now)?;
             schedule.end_at = Some(format_iso(end));
             Some(end)
         }
@@ -108,35 +135,34 @@ pub fn plan(
         ScheduleType::Cron => {
             let expression = request.expression.as_deref().map(str::trim).unwrap_or("");
             if expression.is_empty() {
-                return Err("a cron schedule needs expression, like \"0 8 * * 1-5\"".to_owned());
+                return Err(PlanError::MissingExpression);
             }
             let fields = expression.split_whitespace().count();
             if fields != 5 {
-                return Err(format!(
-                    "expression {expression:?} has {fields} fields; use the 5 fields minute hour day-of-month month day-of-week (runs are at most once a minute)"
-                ));
+                return Err(PlanError::FieldCount { expression: expression.to_owned(), fields });
             }
             let zone = request.time_zone.as_deref().map(str::trim).filter(|z| !z.is_empty()).unwrap_or(default_zone);
             let next = cron(expression, zone, now)
-                .map_err(|e| format!("expression {expression:?} in time zone {zone:?} is not valid: {e}"))?
-                .ok_or_else(|| format!("expression {expression:?} never fires"))?;
+                .map_err(|reason| PlanError::InvalidCron {
+                    expression: expression.to_owned(),
+                    zone: zone.to_owned(),
+                    reason,
+                })?
+                .ok_or_else(|| PlanError::NeverFires(expression.to_owned()))?;
             schedule.expression = Some(expression.to_owned());
             schedule.time_zone = Some(zone.to_owned());
             next
         }
         ScheduleType::Scheduled => {
-            let text = request.run_at.as_deref().ok_or("a scheduled run needs run_at")?;
-            let at = iso_time("run_at", text)?;
-            if at <= now {
-                return Err(format!("run_at {text} is in the past (it is now {})", format_iso(now)));
-            }
+            let text = request.run_at.as_deref().ok_or(PlanError::MissingRunAt)?;
+            let at = future_time("run_at", text, now)?;
             schedule.run_at = Some(format_iso(at));
             at
         }
         ScheduleType::Immediate => now,
     };
     if end.is_some_and(|end| first >= end) {
-        return Err(format!("the first run ({}) would be after end_at", format_iso(first)));
+        return Err(PlanError::FirstRunAfterEnd(format_iso(first)));
     }
     schedule.next_run_at = Some(format_iso(first));
     Ok(schedule)
@@ -300,7 +326,7 @@ mod tests {
         let now = ScheduleRequest { kind: Some(ScheduleType::Immediate), task: "t".into(), ..Default::default() };
         assert_eq!(plan(&now, NOW, "UTC", &hourly).unwrap().next_run_at.as_deref(), Some("2026-01-01T10:00:00.000Z"));
 
-        let err = |r: ScheduleRequest| plan(&r, NOW, "UTC", &hourly).unwrap_err();
+        let err = |r: ScheduleRequest| plan(&r, NOW, "UTC", &hourly).unwrap_err().to_string();
         assert!(err(cron_request("0 8 * *")).contains("has 4 fields"));
         assert!(err(cron_request("0 0 8 * * *")).contains("has 6 fields"));
         assert!(err(ScheduleRequest { time_zone: Some("Mars/Olympus".into()), ..cron_request("0 * * * *") })

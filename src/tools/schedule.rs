@@ -101,7 +101,7 @@ pub async fn create<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOut
     let cron = |e: &str, z: &str, after: u64| ctx.host.cron_next(e, z, after);
     let schedule = match plan(&request, now, &ctx.host.time_zone(), &cron) {
         Ok(schedule) => schedule,
-        Err(why) => return invalid(why),
+        Err(why) => return invalid(why.to_string()),
     };
     let when = match kind {
         ScheduleType::Cron => format!(

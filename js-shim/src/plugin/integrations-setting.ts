@@ -59,7 +59,7 @@ class AddIntegrationModal extends Modal {
           }),
       );
     if (this.kind === "command") {
-      new Setting(el).setName("Command").setDesc("The program to start, for example the full path to npx or node.").addText((t) =>
+      new Setting(el).setName("Command").setDesc("The program to start, by its full path, for example /usr/local/bin/npx: Obsidian opened from the dock may not see the programs your terminal finds.").addText((t) =>
         t.setValue(this.server.command ?? "").onChange((v) => (this.server.command = v.trim())),
       );
       new Setting(el).setName("Arguments").setDesc("One per line.").addTextArea((t) =>

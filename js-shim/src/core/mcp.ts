@@ -4,7 +4,7 @@
 // connections, lists tools, makes calls, and reports each server's state.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { McpServerInfo } from "smarthole-core";
+import type { McpServerConfig, McpServerInfo } from "smarthole-core";
 import { PassThroughValidator } from "./ajv-free-validator.ts";
 
 /** The SDK, loaded with the first integration: its message schemas are built when its modules
@@ -28,17 +28,8 @@ function loadSdk() {
   return sdk;
 }
 
-/** One configured server (validated by the core's settings first). */
-export interface McpServerConfig {
-  name: string;
-  /** A command-line server, started with these arguments and environment (stdio). */
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  /** A remote server (Streamable HTTP), with headers such as Authorization. */
-  url?: string;
-  headers?: Record<string, string>;
-}
+/** One configured server, as the core's settings define and validate it. */
+export type { McpServerConfig };
 
 /** Starts a command-line server's transport; absent where processes cannot be started. */
 export type StdioFactory = (config: McpServerConfig) => Promise<Transport>;

@@ -18,6 +18,8 @@ use crate::host::Millis;
 pub const APPROVAL_TIMEOUT_MS: Millis = 5 * 60_000;
 /// Where requests are kept.
 pub const APPROVALS_DIR: &str = "approvals";
+/// How long "approve for this session" covers an external agent's action.
+pub const SESSION_GRANT_MS: Millis = 30 * 60_000;
 
 /// Where a request stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,6 +90,9 @@ pub struct ApprovalRequest {
     pub conversation_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<String>,
+    /// The agent API session ("api:<context>") an "approve for this session" answer covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     pub created_ms: Millis,
     pub expires_ms: Millis,
     pub status: ApprovalStatus,
@@ -136,8 +141,17 @@ pub enum ApprovalError {
 pub struct ApprovalBook {
     requests: RefCell<HashMap<String, ApprovalRequest>>,
     waiters: RefCell<HashMap<String, Vec<oneshot::Sender<ApprovalStatus>>>>,
-    /// (conversation or session, action) approved for good.
-    grants: RefCell<Vec<(String, String)>>,
+    /// Actions approved beyond one request.
+    grants: RefCell<Vec<Grant>>,
+}
+
+/// "Approve for this conversation / session".
+struct Grant {
+    /// The conversation id, or the agent API session.
+    scope: String,
+    action: String,
+    /// When an agent API session grant ends (a conversation's lasts as long as it does).
+    until: Option<Millis>,
 }
 
 impl ApprovalBook {
@@ -206,9 +220,21 @@ impl ApprovalBook {
         rx
     }
 
-    /// Whether `action` is granted for this conversation (or agent session).
-    pub fn granted(&self, scope_id: &str, action: &str) -> bool {
-        self.grants.borrow().iter().any(|(s, a)| s == scope_id && a == action)
+    /// Whether `action` is granted for this conversation (or agent API session) at `now`.
+    pub fn granted(&self, scope_id: &str, action: &str, now: Millis) -> bool {
+        self.grants
+            .borrow()
+            .iter()
+            .any(|g| g.scope == scope_id && g.action == action && g.until.is_none_or(|until| now < until))
+    }
+
+    /// Pending requests of an agent API session.
+    pub fn pending_in_session(&self, session: &str) -> usize {
+        self.requests
+            .borrow()
+            .values()
+            .filter(|r| r.status == ApprovalStatus::Pending && r.session.as_deref() == Some(session))
+            .count()
     }
 
     /// Ends a pending request: decided by the user, expired, or given up. Returns it, updated.
@@ -218,6 +244,7 @@ impl ApprovalBook {
         status: ApprovalStatus,
         scope: Option<ApprovalScope>,
         note: Option<String>,
+        now: Millis,
     ) -> Result<ApprovalRequest, ApprovalError> {
         let updated = {
             let mut map = self.requests.borrow_mut();
@@ -231,8 +258,13 @@ impl ApprovalBook {
             r.clone()
         };
         if scope == Some(ApprovalScope::Conversation) {
-            if let Some(conversation) = &updated.conversation_id {
-                self.grants.borrow_mut().push((conversation.clone(), updated.action.clone()));
+            let grant = match (&updated.session, &updated.conversation_id) {
+                (Some(session), _) => Some((session.clone(), Some(now + SESSION_GRANT_MS))),
+                (None, Some(conversation)) => Some((conversation.clone(), None)),
+                (None, None) => None,
+            };
+            if let Some((scope, until)) = grant {
+                self.grants.borrow_mut().push(Grant { scope, action: updated.action.clone(), until });
             }
         }
         let waiters = self.waiters.borrow_mut().remove(id).unwrap_or_default();
@@ -266,6 +298,7 @@ mod tests {
             origin,
             conversation_id: Some("c-1".into()),
             message_id: None,
+            session: None,
             created_ms: 0,
             expires_ms: APPROVAL_TIMEOUT_MS,
             status: ApprovalStatus::Pending,
@@ -291,17 +324,38 @@ mod tests {
         book.insert(request("r", ApprovalOrigin::Tool));
         let mut rx = book.subscribe("r");
         let (status, scope, note) = ApprovalBook::outcome(Decision::ApproveConversation);
-        book.settle("r", status, scope, note).unwrap();
+        book.settle("r", status, scope, note, 0).unwrap();
         assert_eq!(rx.try_recv().unwrap(), Some(ApprovalStatus::Approved));
-        assert!(book.granted("c-1", "delete_file"));
-        assert!(!book.granted("c-2", "delete_file"));
+        assert!(book.granted("c-1", "delete_file", u64::MAX));
+        assert!(!book.granted("c-2", "delete_file", 0));
         assert_eq!(
-            book.settle("r", ApprovalStatus::Rejected, None, None),
+            book.settle("r", ApprovalStatus::Rejected, None, None, 0),
             Err(ApprovalError::AlreadyDecided { id: "r".into(), status: ApprovalStatus::Approved })
         );
         assert_eq!(
-            book.settle("nope", ApprovalStatus::Rejected, None, None),
+            book.settle("nope", ApprovalStatus::Rejected, None, None, 0),
             Err(ApprovalError::Unknown("nope".into()))
         );
+    }
+
+    #[test]
+    fn a_session_grant_covers_the_action_for_a_limited_time() {
+        let book = ApprovalBook::default();
+        let session = ApprovalRequest {
+            session: Some("api:default".into()),
+            conversation_id: None,
+            origin: ApprovalOrigin::Api,
+            action: "git_push".into(),
+            ..request("s", ApprovalOrigin::Api)
+        };
+        book.insert(session);
+        assert_eq!(book.pending_in_session("api:default"), 1);
+        let (status, scope, note) = ApprovalBook::outcome(Decision::ApproveConversation);
+        book.settle("s", status, scope, note, 1_000).unwrap();
+        assert_eq!(book.pending_in_session("api:default"), 0);
+        assert!(book.granted("api:default", "git_push", 1_000 + SESSION_GRANT_MS - 1));
+        assert!(!book.granted("api:default", "git_push", 1_000 + SESSION_GRANT_MS));
+        assert!(!book.granted("api:default", "deploy", 1_000));
+        assert!(!book.granted("api:other", "git_push", 1_000));
     }
 }

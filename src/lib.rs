@@ -8,6 +8,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod agent;
+pub mod api;
 pub mod approval;
 pub mod conversation;
 pub mod event;

@@ -55,6 +55,61 @@ pub struct Settings {
     pub auto_approve_tools: Vec<String>,
     /// The user's MCP servers (the shim connects them; the core checks them here).
     pub mcp_servers: Vec<McpServerConfig>,
+    /// Serve the local agent API (desktop only; off unless the user turns it on).
+    pub agent_api_enabled: bool,
+    /// The port of the agent API's main server (every endpoint, every context).
+    pub agent_api_port: u16,
+    /// The bearer token every agent API request must carry (kept in secret storage).
+    pub agent_api_token: String,
+    /// Seconds a verification waits for the user before it is rejected with "timeout".
+    pub verification_timeout_seconds: u32,
+    /// The instruction contexts external agents read; the first is the default.
+    pub agent_contexts: Vec<AgentContext>,
+}
+
+/// An instruction context of the agent API (seed 002): what an external agent is told, and
+/// which actions it may ask the user to verify.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AgentContext {
+    /// How it is addressed: `/context/<name>`.
+    pub name: String,
+    /// A port of its own, where `/context` and `/verify` mean this context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    pub system: String,
+    pub role: String,
+    pub base_instruction: String,
+    /// Actions an agent may ask to have verified; anything else is rejected at once.
+    pub allowed_actions: Vec<String>,
+    /// Whether the user must approve each action (when not, allowed actions are approved at once).
+    pub verification_required: bool,
+}
+
+impl Default for AgentContext {
+    fn default() -> Self {
+        AgentContext {
+            name: "default".to_owned(),
+            port: None,
+            system: "SmartHole Agent: an AI agent inside the user's Obsidian vault".to_owned(),
+            role: "You are a coding or automation agent working for the user on this computer.".to_owned(),
+            base_instruction: "Before anything destructive or hard to undo, ask the user with POST /verify and wait \
+for the answer. Send notes or requests for the vault agent with POST /messages."
+                .to_owned(),
+            allowed_actions: ["write_files", "delete_files", "run_command", "install_package", "git_push"]
+                .map(str::to_owned)
+                .to_vec(),
+            verification_required: true,
+        }
+    }
+}
+
+/// Shortest agent API token the core accepts (the plugin generates 64 hex digits).
+pub const MIN_API_TOKEN_LEN: usize = 32;
+
+/// Whether a name fits in a URL path and a tool name: 1 to 32 letters, digits, - or _.
+fn is_simple_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 32 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// An MCP server the user configured: a command (stdio) or a URL (Streamable HTTP).
@@ -78,10 +133,7 @@ pub struct McpServerConfig {
 impl McpServerConfig {
     /// What is wrong with it, if anything.
     fn problem(&self) -> Option<String> {
-        let name_ok = !self.name.is_empty()
-            && self.name.len() <= 32
-            && self.name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            && !self.name.contains("__");
+        let name_ok = is_simple_name(&self.name) && !self.name.contains("__");
         if !name_ok {
             return Some("the name must be 1 to 32 letters, digits, - or _ (no double _)".to_owned());
         }
@@ -157,6 +209,11 @@ impl Default for Settings {
             protected_folders: Vec::new(),
             auto_approve_tools: Vec::new(),
             mcp_servers: Vec::new(),
+            agent_api_enabled: false,
+            agent_api_port: 8090,
+            agent_api_token: String::new(),
+            verification_timeout_seconds: 300,
+            agent_contexts: vec![AgentContext::default()],
         }
     }
 }
@@ -182,6 +239,8 @@ pub enum SettingsError {
     AutoApprove(String),
     #[error("integration {name:?}: {reason}")]
     McpServer { name: String, reason: String },
+    #[error("agent API: {0}")]
+    AgentApi(String),
     #[error("settings are not valid: {0}")]
     Shape(String),
 }
@@ -234,7 +293,51 @@ impl Settings {
                 return Err(SettingsError::McpServer { name: server.name.clone(), reason });
             }
         }
-        Ok(())
+        self.agent_api_problem().map_or(Ok(()), |why| Err(SettingsError::AgentApi(why)))
+    }
+
+    /// What is wrong with the agent API settings, if anything.
+    fn agent_api_problem(&self) -> Option<String> {
+        if self.agent_api_port < 1024 {
+            return Some(format!("the port must be between 1024 and 65535 (got {})", self.agent_api_port));
+        }
+        if self.agent_api_enabled && self.agent_api_token.len() < MIN_API_TOKEN_LEN {
+            return Some("there is no access token yet: generate one in Settings → Agent API".to_owned());
+        }
+        if !(1..=3_600).contains(&self.verification_timeout_seconds) {
+            return Some(format!(
+                "the verification timeout must be between 1 and 3600 seconds (got {})",
+                self.verification_timeout_seconds
+            ));
+        }
+        if self.agent_contexts.is_empty() {
+            return Some("there must be at least one instruction context".to_owned());
+        }
+        let mut ports = vec![self.agent_api_port];
+        for (i, context) in self.agent_contexts.iter().enumerate() {
+            let name = &context.name;
+            if !is_simple_name(name) {
+                return Some(format!("context name {name:?} must be 1 to 32 letters, digits, - or _"));
+            }
+            if self.agent_contexts[..i].iter().any(|c| c.name == *name) {
+                return Some(format!("two contexts are named {name:?}"));
+            }
+            if context.allowed_actions.iter().any(|a| a.trim().is_empty() || a.len() > 100) {
+                return Some(format!("context {name:?} has an empty or over-long allowed action"));
+            }
+            if let Some(port) = context.port {
+                if port < 1024 || ports.contains(&port) {
+                    return Some(format!("context {name:?}: port {port} is below 1024 or already used"));
+                }
+                ports.push(port);
+            }
+        }
+        None
+    }
+
+    /// How long a verification waits for the user, in milliseconds.
+    pub fn verification_timeout_ms(&self) -> u64 {
+        u64::from(self.verification_timeout_seconds) * 1_000
     }
 
     /// Reads settings from JSON, filling absent fields with defaults.

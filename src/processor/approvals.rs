@@ -31,7 +31,8 @@ impl<H: Host + 'static> Drop for WaitGuard<'_, H> {
     fn drop(&mut self) {
         let Some(id) = self.id.take() else { return };
         let note = Some("the message was stopped before an answer".to_owned());
-        if let Ok(request) = self.pipeline.inner.approvals.settle(&id, ApprovalStatus::Rejected, None, note) {
+        let now = self.pipeline.inner.host.now_ms();
+        if let Ok(request) = self.pipeline.inner.approvals.settle(&id, ApprovalStatus::Rejected, None, note, now) {
             let pipeline = self.pipeline.clone();
             self.pipeline.spawn(async move { pipeline.settled(&request).await });
         }
@@ -73,7 +74,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let host = &self.inner.host;
         let conversation_id = self.conversation_for_approval().await;
         if let Some(conversation) = &conversation_id {
-            if self.inner.approvals.granted(conversation, &ask.action) {
+            if self.inner.approvals.granted(conversation, &ask.action, host.now_ms()) {
                 return ApprovalOutcome::Approved;
             }
         }
@@ -87,6 +88,7 @@ impl<H: Host + 'static> Pipeline<H> {
             origin: ApprovalOrigin::Tool,
             conversation_id,
             message_id: Some(message.id.clone()),
+            session: None,
             created_ms: now,
             expires_ms: now + APPROVAL_TIMEOUT_MS,
             status: ApprovalStatus::Pending,
@@ -115,7 +117,14 @@ impl<H: Host + 'static> Pipeline<H> {
             Either::Left((Ok(status), _)) => status,
             Either::Left((Err(_), _)) => ApprovalStatus::Rejected,
             Either::Right(_) => {
-                match self.inner.approvals.settle(&request.id, ApprovalStatus::Expired, None, Some("timeout".into())) {
+                let expired = self.inner.approvals.settle(
+                    &request.id,
+                    ApprovalStatus::Expired,
+                    None,
+                    Some("timeout".into()),
+                    host.now_ms(),
+                );
+                match expired {
                     Ok(expired) => self.settled(&expired).await,
                     Err(e) => host.log(LogLevel::Warn, &format!("approval {} at its expiry: {e}", request.id)),
                 }
@@ -143,7 +152,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Some(_) => {}
         }
         let (status, scope, note) = ApprovalBook::outcome(decision);
-        let request = self.inner.approvals.settle(id, status, scope, note)?;
+        let request = self.inner.approvals.settle(id, status, scope, note, now)?;
         self.settled(&request).await;
         Ok(request)
     }
@@ -165,14 +174,14 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// A request's new status: saved and shown.
-    async fn settled(&self, request: &ApprovalRequest) {
+    pub(super) async fn settled(&self, request: &ApprovalRequest) {
         if let Err(e) = self.persist_approval(request).await {
             self.inner.host.log(LogLevel::Warn, &format!("could not save approval {}: {e}", request.id));
         }
         self.inner.host.emit(&Event::ApprovalResolved { request: Box::new(request.clone()) });
     }
 
-    async fn persist_approval(&self, request: &ApprovalRequest) -> Result<(), String> {
+    pub(super) async fn persist_approval(&self, request: &ApprovalRequest) -> Result<(), String> {
         let text = serde_json::to_string(request).map_err(|e| e.to_string())?;
         self.inner.host.write_file_atomic(&request.path(), &text).await.map_err(|e| e.to_string())
     }

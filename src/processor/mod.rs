@@ -4,6 +4,7 @@
 //! boundaries, pending questions and what happens after a conversation ends are in
 //! `conversations.rs`.
 
+mod api;
 mod approvals;
 mod conversations;
 mod hub;
@@ -24,6 +25,8 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::agent::{run_turn, TurnInput, TurnOutcome};
+use crate::api::config::{config_document, listeners, Listener};
+use crate::api::{ApiRequest, ApiResponse};
 use crate::approval::{ApprovalBook, ApprovalError, ApprovalRequest, Decision};
 use crate::conversation::{Conversation, ConversationStore, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::event::{Event, NoticeLevel, Stage};
@@ -104,6 +107,8 @@ struct Inner<H: Host> {
     timeline: RefCell<Timeline>,
     /// The last message the hub routed here (scheduled runs notify the hub as its answer).
     last_hub_message: RefCell<Option<String>>,
+    /// Messages external agents sent through the agent API, for polling.
+    api_messages: RefCell<api::ApiMessages>,
 }
 
 /// The pipeline's shared state; cloned into the tasks it runs.
@@ -164,6 +169,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             approvals: ApprovalBook::default(),
             timeline: RefCell::new(Timeline::default()),
             last_hub_message: RefCell::new(None),
+            api_messages: RefCell::new(api::ApiMessages::default()),
         });
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
@@ -328,6 +334,27 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.pipeline.worker_tick().await;
     }
 
+    /// Answers an agent API request (the shim's HTTP server hands every request here).
+    pub async fn handle_api(&self, request: ApiRequest) -> ApiResponse {
+        self.pipeline.handle_api(request).await
+    }
+
+    /// The ports the agent API listens on (none when it is off).
+    pub fn api_listeners(&self) -> Vec<Listener> {
+        listeners(&self.settings())
+    }
+
+    /// The `/config` document, with the token only when `include_token` (for "Download config").
+    pub fn api_config_document(&self, include_token: bool) -> Value {
+        config_document(&self.settings(), include_token)
+    }
+
+    /// A fresh agent API token (64 hex digits) for the user to keep in secret storage.
+    pub fn new_api_token(&self) -> String {
+        let host = &self.pipeline.inner.host;
+        (0..4).map(|_| format!("{:016x}", host.random_u64())).collect()
+    }
+
     /// Background tasks running (summaries, retrospection, cleanup, messages in flight).
     pub fn running_tasks(&self) -> usize {
         self.pipeline.inner.tasks.running()
@@ -366,6 +393,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 .extend(names.iter().filter_map(|n| n.strip_suffix(".json")).map(str::to_owned));
             drop(store);
             self.restore_approvals().await;
+            self.resume_verification_timers();
             self.load_timeline().await;
         } else {
             drop(store);

@@ -1,0 +1,329 @@
+//! The agent API's endpoints in the pipeline: verifications are approval requests with origin
+//! `api` (the same card, notice and persistence as the note tools' approvals, answered
+//! asynchronously and polled), and messages go through the same queue as every other source.
+
+use std::collections::VecDeque;
+
+use futures::future::{select, FutureExt, LocalBoxFuture, Shared};
+use serde_json::{json, Map, Value};
+
+use super::Pipeline;
+use crate::api::config::{config_document, context_document, context_for_port};
+use crate::api::route::{route, Route, Routed};
+use crate::api::{
+    bad, guard, ApiError, ApiRequest, ApiResponse, KEEP_RESULTS, MAX_MESSAGES_IN_FLIGHT, MAX_PENDING_VERIFICATIONS,
+};
+use crate::approval::{ApprovalOrigin, ApprovalRequest, ApprovalStatus};
+use crate::event::Event;
+use crate::host::{Host, LogLevel};
+use crate::ids::new_id;
+use crate::message::ProcessResult;
+use crate::settings::{AgentContext, Settings};
+use crate::time::format_iso;
+
+/// The longest action name and reason a verification may carry.
+const MAX_ACTION_CHARS: usize = 100;
+const MAX_REASON_CHARS: usize = 4_000;
+
+/// A message an external agent sent: its processing, shared by everyone who waits on it.
+pub(super) type ApiRun = Shared<LocalBoxFuture<'static, ProcessResult>>;
+
+/// The agent API's messages, newest last, bounded.
+#[derive(Default)]
+pub(super) struct ApiMessages {
+    runs: VecDeque<(String, ApiRun)>,
+}
+
+impl ApiMessages {
+    fn get(&self, id: &str) -> Option<ApiRun> {
+        self.runs.iter().find(|(i, _)| i == id).map(|(_, run)| run.clone())
+    }
+
+    fn unfinished(&self) -> usize {
+        self.runs.iter().filter(|(_, run)| run.peek().is_none()).count()
+    }
+
+    fn add(&mut self, id: String, run: ApiRun) {
+        self.runs.push_back((id, run));
+        while self.runs.len() > KEEP_RESULTS + MAX_MESSAGES_IN_FLIGHT {
+            // Forget the oldest finished one; unfinished ones are bounded by MAX_MESSAGES_IN_FLIGHT.
+            match self.runs.iter().position(|(_, run)| run.peek().is_some()) {
+                Some(oldest) => self.runs.remove(oldest),
+                None => break,
+            };
+        }
+    }
+}
+
+fn object(body: &str) -> Result<Map<String, Value>, ApiError> {
+    match serde_json::from_str::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(ApiError::NotJson(format!("expected an object, got {}", kind(&other)))),
+        Err(e) => Err(ApiError::NotJson(e.to_string())),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A required, non-empty string field of at most `max` characters.
+fn text_field(body: &Map<String, Value>, field: &'static str, max: usize) -> Result<String, ApiError> {
+    match body.get(field) {
+        None | Some(Value::Null) => Err(bad(field, "is required")),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(bad(field, "is empty")),
+        Some(Value::String(s)) if s.chars().count() > max => Err(bad(field, format!("is over {max} characters"))),
+        Some(Value::String(s)) => Ok(s.trim().to_owned()),
+        Some(other) => Err(bad(field, format!("must be a string, not {}", kind(other)))),
+    }
+}
+
+/// How a verification looks to the agent that asked for it.
+fn verification_view(request: &ApprovalRequest) -> Value {
+    let (status, message) = match request.status {
+        ApprovalStatus::Pending => ("pending", "Waiting for the user to approve or reject it in Obsidian.".to_owned()),
+        ApprovalStatus::Approved => ("approved", "The user approved this action.".to_owned()),
+        ApprovalStatus::Rejected | ApprovalStatus::Expired => (
+            "rejected",
+            format!("Rejected: {}. Do not perform this action.", request.note.as_deref().unwrap_or("rejected")),
+        ),
+    };
+    let mut view = json!({
+        "verification_id": request.id,
+        "action": request.action,
+        "status": status,
+        "message": message,
+        "created_at": format_iso(request.created_ms),
+        "expires_at": format_iso(request.expires_ms),
+    });
+    if status == "rejected" {
+        view["reason"] = json!(request.note.as_deref().unwrap_or("rejected"));
+    }
+    view
+}
+
+fn message_view(id: &str, run: &ApiRun, current: Option<&str>) -> (u16, Value) {
+    match run.peek() {
+        Some(result) => {
+            let status = if result.cancelled {
+                "cancelled"
+            } else if result.success {
+                "done"
+            } else {
+                "failed"
+            };
+            (200, json!({"message_id": id, "status": status, "result": result}))
+        }
+        None => {
+            let status = if current == Some(id) { "processing" } else { "queued" };
+            (202, json!({"message_id": id, "status": status}))
+        }
+    }
+}
+
+impl<H: Host + 'static> Pipeline<H> {
+    /// Answers one agent API request; never fails (errors are answers too).
+    pub(super) async fn handle_api(&self, request: ApiRequest) -> ApiResponse {
+        let settings = self.settings();
+        let outcome = async {
+            guard::admit(&request, &settings.agent_api_token)?;
+            let routed = route(&request.method, &request.url)?;
+            self.answer(&settings, &request, routed).await
+        };
+        match outcome.await {
+            Ok(response) => response,
+            Err(error) => {
+                let level = if error.status() >= 500 { LogLevel::Warn } else { LogLevel::Debug };
+                self.inner.host.log(level, &format!("agent API {} {}: {error}", request.method, request.url));
+                error.response()
+            }
+        }
+    }
+
+    async fn answer(&self, settings: &Settings, request: &ApiRequest, routed: Routed) -> Result<ApiResponse, ApiError> {
+        let port_context =
+            || context_for_port(settings, request.local_port).ok_or(ApiError::UnknownContext(String::new()));
+        let named = |name: &str| {
+            settings
+                .agent_contexts
+                .iter()
+                .find(|c| c.name == name)
+                .ok_or_else(|| ApiError::UnknownContext(name.to_owned()))
+        };
+        match routed.route {
+            Route::Config => Ok(ApiResponse::json(200, &config_document(settings, false))),
+            Route::Context(None) => Ok(ApiResponse::json(200, &context_document(port_context()?))),
+            Route::Context(Some(name)) => Ok(ApiResponse::json(200, &context_document(named(&name)?))),
+            Route::CreateVerification => {
+                let context = match &routed.context {
+                    Some(name) => named(name)?,
+                    None => port_context()?,
+                };
+                self.create_verification(settings, context, &object(&request.body)?).await
+            }
+            Route::Verification(id) => self.verification_status(&id, routed.wait_ms).await,
+            Route::CreateMessage => self.create_message(&object(&request.body)?, routed.wait_ms).await,
+            Route::Message(id) => self.message_status(&id, routed.wait_ms).await,
+        }
+    }
+
+    async fn create_verification(
+        &self,
+        settings: &Settings,
+        context: &AgentContext,
+        body: &Map<String, Value>,
+    ) -> Result<ApiResponse, ApiError> {
+        let host = &self.inner.host;
+        let action = text_field(body, "action", MAX_ACTION_CHARS)?;
+        let reason = text_field(body, "reason", MAX_REASON_CHARS)?;
+        let details = body.get("context").filter(|v| !v.is_null()).cloned();
+        let session = format!("api:{}", context.name);
+        let now = host.now_ms();
+        let mut request = ApprovalRequest {
+            id: new_id(host, "ver-"),
+            summary: format!("An external agent asks to {action}: {reason}"),
+            action,
+            reason: Some(reason),
+            details,
+            origin: ApprovalOrigin::Api,
+            conversation_id: None,
+            message_id: None,
+            session: Some(session.clone()),
+            created_ms: now,
+            expires_ms: now + settings.verification_timeout_ms(),
+            status: ApprovalStatus::Pending,
+            scope: None,
+            note: None,
+        };
+        let decided_at_once = if !context.allowed_actions.contains(&request.action) {
+            Some((
+                ApprovalStatus::Rejected,
+                format!("action {:?} is not in the allowed_actions of context {:?}", request.action, context.name),
+            ))
+        } else if !context.verification_required {
+            Some((ApprovalStatus::Approved, format!("context {:?} does not require verification", context.name)))
+        } else if self.inner.approvals.granted(&session, &request.action, now) {
+            Some((ApprovalStatus::Approved, "approved for this session".to_owned()))
+        } else {
+            None
+        };
+        if let Some((status, note)) = decided_at_once {
+            request.status = status;
+            request.note = Some(note);
+            self.persist_approval(&request).await.map_err(|e| self.storage_failed(&request.id, &e))?;
+            self.inner.approvals.insert(request.clone());
+            return Ok(ApiResponse::json(200, &verification_view(&request)));
+        }
+        if self.inner.approvals.pending_in_session(&session) >= MAX_PENDING_VERIFICATIONS {
+            return Err(ApiError::TooMany(format!(
+                "context {:?} already has {MAX_PENDING_VERIFICATIONS} verifications waiting for the user",
+                context.name
+            )));
+        }
+        // Persisted before anyone is told, so a restart finds it (and never approves it).
+        self.persist_approval(&request).await.map_err(|e| self.storage_failed(&request.id, &e))?;
+        self.inner.approvals.insert(request.clone());
+        host.emit(&Event::ApprovalRequested { request: Box::new(request.clone()) });
+        self.expire_later(&request);
+        let mut view = verification_view(&request);
+        view["message"] = json!(format!(
+            "The user has been asked. Poll GET /verify/{}?wait=30 until the status is approved or rejected \
+(rejected with reason \"timeout\" after {} s without an answer).",
+            request.id, settings.verification_timeout_seconds
+        ));
+        Ok(ApiResponse::json(202, &view))
+    }
+
+    fn storage_failed(&self, id: &str, error: &str) -> ApiError {
+        self.inner.host.log(LogLevel::Error, &format!("could not save verification {id}: {error}"));
+        ApiError::Storage
+    }
+
+    /// Rejects a pending verification with "timeout" when its time is up, so the card goes away
+    /// even if nobody polls.
+    pub(super) fn expire_later(&self, request: &ApprovalRequest) {
+        let this = self.clone();
+        let id = request.id.clone();
+        let delay = request.expires_ms.saturating_sub(self.inner.host.now_ms());
+        self.spawn(async move {
+            this.inner.host.sleep(delay).await;
+            let now = this.inner.host.now_ms();
+            if let Ok(expired) =
+                this.inner.approvals.settle(&id, ApprovalStatus::Expired, None, Some("timeout".into()), now)
+            {
+                this.settled(&expired).await;
+            }
+        });
+    }
+
+    async fn verification_status(&self, id: &str, wait_ms: u64) -> Result<ApiResponse, ApiError> {
+        let host = &self.inner.host;
+        let current = |this: &Self| {
+            let (request, expired_now) = this
+                .inner
+                .approvals
+                .get(id, host.now_ms())
+                .filter(|(r, _)| r.origin == ApprovalOrigin::Api)
+                .ok_or_else(|| ApiError::UnknownVerification(id.to_owned()))?;
+            Ok::<_, ApiError>((request, expired_now))
+        };
+        let (mut request, mut expired_now) = current(self)?;
+        if request.status == ApprovalStatus::Pending && wait_ms > 0 {
+            let until_expiry = request.expires_ms.saturating_sub(host.now_ms());
+            let change = self.inner.approvals.subscribe(id);
+            let _ = select(change, host.sleep(wait_ms.min(until_expiry)).boxed_local()).await;
+            (request, expired_now) = current(self)?;
+        }
+        if expired_now {
+            self.settled(&request).await;
+        }
+        Ok(ApiResponse::json(200, &verification_view(&request)))
+    }
+
+    async fn create_message(&self, body: &Map<String, Value>, wait_ms: u64) -> Result<ApiResponse, ApiError> {
+        let host = &self.inner.host;
+        let text = text_field(body, "text", crate::api::BODY_LIMIT)?;
+        let metadata = match body.get("metadata") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(Value::Object(map)) => Value::Object(map.clone()),
+            Some(other) => return Err(bad("metadata", format!("must be an object, not {}", kind(other)))),
+        };
+        if self.inner.api_messages.borrow().unfinished() >= MAX_MESSAGES_IN_FLIGHT {
+            return Err(ApiError::TooMany(format!(
+                "{MAX_MESSAGES_IN_FLIGHT} messages from the agent API are still waiting"
+            )));
+        }
+        let id = new_id(host, "api-");
+        let raw = json!({"id": id, "text": text, "source": "api", "timestamp": format_iso(host.now_ms()), "metadata": metadata});
+        let run: ApiRun = self.process(raw).boxed_local().shared();
+        self.inner.api_messages.borrow_mut().add(id.clone(), run.clone());
+        self.spawn(run.clone().map(drop));
+        self.message_status(&id, wait_ms).await
+    }
+
+    async fn message_status(&self, id: &str, wait_ms: u64) -> Result<ApiResponse, ApiError> {
+        let run = self.inner.api_messages.borrow().get(id).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;
+        if run.peek().is_none() && wait_ms > 0 {
+            let _ = select(run.clone(), self.inner.host.sleep(wait_ms).boxed_local()).await;
+        }
+        let current = self.inner.current.borrow().as_ref().map(|c| c.message_id.clone());
+        let (status, view) = message_view(id, &run, current.as_deref());
+        Ok(ApiResponse::json(status, &view))
+    }
+
+    /// After a restart: an external agent's verification still pending gets its expiry timer.
+    pub(super) fn resume_verification_timers(&self) {
+        for request in self.inner.approvals.pending() {
+            if request.origin == ApprovalOrigin::Api {
+                self.expire_later(&request);
+            }
+        }
+    }
+}

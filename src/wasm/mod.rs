@@ -86,6 +86,41 @@ export interface CoreSettings {
   autoApproveTools?: string[];
   /** The user's MCP servers (integrations). */
   mcpServers?: McpServerConfig[];
+  /** Serve the local agent API (desktop only). */
+  agentApiEnabled?: boolean;
+  agentApiPort?: number;
+  /** From secret storage; never saved in data.json. */
+  agentApiToken?: string;
+  verificationTimeoutSeconds?: number;
+  agentContexts?: AgentContext[];
+}
+
+/** An instruction context of the agent API. */
+export interface AgentContext {
+  name: string;
+  port?: number;
+  system: string;
+  role: string;
+  baseInstruction: string;
+  allowedActions: string[];
+  verificationRequired: boolean;
+}
+
+/** An agent API request as the shim's HTTP server received it. */
+export interface ApiRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  bodyTooLarge: boolean;
+  localPort: number;
+}
+
+/** What the shim writes back: a JSON body, a status, extra headers. */
+export interface ApiResponse {
+  status: number;
+  body: string;
+  headers?: [string, string][];
 }
 
 /** An MCP server: a command (stdio, desktop only) or a URL (Streamable HTTP). */
@@ -132,6 +167,8 @@ export interface ApprovalRequest {
   origin: "tool" | "api";
   conversationId?: string;
   messageId?: string;
+  /** The agent API session ("api:<context>") that "approve for this session" covers. */
+  session?: string;
   createdMs: number;
   expiresMs: number;
   status: ApprovalStatus;
@@ -493,6 +530,41 @@ impl WasmMessageProcessor {
         promise(async move { Ok::<_, String>(core.scheduled().await) })
     }
 
+    /// Answers an agent API request the shim's HTTP server received; always resolves (errors
+    /// are answers with a status).
+    #[wasm_bindgen(js_name = handleApiRequest, unchecked_return_type = "Promise<ApiResponse>")]
+    pub fn handle_api_request(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ApiRequest")] request: JsValue,
+    ) -> Promise {
+        let core = self.core.clone();
+        let request = crate::lean::from_value::<crate::api::ApiRequest>(&from_js(&request));
+        promise(async move {
+            match request {
+                Ok(request) => Ok::<_, String>(core.handle_api(request).await),
+                Err(e) => Err(format!("the shim passed an unreadable request: {e}")),
+            }
+        })
+    }
+
+    /// The ports the agent API should listen on (none when it is off).
+    #[wasm_bindgen(js_name = agentApiListeners, unchecked_return_type = "{ port: number; context?: string }[]")]
+    pub fn agent_api_listeners(&self) -> JsValue {
+        to_js(&self.core.api_listeners())
+    }
+
+    /// The `/config` document (the "Download config" command), with the token only if asked.
+    #[wasm_bindgen(js_name = agentApiConfig, unchecked_return_type = "Record<string, unknown>")]
+    pub fn agent_api_config(&self, include_token: bool) -> JsValue {
+        to_js(&self.core.api_config_document(include_token))
+    }
+
+    /// A fresh agent API token for the settings to keep in secret storage.
+    #[wasm_bindgen(js_name = newApiToken)]
+    pub fn new_api_token(&self) -> String {
+        self.core.new_api_token()
+    }
+
     /// Stops the message in flight and every background task (the plugin unloading).
     pub fn dispose(&self) {
         self.core.dispose();
@@ -589,6 +661,12 @@ impl WasmMessageProcessor {
 #[wasm_bindgen(js_name = defaultSettings, unchecked_return_type = "Required<CoreSettings>")]
 pub fn default_settings() -> JsValue {
     to_js(&Settings::default())
+}
+
+/// The largest agent API request body, in bytes: the shim stops reading after it.
+#[wasm_bindgen(js_name = agentApiBodyLimit)]
+pub fn agent_api_body_limit() -> usize {
+    crate::api::BODY_LIMIT
 }
 
 /// The core's version, for logs and the agent API.

@@ -4,6 +4,7 @@
 // nothing else: the core does.
 import type {
   AgentMessage,
+  ApiRequest,
   ApprovalDecision,
   ApprovalRequest,
   CoreEvent,
@@ -21,6 +22,7 @@ import { HubSockets, type SocketLike } from "./hub-sockets.ts";
 import { cronNext, localTimeZone } from "./clock.ts";
 import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
+import { AgentApiServer, type ApiListenerState } from "./agent-api-server.ts";
 
 /** The platform's files (paths relative to `.smarthole/`) and HTTP. */
 export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "httpStart">;
@@ -39,6 +41,8 @@ export interface RuntimeOptions {
   /** Starts command-line MCP servers; null where processes cannot be started (mobile, a page). */
   mcpStdio?: StdioFactory | null;
   openSocket: (url: string) => SocketLike;
+  /** Imports Node's http module for the agent API; null where no server can listen (mobile, a page). */
+  loadHttp?: (() => Promise<typeof import("node:http")>) | null;
   /** Settings as the core takes them (the API key included, never persisted by the core). */
   settings: () => CoreSettings;
   log?: (level: LogLevel, message: string) => void;
@@ -47,7 +51,11 @@ export interface RuntimeOptions {
 }
 
 /** What views hear: the core's events, plus the runtime's own. */
-export type RuntimeEvent = CoreEvent | { type: "ready" } | { type: "core_restarted" };
+export type RuntimeEvent =
+  | CoreEvent
+  | { type: "ready" }
+  | { type: "core_restarted" }
+  | { type: "api_status"; listeners: ApiListenerState[] };
 
 /** The result given to a message whose core trapped before it finished. */
 export const CORE_RESTARTED = "core_restarted";
@@ -76,6 +84,7 @@ export class CoreRuntime {
   private rebuilds: number[] = [];
   private disposed = false;
   private readonly host: CoreHost;
+  private api: AgentApiServer | null = null;
   /** The core's default settings, once it is loaded. */
   defaults: Required<CoreSettings> | null = null;
 
@@ -162,6 +171,12 @@ export class CoreRuntime {
     // Checked by the core just now: connect the integrations it accepted.
     this.mcp.configure(settings.mcpServers ?? []);
     await this.processor.initialize();
+    const loadHttp = this.options.loadHttp;
+    if (loadHttp && !this.api) {
+      const handle = (request: ApiRequest) => this.call((p) => p.handleApiRequest(request));
+      this.api = new AgentApiServer(handle, this.core.agentApiBodyLimit(), loadHttp, (m) => this.log("info", m));
+    }
+    void this.configureApi();
     performance.mark("smarthole:initialized");
     const pending = await this.processor.reprocessPending();
     performance.mark("smarthole:ready");
@@ -293,6 +308,30 @@ export class CoreRuntime {
     const settings = this.options.settings();
     this.call((p) => p.updateSettings(settings));
     this.mcp.configure(settings.mcpServers ?? []);
+    void this.configureApi();
+  }
+
+  /** Opens and closes the agent API's listeners as the core's settings say. */
+  async configureApi(): Promise<ApiListenerState[]> {
+    if (!this.api || !this.processor) return [];
+    const states = await this.api.configure(this.call((p) => p.agentApiListeners()));
+    this.dispatch({ type: "api_status", listeners: states });
+    return states;
+  }
+
+  /** The agent API's listeners as they are now. */
+  get apiStates(): ApiListenerState[] {
+    return this.api?.states() ?? [];
+  }
+
+  /** The /config document ("Download config"), with the token only when asked. */
+  apiConfig(includeToken: boolean): Record<string, unknown> {
+    return this.call((p) => p.agentApiConfig(includeToken));
+  }
+
+  /** A fresh agent API token (the settings keep it in secret storage). */
+  newApiToken(): string {
+    return this.call((p) => p.newApiToken());
   }
 
   scheduled(): Promise<Conversation[]> {
@@ -309,6 +348,7 @@ export class CoreRuntime {
     this.readyFlag = false;
     this.hub.closeAll();
     this.mcp.closeAll();
+    this.api?.close();
     const processor = this.processor;
     this.processor = null;
     try {

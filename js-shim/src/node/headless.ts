@@ -2,15 +2,19 @@
 //
 //   node js-shim/dist/headless.js --vault DIR [--llm-base-url URL] [--model NAME]
 //        [--api-key-env VAR] [--max-tokens N] [--no-stream] [--once TEXT | --once-json JSON]
-//        [--hub URL] [--hub-name NAME] [--approvals reject|approve] [--mcp-config FILE] [--verbose]
+//        [--hub URL] [--hub-name NAME] [--approvals reject|approve|ask] [--mcp-config FILE]
+//        [--api-port N] [--api-token-env VAR] [--api-config FILE] [--verbose]
 //
 // --once: finish what a previous run left in the inbox, process one message, print its
 // ProcessResult as JSON on stdout, exit (0 on success). Without --once: a chat on the terminal
 // (or over a pipe, one message per line), answers streamed as they arrive; Ctrl-C stops the
 // answer in progress, and exits when idle. With --hub it also takes the messages the SmartHole
-// hub routes here, and keeps running after its input ends until SIGTERM or SIGINT. There is no
-// approval card here: --approvals says how every approval request is answered (rejected unless
-// told otherwise, so nothing is overwritten, deleted or moved by a run nobody watches).
+// hub routes here, and keeps running after its input ends until SIGTERM or SIGINT; so it does with
+// --api-port, which serves the local agent API on 127.0.0.1. There is no approval card here:
+// --approvals says how approval requests (the agent's, and external agents' verifications) are
+// answered: rejected unless told otherwise, so nothing is overwritten, deleted or moved by a run
+// nobody watches; approved; or asked on the terminal, answered with /approve ID,
+// /approve-session ID or /reject ID.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -18,6 +22,7 @@ import { parseArgs } from "node:util";
 import type { ApprovalDecision, CoreEvent, CoreSettings, McpServerConfig, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
 import { loadCore } from "../core/load.ts";
 import { NodeHost, type LogLevel } from "./node-host.ts";
+import { AgentApiServer } from "../core/agent-api-server.ts";
 
 const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --vault DIR            the vault folder (its .smarthole/ holds inbox and history)
@@ -30,10 +35,16 @@ const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --once-json JSON       the same with a whole RoutedMessage (for example one from the hub)
   --hub URL              connect to the SmartHole hub (for example ws://127.0.0.1:9473)
   --hub-name NAME        the client name to register with the hub (default obsidian)
-  --approvals MODE       answer to the agent's approval requests (overwrite, delete, move a note):
-                         reject (default) or approve
+  --approvals MODE       answer to approval requests (the agent overwriting, deleting or moving a note;
+                         an external agent's verification): reject (default), approve, or ask (printed
+                         as [approval ID]; answer with /approve ID, /approve-session ID or /reject ID)
   --mcp-config FILE      the MCP servers (integrations) to connect: JSON {"mcpServers": [{"name", "command",
                          "args", "env"} or {"name", "url", "headers"}]}
+  --api-port N           serve the local agent API on 127.0.0.1:N (see docs/agent-api.md)
+  --api-token-env VAR    the environment variable holding its bearer token (default SMARTHOLE_API_TOKEN;
+                         at least 32 characters, for example the output of: openssl rand -hex 32)
+  --api-config FILE      its contexts and verification timeout: JSON {"agentContexts": [...],
+                         "verificationTimeoutSeconds": N}
   --verbose              log the core's debug lines to stderr`;
 
 class UsageError extends Error {}
@@ -54,6 +65,9 @@ function parse() {
       "hub-name": { type: "string" },
       approvals: { type: "string", default: "reject" },
       "mcp-config": { type: "string" },
+      "api-port": { type: "string" },
+      "api-token-env": { type: "string" },
+      "api-config": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       },
@@ -89,18 +103,25 @@ function readOptions() {
     settings.maxTokens = n;
   }
   if (values["mcp-config"] !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(readFileSync(values["mcp-config"], "utf8"));
-    } catch (error) {
-      throw new UsageError(`--mcp-config ${values["mcp-config"]}: ${(error as Error).message}`);
-    }
-    const servers = (parsed as { mcpServers?: unknown })?.mcpServers;
+    const servers = (readJson("--mcp-config", values["mcp-config"]) as { mcpServers?: unknown })?.mcpServers;
     if (!Array.isArray(servers)) throw new UsageError(`--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`);
     settings.mcpServers = servers as McpServerConfig[];
   }
-  if (values.approvals !== "reject" && values.approvals !== "approve") {
-    throw new UsageError(`--approvals must be reject or approve (got ${values.approvals})`);
+  if (values["api-port"] !== undefined) {
+    const port = Number(values["api-port"]);
+    if (!Number.isInteger(port)) throw new UsageError(`--api-port must be a port number (got ${values["api-port"]})`);
+    const tokenVar = values["api-token-env"] ?? "SMARTHOLE_API_TOKEN";
+    const token = process.env[tokenVar];
+    if (!token) throw new UsageError(`--api-port needs a token in the environment variable ${tokenVar} (for example: export ${tokenVar}=$(openssl rand -hex 32))`);
+    Object.assign(settings, { agentApiEnabled: true, agentApiPort: port, agentApiToken: token });
+  }
+  if (values["api-config"] !== undefined) {
+    const config = readJson("--api-config", values["api-config"]) as Pick<CoreSettings, "agentContexts" | "verificationTimeoutSeconds">;
+    if (config.agentContexts !== undefined) settings.agentContexts = config.agentContexts;
+    if (config.verificationTimeoutSeconds !== undefined) settings.verificationTimeoutSeconds = config.verificationTimeoutSeconds;
+  }
+  if (!["reject", "approve", "ask"].includes(values.approvals)) {
+    throw new UsageError(`--approvals must be reject, approve or ask (got ${values.approvals})`);
   }
   let once: RoutedMessage | undefined;
   if (values.once !== undefined) {
@@ -112,9 +133,20 @@ function readOptions() {
       throw new UsageError(`--once-json is not JSON: ${(error as Error).message}`);
     }
   }
-  const approvals: ApprovalDecision = values.approvals === "approve" ? "approve_once" : "reject";
-  return { vault, settings, once, hub: values.hub !== undefined, verbose: values.verbose, approvals };
+  const approvals: ApprovalDecision | "ask" = values.approvals === "ask" ? "ask" : values.approvals === "approve" ? "approve_once" : "reject";
+  const serving = values.hub !== undefined || values["api-port"] !== undefined;
+  return { vault, settings, once, serving, verbose: values.verbose, approvals };
 }
+
+function readJson(flag: string, file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`${flag} ${file}: ${(error as Error).message}`);
+  }
+}
+
+const DECISIONS: Record<string, ApprovalDecision> = { approve: "approve_once", "approve-session": "approve_conversation", reject: "reject" };
 
 /**
  * Test hook for the crash tests: SMARTHOLE_TEST_KILL_AT=<stage or event type>[@<message id>]
@@ -133,18 +165,20 @@ function crashHook(): ((event: CoreEvent) => void) | undefined {
 
 async function main(): Promise<number> {
   const options = readOptions();
-  const { MessageProcessor } = await loadCore();
+  const core = await loadCore();
+  const { MessageProcessor } = core;
   const kill = crashHook();
   const interactive = options.once === undefined;
-  let streamTo: NodeJS.WriteStream = interactive ? process.stdout : process.stderr;
-  let streamedSomething = false;
+  const streamTo: NodeJS.WriteStream = interactive ? process.stdout : process.stderr;
+  /** Messages whose answer was streamed (so it is not printed again). */
+  const streamed = new Set<string>();
   const host = new NodeHost(path.join(options.vault, ".smarthole"), {
     onEvent: (event) => {
       kill?.(event);
       switch (event.type) {
         case "text_delta":
           streamTo.write(event.text);
-          streamedSomething = true;
+          streamed.add(event.messageId);
           break;
         case "retrying":
           process.stderr.write(`\n[${event.error} Retrying in ${Math.round(event.delayMs / 1000)} s…]\n`);
@@ -165,12 +199,20 @@ async function main(): Promise<number> {
           process.stderr.write(`\n[${event.ok ? "scheduled run" : "scheduled run failed"}] ${event.text}\n`);
           break;
         case "approval_requested": {
-          process.stderr.write(`\n[approval: ${event.request.summary} → ${options.approvals === "reject" ? "rejected" : "approved"} (--approvals)]\n`);
-          const id = event.request.id;
+          const { id, summary } = event.request;
+          const decision = options.approvals;
+          if (decision === "ask") {
+            process.stderr.write(`\n[approval ${id}] ${summary} — answer /approve ${id}, /approve-session ${id} or /reject ${id}\n`);
+            break;
+          }
+          process.stderr.write(`\n[approval: ${summary} → ${decision === "reject" ? "rejected" : "approved"} (--approvals)]\n`);
           // Not from inside the core's emit: answer once the current call has returned.
-          setTimeout(() => void processor.decideApproval(id, options.approvals).catch(() => undefined), 0);
+          setTimeout(() => void processor.decideApproval(id, decision).catch(() => undefined), 0);
           break;
         }
+        case "approval_resolved":
+          if (options.approvals === "ask") process.stderr.write(`[approval ${event.request.id}: ${event.request.status}${event.request.note ? ` (${event.request.note})` : ""}]\n`);
+          break;
       }
     },
     onLog: (level: LogLevel, message: string) => {
@@ -185,10 +227,17 @@ async function main(): Promise<number> {
     frame: (socket, text) => processor.hubFrame(socket, text),
     closed: (socket, why) => processor.hubClosed(socket, why),
   };
-  const shutdown = (code: number) => {
-    processor.dispose();
+  const api = new AgentApiServer((r) => processor.handleApiRequest(r), core.agentApiBodyLimit(), () => import("node:http"), (m) =>
+    process.stderr.write(`[${m}]\n`),
+  );
+  const closeAll = () => {
     host.hub.closeAll();
     host.mcp.closeAll();
+    api.close();
+  };
+  const shutdown = (code: number) => {
+    processor.dispose();
+    closeAll();
     process.exit(code);
   };
   process.on("SIGTERM", () => shutdown(0));
@@ -197,64 +246,73 @@ async function main(): Promise<number> {
   if (pending.results.length > 0 || pending.movedToFailed.length > 0) {
     process.stderr.write(`[finished ${pending.results.length} message(s) left by an earlier run]\n`);
   }
+  const failedListeners = (await api.configure(processor.agentApiListeners())).filter((l) => !l.listening);
+  if (failedListeners.length > 0) {
+    closeAll();
+    throw new Error(failedListeners.map((l) => l.error).join("; "));
+  }
 
   if (!interactive) {
     const result = await processor.process(options.once!);
-    if (streamedSomething) process.stderr.write("\n");
+    if (streamed.has(result.messageId)) process.stderr.write("\n");
     process.stdout.write(JSON.stringify(result) + "\n");
-    host.hub.closeAll();
-    host.mcp.closeAll();
+    closeAll();
     return result.success ? 0 : 1;
   }
 
   const tty = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty });
-  let busy = false;
+  const busy = () => processor.currentMessageId !== undefined;
   const prompt = () => tty && rl.prompt();
   rl.setPrompt("you> ");
   rl.on("SIGINT", () => {
-    if (busy && processor.cancelCurrentProcessing()) return;
+    if (busy() && processor.cancelCurrentProcessing()) return;
     rl.close();
   });
   process.on("SIGINT", () => {
-    if (busy && processor.cancelCurrentProcessing()) return;
+    if (busy() && processor.cancelCurrentProcessing()) return;
     shutdown(130);
   });
   if (tty) process.stdout.write("SmartHole Agent — type a message; Ctrl-C stops an answer, Ctrl-C again quits.\n");
   prompt();
   let failures = 0;
-  for await (const line of rl) {
-    const text = line.trim();
-    if (text === "/quit" || text === "/exit") break;
-    if (!text) {
-      prompt();
-      continue;
-    }
-    busy = true;
-    streamTo = process.stdout;
-    streamedSomething = false;
-    const result: ProcessResult = await processor.process({
-      id: NodeHost.newMessageId(),
-      text,
-      timestamp: new Date().toISOString(),
-      source: "direct",
-    });
-    busy = false;
+  const print = (result: ProcessResult) => {
     if (result.cancelled) process.stdout.write("\n[stopped]\n");
     else if (!result.success) {
       failures++;
       process.stdout.write(`\n[error] ${result.error}\n`);
-    } else if (!streamedSomething && result.response) process.stdout.write(result.response);
+    } else if (!streamed.has(result.messageId) && result.response) process.stdout.write(result.response);
     if (result.notice) process.stdout.write(`\n[${result.notice}]`);
     process.stdout.write("\n");
     prompt();
+  };
+  // Messages are not awaited here, so an /approve line can answer the approval a message waits on;
+  // the core runs them in order, and their results print in that order.
+  let printed: Promise<void> = Promise.resolve();
+  for await (const line of rl) {
+    const text = line.trim();
+    if (text === "/quit" || text === "/exit") break;
+    const command = /^\/(approve|approve-session|reject)\s+(\S+)$/.exec(text);
+    if (command) {
+      processor.decideApproval(command[2], DECISIONS[command[1]]).then(
+        (request) => process.stderr.write(`[${request.id}: ${request.status}]\n`),
+        (error: unknown) => process.stderr.write(`[error] ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+      continue;
+    }
+    if (!text) {
+      prompt();
+      continue;
+    }
+    const result = processor.process({ id: NodeHost.newMessageId(), text, timestamp: new Date().toISOString(), source: "direct" });
+    printed = printed.then(() => result.then(print));
   }
-  if (options.hub) {
-    // Serving the hub: keep running until SIGTERM / SIGINT.
+  await printed;
+  if (options.serving) {
+    // Serving the hub or the agent API: keep running until SIGTERM / SIGINT.
     await new Promise<never>(() => {});
   }
-  host.hub.closeAll();
-  host.mcp.closeAll();
+  closeAll();
   return failures > 0 && !tty ? 1 : 0;
 }
 

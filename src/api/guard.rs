@@ -6,9 +6,10 @@ use super::{ApiError, ApiRequest};
 
 /// Checks a request's origin, host and token, then its size.
 pub fn admit(request: &ApiRequest, token: &str) -> Result<(), ApiError> {
-    // Browsers send Origin on cross-site requests and Sec-Fetch-* on all of them; programs
-    // written against this API send neither.
-    if ["origin", "sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest"].iter().any(|h| request.header(h).is_some()) {
+    // Browsers send Origin on cross-site requests and Sec-Fetch-Site on all of them (to a
+    // loopback address too); programs written against this API send neither. (Node's fetch
+    // sends Sec-Fetch-Mode, so that one says nothing.)
+    if ["origin", "sec-fetch-site"].iter().any(|h| request.header(h).is_some()) {
         return Err(ApiError::BrowserOrigin);
     }
     let host = request.header("host").unwrap_or("");

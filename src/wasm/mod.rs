@@ -533,10 +533,7 @@ impl WasmMessageProcessor {
     /// Answers an agent API request the shim's HTTP server received; always resolves (errors
     /// are answers with a status).
     #[wasm_bindgen(js_name = handleApiRequest, unchecked_return_type = "Promise<ApiResponse>")]
-    pub fn handle_api_request(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "ApiRequest")] request: JsValue,
-    ) -> Promise {
+    pub fn handle_api_request(&self, #[wasm_bindgen(unchecked_param_type = "ApiRequest")] request: JsValue) -> Promise {
         let core = self.core.clone();
         let request = crate::lean::from_value::<crate::api::ApiRequest>(&from_js(&request));
         promise(async move {

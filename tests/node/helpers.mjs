@@ -1,5 +1,6 @@
 // Shared helpers for the end-to-end tests: run the headless command, read a vault's state.
 import { spawn } from "node:child_process";
+import net from "node:net";
 import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -83,4 +84,14 @@ export async function waitFor(predicate, timeoutMs = 10_000, what = "condition")
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A TCP port nothing listens on right now. */
+export function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -5,11 +5,10 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { startMcpGate } from "../peers/mcp-gate.mjs";
-import { ROOT, tmpVault, once, waitFor } from "./helpers.mjs";
+import { ROOT, tmpVault, once, waitFor, freePort } from "./helpers.mjs";
 
 const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 
@@ -34,15 +33,6 @@ after(async () => {
   http?.kill();
   await model.close();
 });
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function config(vault, servers) {
   const file = path.join(vault, "mcp.json");

@@ -88,5 +88,5 @@ test("a bad --approvals value is a usage error", async () => {
   const vault = tmpVault();
   const run = await once(vault, server.url, "hi", ["--approvals", "maybe"]);
   assert.equal(run.code, 2);
-  assert.match(run.stderr, /--approvals must be reject or approve/);
+  assert.match(run.stderr, /--approvals must be reject, approve or ask/);
 });

@@ -1,10 +1,13 @@
 // The agent API's HTTP listeners (desktop and Node only): bound to 127.0.0.1, each request read
 // up to the core's size limit and handed to the core as is; the core's answer is written back.
 // Who may call, which endpoint, and what the answer is are all decided in the core.
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { ApiRequest, ApiResponse } from "smarthole-core";
 
+// Types only: the module itself is imported lazily, on the desktop, through `loadHttp`.
 type Http = typeof import("node:http");
+type IncomingMessage = import("node:http").IncomingMessage;
+type ServerResponse = import("node:http").ServerResponse;
+type Server = import("node:http").Server;
 
 /** A port the core wants served. */
 export interface ApiListener {
@@ -102,7 +105,7 @@ export class AgentApiServer {
     const state: ApiListenerState = { ...listener, listening: false };
     this.servers.set(listener.port, { server, state });
     return new Promise((resolve) => {
-      server.once("error", (error: NodeJS.ErrnoException) => {
+      server.once("error", (error: Error & { code?: string }) => {
         state.error =
           error.code === "EADDRINUSE"
             ? `port ${listener.port} is already in use by another program; choose another port in the settings`

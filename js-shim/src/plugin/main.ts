@@ -8,6 +8,7 @@ import { ChatView, VIEW_TYPE } from "./chat-view.ts";
 import { ObsidianIO } from "./obsidian-io.ts";
 import { ObsidianVault } from "./obsidian-vault.ts";
 import { SmartHoleSettingTab } from "./settings-tab.ts";
+import { DownloadConfigModal } from "./agent-api-setting.ts";
 import { cleanSaved, coreSettings, type SavedSettings } from "./settings.ts";
 
 const STATUS_TEXT: Record<HubStatus, string> = {
@@ -33,6 +34,8 @@ export default class SmartHoleAgentPlugin extends Plugin {
       // Command-line MCP servers need a process: the desktop app only.
       mcpStdio: Platform.isDesktopApp ? stdioTransport((line) => this.log("debug", line)) : null,
       openSocket: (url) => new WebSocket(url),
+      // The agent API listens on the desktop app only, where Node's http module exists.
+      loadHttp: Platform.isDesktop ? () => import("node:http") : null,
       settings: () => coreSettings(this.app, this.saved),
       log: (level, message) => this.log(level, message),
       notify: (text) => new Notice(text),
@@ -41,6 +44,15 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.addRibbonIcon("message-square", "Open SmartHole chat", () => void this.openChat());
     this.addCommand({ id: "open-chat", name: "Open chat", callback: () => void this.openChat() });
     this.addCommand({ id: "stop-answer", name: "Stop the current answer", callback: () => this.runtime.cancel() });
+    this.addCommand({
+      id: "download-agent-api-config",
+      name: "Download agent API config",
+      checkCallback: (checking) => {
+        if (!Platform.isDesktopApp || !this.runtime.ready) return false;
+        if (!checking) new DownloadConfigModal(this.app, this).open();
+        return true;
+      },
+    });
     this.addSettingTab(new SmartHoleSettingTab(this.app, this));
     this.statusEl = this.addStatusBarItem();
     this.statusEl.setText(STATUS_TEXT.disconnected);

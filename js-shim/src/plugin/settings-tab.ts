@@ -1,10 +1,11 @@
 // The settings tab, sentence case. Values the user has not changed show the core's defaults;
 // every change is checked by the core before it is saved.
-import { Modal, Notice, PluginSettingTab, SecretComponent, Setting, type App } from "obsidian";
+import { Modal, Notice, Platform, PluginSettingTab, SecretComponent, Setting, type App } from "obsidian";
 import type { CoreSettings } from "smarthole-core";
 import type SmartHoleAgentPlugin from "./main.ts";
 import { DEFAULT_SECRET_ID, type SavedSettings } from "./settings.ts";
 import { renderIntegrations } from "./integrations-setting.ts";
+import { renderAgentApi } from "./agent-api-setting.ts";
 
 type Key = keyof SavedSettings;
 /** The settings with a plain value (text, number, switch). */
@@ -146,6 +147,8 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     }
 
     renderIntegrations(containerEl, this.app, this.plugin);
+    // The agent API is an HTTP server: the desktop app only.
+    if (Platform.isDesktopApp) renderAgentApi(containerEl.createDiv(), this.app, this.plugin, defaults);
 
     new Setting(containerEl).setName("SmartHole hub").setHeading();
     this.toggle(containerEl, defaults, "hubEnabled", "Connect to the hub", "Take the messages the SmartHole desktop hub routes here.");

@@ -5,13 +5,15 @@ import type { CoreSettings, McpServerConfig } from "smarthole-core";
 
 /** The id of the secret holding the API key, unless the user picks another. */
 export const DEFAULT_SECRET_ID = "anthropic-api-key";
+/** The id of the secret holding the agent API's access token. */
+export const API_TOKEN_SECRET_ID = "smarthole-agent-api-token";
 
 /** An integration as data.json keeps it: headers are not stored, only the id of the secret that
  * holds its Authorization header. */
 export type SavedMcpServer = Omit<McpServerConfig, "headers"> & { authSecretId?: string };
 
 /** What data.json holds: the user's choices; absent fields take the core's defaults. */
-export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "mcpServers">> & {
+export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "agentApiToken" | "mcpServers">> & {
   apiKeySecretId?: string;
   mcpServers?: SavedMcpServer[];
 };
@@ -22,14 +24,14 @@ export function cleanSaved(data: unknown, defaults: Required<CoreSettings>): Sav
   if (data && typeof data === "object") {
     for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
       if (key === "apiKeySecretId" && typeof value === "string") out[key] = value;
-      else if (key !== "apiKey" && key in defaults && typeof value === typeof (defaults as Record<string, unknown>)[key]) out[key] = value;
+      else if (key !== "apiKey" && key !== "agentApiToken" && key in defaults && typeof value === typeof (defaults as Record<string, unknown>)[key]) out[key] = value;
     }
   }
   return out;
 }
 
 /** The settings the core runs with: the saved ones over the defaults, the secrets (the API key,
- * integrations' Authorization headers) from secret storage. */
+ * the agent API's token, integrations' Authorization headers) from secret storage. */
 export function coreSettings(app: App, saved: SavedSettings): CoreSettings {
   const { apiKeySecretId, mcpServers, ...rest } = saved;
   const apiKey = app.secretStorage.getSecret(apiKeySecretId ?? DEFAULT_SECRET_ID) ?? "";
@@ -37,5 +39,6 @@ export function coreSettings(app: App, saved: SavedSettings): CoreSettings {
     const auth = authSecretId ? app.secretStorage.getSecret(authSecretId) : null;
     return auth ? { ...server, headers: { Authorization: auth } } : server;
   });
-  return { ...rest, apiKey, mcpServers: servers };
+  const agentApiToken = app.secretStorage.getSecret(API_TOKEN_SECRET_ID) ?? "";
+  return { ...rest, apiKey, agentApiToken, mcpServers: servers };
 }

@@ -52,11 +52,12 @@ const APPROVAL_DETAILS_CHARS = 4000;
 export function approvalOutcome(request: ApprovalRequest): string {
   switch (request.status) {
     case "approved":
-      return request.scope === "conversation" ? "Approved for this conversation" : "Approved";
+      if (request.scope !== "conversation") return "Approved";
+      return request.origin === "api" ? "Approved for this session" : "Approved for this conversation";
     case "rejected":
       return request.note && request.note !== "rejected by the user" ? `Not done: ${request.note}` : "Rejected";
     case "expired":
-      return request.note === "timeout" ? "No answer in 5 minutes: not done" : `Not done: ${request.note ?? "expired"}`;
+      return request.note === "timeout" ? "No answer in time: not done" : `Not done: ${request.note ?? "expired"}`;
     default:
       return "";
   }
@@ -478,7 +479,8 @@ export class ChatPanel {
   private addApproval(request: ApprovalRequest): void {
     if (this.approvals.has(request.id)) return;
     const card = this.messages.createDiv({ cls: "smarthole-card smarthole-approval", attr: { "data-approval-id": request.id } });
-    card.createDiv({ cls: "smarthole-approval-title", text: "Approval needed" });
+    const external = request.origin === "api";
+    card.createDiv({ cls: "smarthole-approval-title", text: external ? "An agent on this computer asks for approval" : "Approval needed" });
     card.createDiv({ cls: "smarthole-body", text: request.summary });
     if (request.details !== undefined) {
       const details = card.createEl("details", { cls: "smarthole-approval-details" });
@@ -491,7 +493,7 @@ export class ChatPanel {
     const buttons = card.createDiv({ cls: "smarthole-options" });
     const choices: [string, ApprovalDecision, string][] = [
       ["Approve once", "approve_once", "mod-cta"],
-      ["Approve for this conversation", "approve_conversation", ""],
+      [external ? "Approve for this session" : "Approve for this conversation", "approve_conversation", ""],
       ["Reject", "reject", "mod-warning"],
     ];
     for (const [label, decision, cls] of choices) {

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { ROOT, history, inbox, tmpVault, waitFor } from "./helpers.mjs";
+import { ROOT, freePort, history, inbox, tmpVault, waitFor } from "./helpers.mjs";
 
 let server;
 let loadPlugin;
@@ -87,9 +87,9 @@ function instrument() {
   };
 }
 
-async function started(vault, data) {
+async function started(vault, data, secrets = {}) {
   const { Plugin, obsidian } = loadPlugin();
-  const app = obsidian.__test.createApp(vault, { secrets: { "anthropic-api-key": "test-key" }, data });
+  const app = obsidian.__test.createApp(vault, { secrets: { "anthropic-api-key": "test-key", ...secrets }, data });
   const plugin = new Plugin(app, { id: "smarthole-agent", version: "0.1.0" });
   await plugin.onload();
   return { plugin, app, obsidian };
@@ -167,6 +167,35 @@ test("the API key comes from secret storage and never reaches data.json", async 
     assert.match(obsidian.__test.notices.at(-1), /max tokens must be between 1 and 128000/);
     plugin.onunload();
     plugin.unload();
+  } finally {
+    probe.restore();
+  }
+});
+
+test("the agent API: served on 127.0.0.1 with the token from secret storage, never saved in data.json, closed on unload", async () => {
+  const probe = instrument();
+  try {
+    const token = "c".repeat(64);
+    const port = await freePort();
+    const vault = tmpVault();
+    const { plugin, app } = await started(
+      vault,
+      { baseUrl: server.url, hubEnabled: false, agentApiEnabled: true, agentApiPort: port, agentApiToken: "smuggled-in-data-json".repeat(3) },
+      { "smarthole-agent-api-token": token },
+    );
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.apiStates.some((s) => s.listening), 10_000, "the agent API");
+    const context = await fetch(`http://127.0.0.1:${port}/context`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(context.status, 200);
+    const smuggled = await fetch(`http://127.0.0.1:${port}/context`, { headers: { Authorization: `Bearer ${"smuggled-in-data-json".repeat(3)}` } });
+    assert.equal(smuggled.status, 401, "a token in data.json is ignored");
+    assert.equal(plugin.runtime.apiConfig(false).auth.token, undefined);
+    assert.equal(plugin.runtime.apiConfig(true).auth.token, token, "Download config includes it only when asked");
+    await plugin.changeSetting("maxTokens", 512);
+    assert.equal(app.__data.agentApiToken, undefined, "no token in the saved settings");
+    plugin.onunload();
+    plugin.unload();
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/context`, { headers: { Authorization: `Bearer ${token}` } }), "closed on unload");
   } finally {
     probe.restore();
   }

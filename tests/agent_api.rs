@@ -70,6 +70,13 @@ fn post(host: &FakeHost, p: &MessageProcessor<FakeHost>, url: &str, body: Value)
     call(host, p, request("POST", url, &body.to_string()))
 }
 
+/// Asks for a verification that stays pending; returns its id.
+fn ask(host: &FakeHost, p: &MessageProcessor<FakeHost>, action: &str, reason: &str) -> String {
+    let (status, answer) = post(host, p, "/verify", json!({"action": action, "reason": reason}));
+    assert_eq!(status, 202, "{answer}");
+    answer["verification_id"].as_str().expect("an id").to_owned()
+}
+
 fn error_code(answer: &(u16, Value)) -> (u16, &str) {
     (answer.0, answer.1["error"]["code"].as_str().unwrap_or("(no error code)"))
 }
@@ -240,10 +247,7 @@ fn concurrent_verifications_get_distinct_ids() {
 #[test]
 fn no_answer_in_time_is_rejected_with_the_reason_timeout_and_the_card_goes_away() {
     let (host, p) = setup();
-    let id = post(&host, &p, "/verify", json!({"action": "deploy", "reason": "ship it"})).1["verification_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = ask(&host, &p, "deploy", "ship it");
     host.run_for(299_000);
     assert_eq!(get(&host, &p, &format!("/verify/{id}")).1["status"], "pending");
     host.run_for(1_000);
@@ -261,10 +265,7 @@ fn no_answer_in_time_is_rejected_with_the_reason_timeout_and_the_card_goes_away(
 #[test]
 fn a_pending_verification_survives_a_restart_as_pending_then_times_out_never_approved() {
     let (host, p) = setup();
-    let id = post(&host, &p, "/verify", json!({"action": "deploy", "reason": "ship it"})).1["verification_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = ask(&host, &p, "deploy", "ship it");
     host.run_for(60_000);
     p.dispose();
     drop(p);
@@ -276,10 +277,7 @@ fn a_pending_verification_survives_a_restart_as_pending_then_times_out_never_app
     assert_eq!((answer["status"].as_str(), answer["reason"].as_str()), (Some("rejected"), Some("timeout")));
 
     // Restarted after its time was up: expired at start-up.
-    let id = post(&host, &p, "/verify", json!({"action": "deploy", "reason": "again"})).1["verification_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = ask(&host, &p, "deploy", "again");
     p.dispose();
     drop(p);
     host.advance(400_000);
@@ -292,10 +290,7 @@ fn a_pending_verification_survives_a_restart_as_pending_then_times_out_never_app
 #[test]
 fn approve_for_this_session_covers_the_same_action_for_a_limited_time() {
     let (host, p) = setup();
-    let id = post(&host, &p, "/verify", json!({"action": "deploy", "reason": "first"})).1["verification_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = ask(&host, &p, "deploy", "first");
     host.run(p.decide_approval(&id, Decision::ApproveConversation)).unwrap();
     let (status, again) = post(&host, &p, "/verify", json!({"action": "deploy", "reason": "second"}));
     assert_eq!((status, again["status"].as_str()), (200, Some("approved")));

@@ -171,3 +171,38 @@ pub const ERROR_CODES: [(u16, &str, &str); 13] = [
     (429, "too_many_requests", "too many pending verifications or queued messages; retry after Retry-After seconds"),
     (503, "storage_unavailable", "the vault's .smarthole folder could not be written; retry later"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_published_error_table_matches_the_errors() {
+        let every = [
+            ApiError::BrowserOrigin,
+            ApiError::ForeignHost(String::new()),
+            ApiError::Unauthorized,
+            ApiError::TooLarge,
+            ApiError::NotFound(String::new()),
+            ApiError::MethodNotAllowed { method: String::new(), path: String::new(), allowed: "GET" },
+            ApiError::NotJson(String::new()),
+            bad("text", "is required"),
+            ApiError::UnknownContext(String::new()),
+            ApiError::UnknownVerification(String::new()),
+            ApiError::UnknownMessage(String::new()),
+            ApiError::TooMany(String::new()),
+            ApiError::Storage,
+        ];
+        assert_eq!(every.len(), ERROR_CODES.len());
+        for error in every {
+            assert!(
+                ERROR_CODES.iter().any(|(status, code, _)| *status == error.status() && *code == error.code()),
+                "{} {} is not in ERROR_CODES",
+                error.status(),
+                error.code()
+            );
+        }
+        let field = bad("reason", "is required").response();
+        assert_eq!(field.body, r#"{"error":{"code":"invalid_field","field":"reason","message":"reason: is required"}}"#);
+    }
+}

@@ -203,6 +203,9 @@ mod tests {
             );
         }
         let field = bad("reason", "is required").response();
-        assert_eq!(field.body, r#"{"error":{"code":"invalid_field","field":"reason","message":"reason: is required"}}"#);
+        assert_eq!(
+            field.body,
+            r#"{"error":{"code":"invalid_field","field":"reason","message":"reason: is required"}}"#
+        );
     }
 }

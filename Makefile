@@ -8,7 +8,7 @@ WASM_OUT := target/wasm32-unknown-unknown/release/smarthole_agent.wasm
 CORE_SRC := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 SHIM_SRC := $(shell find js-shim/src -name '*.ts') js-shim/build.mjs js-shim/glue-factory.mjs styles.css manifest.json
 
-.PHONY: help setup build test demo bench clean
+.PHONY: help setup build test demo bench fuzz soak clean
 
 help:
 	@echo "make demo    run the agent on the sample vault (local model, or Claude with ANTHROPIC_API_KEY);"
@@ -16,6 +16,8 @@ help:
 	@echo "make test    every test: native, wasm under Node, end-to-end with real peers"
 	@echo "make build   dist/ (the Obsidian plugin: main.js, manifest.json, styles.css), pkg/, js-shim/dist/"
 	@echo "make bench   benchmarks → target/bench/results.json and docs/BENCHMARKS.md"
+	@echo "make fuzz    every fuzz target for FUZZ_SECONDS each (default 300; make test runs 30)"
+	@echo "make soak    crash torture (TORTURE_KILLS, default 200) and the soak (SOAK_MESSAGES, default 10000)"
 
 setup:
 	@scripts/ensure-tools.sh
@@ -32,8 +34,16 @@ build: setup
 
 test: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js
-	@scripts/ensure-tools.sh model chromium
+	@scripts/ensure-tools.sh model chromium fuzz
 	@scripts/test.sh
+
+fuzz: setup
+	@scripts/ensure-tools.sh fuzz
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
+
+soak: setup
+	@$(MAKE) --no-print-directory js-shim/dist/headless.js
+	node tests/torture/run.mjs --kills $${TORTURE_KILLS:-200} --messages $${SOAK_MESSAGES:-10000}
 
 demo: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js

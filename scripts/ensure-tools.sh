@@ -3,6 +3,7 @@
 #   scripts/ensure-tools.sh            Rust wasm target, wasm-bindgen-cli, npm packages
 #   scripts/ensure-tools.sh model      … and the local model's Python venv
 #   scripts/ensure-tools.sh chromium   … and Debian's chromium (browser tests)
+#   scripts/ensure-tools.sh fuzz       … and cargo-fuzz (libFuzzer targets in fuzz/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,11 @@ fi
 for want in "$@"; do
   case "$want" in
     model) scripts/local-model.sh ensure ;;
+    fuzz)
+      if ! cargo fuzz --version >/dev/null 2>&1; then
+        say "installing cargo-fuzz (one time, a few minutes; kept in ~/.cargo)"
+        cargo install cargo-fuzz --locked
+      fi ;;
     chromium)
       if ! command -v chromium >/dev/null 2>&1; then
         say "installing Debian's chromium for the browser tests"

@@ -30,6 +30,9 @@ SMARTHOLE_TEST_MODEL_URL=$(scripts/local-model.sh start "$MODEL_PORT")
 trap 'scripts/local-model.sh stop "$MODEL_PORT" >/dev/null 2>&1 || true' EXIT
 node --test --test-concurrency=1 tests/node/
 
+step "fuzzing smoke run (every target: its regression inputs, then ${FUZZ_SECONDS:-30} s of new ones)"
+scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+
 step "browser tests (headless Chromium, the chat panel over the real core; screenshots in target/screenshots)"
 node --test --test-concurrency=1 tests/browser/
 

@@ -103,13 +103,23 @@ pub fn normalize(input: &str, protected: &[String]) -> Result<String, PathError>
                     return Err(PathError::LeavesVault);
                 }
             }
-            s if s.ends_with('.') || s.ends_with(' ') || s.len() > MAX_SEGMENT_BYTES => {
+            // A colon names a drive or a stream on Windows, and no note may contain one.
+            s if s.ends_with('.')
+                || s.starts_with(char::is_whitespace)
+                || s.ends_with(char::is_whitespace)
+                || s.contains(':')
+                || s.len() > MAX_SEGMENT_BYTES =>
+            {
                 return Err(PathError::BadSegment(s.to_owned()))
             }
             s => segments.push(s),
         }
     }
     let path = segments.join("/");
+    // `./~` is `~` once normalised: refused like `~` itself, so the normal form is stable.
+    if path.starts_with('~') {
+        return Err(PathError::Absolute);
+    }
     if let Some(folder) = is_protected(&path, protected) {
         return Err(PathError::Protected(folder));
     }
@@ -171,6 +181,13 @@ mod tests {
             ("C:\\Users\\me\\x.md", |e| *e == Absolute),
             ("c:/x.md", |e| *e == Absolute),
             ("~/notes.md", |e| *e == Absolute),
+            // Found by the vault_path fuzz target: a drive letter or `~` after `./` or `..`.
+            ("./r:", |e| matches!(e, BadSegment(_))),
+            ("a/../C:/x.md", |e| matches!(e, BadSegment(_))),
+            ("notes/a:b.md", |e| matches!(e, BadSegment(_))),
+            ("./~", |e| *e == Absolute),
+            ("./>ts\u{a0}/.", |e| matches!(e, BadSegment(_))),
+            ("a/ b.md", |e| matches!(e, BadSegment(_))),
             ("Notes/a\0.md", |e| *e == ControlCharacter),
             ("Notes/a\n.md", |e| *e == ControlCharacter),
             ("Notes/\u{7f}.md", |e| *e == ControlCharacter),

@@ -1,0 +1,79 @@
+// Crash torture: the headless host is SIGKILLed at random moments while direct messages (its
+// stdin) and hub messages (the strict hub peer) stream in; after every kill it is started again.
+// A last start finishes the inbox. Then: every message that reached the inbox is recorded
+// exactly once or is in failed/; nothing is recorded twice; the inbox is empty; every history
+// line parses. `make test` runs a short version (tests/node/torture.test.mjs), `make soak` 200+.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { startScriptedServer } from "../peers/anthropic-server.mjs";
+import { startHub } from "../peers/hub.mjs";
+import { history, inbox, startHeadless, tmpVault, waitFor } from "../node/helpers.mjs";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `kills` kill-and-restart rounds; resolves with counts, throws on a broken invariant. */
+export async function crashTorture({ kills = 200, seed = 1, log = () => {} } = {}) {
+  let state = seed >>> 0 || 1;
+  const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const server = await startScriptedServer({ fallback: { kind: "text", text: "Noted.", delayMs: 5 } });
+  const hub = await startHub({ answerDeadlineMs: 60_000 });
+  const vault = tmpVault();
+  const sent = new Set();
+  const seenInInbox = new Set();
+  let counter = 0;
+  let hubRouted = 0;
+  const args = ["--vault", vault, "--llm-base-url", server.url, "--model", "scripted", "--hub", hub.url, "--hub-name", "torture"];
+  const noteInbox = () => {
+    for (const f of inbox(vault)) if (f.endsWith(".json")) seenInInbox.add(f.slice(0, -".json".length));
+  };
+  try {
+    for (let round = 0; round < kills; round++) {
+      const child = startHeadless(args, { stdin: "pipe" });
+      const lifetime = 150 + Math.floor(random() * 900);
+      const started = Date.now();
+      while (Date.now() - started < lifetime) {
+        const id = `t${round}-${counter++}`;
+        const text = `torture message ${id}`;
+        sent.add(text);
+        if (random() < 0.5) {
+          child.stdin.write(`${text}\n`);
+        } else if (hub.clients().some((c) => c.name === "torture")) {
+          hub.route("torture", { id, text });
+          hubRouted++;
+        }
+        await sleep(10 + Math.floor(random() * 60));
+        noteInbox();
+      }
+      child.kill("SIGKILL");
+      await child.done;
+      noteInbox();
+      if (round % 25 === 24) log(`${round + 1} kills, ${sent.size} messages sent`);
+    }
+    // The last start: nothing strikes. It finishes the inbox; a final message shows it is idle.
+    const last = startHeadless(args, { stdin: "pipe" });
+    last.stdin.write("the last message\n");
+    await waitFor(() => history(vault).some((l) => l.role === "user" && l.content?.[0]?.text === "the last message") && inbox(vault).length === 0, 60_000, "the last start to finish the inbox");
+    last.kill("SIGTERM");
+    await last.done;
+  } finally {
+    await hub.close();
+    await server.close();
+  }
+  const recorded = new Map();
+  for (const line of history(vault)) {
+    if (line.role === "user" && line.id.endsWith("#0")) recorded.set(line.messageId, (recorded.get(line.messageId) ?? 0) + 1);
+  }
+  const failedDir = path.join(vault, ".smarthole/failed");
+  const failed = new Set(existsSync(failedDir) ? readdirSync(failedDir).map((f) => f.replace(/\.json$/, "")) : []);
+  const doubled = [...recorded].filter(([, n]) => n > 1);
+  if (doubled.length > 0) throw new Error(`recorded more than once: ${JSON.stringify(doubled)}`);
+  const stemOf = (id) => id.replace(/[^A-Za-z0-9_-]/g, (c) => `~${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+  const lost = [...seenInInbox].filter((stem) => ![...recorded.keys()].some((id) => stemOf(id) === stem) && !failed.has(stem));
+  if (lost.length > 0) throw new Error(`reached the inbox but ended nowhere: ${lost.join(", ")}`);
+  if (inbox(vault).length > 0) throw new Error(`inbox not empty: ${inbox(vault).join(", ")}`);
+  // history() parses every line: a torn or corrupt line would have thrown above.
+  const conversations = readdirSync(path.join(vault, ".smarthole/conversations")).filter((f) => f.endsWith(".jsonl"));
+  for (const f of conversations) readFileSync(path.join(vault, ".smarthole/conversations", f), "utf8");
+  if (kills >= 5 && hubRouted === 0) throw new Error("no hub message was routed: the torture did not exercise the hub");
+  return { kills, sent: sent.size, hubRouted, reachedInbox: seenInInbox.size, recorded: recorded.size, failed: failed.size };
+}

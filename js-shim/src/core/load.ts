@@ -27,11 +27,19 @@ function wasmModule(): Promise<WebAssembly.Module> {
   return compiled;
 }
 
+const memories = new WeakMap<Core, WebAssembly.Memory>();
+
 /** A fresh, initialised instance of the core. */
 export async function newCore(): Promise<Core> {
   const core = createCore();
-  await core.default({ module_or_path: await wasmModule() });
+  const exports = await core.default({ module_or_path: await wasmModule() });
+  memories.set(core, exports.memory);
   return core;
+}
+
+/** Bytes of the core's linear memory (it only grows; the soak watches it). */
+export function wasmMemoryBytes(core: Core): number {
+  return memories.get(core)?.buffer.byteLength ?? 0;
 }
 
 let shared: Promise<Core> | null = null;

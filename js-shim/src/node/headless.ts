@@ -20,7 +20,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { ApprovalDecision, CoreEvent, CoreSettings, McpServerConfig, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
-import { loadCore } from "../core/load.ts";
+import { loadCore, wasmMemoryBytes } from "../core/load.ts";
 import { NodeHost, type LogLevel } from "./node-host.ts";
 import { AgentApiServer } from "../core/agent-api-server.ts";
 
@@ -45,6 +45,7 @@ const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
                          at least 32 characters, for example the output of: openssl rand -hex 32)
   --api-config FILE      its contexts and verification timeout: JSON {"agentContexts": [...],
                          "verificationTimeoutSeconds": N}
+  --stats-ms N           every N ms, print [stats] {"t", "rss", "heapUsed", "wasm"} (bytes) to stderr
   --verbose              log the core's debug lines to stderr`;
 
 class UsageError extends Error {}
@@ -68,6 +69,7 @@ function parse() {
       "api-port": { type: "string" },
       "api-token-env": { type: "string" },
       "api-config": { type: "string" },
+      "stats-ms": { type: "string" },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       },
@@ -135,7 +137,9 @@ function readOptions() {
   }
   const approvals: ApprovalDecision | "ask" = values.approvals === "ask" ? "ask" : values.approvals === "approve" ? "approve_once" : "reject";
   const serving = values.hub !== undefined || values["api-port"] !== undefined;
-  return { vault, settings, once, serving, verbose: values.verbose, approvals };
+  const statsMs = values["stats-ms"] === undefined ? 0 : Number(values["stats-ms"]);
+  if (!Number.isInteger(statsMs) || statsMs < 0) throw new UsageError(`--stats-ms must be a whole number of milliseconds (got ${values["stats-ms"]})`);
+  return { vault, settings, once, serving, verbose: values.verbose, approvals, statsMs };
 }
 
 function readJson(flag: string, file: string): unknown {
@@ -241,6 +245,15 @@ async function main(): Promise<number> {
     process.exit(code);
   };
   process.on("SIGTERM", () => shutdown(0));
+  if (options.statsMs > 0) {
+    const started = Date.now();
+    const stats = () => {
+      const { rss, heapUsed } = process.memoryUsage();
+      process.stderr.write(`[stats] ${JSON.stringify({ t: Date.now() - started, rss, heapUsed, wasm: wasmMemoryBytes(core) })}\n`);
+    };
+    stats();
+    setInterval(stats, options.statsMs).unref();
+  }
   await processor.initialize();
   const pending = await processor.reprocessPending();
   if (pending.results.length > 0 || pending.movedToFailed.length > 0) {

@@ -1,0 +1,87 @@
+// The soak: many messages through the headless host, over the agent API and the hub, while the
+// scripted model injects faults (429 and 529 with retry-after-ms, connection resets, malformed
+// SSE) and the hub restarts; conversations end now and then, as they do in use. Nothing may be
+// lost or doubled; the process's memory (RSS, JS heap, wasm linear memory) is sampled every
+// second for the report. `make test` runs a short one, `make soak` 10,000 messages.
+import { startScriptedServer } from "../peers/anthropic-server.mjs";
+import { startHub } from "../peers/hub.mjs";
+import { freePort, history, inbox, startHeadless, tmpVault, waitFor } from "../node/helpers.mjs";
+
+const TOKEN = "5041a".repeat(10);
+const FAULTS = [
+  { kind: "error", status: 429, type: "rate_limit_error", headers: { "retry-after-ms": "20" } },
+  { kind: "error", status: 529, type: "overloaded_error", headers: { "retry-after-ms": "20" } },
+  { kind: "reset", afterDeltas: 1 },
+  { kind: "malformed", afterDeltas: 1 },
+];
+
+export async function soak({ messages = 10_000, faultEvery = 25, hubRestartEvery = 1_000, hubEvery = 50, endEvery = 250, log = () => {} } = {}) {
+  const server = await startScriptedServer({ fallback: { kind: "text", text: "Noted." } });
+  const hubPort = await freePort();
+  let hub = await startHub({ port: hubPort, answerDeadlineMs: 120_000 });
+  const apiPort = await freePort();
+  const vault = tmpVault();
+  const child = startHeadless(
+    ["--vault", vault, "--llm-base-url", server.url, "--model", "scripted", "--hub", hub.url, "--hub-name", "soak", "--api-port", String(apiPort), "--stats-ms", "1000"],
+    { env: { SMARTHOLE_API_TOKEN: TOKEN } },
+  );
+  const samples = [];
+  let progress = 0;
+  child.stderr.on("data", (chunk) => {
+    for (const [, json] of String(chunk).matchAll(/\[stats\] (\{.*\})/g)) samples.push({ ...JSON.parse(json), messages: progress });
+  });
+  const base = `http://127.0.0.1:${apiPort}`;
+  const apiIds = [];
+  const hubIds = [];
+  const counts = { faults: 0, hubRestarts: 0, conversationsEnded: 0 };
+  const started = Date.now();
+  try {
+    await waitFor(() => child.stderrText.includes("agent API listening"), 15_000, "the agent API");
+    await waitFor(() => hub.clients().some((c) => c.name === "soak"), 15_000, "hub registration");
+    for (let i = 0; i < messages; i++) {
+      if (i > 0 && i % faultEvery === 0) {
+        server.enqueue(FAULTS[(i / faultEvery) % FAULTS.length]);
+        counts.faults++;
+      }
+      if (i > 0 && i % endEvery === 0) {
+        server.enqueue({ kind: "tool_use", tools: [{ name: "end_conversation", input: { reason: "soak" } }] });
+        counts.conversationsEnded++;
+      }
+      if (i > 0 && i % hubRestartEvery === 0) {
+        await hub.close();
+        hub = await startHub({ port: hubPort, answerDeadlineMs: 120_000 });
+        counts.hubRestarts++;
+        await waitFor(() => hub.clients().some((c) => c.name === "soak"), 60_000, "the client to register again");
+      }
+      if (i % hubEvery === hubEvery - 1 && hub.clients().some((c) => c.name === "soak")) {
+        const id = hub.route("soak", { id: `hub-${i}`, text: `soak hub message ${i}` });
+        hubIds.push(id);
+        await hub.waitFor(() => hub.messages.get(id).notifications.length > 0, 60_000, `the answer to ${id}`);
+      } else {
+        const response = await fetch(`${base}/messages?wait=60`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ text: `soak message ${i}` }),
+        });
+        const answer = await response.json();
+        if (response.status !== 200 || answer.status !== "done") throw new Error(`message ${i}: ${response.status} ${JSON.stringify(answer)}`);
+        apiIds.push(answer.message_id);
+      }
+      progress = i + 1;
+      if (progress % 1000 === 0) log(`${progress} messages, ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+    await waitFor(() => inbox(child.vault ?? vault).length === 0, 30_000, "an empty inbox");
+  } finally {
+    child.kill("SIGTERM");
+    await child.done;
+    await hub.close();
+    await server.close();
+  }
+  const recorded = new Map();
+  for (const line of history(vault)) {
+    if (line.role === "user" && line.id.endsWith("#0")) recorded.set(line.messageId, (recorded.get(line.messageId) ?? 0) + 1);
+  }
+  const missing = [...apiIds, ...hubIds].filter((id) => recorded.get(id) !== 1);
+  if (missing.length > 0) throw new Error(`not recorded exactly once: ${missing.slice(0, 10).join(", ")} (${missing.length})`);
+  return { messages, seconds: (Date.now() - started) / 1000, api: apiIds.length, hub: hubIds.length, ...counts, samples };
+}

@@ -10,6 +10,7 @@ import { execSync } from "node:child_process";
 import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
 import { writeHistory } from "./fixtures.mjs";
 import { browserBenchmarks } from "./browser.mjs";
+import { lineChart, svgToPng } from "./plot.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -95,10 +96,13 @@ async function startup({ conversations = 1000, messages = 100_000, runs = 7 } = 
   return { startup_1000_conversations_ms: round(quantile(times, 0.5)) };
 }
 
+/** Stored-history sizes the per-message cost is measured at (and plotted against). */
+const HISTORY_SIZES = [10, 100, 1000, 10_000, 100_000];
+
 async function history() {
   const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   const out = {};
-  for (const stored of [10, 1000, 100_000]) {
+  for (const stored of HISTORY_SIZES) {
     const { bytes, ms } = await perMessage(server, { stored });
     out[`bytes_per_message_${stored}`] = bytes;
     out[`ms_per_message_${stored}`] = ms;
@@ -168,6 +172,8 @@ Machine: ${results.machine}.
 | core WebAssembly after wasm-bindgen (\`pkg/smarthole_agent_bg.wasm\`) | — (main.js < 800 KB raw / < 250 KB gzip) | ${kb(results.wasm_bytes)} raw, ${kb(results.wasm_gzip_bytes)} gzip |
 | the rest of \`dist/main.js\`: the TypeScript shim and its libraries (MCP SDK with zod, croner) | — | ${kb(results.shim_js_bytes)} raw, ${kb(results.shim_js_gzip_bytes)} gzip |
 ${results.main_js_gzip_bytes > 250 * 1024 ? overBudget(results, kb) : ""}
+![cost per message against stored history](bench/per-message.png)
+
 ## How each number is measured
 
 - **Core overhead**: the headless pieces in-process (\`js-shim/dist/node.js\`: the wasm core and the
@@ -202,6 +208,69 @@ ${results.main_js_gzip_bytes > 250 * 1024 ? overBudget(results, kb) : ""}
 `;
 }
 
+/** The charts under docs/bench/: per-message cost against history size, and the last soak's memory. */
+function plots(results, soak) {
+  mkdirSync(path.join(ROOT, "docs/bench"), { recursive: true });
+  svgToPng(
+    lineChart({
+      title: "Cost of one message against stored history (p50 of 100 messages)",
+      xLabel: "messages already stored",
+      yLabel: "ms per message · KB written per message",
+      logX: true,
+      series: [
+        { name: "ms per message", points: HISTORY_SIZES.map((n) => [n, results[`ms_per_message_${n}`]]) },
+        { name: "KB written", points: HISTORY_SIZES.map((n) => [n, results[`bytes_per_message_${n}`] / 1024]) },
+      ],
+    }),
+    path.join(ROOT, "docs/bench/per-message.png"),
+  );
+  if (!soak) return;
+  const mb = (b) => b / 1024 / 1024;
+  const points = (key) => soak.samples.map((s) => [s.messages, mb(s[key])]);
+  svgToPng(
+    lineChart({
+      title: `Memory of the headless host during the soak (${soak.messages.toLocaleString("en")} messages)`,
+      xLabel: "messages processed",
+      yLabel: "MB",
+      series: [
+        { name: "process RSS", points: points("rss") },
+        { name: "JS heap used", points: points("heapUsed") },
+        { name: "wasm memory", points: points("wasm") },
+      ],
+    }),
+    path.join(ROOT, "docs/bench/soak-memory.png"),
+  );
+}
+
+/** The last `make soak` run, if there was one. */
+function lastSoak() {
+  const file = path.join(ROOT, "target/soak/samples.json");
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
+}
+
+function soakSection(soak) {
+  if (!soak) return "\n## Soak\n\nNo soak run on this machine yet: run `make soak`, then `make bench` to plot it.\n";
+  const mb = (b) => `${(b / 1024 / 1024).toFixed(1)} MB`;
+  const at = (fraction) => soak.samples[Math.min(soak.samples.length - 1, Math.floor(fraction * (soak.samples.length - 1)))];
+  const [early, half, end] = [at(0.1), at(0.5), at(1)];
+  return `
+## Soak
+
+\`make soak\` on ${soak.date.slice(0, 10)}: ${soak.messages.toLocaleString("en")} messages in ${Math.round(soak.seconds)} s through the headless
+host (${soak.api.toLocaleString("en")} over the agent API, ${soak.hub} through the hub), with ${soak.faults} injected faults (429 and 529
+with retry-after-ms, connection resets, malformed SSE, in turn), ${soak.hubRestarts} hub restarts and ${soak.conversationsEnded} conversations
+ended by the model. Every message was answered and recorded exactly once.
+
+| memory | at 10 % | at 50 % | at the end |
+|---|---|---|---|
+| process RSS | ${mb(early.rss)} | ${mb(half.rss)} | ${mb(end.rss)} |
+| JS heap used | ${mb(early.heapUsed)} | ${mb(half.heapUsed)} | ${mb(end.heapUsed)} |
+| wasm linear memory | ${mb(early.wasm)} | ${mb(half.wasm)} | ${mb(end.wasm)} |
+
+![memory during the soak](bench/soak-memory.png)
+`;
+}
+
 const results = {
   machine: machine(),
   ...sizes(),
@@ -215,5 +284,7 @@ mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
 const file = path.join(ROOT, "target/bench/results.json");
 const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)));
+const soak = lastSoak();
+plots(results, soak);
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

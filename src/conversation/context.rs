@@ -49,6 +49,38 @@ impl ContextCache {
         }
     }
 
+    /// Forgets old turns that can no longer be sent: those beyond `keep_tokens` from the end.
+    /// Done only once at least half the cached messages can go, so a long conversation costs
+    /// memory in proportion to the budget, not to its length, at O(1) amortised per turn.
+    pub fn forget_beyond(&mut self, keep_tokens: usize) {
+        let total = self.total_tokens();
+        let first_turn = self.turn_starts.partition_point(|&start| total - self.tokens_before[start] > keep_tokens);
+        let Some(&start) = self.turn_starts.get(first_turn) else { return };
+        if start == 0 || start * 2 < self.messages.len() {
+            return;
+        }
+        let base = self.tokens_before[start];
+        self.messages.drain(..start);
+        self.tokens_before.drain(..start);
+        for tokens in &mut self.tokens_before {
+            *tokens -= base;
+        }
+        self.turn_starts.drain(..first_turn);
+        for turn_start in &mut self.turn_starts {
+            *turn_start -= start;
+        }
+    }
+
+    /// Messages held (tests watch the cache stay bounded).
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
     fn total_tokens(&self) -> usize {
         self.tokens_before.last().copied().unwrap_or(0)
     }
@@ -153,6 +185,22 @@ mod tests {
         assert_eq!(msgs[2]["content"][0]["type"], "tool_result");
         assert_eq!(msgs[2]["content"][1], json!({"type": "text", "text": "b?"}));
         assert!(!msgs.to_string().contains("chat opened"));
+    }
+
+    #[test]
+    fn a_long_conversation_keeps_what_can_still_be_sent_and_no_more() {
+        let mut cache = ContextCache::new();
+        let mut reference = ContextCache::new();
+        let budget = 200;
+        for i in 0..2_000 {
+            let turn = tool_turn(&i.to_string());
+            cache.push_turn(&turn);
+            reference.push_turn(&turn);
+            cache.forget_beyond(2 * budget);
+            assert_eq!(sent(&cache, budget), sent(&reference, budget), "after turn {i}");
+        }
+        assert!(cache.len() < 100, "{} messages held for a {budget}-token budget", cache.len());
+        assert_eq!(reference.len(), 6_000);
     }
 
     #[test]

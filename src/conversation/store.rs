@@ -195,6 +195,14 @@ impl ConversationStore {
         self.index.recently_ended(n)
     }
 
+    /// Lets the current conversation's cache forget what no request within `budget` tokens can
+    /// include any more (twice the budget is kept, so a larger budget still finds some).
+    pub fn forget_unsendable(&mut self, budget: usize) {
+        if let Some(current) = self.current.as_mut() {
+            current.context.forget_beyond(budget.saturating_mul(2));
+        }
+    }
+
     /// The current conversation for the model: its newest whole turns within `budget` tokens.
     pub fn history(&self, budget: usize) -> MessagesJson {
         self.current.as_ref().map(|c| c.context.history(budget)).unwrap_or_default()

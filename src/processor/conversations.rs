@@ -74,6 +74,7 @@ impl<H: Host + 'static> Pipeline<H> {
                             ended = store.end_current(host, "idle").await?;
                         }
                     }
+                    store.forget_unsendable(budget);
                     (store.current().cloned(), store.history(budget))
                 }
             };

@@ -1,7 +1,7 @@
 //! Random interleavings, hunting for lost or doubled messages. Each case runs a few sessions
 //! of the processor on one FakeHost; in a session, messages (hub and direct, with plain,
 //! streamed, failing-then-retried and tool-calling answers) arrive at random times, while a
-//! Stop, a hub drop and a crash may strike at random moments. A last session restarts and
+//! Stop, a hub drop, worker timer ticks and a crash may strike at random moments. A last session restarts and
 //! finishes the inbox. Then:
 //! - every message that reached the inbox is recorded exactly once, or is in `failed/`, or was
 //!   stopped (and then is recorded nowhere);
@@ -40,6 +40,8 @@ struct Session {
     hub_drop_at_ms: Option<u64>,
     /// Crash when the host has emitted this many more events.
     crash_after_events: Option<usize>,
+    /// Worker timer ticks (a schedule check through the same queue).
+    ticks_at_ms: Vec<u64>,
 }
 
 fn session() -> impl Strategy<Value = Session> {
@@ -50,12 +52,14 @@ fn session() -> impl Strategy<Value = Session> {
         prop::option::of(0u64..4_000),
         prop::option::of(0u64..4_000),
         prop::option::of(1usize..60),
+        prop::collection::vec(0u64..4_000, 0..3),
     )
-        .prop_map(|(arrivals, stop_at_ms, hub_drop_at_ms, crash_after_events)| Session {
+        .prop_map(|(arrivals, stop_at_ms, hub_drop_at_ms, crash_after_events, ticks_at_ms)| Session {
             arrivals,
             stop_at_ms,
             hub_drop_at_ms,
             crash_after_events,
+            ticks_at_ms,
         })
 }
 
@@ -102,6 +106,13 @@ fn run_session(host: &FakeHost, ledger: &Rc<RefCell<Ledger>>, n: usize, s: &Sess
                     ledger.borrow_mut().stopped.insert(id);
                 }
             }
+        }));
+    }
+    for &at in &s.ticks_at_ms {
+        let (h, p2) = (host.clone(), p.clone());
+        work.push(Box::pin(async move {
+            h.sleep(at).await;
+            p2.worker_tick().await;
         }));
     }
     if let (Some(at), Some(socket)) = (s.hub_drop_at_ms, socket) {

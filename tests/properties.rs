@@ -29,7 +29,8 @@ use smarthole_agent::MessageProcessor;
 struct Arrival {
     at_ms: u64,
     from_hub: bool,
-    /// 0 text, 1 streamed slowly, 2 overloaded then retried, 3 calls send_message.
+    /// 0 text, 1 streamed slowly, 2 overloaded then retried, 3 calls send_message, 4 schedules
+    /// a task for the worker to run at once.
     answer: u8,
 }
 
@@ -46,7 +47,7 @@ struct Session {
 
 fn session() -> impl Strategy<Value = Session> {
     let arrival =
-        (0u64..3_000, any::<bool>(), 0u8..4).prop_map(|(at_ms, from_hub, answer)| Arrival { at_ms, from_hub, answer });
+        (0u64..3_000, any::<bool>(), 0u8..5).prop_map(|(at_ms, from_hub, answer)| Arrival { at_ms, from_hub, answer });
     (
         prop::collection::vec(arrival, 1..5),
         prop::option::of(0u64..4_000),
@@ -82,9 +83,17 @@ fn run_session(host: &FakeHost, ledger: &Rc<RefCell<Ledger>>, n: usize, s: &Sess
             0 => Reply::text(&format!("answer to {id}")),
             1 => Reply::slow_text(&format!("slow answer to {id} in several words"), 300),
             2 => Reply::error(529, "overloaded_error"),
-            _ => Reply::tools(
+            3 => Reply::tools(
                 "",
                 &[(&format!("tool-{id}"), "send_message", json!({"message": format!("note for {id}")}))],
+            ),
+            _ => Reply::tools(
+                "",
+                &[(
+                    &format!("tool-{id}"),
+                    "create_schedule",
+                    json!({"type": "immediate", "task": format!("tidy up after {id}")}),
+                )],
             ),
         };
         host.script_matching(&text, reply);
@@ -167,6 +176,14 @@ fn check(host: &FakeHost, ledger: &Ledger) -> Result<(), TestCaseError> {
         }
     }
     prop_assert!(inbox(host).is_empty(), "the inbox is empty at the end: {:?}", inbox(host));
+    // Worker runs (and everything else) are recorded at most once too.
+    let mut turns: BTreeMap<String, usize> = BTreeMap::new();
+    for line in history(host).iter().filter(|l| l.id.ends_with("#0")) {
+        *turns.entry(line.message_id.clone()).or_default() += 1;
+    }
+    for (id, times) in turns {
+        prop_assert!(times == 1, "{id} opens {times} turns");
+    }
     // No tool ran twice: each send_message call showed its note at most once.
     let mut shown: BTreeMap<String, usize> = BTreeMap::new();
     for e in &events {

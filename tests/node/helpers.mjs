@@ -66,6 +66,15 @@ export function history(vault) {
   });
 }
 
+/** Every history line of every conversation file, archived conversations included (any order). */
+export function allHistory(vault) {
+  const dir = path.join(vault, ".smarthole/conversations");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl") && f !== "archive.jsonl")
+    .flatMap((f) => readFileSync(path.join(dir, f), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line)));
+}
+
 /** Files in the inbox. */
 export function inbox(vault) {
   const dir = path.join(vault, ".smarthole/inbox");

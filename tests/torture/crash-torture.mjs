@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { startHub } from "../peers/hub.mjs";
-import { history, inbox, startHeadless, tmpVault, waitFor } from "../node/helpers.mjs";
+import { allHistory, history, inbox, startHeadless, tmpVault, waitFor } from "../node/helpers.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,7 +60,7 @@ export async function crashTorture({ kills = 200, seed = 1, log = () => {} } = {
     await server.close();
   }
   const recorded = new Map();
-  for (const line of history(vault)) {
+  for (const line of allHistory(vault)) {
     if (line.role === "user" && line.id.endsWith("#0")) recorded.set(line.messageId, (recorded.get(line.messageId) ?? 0) + 1);
   }
   const failedDir = path.join(vault, ".smarthole/failed");
@@ -71,7 +71,7 @@ export async function crashTorture({ kills = 200, seed = 1, log = () => {} } = {
   const lost = [...seenInInbox].filter((stem) => ![...recorded.keys()].some((id) => stemOf(id) === stem) && !failed.has(stem));
   if (lost.length > 0) throw new Error(`reached the inbox but ended nowhere: ${lost.join(", ")}`);
   if (inbox(vault).length > 0) throw new Error(`inbox not empty: ${inbox(vault).join(", ")}`);
-  // history() above parsed every line of every conversation: a torn or corrupt one would throw.
+  // allHistory() above parsed every line of every conversation: a torn or corrupt one would throw.
   if (kills >= 5 && hubRouted === 0) throw new Error("no hub message was routed: the torture did not exercise the hub");
   return { kills, sent: sent.size, hubRouted, reachedInbox: seenInInbox.size, recorded: recorded.size, failed: failed.size };
 }

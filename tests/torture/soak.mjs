@@ -5,7 +5,7 @@
 // second for the report. `make test` runs a short one, `make soak` 10,000 messages.
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { startHub } from "../peers/hub.mjs";
-import { freePort, history, inbox, startHeadless, tmpVault, waitFor } from "../node/helpers.mjs";
+import { allHistory, freePort, inbox, startHeadless, tmpVault, waitFor } from "../node/helpers.mjs";
 
 const TOKEN = "5041a".repeat(10);
 const FAULTS = [
@@ -51,7 +51,10 @@ export async function soak({ messages = 10_000, faultEvery = 25, hubRestartEvery
         await hub.close();
         hub = await startHub({ port: hubPort, answerDeadlineMs: 120_000 });
         counts.hubRestarts++;
-        await waitFor(() => hub.clients().some((c) => c.name === "soak"), 60_000, "the client to register again");
+        await waitFor(() => hub.clients().some((c) => c.name === "soak"), 60_000, "the client to register again").catch((error) => {
+          const hubLines = child.stderrText.split("\n").filter((l) => l.startsWith("[hub")).slice(-8);
+          throw new Error(`${error.message} after hub restart ${counts.hubRestarts}; the host said:\n${hubLines.join("\n")}`);
+        });
       }
       if (i % hubEvery === hubEvery - 1 && hub.clients().some((c) => c.name === "soak")) {
         const id = hub.route("soak", { id: `hub-${i}`, text: `soak hub message ${i}` });
@@ -78,7 +81,7 @@ export async function soak({ messages = 10_000, faultEvery = 25, hubRestartEvery
     await server.close();
   }
   const recorded = new Map();
-  for (const line of history(vault)) {
+  for (const line of allHistory(vault)) {
     if (line.role === "user" && line.id.endsWith("#0")) recorded.set(line.messageId, (recorded.get(line.messageId) ?? 0) + 1);
   }
   const missing = [...apiIds, ...hubIds].filter((id) => recorded.get(id) !== 1);

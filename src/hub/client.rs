@@ -18,6 +18,9 @@ pub const BACKOFF_START_MS: Millis = 1_000;
 pub const BACKOFF_MAX_MS: Millis = 30_000;
 /// How long the hub may take to answer a registration.
 pub const REGISTRATION_TIMEOUT_MS: Millis = 10_000;
+/// How long a socket may take to open before the attempt counts as failed (a socket to an
+/// address that drops packets may otherwise stay "connecting" for minutes).
+pub const CONNECT_TIMEOUT_MS: Millis = 10_000;
 /// How old a message may be for its notification still to be worth sending after a reconnect
 /// (the hub only remembers recent message ids).
 pub const NOTIFICATION_MAX_AGE_MS: Millis = 10 * 60_000;
@@ -83,6 +86,7 @@ enum Phase {
     /// Socket asked for, not open yet.
     Connecting {
         socket: u64,
+        deadline: Millis,
     },
     /// Open; registration sent.
     Registering {
@@ -179,7 +183,7 @@ impl HubClient {
 
     fn socket(&self) -> Option<u64> {
         match self.phase {
-            Phase::Connecting { socket } | Phase::Registering { socket, .. } | Phase::Registered { socket } => {
+            Phase::Connecting { socket, .. } | Phase::Registering { socket, .. } | Phase::Registered { socket } => {
                 Some(socket)
             }
             _ => None,
@@ -199,12 +203,14 @@ impl HubClient {
         }
     }
 
-    fn connect(&mut self, out: &mut Vec<HubAction>) {
+    fn connect(&mut self, now: Millis, out: &mut Vec<HubAction>) {
         let Some(config) = &self.config else { return };
         let socket = self.next_socket;
         self.next_socket += 1;
         out.push(HubAction::Connect { socket, url: config.url.clone() });
-        self.phase = Phase::Connecting { socket };
+        let deadline = now + CONNECT_TIMEOUT_MS;
+        self.phase = Phase::Connecting { socket, deadline };
+        out.push(HubAction::Wake { at_ms: deadline });
         self.set_status(HubStatus::Connecting, None, out);
     }
 
@@ -219,7 +225,7 @@ impl HubClient {
 
     /// New settings: `None` turns the connection off. A change of URL, name or description
     /// reconnects and registers again; invalid settings stop with an error saying what to fix.
-    pub fn configure(&mut self, config: Option<HubConfig>) -> Vec<HubAction> {
+    pub fn configure(&mut self, config: Option<HubConfig>, now: Millis) -> Vec<HubAction> {
         let mut out = Vec::new();
         if config == self.config && self.phase != Phase::Off {
             return out;
@@ -240,14 +246,14 @@ impl HubClient {
             self.set_status(HubStatus::Error, Some(text), &mut out);
             return out;
         }
-        self.connect(&mut out);
+        self.connect(now, &mut out);
         out
     }
 
     /// The socket opened: register.
     pub fn on_open(&mut self, socket: u64, now: Millis) -> Vec<HubAction> {
         let mut out = Vec::new();
-        let (Phase::Connecting { socket: current }, Some(config)) = (&self.phase, &self.config) else { return out };
+        let (Phase::Connecting { socket: current, .. }, Some(config)) = (&self.phase, &self.config) else { return out };
         if *current != socket {
             return out;
         }
@@ -343,7 +349,11 @@ impl HubClient {
     pub fn on_timer(&mut self, now: Millis, random: f64) -> Vec<HubAction> {
         let mut out = Vec::new();
         match self.phase {
-            Phase::Waiting { until } if now >= until => self.connect(&mut out),
+            Phase::Waiting { until } if now >= until => self.connect(now, &mut out),
+            Phase::Connecting { deadline, .. } if now >= deadline => {
+                self.close(&mut out);
+                self.back_off(now, random, "the hub did not accept the connection", &mut out);
+            }
             Phase::Registering { deadline, .. } if now >= deadline => {
                 self.close(&mut out);
                 self.back_off(now, random, "the hub did not answer the registration", &mut out);
@@ -442,7 +452,7 @@ mod tests {
 
     /// Connects and registers; returns the socket.
     fn registered(client: &mut HubClient, now: Millis) -> u64 {
-        let s = sockets(&client.configure(Some(config("obsidian"))))[0];
+        let s = sockets(&client.configure(Some(config("obsidian")), 0))[0];
         client.on_open(s, now);
         client.on_frame(s, OK, now, 0.5);
         assert_eq!(client.status().0, HubStatus::Connected);
@@ -490,7 +500,7 @@ mod tests {
     fn permanent_refusals_stop_retrying_and_say_what_to_change() {
         for code in ["INVALID_NAME", "INVALID_DESCRIPTION", "DUPLICATE_NAME"] {
             let mut c = HubClient::new();
-            let s = sockets(&c.configure(Some(config("obsidian"))))[0];
+            let s = sockets(&c.configure(Some(config("obsidian")), 0))[0];
             c.on_open(s, 0);
             let out = c.on_frame(s, &refused(code), 0, 0.5);
             assert!(out.contains(&HubAction::Close { socket: s }), "{code}");
@@ -501,12 +511,12 @@ mod tests {
             assert!(out.iter().any(|a| matches!(a, HubAction::Notice(_))));
             assert!(c.on_timer(1_000_000, 0.5).is_empty());
             // Changing the name registers again.
-            let out = c.configure(Some(config("obsidian2")));
+            let out = c.configure(Some(config("obsidian2")), 0);
             assert_eq!(sockets(&out).len(), 1, "{code}");
         }
         for code in ["ALREADY_REGISTERED", "VALIDATION_ERROR"] {
             let mut c = HubClient::new();
-            let s = sockets(&c.configure(Some(config("obsidian"))))[0];
+            let s = sockets(&c.configure(Some(config("obsidian")), 0))[0];
             c.on_open(s, 0);
             let out = c.on_frame(s, &refused(code), 0, 0.5);
             assert_eq!(wake(&out), Some(1_000), "{code} is retried");
@@ -516,7 +526,7 @@ mod tests {
     #[test]
     fn invalid_settings_never_reach_the_hub() {
         let mut c = HubClient::new();
-        let out = c.configure(Some(config("9lives")));
+        let out = c.configure(Some(config("9lives")), 0);
         assert!(sockets(&out).is_empty());
         assert_eq!(c.status().0, HubStatus::Error);
         assert!(c.status().1.unwrap().contains("must start with a letter"));
@@ -526,15 +536,15 @@ mod tests {
     fn changing_name_or_description_registers_again_and_disabling_closes() {
         let mut c = HubClient::new();
         let s = registered(&mut c, 0);
-        assert!(c.configure(Some(config("obsidian"))).is_empty(), "same settings: nothing to do");
+        assert!(c.configure(Some(config("obsidian")), 0).is_empty(), "same settings: nothing to do");
         let mut changed = config("obsidian");
         changed.description = "different".into();
-        let out = c.configure(Some(changed));
+        let out = c.configure(Some(changed), 0);
         assert_eq!(out[0], HubAction::Close { socket: s });
         let s2 = sockets(&out)[0];
         let out = c.on_open(s2, 0);
         assert!(matches!(&out[0], HubAction::Send { frame, .. } if frame.contains("different")));
-        let out = c.configure(None);
+        let out = c.configure(None, 0);
         assert!(out.contains(&HubAction::Close { socket: s2 }));
         assert_eq!(c.status().0, HubStatus::Disabled);
         assert!(c.on_close(s2, 0, 0.5, "closed").is_empty(), "a closed socket's events are ignored");
@@ -548,12 +558,30 @@ mod tests {
     #[test]
     fn an_unanswered_registration_is_abandoned_and_retried() {
         let mut c = HubClient::new();
-        let s = sockets(&c.configure(Some(config("obsidian"))))[0];
+        let s = sockets(&c.configure(Some(config("obsidian")), 0))[0];
         let out = c.on_open(s, 0);
         assert_eq!(wake(&out), Some(REGISTRATION_TIMEOUT_MS));
         let out = c.on_timer(REGISTRATION_TIMEOUT_MS, 0.5);
         assert!(out.contains(&HubAction::Close { socket: s }));
         assert_eq!(wake(&out), Some(REGISTRATION_TIMEOUT_MS + 1_000));
+    }
+
+    #[test]
+    fn a_socket_that_never_opens_is_given_up_and_retried() {
+        let mut c = HubClient::new();
+        let out = c.configure(Some(config("obsidian")), 0);
+        let s = sockets(&out)[0];
+        assert_eq!(wake(&out), Some(CONNECT_TIMEOUT_MS));
+        assert!(c.on_timer(CONNECT_TIMEOUT_MS - 1, 0.5).is_empty(), "still within its time");
+        let out = c.on_timer(CONNECT_TIMEOUT_MS, 0.5);
+        assert!(out.contains(&HubAction::Close { socket: s }));
+        assert_eq!(wake(&out), Some(CONNECT_TIMEOUT_MS + 1_000));
+        let retry = c.on_timer(CONNECT_TIMEOUT_MS + 1_000, 0.5);
+        assert_eq!(sockets(&retry), [s + 1]);
+        assert!(
+            c.on_open(s, CONNECT_TIMEOUT_MS + 1_001).is_empty(),
+            "the abandoned socket opening late changes nothing"
+        );
     }
 
     #[test]

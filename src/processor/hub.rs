@@ -19,7 +19,8 @@ impl<H: Host + 'static> Pipeline<H> {
     /// (Re)configures the connection from the settings.
     pub(super) fn configure_hub(&self) {
         let config = self.settings().hub_config();
-        let actions = self.inner.hub.borrow_mut().configure(config);
+        let now = self.inner.host.now_ms();
+        let actions = self.inner.hub.borrow_mut().configure(config, now);
         self.hub_apply(actions);
     }
 

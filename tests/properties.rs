@@ -9,6 +9,8 @@
 //! - no tool runs twice;
 //! - every history file loads without a corrupt line.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 mod common;
 
 use std::cell::RefCell;

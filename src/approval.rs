@@ -181,17 +181,21 @@ impl ApprovalBook {
         self.requests.borrow_mut().insert(request.id.clone(), request);
     }
 
-    /// A request by id, with a pending one past its time turned expired (`Some(true)` when that
-    /// just happened, so the caller persists it).
+    /// A request by id, with a pending one past its time settled as expired (`Some(true)` when
+    /// that just happened, so the caller persists it).
     pub fn get(&self, id: &str, now: Millis) -> Option<(ApprovalRequest, bool)> {
-        let mut map = self.requests.borrow_mut();
-        let r = map.get_mut(id)?;
-        let expired_now = r.status == ApprovalStatus::Pending && now >= r.expires_ms;
-        if expired_now {
-            r.status = ApprovalStatus::Expired;
-            r.note = Some("timeout".to_owned());
+        let request = self.requests.borrow().get(id).cloned()?;
+        if request.status == ApprovalStatus::Pending && now >= request.expires_ms {
+            if let Ok(expired) = self.settle(id, ApprovalStatus::Expired, None, Some("timeout".to_owned()), now) {
+                return Some((expired, true));
+            }
         }
-        Some((r.clone(), expired_now))
+        Some((request, false))
+    }
+
+    /// Who asked for a request, without touching it.
+    pub fn origin_of(&self, id: &str) -> Option<ApprovalOrigin> {
+        self.requests.borrow().get(id).map(|r| r.origin)
     }
 
     /// Pending requests, oldest first.
@@ -257,6 +261,8 @@ impl ApprovalBook {
             r.note = note;
             r.clone()
         };
+        // Session grants that ran out are of no use any more.
+        self.grants.borrow_mut().retain(|g| g.until.is_none_or(|until| now < until));
         if scope == Some(ApprovalScope::Conversation) {
             let grant = match (&updated.session, &updated.conversation_id) {
                 (Some(session), _) => Some((session.clone(), Some(now + SESSION_GRANT_MS))),

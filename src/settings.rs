@@ -301,9 +301,6 @@ impl Settings {
         if self.agent_api_port < 1024 {
             return Some(format!("the port must be between 1024 and 65535 (got {})", self.agent_api_port));
         }
-        if self.agent_api_enabled && self.agent_api_token.len() < MIN_API_TOKEN_LEN {
-            return Some("there is no access token yet: generate one in Settings → Agent API".to_owned());
-        }
         if !(1..=3_600).contains(&self.verification_timeout_seconds) {
             return Some(format!(
                 "the verification timeout must be between 1 and 3600 seconds (got {})",
@@ -333,6 +330,13 @@ impl Settings {
             }
         }
         None
+    }
+
+    /// Whether the agent API can be served: on, and with a token. (A token missing on this
+    /// device, say after the settings synced from another one, keeps the API off, not the
+    /// whole plugin.)
+    pub fn agent_api_serving(&self) -> bool {
+        self.agent_api_enabled && self.agent_api_token.len() >= MIN_API_TOKEN_LEN
     }
 
     /// How long a verification waits for the user, in milliseconds.

@@ -228,6 +228,31 @@ fn actions_outside_the_context_are_rejected_at_once_and_unverified_contexts_appr
 }
 
 #[test]
+fn a_context_on_its_own_port_sees_only_itself_and_at_once_answers_are_not_saved() {
+    let (host, p) = setup();
+    let on_own_port = |method: &str, url: &str, body: &str| {
+        let mut r = request(method, url, body);
+        r.local_port = 8091;
+        r.headers.insert("host".into(), "127.0.0.1:8091".into());
+        call(&host, &p, r)
+    };
+    assert_eq!(error_code(&on_own_port("GET", "/context/default", "")), (404, "unknown_context"));
+    assert_eq!(on_own_port("GET", "/context/reviewer", "").1["name"], "reviewer");
+    let escape = on_own_port("POST", "/verify?context=default", r#"{"action":"deploy","reason":"r"}"#);
+    assert_eq!(error_code(&escape), (404, "unknown_context"), "no borrowing another context's rules");
+    let own = on_own_port("POST", "/verify", r#"{"action":"comment","reason":"nit"}"#);
+    assert_eq!((own.0, own.1["status"].as_str()), (200, Some("approved")));
+
+    let before = host.paths_under("approvals").len();
+    for _ in 0..50 {
+        post(&host, &p, "/verify", json!({"action": "format_disk", "reason": "again and again"}));
+    }
+    assert_eq!(host.paths_under("approvals").len(), before, "refusals at once write nothing");
+    let id = own.1["verification_id"].as_str().unwrap();
+    assert_eq!(get(&host, &p, &format!("/verify/{id}")).1["status"], "approved", "still answers a poll");
+}
+
+#[test]
 fn concurrent_verifications_get_distinct_ids() {
     let (host, p) = setup();
     let asks = (0..10).map(|i| {
@@ -330,7 +355,11 @@ fn a_message_goes_through_the_pipeline_with_source_api_and_its_result_can_be_awa
 #[test]
 fn settings_check_the_agent_api() {
     let bad = |s: Settings| s.validate().unwrap_err().to_string();
-    assert!(bad(Settings { agent_api_token: String::new(), ..api_settings() }).contains("no access token"));
+    let no_token = Settings { agent_api_token: String::new(), ..api_settings() };
+    assert!(no_token.validate().is_ok(), "a token missing on this device must not stop the plugin");
+    let host = FakeHost::new();
+    let without = MessageProcessor::new(host.clone(), no_token).expect("starts");
+    assert!(without.api_listeners().is_empty(), "the API stays off without a token");
     assert!(bad(Settings { agent_api_port: 80, ..api_settings() }).contains("between 1024 and 65535"));
     assert!(bad(Settings { verification_timeout_seconds: 0, ..api_settings() }).contains("verification timeout"));
     let mut same_port = api_settings();

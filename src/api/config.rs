@@ -18,9 +18,9 @@ pub struct Listener {
     pub context: Option<String>,
 }
 
-/// The ports to listen on: none when the API is off.
+/// The ports to listen on: none when the API is off or has no token.
 pub fn listeners(settings: &Settings) -> Vec<Listener> {
-    if !settings.agent_api_enabled {
+    if !settings.agent_api_serving() {
         return Vec::new();
     }
     let main = Listener { port: settings.agent_api_port, context: None };
@@ -31,9 +31,9 @@ pub fn listeners(settings: &Settings) -> Vec<Listener> {
     std::iter::once(main).chain(own).collect()
 }
 
-/// The context a request on `port` addresses by default.
-pub fn context_for_port(settings: &Settings, port: u16) -> Option<&AgentContext> {
-    settings.agent_contexts.iter().find(|c| c.port == Some(port)).or_else(|| settings.agent_contexts.first())
+/// The context whose own port `port` is, if any (there, only that context can be addressed).
+pub fn own_port_context(settings: &Settings, port: u16) -> Option<&AgentContext> {
+    settings.agent_contexts.iter().find(|c| c.port == Some(port))
 }
 
 /// `GET /context`: the seed's five fields, plus the context's name.
@@ -105,7 +105,7 @@ pub fn config_document(settings: &Settings, include_token: bool) -> Value {
         "version": env!("CARGO_PKG_VERSION"),
         "api_version": API_VERSION,
         "base_url": base,
-        "bind": "127.0.0.1 only; requests from browsers (Origin or Sec-Fetch headers) are refused",
+        "bind": "127.0.0.1 only; requests from browsers (Origin or Sec-Fetch-Site headers) are refused",
         "auth": auth,
         "ports": ports,
         "contexts": contexts,
@@ -132,7 +132,9 @@ pub fn config_document(settings: &Settings, include_token: bool) -> Value {
         "errors": {
             "format": {"error": {"code": "…", "message": "…", "field": "(invalid_field only)"}},
             "codes": errors,
-            "retry": "retry 429, 503 and connection errors with exponential backoff; never retry other 4xx",
+            "internal": {"status": 500, "code": "internal_error", "meaning": "the plugin failed to answer (a bug); nothing internal is included"},
+            "starting": {"status": 503, "code": "not_ready", "meaning": "the agent is starting or restarting; retry after Retry-After seconds"},
+            "retry": "retry 429, 5xx and connection errors with exponential backoff; never retry other 4xx",
         },
     })
 }

@@ -16,7 +16,12 @@ pub fn admit(request: &ApiRequest, token: &str) -> Result<(), ApiError> {
     if !is_loopback_host(host, request.local_port) {
         return Err(ApiError::ForeignHost(host.to_owned()));
     }
-    let given = request.header("authorization").and_then(|v| v.strip_prefix("Bearer ")).unwrap_or("");
+    // The scheme name is case-insensitive (RFC 9110); the token is not.
+    let given = request
+        .header("authorization")
+        .and_then(|v| v.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map_or("", |(_, token)| token);
     if token.is_empty() || !same_secret(given.trim().as_bytes(), token.as_bytes()) {
         return Err(ApiError::Unauthorized);
     }
@@ -66,6 +71,8 @@ mod tests {
         assert_eq!(admit(&request(&ok), TOKEN), Ok(()));
         assert_eq!(admit(&request(&[("host", "localhost:8090"), ok[1]]), TOKEN), Ok(()));
         assert_eq!(admit(&request(&[("host", "[::1]:8090"), ok[1]]), TOKEN), Ok(()));
+        let lower = format!("bearer {TOKEN}");
+        assert_eq!(admit(&request(&[ok[0], ("authorization", lower.as_str())]), TOKEN), Ok(()), "scheme in any case");
         let cases: [(&[(&str, &str)], ApiError); 9] = [
             (&[ok[0]], ApiError::Unauthorized),
             (&[ok[0], ("authorization", "Bearer nope")], ApiError::Unauthorized),

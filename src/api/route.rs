@@ -32,11 +32,11 @@ pub fn route(method: &str, url: &str) -> Result<Routed, ApiError> {
     let (route, allowed) = match segments.as_slice() {
         ["config"] => (Route::Config, "GET"),
         ["context"] => (Route::Context(None), "GET"),
-        ["context", name] if !name.is_empty() => (Route::Context(Some(decode(name)?)), "GET"),
+        ["context", name] if !name.is_empty() => (Route::Context(Some(decode("path", name)?)), "GET"),
         ["verify"] => (Route::CreateVerification, "POST"),
-        ["verify", id] if !id.is_empty() => (Route::Verification(decode(id)?), "GET"),
+        ["verify", id] if !id.is_empty() => (Route::Verification(decode("path", id)?), "GET"),
         ["messages"] => (Route::CreateMessage, "POST"),
-        ["messages", id] if !id.is_empty() => (Route::Message(decode(id)?), "GET"),
+        ["messages", id] if !id.is_empty() => (Route::Message(decode("path", id)?), "GET"),
         _ => return Err(ApiError::NotFound(path.to_owned())),
     };
     if method != allowed {
@@ -52,7 +52,7 @@ pub fn route(method: &str, url: &str) -> Result<Routed, ApiError> {
                 })?;
                 routed.wait_ms = seconds * 1_000;
             }
-            "context" => routed.context = Some(decode(value)?),
+            "context" => routed.context = Some(decode("context", value)?),
             // Unknown parameters are ignored, as most HTTP APIs do.
             _ => {}
         }
@@ -61,11 +61,14 @@ pub fn route(method: &str, url: &str) -> Result<Routed, ApiError> {
 }
 
 /// Ids and names are plain ASCII; a percent sign or anything unusual is not one of ours.
-fn decode(segment: &str) -> Result<String, ApiError> {
-    if segment.len() <= 64 && segment.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+fn decode(field: &'static str, segment: &str) -> Result<String, ApiError> {
+    if !segment.is_empty()
+        && segment.len() <= 64
+        && segment.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
         Ok(segment.to_owned())
     } else {
-        Err(bad("path", format!("{segment:?} is not an id or a context name (letters, digits, - and _)")))
+        Err(bad(field, format!("{segment:?} is not an id or a context name (letters, digits, - and _)")))
     }
 }
 
@@ -95,5 +98,6 @@ mod tests {
             assert!(matches!(route("GET", bad_wait), Err(ApiError::BadField { field: "wait", .. })), "{bad_wait}");
         }
         assert!(matches!(route("GET", "/verify/..%2f"), Err(ApiError::BadField { field: "path", .. })));
+        assert!(matches!(route("POST", "/verify?context=a%20b"), Err(ApiError::BadField { field: "context", .. })));
     }
 }

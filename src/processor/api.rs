@@ -8,7 +8,7 @@ use futures::future::{select, FutureExt, LocalBoxFuture, Shared};
 use serde_json::{json, Map, Value};
 
 use super::Pipeline;
-use crate::api::config::{config_document, context_document, context_for_port};
+use crate::api::config::{config_document, context_document, own_port_context};
 use crate::api::route::{route, Route, Routed};
 use crate::api::{
     bad, guard, ApiError, ApiRequest, ApiResponse, KEEP_RESULTS, MAX_MESSAGES_IN_FLIGHT, MAX_PENDING_VERIFICATIONS,
@@ -28,13 +28,25 @@ const MAX_REASON_CHARS: usize = 4_000;
 /// A message an external agent sent: its processing, shared by everyone who waits on it.
 pub(super) type ApiRun = Shared<LocalBoxFuture<'static, ProcessResult>>;
 
-/// The agent API's messages, newest last, bounded.
+/// The agent API's messages, newest last, and verifications decided at once; both bounded.
 #[derive(Default)]
 pub(super) struct ApiMessages {
     runs: VecDeque<(String, ApiRun)>,
+    decided: VecDeque<ApprovalRequest>,
 }
 
 impl ApiMessages {
+    fn remember_decided(&mut self, request: ApprovalRequest) {
+        self.decided.push_back(request);
+        if self.decided.len() > KEEP_RESULTS {
+            self.decided.pop_front();
+        }
+    }
+
+    fn decided(&self, id: &str) -> Option<ApprovalRequest> {
+        self.decided.iter().find(|r| r.id == id).cloned()
+    }
+
     fn get(&self, id: &str) -> Option<ApiRun> {
         self.runs.iter().find(|(i, _)| i == id).map(|(_, run)| run.clone())
     }
@@ -45,8 +57,9 @@ impl ApiMessages {
 
     fn add(&mut self, id: String, run: ApiRun) {
         self.runs.push_back((id, run));
-        while self.runs.len() > KEEP_RESULTS + MAX_MESSAGES_IN_FLIGHT {
-            // Forget the oldest finished one; unfinished ones are bounded by MAX_MESSAGES_IN_FLIGHT.
+        // Keep the newest KEEP_RESULTS finished ones; unfinished ones are bounded by
+        // MAX_MESSAGES_IN_FLIGHT.
+        while self.runs.len() - self.unfinished() > KEEP_RESULTS {
             match self.runs.iter().position(|(_, run)| run.peek().is_some()) {
                 Some(oldest) => self.runs.remove(oldest),
                 None => break,
@@ -148,24 +161,23 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     async fn answer(&self, settings: &Settings, request: &ApiRequest, routed: Routed) -> Result<ApiResponse, ApiError> {
-        let port_context =
-            || context_for_port(settings, request.local_port).ok_or(ApiError::UnknownContext(String::new()));
-        let named = |name: &str| {
-            settings
-                .agent_contexts
-                .iter()
-                .find(|c| c.name == name)
-                .ok_or_else(|| ApiError::UnknownContext(name.to_owned()))
+        // On a context's own port only that context exists; on the main port, any by name, the
+        // first by default.
+        let own = own_port_context(settings, request.local_port);
+        let context = |name: Option<&str>| {
+            let found = match (own, name) {
+                (Some(own), None) => Some(own),
+                (Some(own), Some(name)) => (own.name == name).then_some(own),
+                (None, None) => settings.agent_contexts.first(),
+                (None, Some(name)) => settings.agent_contexts.iter().find(|c| c.name == name),
+            };
+            found.ok_or_else(|| ApiError::UnknownContext(name.unwrap_or_default().to_owned()))
         };
         match routed.route {
             Route::Config => Ok(ApiResponse::json(200, &config_document(settings, false))),
-            Route::Context(None) => Ok(ApiResponse::json(200, &context_document(port_context()?))),
-            Route::Context(Some(name)) => Ok(ApiResponse::json(200, &context_document(named(&name)?))),
+            Route::Context(name) => Ok(ApiResponse::json(200, &context_document(context(name.as_deref())?))),
             Route::CreateVerification => {
-                let context = match &routed.context {
-                    Some(name) => named(name)?,
-                    None => port_context()?,
-                };
+                let context = context(routed.context.as_deref())?;
                 self.create_verification(settings, context, &object(&request.body)?).await
             }
             Route::Verification(id) => self.verification_status(&id, routed.wait_ms).await,
@@ -215,10 +227,11 @@ impl<H: Host + 'static> Pipeline<H> {
             None
         };
         if let Some((status, note)) = decided_at_once {
+            // Nobody was asked, so nothing needs to survive a restart; a bounded list answers
+            // a poll of it (an agent retrying a refused action in a loop fills nothing).
             request.status = status;
             request.note = Some(note);
-            self.persist_approval(&request).await.map_err(|e| self.storage_failed(&request.id, &e))?;
-            self.inner.approvals.insert(request.clone());
+            self.inner.api_messages.borrow_mut().remember_decided(request.clone());
             return Ok(ApiResponse::json(200, &verification_view(&request)));
         }
         if self.inner.approvals.pending_in_session(&session) >= MAX_PENDING_VERIFICATIONS {
@@ -265,14 +278,15 @@ impl<H: Host + 'static> Pipeline<H> {
 
     async fn verification_status(&self, id: &str, wait_ms: u64) -> Result<ApiResponse, ApiError> {
         let host = &self.inner.host;
+        if let Some(decided) = self.inner.api_messages.borrow().decided(id) {
+            return Ok(ApiResponse::json(200, &verification_view(&decided)));
+        }
+        // Only an external agent's requests are visible here (and touched: a lookup may expire).
+        if self.inner.approvals.origin_of(id) != Some(ApprovalOrigin::Api) {
+            return Err(ApiError::UnknownVerification(id.to_owned()));
+        }
         let current = |this: &Self| {
-            let (request, expired_now) = this
-                .inner
-                .approvals
-                .get(id, host.now_ms())
-                .filter(|(r, _)| r.origin == ApprovalOrigin::Api)
-                .ok_or_else(|| ApiError::UnknownVerification(id.to_owned()))?;
-            Ok::<_, ApiError>((request, expired_now))
+            this.inner.approvals.get(id, host.now_ms()).ok_or_else(|| ApiError::UnknownVerification(id.to_owned()))
         };
         let (mut request, mut expired_now) = current(self)?;
         if request.status == ApprovalStatus::Pending && wait_ms > 0 {

@@ -25,6 +25,13 @@ const INTERNAL_ERROR = JSON.stringify({
   error: { code: "internal_error", message: "the agent could not answer this request; see Obsidian's developer console" },
 });
 
+/** The answer while the core is starting or being rebuilt (its verifications not loaded yet). */
+export const NOT_READY: ApiResponse = {
+  status: 503,
+  body: JSON.stringify({ error: { code: "not_ready", message: "the agent is starting; retry in a moment" } }),
+  headers: [["Retry-After", "1"]],
+};
+
 /** The body up to `limit` bytes, and whether there was more (then reading stops). */
 function readBody(request: IncomingMessage, limit: number): Promise<{ body: string; tooLarge: boolean }> {
   return new Promise((resolve, reject) => {
@@ -41,6 +48,8 @@ function readBody(request: IncomingMessage, limit: number): Promise<{ body: stri
     });
     request.on("end", () => resolve({ body: new TextDecoder().decode(concat(chunks, size)), tooLarge: false }));
     request.on("error", reject);
+    // A client gone before the end of its body: nobody to answer (settling twice is a no-op).
+    request.on("close", () => reject(new Error("the client closed the connection")));
   });
 }
 

@@ -22,7 +22,7 @@ import { HubSockets, type SocketLike } from "./hub-sockets.ts";
 import { cronNext, localTimeZone } from "./clock.ts";
 import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
-import { AgentApiServer, type ApiListenerState } from "./agent-api-server.ts";
+import { AgentApiServer, NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
 
 /** The platform's files (paths relative to `.smarthole/`) and HTTP. */
 export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "httpStart">;
@@ -85,6 +85,8 @@ export class CoreRuntime {
   private disposed = false;
   private readonly host: CoreHost;
   private api: AgentApiServer | null = null;
+  /** The core has loaded what the agent API answers about (pending verifications). */
+  private apiReady = false;
   /** The core's default settings, once it is loaded. */
   defaults: Required<CoreSettings> | null = null;
 
@@ -171,9 +173,11 @@ export class CoreRuntime {
     // Checked by the core just now: connect the integrations it accepted.
     this.mcp.configure(settings.mcpServers ?? []);
     await this.processor.initialize();
+    this.apiReady = true;
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
-      const handle = (request: ApiRequest) => this.call((p) => p.handleApiRequest(request));
+      const handle = (request: ApiRequest) =>
+        this.apiReady ? this.call((p) => p.handleApiRequest(request)) : Promise.resolve(NOT_READY);
       this.api = new AgentApiServer(handle, this.core.agentApiBodyLimit(), loadHttp, (m) => this.log("info", m));
     }
     void this.configureApi();
@@ -216,6 +220,7 @@ export class CoreRuntime {
     this.log("error", `the core trapped (${String(cause)}); rebuilding`);
     const old = this.processor;
     this.processor = null;
+    this.apiReady = false;
     this.hub.closeAll();
     try {
       old?.dispose();
@@ -346,6 +351,7 @@ export class CoreRuntime {
   dispose(): void {
     this.disposed = true;
     this.readyFlag = false;
+    this.apiReady = false;
     this.hub.closeAll();
     this.mcp.closeAll();
     this.api?.close();

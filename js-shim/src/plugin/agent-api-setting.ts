@@ -79,8 +79,11 @@ export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHo
   const status = container.createEl("p", { cls: "setting-item-description" });
   const showStatus = () => {
     const states = plugin.runtime.apiStates;
+    const tokenMissing = (plugin.saved.agentApiEnabled ?? false) && !app.secretStorage.getSecret(API_TOKEN_SECRET_ID);
     status.setText(
-      states.length === 0
+      tokenMissing
+        ? "Not serving: there is no access token on this device. Press Regenerate, and give agents the new token."
+        : states.length === 0
         ? "Not serving."
         : states.map((s) => (s.listening ? `Listening on http://127.0.0.1:${s.port}` : s.error ?? `Port ${s.port}: not listening`)).join(" · "),
     );

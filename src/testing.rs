@@ -199,6 +199,8 @@ struct State {
     script: RefCell<VecDeque<Reply>>,
     /// Replies kept for requests whose body contains a text, used before the queue.
     matching: RefCell<Vec<(String, Reply)>>,
+    /// Replies given to every request whose body contains the first text and not the second.
+    until: RefCell<Vec<(String, String, Reply)>>,
     requests: RefCell<Vec<RecordedRequest>>,
     hub: RefCell<Vec<Value>>,
     /// Hub sockets asked for: (socket, url, still open).
@@ -263,6 +265,18 @@ impl FakeHost {
     /// retrospection), taken before the queue so background calls never steal queued replies.
     pub fn script_matching(&self, needle: &str, reply: Reply) {
         self.state.matching.borrow_mut().push((needle.to_owned(), reply));
+    }
+
+    /// Answers every request whose body contains `needle` but not `unless` with `reply`, as
+    /// often as it comes: a model that asks for a tool until it sees that tool's result, so a
+    /// turn that forgot a tool already ran would run it again (and a test would see it).
+    pub fn script_until(&self, needle: &str, unless: &str, reply: Reply) {
+        self.state.until.borrow_mut().push((needle.to_owned(), unless.to_owned(), reply));
+    }
+
+    /// Whether a crash point was reached and the test has not "restarted" yet.
+    pub fn is_frozen(&self) -> bool {
+        self.state.frozen.get()
     }
 
     /// Requests whose body contains `needle`.
@@ -547,6 +561,13 @@ impl FakeHost {
             headers: request.headers.clone(),
             body,
         });
+        let until = self.state.until.borrow();
+        let standing =
+            until.iter().find(|(needle, unless, _)| request.body.contains(needle) && !request.body.contains(unless));
+        if let Some((_, _, reply)) = standing {
+            return reply.clone();
+        }
+        drop(until);
         let mut matching = self.state.matching.borrow_mut();
         if let Some(i) = matching.iter().position(|(needle, _)| request.body.contains(needle.as_str())) {
             return matching.remove(i).1;

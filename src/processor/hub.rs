@@ -50,6 +50,9 @@ impl<H: Host + 'static> Pipeline<H> {
 
     /// Sends (or keeps, or drops) a response about a message.
     pub(super) fn respond(&self, message_id: &str, kind: ResponseKind, frame: String, message_at: u64) {
+        if kind == ResponseKind::Notification {
+            *self.inner.last_hub_message.borrow_mut() = Some(message_id.to_owned());
+        }
         let actions = self.inner.hub.borrow_mut().respond(message_id, kind, frame, message_at);
         self.hub_apply(actions);
     }

@@ -105,7 +105,8 @@ struct Inner<H: Host> {
     approvals: ApprovalBook,
     /// Background conversations by the time of their next run.
     timeline: RefCell<Timeline>,
-    /// The last message the hub routed here (scheduled runs notify the hub as its answer).
+    /// The last hub message answered with a notification (scheduled runs notify the hub as its
+    /// answer; a message the user stopped is never one).
     last_hub_message: RefCell<Option<String>>,
     /// Messages external agents sent through the agent API, for polling.
     api_messages: RefCell<api::ApiMessages>,
@@ -478,7 +479,6 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         host.emit(&Event::stage(&message.id, Stage::InboxWritten));
         if message.from_hub() {
-            *self.inner.last_hub_message.borrow_mut() = Some(message.id.clone());
             self.respond(&message.id, ResponseKind::Ack, ack(&message.id), host.now_ms());
             host.emit(&Event::stage(&message.id, Stage::AckSent));
         }

@@ -72,6 +72,14 @@ export async function crashTorture({ kills = 200, seed = 1, log = () => {} } = {
   if (lost.length > 0) throw new Error(`reached the inbox but ended nowhere: ${lost.join(", ")}`);
   if (inbox(vault).length > 0) throw new Error(`inbox not empty: ${inbox(vault).join(", ")}`);
   // allHistory() above parsed every line of every conversation: a torn or corrupt one would throw.
+  // The hub saw an ack only after the inbox write: every acked message must be in history.
+  const acked = [...hub.messages.values()].filter((m) => m.acked).map((m) => m.id);
+  const unrecorded = acked.filter((id) => recorded.get(id) !== 1 && !failed.has(stemOf(id)));
+  if (unrecorded.length > 0) throw new Error(`acked by the host but not recorded once: ${unrecorded.join(", ")}`);
+  // The rate rule is the hub's display limit: one notification per answer is what the protocol
+  // asks for, and this test routes far more than ten messages a minute on purpose.
+  const broken = hub.protocolErrors.filter((e) => e.rule !== "notification-rate");
+  if (broken.length > 0) throw new Error(`hub protocol errors: ${JSON.stringify(broken.slice(0, 3))}`);
   if (kills >= 5 && hubRouted === 0) throw new Error("no hub message was routed: the torture did not exercise the hub");
-  return { kills, sent: sent.size, hubRouted, reachedInbox: seenInInbox.size, recorded: recorded.size, failed: failed.size };
+  return { kills, seed, sent: sent.size, hubRouted, hubAcked: acked.length, reachedInbox: seenInInbox.size, recorded: recorded.size, failed: failed.size };
 }

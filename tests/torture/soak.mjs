@@ -33,6 +33,7 @@ export async function soak({ messages = 10_000, faultEvery = 25, hubRestartEvery
   const base = `http://127.0.0.1:${apiPort}`;
   const apiIds = [];
   const hubIds = [];
+  // Faults queued: a background title or summary request may take one instead of a message.
   const counts = { faults: 0, hubRestarts: 0, conversationsEnded: 0 };
   const started = Date.now();
   try {
@@ -68,6 +69,8 @@ export async function soak({ messages = 10_000, faultEvery = 25, hubRestartEvery
         });
         const answer = await response.json();
         if (response.status !== 200 || answer.status !== "done") throw new Error(`message ${i}: ${response.status} ${JSON.stringify(answer)}`);
+        // A stream cut by a fault and retried must not leave its partial text in the answer.
+        if (answer.result.response !== "Noted.") throw new Error(`message ${i} answered ${JSON.stringify(answer.result.response)}`);
         apiIds.push(answer.message_id);
       }
       progress = i + 1;
@@ -84,6 +87,10 @@ export async function soak({ messages = 10_000, faultEvery = 25, hubRestartEvery
   for (const line of allHistory(vault)) {
     if (line.role === "user" && line.id.endsWith("#0")) recorded.set(line.messageId, (recorded.get(line.messageId) ?? 0) + 1);
   }
+  // The rate rule is the hub's display limit: one notification per answer is what the protocol
+  // asks for, and this test routes far more than ten messages a minute on purpose.
+  const broken = hub.protocolErrors.filter((e) => e.rule !== "notification-rate");
+  if (broken.length > 0) throw new Error(`hub protocol errors: ${JSON.stringify(broken.slice(0, 3))}`);
   const missing = [...apiIds, ...hubIds].filter((id) => recorded.get(id) !== 1);
   if (missing.length > 0) throw new Error(`not recorded exactly once: ${missing.slice(0, 10).join(", ")} (${missing.length})`);
   return { messages, seconds: (Date.now() - started) / 1000, api: apiIds.length, hub: hubIds.length, ...counts, samples };

@@ -34,11 +34,12 @@ export async function crashTorture({ kills = 200, seed = 1, log = () => {} } = {
       while (Date.now() - started < lifetime) {
         const id = `t${round}-${counter++}`;
         const text = `torture message ${id}`;
-        sent.add(text);
         if (random() < 0.5) {
           child.stdin.write(`${text}\n`);
+          sent.add(text);
         } else if (hub.clients().some((c) => c.name === "torture")) {
           hub.route("torture", { id, text });
+          sent.add(text);
           hubRouted++;
         }
         await sleep(10 + Math.floor(random() * 60));

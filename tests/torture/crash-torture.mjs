@@ -11,8 +11,17 @@ import { allHistory, history, inbox, startHeadless, tmpVault, waitFor } from "..
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs `kills` kill-and-restart rounds; resolves with counts, throws on a broken invariant. */
-export async function crashTorture({ kills = 200, seed = 1, log = () => {} } = {}) {
+/** Runs `kills` kill-and-restart rounds; resolves with counts, throws on a broken invariant
+ * (the message names the seed, which replays the same timings). */
+export async function crashTorture(options = {}) {
+  try {
+    return await torture(options);
+  } catch (error) {
+    throw new Error(`crash torture (seed ${options.seed ?? 1}): ${error.message}`);
+  }
+}
+
+async function torture({ kills = 200, seed = 1, log = () => {} } = {}) {
   let state = seed >>> 0 || 1;
   const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
   const server = await startScriptedServer({ fallback: { kind: "text", text: "Noted.", delayMs: 5 } });

@@ -12,7 +12,7 @@ import { allHistory, history, inbox, startHeadless, tmpVault, waitFor } from "..
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `kills` kill-and-restart rounds; resolves with counts, throws on a broken invariant
- * (the message names the seed, which replays the same timings). */
+ * (the message names the seed, which replays the same random choices; the machine's timing varies). */
 export async function crashTorture(options = {}) {
   try {
     return await torture(options);

@@ -12,6 +12,7 @@ import { cronNext, localTimeZone } from "../core/clock.ts";
 import { McpConnections } from "../core/mcp.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
+import { fetchHandle } from "../core/fetch-handle.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -164,29 +165,7 @@ export class NodeHost implements CoreHost {
 
   httpStart(request: HttpRequestSpec): HttpHandle {
     this.options.onHttpStart?.(request);
-    const controller = new AbortController();
-    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
-    const response = fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signal: controller.signal,
-    }).then((res) => {
-      reader = res.body?.getReader() ?? null;
-      return { status: res.status, headers: [...res.headers] as [string, string][] };
-    });
-    return {
-      response,
-      async read() {
-        await response;
-        if (!reader) return null;
-        const { done, value } = await reader.read();
-        return done ? null : value;
-      },
-      abort() {
-        controller.abort();
-      },
-    };
+    return fetchHandle(fetch, request);
   }
 
   hubConnect(socket: number, url: string): void {

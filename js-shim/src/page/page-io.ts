@@ -2,6 +2,7 @@
 // (which keeps .smarthole/ on disk), model requests to its same-origin proxy, streamed.
 import type { HttpHandle, HttpRequestSpec, VaultEntry } from "smarthole-core";
 import type { HostIO, VaultIO } from "../core/runtime.ts";
+import { fetchHandle } from "../core/fetch-handle.ts";
 
 async function ok(res: Response): Promise<Response> {
   if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
@@ -38,26 +39,7 @@ export class PageIO implements HostIO {
   }
 
   httpStart(request: HttpRequestSpec): HttpHandle {
-    const controller = new AbortController();
-    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
-    const response = fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal }).then(
-      (res) => {
-        reader = res.body?.getReader() ?? null;
-        return { status: res.status, headers: [...res.headers.entries()] as [string, string][] };
-      },
-    );
-    return {
-      response,
-      async read() {
-        await response;
-        if (!reader) return null;
-        const { done, value } = await reader.read();
-        return done ? null : value;
-      },
-      abort() {
-        controller.abort();
-      },
-    };
+    return fetchHandle(fetch, request);
   }
 }
 

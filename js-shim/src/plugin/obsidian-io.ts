@@ -6,6 +6,7 @@
 import { FileSystemAdapter, Platform, normalizePath, requestUrl, type App, type DataAdapter } from "obsidian";
 import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
 import type { HostIO } from "../core/runtime.ts";
+import { fetchHandle } from "../core/fetch-handle.ts";
 
 /** The plugin's data folder, at the vault's root. */
 export const DATA_DIR = ".smarthole";
@@ -117,38 +118,13 @@ export class ObsidianIO implements HostIO {
   httpStart(request: HttpRequestSpec): HttpHandle {
     const origin = new URL(request.url).origin;
     if (!request.stream || this.fetchBlocked.has(origin)) return bufferedRequest(request);
-    const controller = new AbortController();
-    let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
-    let fallback: HttpHandle | null = null;
     // fetch, not requestUrl: only fetch streams the answer token by token and can be aborted by
-    // Stop. (activeWindow: the window the app runs in, popouts included.)
-    const response = activeWindow.fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal }).then(
-      (res) => {
-        reader = res.body?.getReader() ?? null;
-        return { status: res.status, headers: [...res.headers.entries()] as [string, string][] };
-      },
-      (error: unknown) => {
-        if (controller.signal.aborted) throw error;
-        // Refused before any answer (CORS, or fetch unavailable): requestUrl ignores CORS.
-        this.fetchBlocked.add(origin);
-        fallback = bufferedRequest(request);
-        return fallback.response;
-      },
-    );
-    return {
-      response,
-      async read() {
-        await response;
-        if (fallback) return fallback.read();
-        if (!reader) return null;
-        const { done, value } = await reader.read();
-        return done ? null : value;
-      },
-      abort() {
-        controller.abort();
-        fallback?.abort();
-      },
-    };
+    // Stop. (activeWindow: the window the app runs in, popouts included.) Refused before any
+    // answer (CORS, or fetch unavailable): requestUrl ignores CORS.
+    return fetchHandle((url, init) => activeWindow.fetch(url, init), request, () => {
+      this.fetchBlocked.add(origin);
+      return bufferedRequest(request);
+    });
   }
 }
 

@@ -1,0 +1,38 @@
+// A model request over fetch as the core's HttpHandle: the head when it arrives, the body chunk
+// by chunk (streaming), and abort for Stop. Every host that has fetch uses this one.
+import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
+
+/**
+ * Starts `request` with `fetchFn`. `refused`, when given, answers a request that failed before
+ * any response and was not aborted (Obsidian: CORS, answered through requestUrl instead).
+ */
+export function fetchHandle(fetchFn: typeof fetch, request: HttpRequestSpec, refused?: () => HttpHandle): HttpHandle {
+  const controller = new AbortController();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  let fallback: HttpHandle | null = null;
+  const response = fetchFn(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal }).then(
+    (res) => {
+      reader = res.body?.getReader() ?? null;
+      return { status: res.status, headers: [...res.headers.entries()] as [string, string][] };
+    },
+    (error: unknown) => {
+      if (!refused || controller.signal.aborted) throw error;
+      fallback = refused();
+      return fallback.response;
+    },
+  );
+  return {
+    response,
+    async read() {
+      await response;
+      if (fallback) return fallback.read();
+      if (!reader) return null;
+      const { done, value } = await reader.read();
+      return done ? null : value;
+    },
+    abort() {
+      controller.abort();
+      fallback?.abort();
+    },
+  };
+}

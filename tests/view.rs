@@ -7,6 +7,7 @@ use common::*;
 use smarthole_agent::conversation::index::ConversationIndex;
 use smarthole_agent::conversation::{ConversationStatus, LineRole};
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::MessageProcessor;
 
 const SUMMARY: &str = "You title and summarise conversations";
 
@@ -31,13 +32,20 @@ fn opening_the_chat_writes_a_hidden_line_that_never_reaches_the_model() {
     assert_eq!(index(&host).conversations[0].title.as_deref(), Some("hi"), "titled by the first message");
 }
 
-#[test]
-fn opening_the_chat_after_a_long_break_starts_the_new_conversation() {
+/// A processor whose conversation has one answered message; the next answer is "two", and a
+/// summary is ready for when the conversation ends.
+fn after_a_first_message() -> (FakeHost, MessageProcessor<FakeHost>) {
     let host = FakeHost::new();
     host.script([Reply::text("one"), Reply::text("two")]);
     host.script_matching(SUMMARY, Reply::text(r#"{"title": "Old", "summary": "s"}"#));
     let p = processor(&host);
     host.run(p.process(direct("a", "first")));
+    (host, p)
+}
+
+#[test]
+fn opening_the_chat_after_a_long_break_starts_the_new_conversation() {
+    let (host, p) = after_a_first_message();
     host.run_for(31 * 60_000);
     let id = host.run(p.record_system_line("chat opened")).unwrap();
     host.run(p.process(direct("b", "second")));
@@ -51,11 +59,7 @@ fn opening_the_chat_after_a_long_break_starts_the_new_conversation() {
 
 #[test]
 fn new_chat_ends_the_current_conversation() {
-    let host = FakeHost::new();
-    host.script([Reply::text("one"), Reply::text("two")]);
-    host.script_matching(SUMMARY, Reply::text(r#"{"title": "Old", "summary": "s"}"#));
-    let p = processor(&host);
-    host.run(p.process(direct("a", "first")));
+    let (host, p) = after_a_first_message();
     host.run(p.new_conversation()).unwrap();
     assert!(host.run(p.current_conversation()).is_none());
     host.run(p.process(direct("b", "second")));

@@ -58,8 +58,9 @@ impl ApiMessages {
     fn add(&mut self, id: String, run: ApiRun) {
         self.runs.push_back((id, run));
         // Keep the newest KEEP_RESULTS finished ones; unfinished ones are bounded by
-        // MAX_MESSAGES_IN_FLIGHT.
-        while self.runs.len() - self.unfinished() > KEEP_RESULTS {
+        // MAX_MESSAGES_IN_FLIGHT (removing finished ones leaves their number as it is).
+        let unfinished = self.unfinished();
+        while self.runs.len() - unfinished > KEEP_RESULTS {
             match self.runs.iter().position(|(_, run)| run.peek().is_some()) {
                 Some(oldest) => self.runs.remove(oldest),
                 None => break,

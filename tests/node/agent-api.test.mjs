@@ -108,12 +108,13 @@ test("a context on its own port, and the config lists both ports", async () => {
   assert.equal(config.auth.token, undefined);
 });
 
-/** Runs an example client; resolves with its exit code and output. */
-function runClient(command, args) {
+/** Runs an example client (against the test's server unless `env` says otherwise); resolves
+ * with its exit code and output. */
+function runClient(command, args, env = {}) {
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd: ROOT,
-      env: { ...process.env, SMARTHOLE_API_URL: base, SMARTHOLE_API_TOKEN: TOKEN },
+      env: { ...process.env, SMARTHOLE_API_URL: base, SMARTHOLE_API_TOKEN: TOKEN, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -147,29 +148,11 @@ for (const [language, [command, args]] of Object.entries(CLIENTS)) {
 test("the example clients give up clearly: a 4xx is not retried; nothing listening is retried with backoff, then reported", async () => {
   const closed = `http://127.0.0.1:${await freePort()}`;
   const started = Date.now();
-  const unreachable = await new Promise((resolve) => {
-    const child = spawn("python3", ["examples/agent_api_client.py", "--url", closed], {
-      cwd: ROOT,
-      env: { ...process.env, SMARTHOLE_API_TOKEN: TOKEN },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
+  const unreachable = await runClient("python3", ["examples/agent_api_client.py", "--url", closed]);
   assert.equal(unreachable.code, 1);
   assert.match(unreachable.stderr, /cannot reach .* \(gave up after 5 attempts\)/);
   assert.ok(Date.now() - started >= 7_000, "0.5 + 1 + 2 + 4 s of backoff");
-  const wrongToken = await new Promise((resolve) => {
-    const child = spawn(process.execPath, ["examples/agent_api_client.mjs"], {
-      cwd: ROOT,
-      env: { ...process.env, SMARTHOLE_API_URL: base, SMARTHOLE_API_TOKEN: "wrong" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
+  const wrongToken = await runClient(process.execPath, ["examples/agent_api_client.mjs"], { SMARTHOLE_API_TOKEN: "wrong" });
   assert.equal(wrongToken.code, 1);
   assert.match(wrongToken.stderr, /HTTP 401 unauthorized/);
   assert.doesNotMatch(wrongToken.stderr, /gave up/, "a 4xx is not retried");

@@ -28,14 +28,15 @@ const MAX_REASON_CHARS: usize = 4_000;
 /// A message an external agent sent: its processing, shared by everyone who waits on it.
 pub(super) type ApiRun = Shared<LocalBoxFuture<'static, ProcessResult>>;
 
-/// The agent API's messages, newest last, and verifications decided at once; both bounded.
+/// What the agent API answered lately: its messages (newest last) and the verifications decided
+/// at once; both bounded, for polling.
 #[derive(Default)]
-pub(super) struct ApiMessages {
+pub(super) struct ApiRecent {
     runs: VecDeque<(String, ApiRun)>,
     decided: VecDeque<ApprovalRequest>,
 }
 
-impl ApiMessages {
+impl ApiRecent {
     fn remember_decided(&mut self, request: ApprovalRequest) {
         self.decided.push_back(request);
         if self.decided.len() > KEEP_RESULTS {
@@ -232,7 +233,7 @@ impl<H: Host + 'static> Pipeline<H> {
             // a poll of it (an agent retrying a refused action in a loop fills nothing).
             request.status = status;
             request.note = Some(note);
-            self.inner.api_messages.borrow_mut().remember_decided(request.clone());
+            self.inner.api_recent.borrow_mut().remember_decided(request.clone());
             return Ok(ApiResponse::json(200, &verification_view(&request)));
         }
         if self.inner.approvals.pending_in_session(&session) >= MAX_PENDING_VERIFICATIONS {
@@ -279,7 +280,7 @@ impl<H: Host + 'static> Pipeline<H> {
 
     async fn verification_status(&self, id: &str, wait_ms: u64) -> Result<ApiResponse, ApiError> {
         let host = &self.inner.host;
-        if let Some(decided) = self.inner.api_messages.borrow().decided(id) {
+        if let Some(decided) = self.inner.api_recent.borrow().decided(id) {
             return Ok(ApiResponse::json(200, &verification_view(&decided)));
         }
         // Only an external agent's requests are visible here (and touched: a lookup may expire).
@@ -310,7 +311,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Some(Value::Object(map)) => Value::Object(map.clone()),
             Some(other) => return Err(bad("metadata", format!("must be an object, not {}", kind(other)))),
         };
-        if self.inner.api_messages.borrow().unfinished() >= MAX_MESSAGES_IN_FLIGHT {
+        if self.inner.api_recent.borrow().unfinished() >= MAX_MESSAGES_IN_FLIGHT {
             return Err(ApiError::TooMany(format!(
                 "{MAX_MESSAGES_IN_FLIGHT} messages from the agent API are still waiting"
             )));
@@ -318,13 +319,13 @@ impl<H: Host + 'static> Pipeline<H> {
         let id = new_id(host, "api-");
         let raw = json!({"id": id, "text": text, "source": "api", "timestamp": format_iso(host.now_ms()), "metadata": metadata});
         let run: ApiRun = self.process(raw).boxed_local().shared();
-        self.inner.api_messages.borrow_mut().add(id.clone(), run.clone());
+        self.inner.api_recent.borrow_mut().add(id.clone(), run.clone());
         self.spawn(run.clone().map(drop));
         self.message_status(&id, wait_ms).await
     }
 
     async fn message_status(&self, id: &str, wait_ms: u64) -> Result<ApiResponse, ApiError> {
-        let run = self.inner.api_messages.borrow().get(id).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;
+        let run = self.inner.api_recent.borrow().get(id).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;
         if run.peek().is_none() && wait_ms > 0 {
             let _ = select(run.clone(), self.inner.host.sleep(wait_ms).boxed_local()).await;
         }

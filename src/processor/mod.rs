@@ -108,8 +108,8 @@ struct Inner<H: Host> {
     /// The last hub message answered with a notification (scheduled runs notify the hub as its
     /// answer; a message the user stopped is never one).
     last_hub_message: RefCell<Option<String>>,
-    /// Messages external agents sent through the agent API, for polling.
-    api_messages: RefCell<api::ApiMessages>,
+    /// Messages and at-once verifications of the agent API, for polling.
+    api_recent: RefCell<api::ApiRecent>,
 }
 
 /// The pipeline's shared state; cloned into the tasks it runs.
@@ -170,7 +170,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             approvals: ApprovalBook::default(),
             timeline: RefCell::new(Timeline::default()),
             last_hub_message: RefCell::new(None),
-            api_messages: RefCell::new(api::ApiMessages::default()),
+            api_recent: RefCell::new(api::ApiRecent::default()),
         });
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }

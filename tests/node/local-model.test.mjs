@@ -2,6 +2,12 @@
 // streamed answer through the same client, and a Stop mid-stream.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { tmpVault, runHeadless, startHeadless, waitFor, history, inbox } from "./helpers.mjs";
 
 const MODEL_URL = process.env.SMARTHOLE_TEST_MODEL_URL;
@@ -47,3 +53,48 @@ test("Stop mid-stream with the real model", { skip: !MODEL_URL }, async () => {
   assert.equal(history(vault)[0].content[0].text, "Say yes.");
   assert.deepEqual(inbox(vault), []);
 });
+
+// scripts/local-model.sh on a server that cannot start: the error names the cause and what to do.
+function localModel(args, env) {
+  return spawnSync("scripts/local-model.sh", args, { encoding: "utf8", env: { ...process.env, ...env }, timeout: 60_000 });
+}
+
+test("a server that dies of an illegal instruction is named as such, with the way out", { skip: !MODEL_URL && "needs the model installed by scripts/test.sh" }, async () => {
+  const state = mkdtempSync(join(tmpdir(), "model-state-"));
+  const env = { SMARTHOLE_MODEL_STATE: state, SMARTHOLE_MODEL_SERVER: "source" };
+  const where = localModel(["server"], env);
+  assert.equal(where.status, 1, "nothing is built in a new state folder");
+  const binary = where.stdout.trim().split(" ")[1];
+  // A "build" that does what a binary compiled for another CPU does: die of SIGILL at start.
+  mkdirSync(dirname(binary), { recursive: true });
+  writeFileSync(binary, "#!/bin/sh\nkill -ILL $$\n", { mode: 0o755 });
+  const key = /-cpu(\d+)$/.exec(dirname(dirname(binary)))[1];
+  writeFileSync(join(state, `cpu-guard-source-${key}.ok`), "");
+  const port = await freePort();
+  const run = localModel(["start", String(port)], env);
+  assert.equal(run.status, 1, run.stderr);
+  assert.equal(run.stdout, "", "no URL for a server that is not running");
+  assert.match(run.stderr, /died of an illegal instruction: it was built for a CPU with instructions this one lacks/);
+  assert.match(run.stderr, /SMARTHOLE_MODEL_SERVER=source .* ensure/);
+  assert.match(run.stderr, /ANTHROPIC_API_KEY/);
+  assert.equal(existsSync(join(state, `model-${port}.pid`)), false);
+  assert.equal(existsSync(join(state, `cpu-guard-source-${key}.ok`)), false, "the guard's verdict is withdrawn");
+});
+
+test("a port another program holds is named, before anything is started", async () => {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  const run = localModel(["start", String(port)], { SMARTHOLE_MODEL_STATE: mkdtempSync(join(tmpdir(), "model-state-")) });
+  server.close();
+  assert.equal(run.status, 1);
+  assert.match(run.stderr, new RegExp(`port ${port} is already in use by another program`));
+});
+
+async function freePort() {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -11,6 +11,7 @@ import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
 import { writeHistory } from "./fixtures.mjs";
 import { browserBenchmarks } from "./browser.mjs";
 import { lineChart, svgToPng } from "./plot.mjs";
+import { localModelBenchmarks, localModelSection } from "./local-model.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -278,6 +279,7 @@ const results = {
   ...(await history()),
   ...(await startup()),
   ...(await browserBenchmarks()),
+  ...(await localModelBenchmarks()),
 };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
@@ -286,5 +288,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + localModelSection(results.local_model) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

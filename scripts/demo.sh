@@ -15,11 +15,14 @@ if [ -n "${ANTHROPIC_API_KEY:-}" ]; then
   args+=(--api-key-env ANTHROPIC_API_KEY --model "${SMARTHOLE_DEMO_MODEL:-claude-sonnet-4-5}")
 else
   PORT=${SMARTHOLE_DEMO_MODEL_PORT:-8091}
-  scripts/ensure-tools.sh model
   if ! scripts/local-model.sh status "$PORT" >/dev/null 2>&1; then
     trap 'scripts/local-model.sh stop "$PORT" >/dev/null 2>&1 || true' EXIT
   fi
-  URL=$(scripts/local-model.sh start "$PORT")
+  if ! URL=$(scripts/local-model.sh start "$PORT"); then
+    echo "demo: the offline model could not start (the reason is above)." >&2
+    echo "      To talk to Claude instead: ANTHROPIC_API_KEY=<your key> make demo" >&2
+    exit 1
+  fi
   echo "demo: talking to the local model at $URL (SmolLM2-135M: small and offline, so expect a weak answer;" >&2
   echo "      set ANTHROPIC_API_KEY to talk to Claude)" >&2
   args+=(--llm-base-url "$URL" --model smollm2 --max-tokens 300)

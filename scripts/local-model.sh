@@ -205,6 +205,9 @@ build_from_source() {
   [[ -x "$tmp/build/bin/llama-server" ]] || { tail -n 20 "$blog" >&2; die "the llama-server build failed (log: $blog)"; }
   mkdir -p "$tmp/out/bin"
   cp "$tmp/build/bin/llama-server" "$tmp/out/bin/"
+  # For docs/BENCHMARKS.md: what the one-time build cost on this machine.
+  printf '{"seconds":%d,"cores":%d,"date":"%s","source":"%s"}\n' "$((SECONDS - started))" "$cores" \
+    "$(date -u +%Y-%m-%d)" "$SOURCE_PKG" >"$tmp/out/build.json"
   rm -rf "$dest"
   mv "$tmp/out" "$dest"   # whole or not at all: an interrupted build leaves nothing to trust
   log "built $dest/bin/llama-server in $(((SECONDS - started) / 60)) min"
@@ -334,7 +337,9 @@ explain_exit() {
   if ((status == 132)) || grep -q 'Illegal instruction' "$lf" 2>/dev/null; then
     run_guard || true
     rm -f "$(guard_marker)"
-    die "llama-server died of an illegal instruction: it was built for a CPU with instructions this one lacks (the guard above names them). Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~25 min on 2 cores), or set ANTHROPIC_API_KEY to talk to Claude."
+    local fix="Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~25 min on 2 cores)"
+    [[ "$(server_kind)" == source ]] && fix="It was built on another CPU: rebuild it for this one: rm -rf '$(source_dir)' && SMARTHOLE_MODEL_SERVER=source $0 ensure"
+    die "llama-server died of an illegal instruction: it was built for a CPU with instructions this one lacks (the guard above names them). $fix, or set ANTHROPIC_API_KEY to talk to Claude."
   fi
   if grep -qiE "couldn't bind|address already in use" "$lf" 2>/dev/null; then
     die "port $port is in use by another program; choose another port: $0 start PORT"

@@ -7,6 +7,7 @@ use common::*;
 use serde_json::json;
 use smarthole_agent::event::{Event, Stage};
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::MessageProcessor;
 
 fn crash_at(host: &FakeHost, raw: serde_json::Value, at: impl Fn(&Event) -> bool + 'static) {
     let p = processor(host);
@@ -50,6 +51,47 @@ fn a_crash_at_any_point_ends_with_the_message_recorded_once_and_the_inbox_empty(
             _ => 1,
         };
         assert_eq!(host.requests().len(), expected_requests, "{name}");
+    }
+}
+
+/// The hub keys answers by client name and message id, not by connection: a message saved to
+/// the inbox but not acked when the app died is still waiting for its ack after the restart, and
+/// the answer may not come before it. The restarted app cannot know whether its ack left before
+/// it died, so it acks every hub message it resumes — on the new connection, before the answer,
+/// whether that connection registers before the inbox is reprocessed or only after (the ack then
+/// waits for the registration with the notification). A killed headless host hit this in the
+/// crash torture: its inbox write's folder flush left a window between the file and the ack.
+#[test]
+fn after_a_restart_a_resumed_hub_message_is_acked_before_its_notification() {
+    for point in [Stage::InboxWritten, Stage::AckSent] {
+        for registered_before_reprocess in [true, false] {
+            let case = format!("crash at {point:?}, hub registered before reprocess: {registered_before_reprocess}");
+            let host = FakeHost::new();
+            host.script([Reply::text("the answer")]);
+            crash_at(&host, from_hub("m1", "remember milk"), stage(point));
+            assert_eq!(inbox(&host), ["inbox/m1.json"], "{case}");
+            host.clear_records();
+            // The restart, in the order the hosts use: start, reprocess the inbox; the hub
+            // connection registers whenever its socket opens.
+            let p = MessageProcessor::new(host.clone(), settings()).expect("valid settings");
+            host.run(p.initialize()).expect("initialize");
+            if registered_before_reprocess {
+                connect_hub(&host, &p);
+            }
+            let summary = host.run(p.reprocess_pending()).expect("reprocess");
+            assert!(summary.results[0].success, "{case}: {:?}", summary.results[0]);
+            if !registered_before_reprocess {
+                connect_hub(&host, &p);
+            }
+            let sent: Vec<String> = host
+                .hub_frames()
+                .iter()
+                .filter(|f| f["payload"]["messageId"] == "m1")
+                .map(|f| f["payload"]["type"].as_str().unwrap_or("?").to_owned())
+                .collect();
+            assert_eq!(sent, ["ack", "notification"], "{case}");
+            assert_eq!(recorded_count(&host, "m1"), 1, "{case}");
+        }
     }
 }
 

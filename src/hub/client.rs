@@ -24,7 +24,7 @@ pub const CONNECT_TIMEOUT_MS: Millis = 10_000;
 /// How old a message may be for its notification still to be worth sending after a reconnect
 /// (the hub only remembers recent message ids).
 pub const NOTIFICATION_MAX_AGE_MS: Millis = 10 * 60_000;
-/// Most notifications kept while disconnected.
+/// Most responses kept while disconnected.
 const OUTBOX_LIMIT: usize = 100;
 
 /// What the status bar shows.
@@ -363,9 +363,10 @@ impl HubClient {
         out
     }
 
-    /// A response about a message. Sent at once when registered; otherwise a notification waits
-    /// for the next registration, and an ack or reject is dropped (the hub has re-routed the
-    /// message by then).
+    /// A response about a message. Sent at once when registered; otherwise it waits for the next
+    /// registration, in order, so a message's ack still goes before its notification (the hub
+    /// matches answers by client name and message id, not by connection, and keeps waiting for
+    /// an ack across a reconnect). Off or stopped, it is dropped with a log line.
     pub fn respond(
         &mut self,
         message_id: &str,
@@ -378,25 +379,20 @@ impl HubClient {
             (Phase::Registered { socket }, _) => out.push(HubAction::Send { socket: *socket, frame }),
             (Phase::Off | Phase::Stopped, _) => out
                 .push(HubAction::Log(LogLevel::Info, format!("hub not connected; {kind:?} for {message_id} not sent"))),
-            (_, ResponseKind::Notification) => {
-                if self.outbox.len() == OUTBOX_LIMIT {
-                    if let Some(old) = self.outbox.pop_front() {
-                        out.push(HubAction::Log(
-                            LogLevel::Warn,
-                            format!("dropped the queued notification for {}", old.message_id),
-                        ));
-                    }
-                }
-                self.outbox.push_back(Queued { message_id: message_id.to_owned(), frame, message_at });
-            }
-            (_, _) => {
-                out.push(HubAction::Log(LogLevel::Info, format!("hub disconnected; {kind:?} for {message_id} dropped")))
-            }
+            // Full: the newcomer goes, not a queued one, so a queued ack is never lost ahead of
+            // its notification (the outbox only empties at the next registration).
+            (_, _) if self.outbox.len() >= OUTBOX_LIMIT => out.push(HubAction::Log(
+                LogLevel::Warn,
+                format!("{OUTBOX_LIMIT} responses wait for the hub; {kind:?} for {message_id} dropped"),
+            )),
+            (_, _) => self.outbox.push_back(Queued { message_id: message_id.to_owned(), frame, message_at }),
         }
         out
     }
 
-    /// Sends the notifications that waited, those still recent; drops the others, saying so.
+    /// Sends the responses that waited, in order, those still recent; drops the others, saying so.
+    /// The processor ages every response about a message by that message's own time, so its ack
+    /// and its notification are sent or dropped together.
     fn flush(&mut self, socket: u64, now: Millis, out: &mut Vec<HubAction>) {
         for queued in self.outbox.drain(..) {
             if now.saturating_sub(queued.message_at) <= NOTIFICATION_MAX_AGE_MS {
@@ -404,17 +400,14 @@ impl HubClient {
             } else {
                 out.push(HubAction::Log(
                     LogLevel::Info,
-                    format!(
-                        "the notification for {} is too old to send after reconnecting; dropped",
-                        queued.message_id
-                    ),
+                    format!("the response for {} is too old to send after reconnecting; dropped", queued.message_id),
                 ));
             }
         }
     }
 
-    /// Notifications waiting for a connection.
-    pub fn queued_notifications(&self) -> usize {
+    /// Responses waiting for a connection.
+    pub fn queued_responses(&self) -> usize {
         self.outbox.len()
     }
 }
@@ -599,15 +592,15 @@ mod tests {
     }
 
     #[test]
-    fn notifications_wait_for_the_next_registration_if_still_recent() {
+    fn responses_wait_for_the_next_registration_in_order_if_still_recent() {
         let mut c = HubClient::new();
         let s = registered(&mut c, 0);
         c.on_close(s, 0, 0.5, "lost");
+        assert!(c.respond("old", ResponseKind::Ack, "a-old".into(), 0).is_empty());
         assert!(c.respond("old", ResponseKind::Notification, "n-old".into(), 0).is_empty());
+        assert!(c.respond("new", ResponseKind::Ack, "a-new".into(), 9 * 60_000).is_empty());
         assert!(c.respond("new", ResponseKind::Notification, "n-new".into(), 9 * 60_000).is_empty());
-        let dropped = c.respond("m", ResponseKind::Ack, "ack".into(), 0);
-        assert!(matches!(&dropped[..], [HubAction::Log(..)]));
-        assert_eq!(c.queued_notifications(), 2);
+        assert_eq!(c.queued_responses(), 4);
         let now = 11 * 60_000;
         let s2 = sockets(&c.on_timer(now, 0.5))[0];
         c.on_open(s2, now);
@@ -616,12 +609,43 @@ mod tests {
             .iter()
             .filter_map(|a| if let HubAction::Send { frame, .. } = a { Some(frame.as_str()) } else { None })
             .collect();
-        assert_eq!(sent, ["n-new"], "the 11-minute-old one is dropped");
+        assert_eq!(sent, ["a-new", "n-new"], "the ack first; the 11-minute-old message's responses are dropped");
         assert!(out.iter().any(|a| matches!(a, HubAction::Log(_, l) if l.contains("too old"))));
-        assert_eq!(c.queued_notifications(), 0);
+        assert_eq!(c.queued_responses(), 0);
         assert_eq!(
             c.respond("x", ResponseKind::Ack, "ack".into(), now),
             [HubAction::Send { socket: s2, frame: "ack".into() }]
         );
+        // Off, nothing is kept.
+        c.configure(None, now);
+        assert!(matches!(&c.respond("y", ResponseKind::Ack, "ack".into(), now)[..], [HubAction::Log(..)]));
+        assert_eq!(c.queued_responses(), 0);
+    }
+
+    #[test]
+    fn a_full_outbox_keeps_what_waits_and_drops_the_newcomer() {
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        c.on_close(s, 0, 0.5, "lost");
+        c.respond("first", ResponseKind::Ack, "a-first".into(), 0);
+        for i in 1..OUTBOX_LIMIT {
+            c.respond(&format!("m{i}"), ResponseKind::Ack, format!("a-m{i}"), 0);
+        }
+        // Full: the queued ack of "first" stays; the newcomers go, ack and notification alike.
+        let out = c.respond("first", ResponseKind::Notification, "n-first".into(), 0);
+        assert!(matches!(&out[..], [HubAction::Log(LogLevel::Warn, l)] if l.contains("first")));
+        c.respond("last", ResponseKind::Ack, "a-last".into(), 0);
+        c.respond("last", ResponseKind::Notification, "n-last".into(), 0);
+        assert_eq!(c.queued_responses(), OUTBOX_LIMIT);
+        let s2 = sockets(&c.on_timer(60_000, 0.5))[0];
+        c.on_open(s2, 60_000);
+        let out = c.on_frame(s2, OK, 60_000, 0.5);
+        let sent: Vec<&str> = out
+            .iter()
+            .filter_map(|a| if let HubAction::Send { frame, .. } = a { Some(frame.as_str()) } else { None })
+            .collect();
+        assert_eq!(sent.len(), OUTBOX_LIMIT);
+        assert_eq!(sent.first(), Some(&"a-first"));
+        assert_eq!(sent.last().copied(), Some(format!("a-m{}", OUTBOX_LIMIT - 1).as_str()));
     }
 }

@@ -427,7 +427,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let existing = self.inner.inflight.borrow().get(&message.id).cloned();
         if let Some(existing) = existing {
             if message.from_hub() {
-                self.respond(&message.id, ResponseKind::Ack, ack(&message.id), host.now_ms());
+                self.respond(&message.id, ResponseKind::Ack, ack(&message.id), message_time(host, &message));
             }
             return Either::Right(existing);
         }
@@ -479,7 +479,7 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         host.emit(&Event::stage(&message.id, Stage::InboxWritten));
         if message.from_hub() {
-            self.respond(&message.id, ResponseKind::Ack, ack(&message.id), host.now_ms());
+            self.respond(&message.id, ResponseKind::Ack, ack(&message.id), message_time(host, &message));
             host.emit(&Event::stage(&message.id, Stage::AckSent));
         }
         host.emit(&Event::MessageReceived { message });
@@ -584,12 +584,20 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(summary)
     }
 
-    /// Runs a left-over message as a new attempt.
+    /// Runs a left-over message as a new attempt. A hub message is acked again first: the run
+    /// that saved it may have died before its ack left, and the hub, which matches answers by
+    /// client name and message id rather than by connection, still waits for one before the
+    /// answer (an ack that did leave is repeated; the hub takes it as the same answer).
     async fn resume(self, entry: InboxEntry, ticket: Ticket) -> ProcessResult {
         let id = entry.message.id.clone();
         let message = entry.message.clone();
         let Some(entry) = self.next_attempt(entry).await else { return gave_up_result(&id) };
-        self.inner.host.emit(&Event::MessageReceived { message });
+        let host = &self.inner.host;
+        if message.from_hub() {
+            self.respond(&id, ResponseKind::Ack, ack(&id), message_time(host, &message));
+            host.emit(&Event::stage(&id, Stage::AckSent));
+        }
+        host.emit(&Event::MessageReceived { message });
         ticket.wait().await;
         self.run(entry).await
     }

@@ -188,6 +188,37 @@ test("route → ack {} → acked", async (t) => {
   assert.equal((await client.take("message")).payload.metadata.inputMethod, "text");
 });
 
+test("a client restarted after a crash may ack again on its new connection; a notification before any ack is flagged", async (t) => {
+  const hub = await withHub(t);
+  // Acked, then the client dies (its socket drops) and comes back on a new connection.
+  const first = await registered(hub, "obsidian");
+  const acked = hub.route("obsidian", { text: "acked before the crash" });
+  const unacked = hub.route("obsidian", { text: "saved, not acked, before the crash" });
+  await first.take("message");
+  await first.take("message");
+  first.respond(acked, "ack", {});
+  await hub.waitFor(() => hub.messages.get(acked).acked, 2000, "the ack");
+  first.ws.terminate();
+  await hub.waitFor(() => hub.clients().length === 0, 2000, "the old connection to go");
+  const second = await registered(hub, "obsidian");
+  const repeated = [];
+  hub.on("repeated-ack", (e) => repeated.push(e.id));
+  // It cannot know whether its ack left: acking again before the answer is taken.
+  second.respond(acked, "ack", {});
+  second.respond(acked, "notification", { body: "done", priority: "normal" });
+  // The message it never acked: the answer alone is out of order.
+  second.respond(unacked, "notification", { body: "done too", priority: "normal" });
+  await hub.waitFor(() => hub.messages.get(unacked).notifications.length === 1, 2000, "the notifications");
+  assert.deepEqual(repeated, [acked]);
+  assert.deepEqual(rules(hub), ["notification-before-ack"]);
+  assert.match(hub.protocolErrors[0].detail, new RegExp(unacked));
+  // On the same connection, a second ack is still a client bug; so is a reject after an ack.
+  second.respond(acked, "ack", {});
+  second.respond(acked, "reject", { reason: "changed my mind" });
+  await hub.waitFor(() => hub.protocolErrors.length === 3, 2000, "the protocol errors");
+  assert.deepEqual(rules(hub), ["notification-before-ack", "duplicate-answer", "duplicate-answer"]);
+});
+
 test("an ack with fields is not recognised; the message expires and is re-routed with the same id", async (t) => {
   const hub = await withHub(t, { answerDeadlineMs: 300 });
   const client = await registered(hub, "obsidian");

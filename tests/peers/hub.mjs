@@ -57,7 +57,7 @@ class Hub extends EventEmitter {
     this.protocolErrors = [];
     this._conns = new Set(); // every open socket, registered or not
     // Per message id, what the public record does not show: the metadata to re-send on a
-    // re-route and every delivery, [{ name, answered, expired, timer }].
+    // re-route and every delivery, [{ name, answered, expired, timer, answer, answeredOn }].
     this._routes = new Map();
     this._recentIds = []; // the last RECENT_IDS routed ids, oldest first
     this._notificationTimes = new Map(); // client name -> timestamps of recent notifications
@@ -310,10 +310,22 @@ class Hub extends EventEmitter {
     const mine = this._routes.get(record.id).deliveries.filter((d) => d.name === name);
     const delivery = mine.findLast((d) => !d.answered);
     if (!delivery) {
+      // The same ack again from a later connection is a client that restarted after a crash: it
+      // cannot know whether its ack left before it died, so it acks what it resumes. The hub
+      // matches answers by client name and id and takes it as the same answer. On the same
+      // connection, or as a different answer, it is a client bug.
+      const last = mine.at(-1);
+      if (type === "ack" && last?.answer === "ack" && last.answeredOn !== conn.id) {
+        last.answeredOn = conn.id;
+        this.emit("repeated-ack", { id: record.id, name, conn: conn.id });
+        return;
+      }
       return fail(mine.length ? "duplicate-answer" : "answer-from-wrong-client", `${type} for ${record.id}`);
     }
     delivery.answered = true;
     if (delivery.expired) return fail("late-answer", `${type} for ${record.id} after the ${this.opts.answerDeadlineMs} ms deadline`);
+    delivery.answer = type;
+    delivery.answeredOn = conn.id;
     clearTimeout(delivery.timer);
 
     if (type === "ack") {

@@ -2,7 +2,7 @@
 // fast it answers, for each server that runs on this CPU — the prebuilt wheel, the build for this
 // CPU (when one exists here), and the wheel pinned before (only where this CPU can run it).
 //
-// The source build takes ~25 min, so `make bench` reports the one this machine already has (its
+// The source build takes ~16 min on 2 cores, so `make bench` reports the one this machine already has (its
 // build.json says how long it took); BENCH_SOURCE_BUILD=1 makes one first when there is none.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -175,6 +175,6 @@ answers.
 | server | install | start | first token (streamed) | whole answer | tokens/s |
 |---|---|---|---|---|---|
 ${rows.join("\n")}
-${m.source ? "" : "\nNo build for this CPU on this machine: `BENCH_SOURCE_BUILD=1 make bench` makes one first (about 25 min on 2 cores).\n"}${ratio}
+${m.source ? "" : "\nNo build for this CPU on this machine: `BENCH_SOURCE_BUILD=1 make bench` makes one first (about 16 min on 2 cores).\n"}${ratio}
 ${m.old_wheel?.runs ? "" : `The old pin (\`${OLD_WHEEL}\`) was not run: ${m.old_wheel?.why ?? "not measured"} (its CPU backend, checked by \`scripts/cpu-guard.mjs\`).\n`}`;
 }

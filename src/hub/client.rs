@@ -120,6 +120,10 @@ pub struct HubClient {
     /// Connection attempts failed since the last successful registration.
     failures: u32,
     outbox: VecDeque<Queued>,
+    /// Acks a full outbox could not keep, by message: the hub still waits for each, so one goes
+    /// ahead of its message's notification whenever that comes (at most `OUTBOX_LIMIT`; a
+    /// message stopped before its answer leaves one here until newer ones push it out).
+    owed_acks: VecDeque<Queued>,
     status: (HubStatus, Option<String>),
     /// The socket closed because the user turned the connection off or changed its settings: a
     /// message that was already on its way on it is refused rather than silently lost.
@@ -171,6 +175,7 @@ impl HubClient {
             next_socket: 1,
             failures: 0,
             outbox: VecDeque::new(),
+            owed_acks: VecDeque::new(),
             status: (HubStatus::Disabled, None),
             closing: None,
         }
@@ -375,19 +380,61 @@ impl HubClient {
         message_at: Millis,
     ) -> Vec<HubAction> {
         let mut out = Vec::new();
+        let owed = match kind {
+            ResponseKind::Notification => self.take_owed_ack(message_id),
+            _ => None,
+        };
+        let room = OUTBOX_LIMIT.saturating_sub(self.outbox.len());
         match (&self.phase, kind) {
-            (Phase::Registered { socket }, _) => out.push(HubAction::Send { socket: *socket, frame }),
+            (Phase::Registered { socket }, _) => {
+                if let Some(ack) = owed {
+                    out.push(HubAction::Send { socket: *socket, frame: ack.frame });
+                }
+                out.push(HubAction::Send { socket: *socket, frame });
+            }
             (Phase::Off | Phase::Stopped, _) => out
                 .push(HubAction::Log(LogLevel::Info, format!("hub not connected; {kind:?} for {message_id} not sent"))),
             // Full: the newcomer goes, not a queued one, so a queued ack is never lost ahead of
-            // its notification (the outbox only empties at the next registration).
-            (_, _) if self.outbox.len() >= OUTBOX_LIMIT => out.push(HubAction::Log(
-                LogLevel::Warn,
-                format!("{OUTBOX_LIMIT} responses wait for the hub; {kind:?} for {message_id} dropped"),
-            )),
-            (_, _) => self.outbox.push_back(Queued { message_id: message_id.to_owned(), frame, message_at }),
+            // its notification (the outbox only empties at the next registration). A dropped ack
+            // is owed, and goes ahead of its notification later; a notification whose owed ack
+            // has no room either waits with it.
+            (_, _) if room < 1 + usize::from(owed.is_some()) => {
+                match (kind, owed) {
+                    (ResponseKind::Ack, _) => {
+                        self.owe_ack(Queued { message_id: message_id.to_owned(), frame, message_at }, &mut out)
+                    }
+                    (_, Some(ack)) => self.owe_ack(ack, &mut out),
+                    _ => {}
+                }
+                out.push(HubAction::Log(
+                    LogLevel::Warn,
+                    format!("{OUTBOX_LIMIT} responses wait for the hub; {kind:?} for {message_id} dropped"),
+                ));
+            }
+            (_, _) => {
+                if let Some(ack) = owed {
+                    self.outbox.push_back(ack);
+                }
+                self.outbox.push_back(Queued { message_id: message_id.to_owned(), frame, message_at });
+            }
         }
         out
+    }
+
+    /// Remembers an ack the outbox had no room for, forgetting the oldest beyond the limit.
+    fn owe_ack(&mut self, ack: Queued, out: &mut Vec<HubAction>) {
+        if self.owed_acks.len() >= OUTBOX_LIMIT {
+            if let Some(old) = self.owed_acks.pop_front() {
+                out.push(HubAction::Log(LogLevel::Warn, format!("forgot the owed ack for {}", old.message_id)));
+            }
+        }
+        self.owed_acks.push_back(ack);
+    }
+
+    /// The ack still owed for a message, if a full outbox dropped it.
+    fn take_owed_ack(&mut self, message_id: &str) -> Option<Queued> {
+        let at = self.owed_acks.iter().position(|q| q.message_id == message_id)?;
+        self.owed_acks.remove(at)
     }
 
     /// Sends the responses that waited, in order, those still recent; drops the others, saying so.
@@ -620,6 +667,60 @@ mod tests {
         c.configure(None, now);
         assert!(matches!(&c.respond("y", ResponseKind::Ack, "ack".into(), now)[..], [HubAction::Log(..)]));
         assert_eq!(c.queued_responses(), 0);
+    }
+
+    fn frames(actions: &[HubAction]) -> Vec<&str> {
+        actions
+            .iter()
+            .filter_map(|a| if let HubAction::Send { frame, .. } = a { Some(frame.as_str()) } else { None })
+            .collect()
+    }
+
+    /// Disconnected with a full outbox, then registered again: what waited is sent.
+    fn fill_then_drop_an_ack(c: &mut HubClient) {
+        let s = registered(c, 0);
+        c.on_close(s, 0, 0.5, "lost");
+        for i in 0..OUTBOX_LIMIT {
+            c.respond(&format!("m{i}"), ResponseKind::Ack, format!("a-m{i}"), 0);
+        }
+        let out = c.respond("late", ResponseKind::Ack, "a-late".into(), 0);
+        assert!(matches!(&out[..], [HubAction::Log(LogLevel::Warn, l)] if l.contains("late")));
+        // Its answer, still with no room: dropped too, and the ack is still owed.
+        let out = c.respond("late", ResponseKind::Notification, "n-late-full".into(), 0);
+        assert!(frames(&out).is_empty());
+        let s2 = sockets(&c.on_timer(60_000, 0.5))[0];
+        c.on_open(s2, 60_000);
+        let flushed = c.on_frame(s2, OK, 60_000, 0.5);
+        assert_eq!(frames(&flushed).len(), OUTBOX_LIMIT);
+        assert!(!frames(&flushed).iter().any(|f| f.contains("late")));
+    }
+
+    #[test]
+    fn an_ack_a_full_outbox_dropped_goes_ahead_of_its_answer_sent_live() {
+        let mut c = HubClient::new();
+        fill_then_drop_an_ack(&mut c);
+        let out = c.respond("late", ResponseKind::Notification, "n-late".into(), 60_000);
+        assert_eq!(frames(&out), ["a-late", "n-late"]);
+        let out = c.respond("late", ResponseKind::Notification, "n-again".into(), 60_000);
+        assert_eq!(frames(&out), ["n-again"], "owed once");
+    }
+
+    #[test]
+    fn an_ack_a_full_outbox_dropped_waits_ahead_of_its_answer_in_the_next_outbox() {
+        let mut c = HubClient::new();
+        fill_then_drop_an_ack(&mut c);
+        let s = sockets(&c.on_timer(60_000, 0.5)).first().copied();
+        assert!(s.is_none(), "registered: no new socket");
+        let socket = match c.phase {
+            Phase::Registered { socket } => socket,
+            ref other => panic!("not registered: {other:?}"),
+        };
+        c.on_close(socket, 60_000, 0.5, "lost again");
+        assert!(c.respond("late", ResponseKind::Notification, "n-late".into(), 60_000).is_empty());
+        assert_eq!(c.queued_responses(), 2);
+        let s3 = sockets(&c.on_timer(120_000, 0.5))[0];
+        c.on_open(s3, 120_000);
+        assert_eq!(frames(&c.on_frame(s3, OK, 120_000, 0.5)), ["a-late", "n-late"]);
     }
 
     #[test]

@@ -10,7 +10,8 @@ use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::context::push_merged;
 use crate::conversation::{ConversationStore, QuestionType, Schedule};
 use crate::event::{Event, Stage};
-use crate::host::{Host, LogLevel};
+use crate::host::Host;
+use crate::host_types::LogLevel;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::{
     retry, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::host::Millis;
+use crate::host_types::Millis;
 
 /// How long a request waits for an answer.
 pub const APPROVAL_TIMEOUT_MS: Millis = 5 * 60_000;

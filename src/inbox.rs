@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::host::{Host, HostError, Millis};
+use crate::host::Host;
+use crate::host_types::{HostError, Millis};
 use crate::ids::file_stem;
 use crate::message::RoutedMessage;
 use crate::time::format_iso;

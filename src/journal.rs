@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::host::{Host, HostError, LogLevel};
+use crate::host::Host;
+use crate::host_types::{HostError, LogLevel};
 use crate::inbox::journal_path;
 use crate::llm::types::field;
 use crate::llm::ContentBlock;

@@ -13,6 +13,7 @@ pub mod approval;
 pub mod conversation;
 pub mod event;
 pub mod host;
+pub mod host_types;
 pub mod hub;
 pub mod ids;
 pub mod inbox;

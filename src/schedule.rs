@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::conversation::{ConversationState, Schedule, ScheduleType};
-use crate::host::Millis;
+use crate::host_types::Millis;
 use crate::time::{format_iso, parse_iso};
 
 /// Failed runs in a row after which a schedule pauses.

@@ -19,7 +19,8 @@ use futures::future::LocalBoxFuture;
 use serde_json::{json, Value};
 
 use crate::event::Event;
-use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::host::Host;
+use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
 use crate::llm::ContentBlock;
 use crate::mcp::{McpError, McpServer, McpState};
 use crate::vault::VaultEntry;
@@ -759,7 +760,7 @@ impl Host for FakeHost {
         Ok(())
     }
 
-    async fn vault_process(&self, path: &str, edit: crate::host::NoteEdit) -> Result<bool, HostError> {
+    async fn vault_process(&self, path: &str, edit: crate::host_types::NoteEdit) -> Result<bool, HostError> {
         self.alive().await;
         let now = self.now();
         let mut vault = self.state.vault.borrow_mut();

@@ -1,7 +1,7 @@
 //! Calendar arithmetic for timestamps, so the core can stamp history lines and read
 //! `retry-after` dates without a date library or a clock of its own.
 
-use crate::host::Millis;
+use crate::host_types::Millis;
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {

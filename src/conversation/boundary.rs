@@ -2,7 +2,7 @@
 //! taken before a message is processed so the reply uses the right context.
 
 use super::model::{Conversation, ConversationStatus};
-use crate::host::Millis;
+use crate::host_types::Millis;
 use crate::time::parse_iso;
 
 /// Whether a pending question is older than the state timeout.

@@ -12,7 +12,8 @@ use super::index::{log_path, parse_archive, ConversationIndex, ARCHIVE_PATH, IND
 use super::line::{HistoryLine, LineRole, Turn};
 use super::log::parse_log;
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
-use crate::host::{Host, HostError, LogLevel, Millis};
+use crate::host::Host;
+use crate::host_types::{HostError, LogLevel, Millis};
 use crate::hub::frames::summarize;
 use crate::ids::new_id;
 use crate::llm::{ContentBlock, MessagesJson};

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::config::HubConfig;
 use super::frames::{parse_inbound, registration, Inbound};
-use crate::host::{LogLevel, Millis};
+use crate::host_types::{LogLevel, Millis};
 
 /// First reconnect delay.
 pub const BACKOFF_START_MS: Millis = 1_000;

@@ -10,7 +10,8 @@ use super::retry::parse_retry_after;
 use super::sse::SseParser;
 use super::stream::StreamAccumulator;
 use super::types::{parse_response, request_body, ModelCall, ModelResponse};
-use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse};
+use crate::host::Host;
+use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse};
 use crate::settings::Settings;
 
 /// Largest error or non-streamed body we read.

@@ -4,7 +4,8 @@
 use super::client::call_model;
 use super::error::LlmError;
 use super::types::{ModelCall, ModelResponse};
-use crate::host::{Host, LogLevel};
+use crate::host::Host;
+use crate::host_types::LogLevel;
 use crate::settings::Settings;
 
 /// The waits before the second, third and fourth attempts.

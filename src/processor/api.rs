@@ -15,7 +15,8 @@ use crate::api::{
 };
 use crate::approval::{ApprovalOrigin, ApprovalRequest, ApprovalStatus};
 use crate::event::Event;
-use crate::host::{Host, LogLevel};
+use crate::host::Host;
+use crate::host_types::LogLevel;
 use crate::ids::new_id;
 use crate::message::ProcessResult;
 use crate::settings::{AgentContext, Settings};

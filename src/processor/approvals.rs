@@ -12,7 +12,8 @@ use crate::approval::{
     Decision, APPROVALS_DIR, APPROVAL_TIMEOUT_MS,
 };
 use crate::event::Event;
-use crate::host::{Host, LogLevel};
+use crate::host::Host;
+use crate::host_types::LogLevel;
 use crate::hub::frames::{notification, summarize, NOTIFICATION_BODY_CHARS};
 use crate::hub::{Priority, ResponseKind};
 use crate::ids::new_id;

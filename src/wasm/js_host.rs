@@ -12,7 +12,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::Callbacks;
 use crate::event::Event;
-use crate::host::{Host, HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::host::Host;
+use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
 use crate::mcp::{McpError, McpServer};
 use crate::vault::VaultEntry;
 
@@ -278,7 +279,7 @@ impl Host for JsHost {
         settle(self.object.vault_create(path, text)).await.map(drop)
     }
 
-    async fn vault_process(&self, path: &str, edit: crate::host::NoteEdit) -> Result<bool, HostError> {
+    async fn vault_process(&self, path: &str, edit: crate::host_types::NoteEdit) -> Result<bool, HostError> {
         // Kept alive until the host's promise settles; the host calls it at most once.
         let edit = Closure::<dyn Fn(String) -> Option<String>>::new(move |text: String| edit(&text));
         let value = settle(self.object.vault_process(path, edit.as_ref().unchecked_ref())).await?;

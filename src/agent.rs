@@ -14,7 +14,7 @@ use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::{
-    retry, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,
+    client, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,
 };
 use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
@@ -381,9 +381,9 @@ async fn call_with_retry<H: Host>(
 ) -> Result<ModelResponse, LlmError> {
     let mut on_text =
         |text: &str| host.emit(&Event::TextDelta { message_id: message_id.to_owned(), text: text.to_owned() });
-    let mut on_attempt = |attempt: retry::Attempt<'_>| match attempt {
-        retry::Attempt::Request => host.emit(&Event::stage(message_id, Stage::ModelRequest)),
-        retry::Attempt::Retry { attempt, delay_ms, error } => host.emit(&Event::Retrying {
+    let mut on_attempt = |attempt: client::Attempt<'_>| match attempt {
+        client::Attempt::Request => host.emit(&Event::stage(message_id, Stage::ModelRequest)),
+        client::Attempt::Retry { attempt, delay_ms, error } => host.emit(&Event::Retrying {
             message_id: message_id.to_owned(),
             attempt,
             delay_ms,
@@ -391,5 +391,5 @@ async fn call_with_retry<H: Host>(
             error: error.user_message(&settings.model),
         }),
     };
-    retry::call_with_retry(host, settings, call, &mut on_text, &mut on_attempt).await
+    client::call_with_retry(host, settings, call, &mut on_text, &mut on_attempt).await
 }

@@ -2,7 +2,7 @@
 //! and the result goes first in `.smarthole/retrospection.md` as a dated section.
 
 use crate::host::Host;
-use crate::llm::retry::call_with_retry;
+use crate::llm::client::call_with_retry;
 use crate::llm::{ApiMessage, LlmError, MessagesJson, ModelCall, Role, SystemPart};
 use crate::settings::Settings;
 use crate::summary::background_settings;

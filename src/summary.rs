@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::host::Host;
-use crate::llm::retry::call_with_retry;
+use crate::llm::client::call_with_retry;
 use crate::llm::{ApiMessage, LlmError, MessagesJson, ModelCall, SystemPart};
 use crate::settings::Settings;
 

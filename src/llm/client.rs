@@ -1,17 +1,18 @@
 //! The Anthropic Messages client: builds the request, sends it through the host, reads the
 //! answer streamed (SSE, text handed out as it arrives) or whole, and maps every failure to an
-//! [`LlmError`].
+//! [`LlmError`]; and `call_with_retry`, the loop that repeats a failed call as `retry`'s policy
+//! says.
 
 use futures::future::{select, Either};
 use serde_json::Value;
 
 use super::error::{ErrorKind, LlmError};
-use super::retry::parse_retry_after;
+use super::retry::{next_delay, parse_retry_after};
 use super::sse::SseParser;
 use super::stream::StreamAccumulator;
 use super::types::{parse_response, request_body, ModelCall, ModelResponse};
 use crate::host::Host;
-use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse};
+use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel};
 use crate::settings::Settings;
 
 /// Largest error or non-streamed body we read.
@@ -82,7 +83,7 @@ async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) ->
 }
 
 /// Makes one model call. Streamed text goes to `on_text` as it arrives. No retries here: the
-/// caller decides (see `retry`).
+/// caller decides (see [`call_with_retry`]).
 pub async fn call_model<H: Host>(
     host: &H,
     settings: &Settings,
@@ -134,4 +135,36 @@ pub async fn call_model<H: Host>(
         }
     }
     acc.finish()
+}
+
+/// What the retry loop is about to do, for whoever reports progress.
+#[derive(Debug, Clone, Copy)]
+pub enum Attempt<'a> {
+    /// A request goes out.
+    Request,
+    /// The call failed and attempt number `attempt` follows after `delay_ms`.
+    Retry { attempt: u32, delay_ms: u64, error: &'a LlmError },
+}
+
+/// One model call under the retry policy, reporting each request and each wait.
+pub async fn call_with_retry<H: Host>(
+    host: &H,
+    settings: &Settings,
+    call: ModelCall<'_>,
+    on_text: &mut dyn FnMut(&str),
+    on_attempt: &mut dyn FnMut(Attempt<'_>),
+) -> Result<ModelResponse, LlmError> {
+    let mut retries = 0;
+    loop {
+        on_attempt(Attempt::Request);
+        let error = match call_model(host, settings, call, on_text).await {
+            Ok(response) => return Ok(response),
+            Err(error) => error,
+        };
+        let Some(delay_ms) = next_delay(retries, &error) else { return Err(error) };
+        retries += 1;
+        host.log(LogLevel::Info, &format!("model call failed ({error}); retry {retries} in {delay_ms} ms"));
+        on_attempt(Attempt::Retry { attempt: retries as u32 + 1, delay_ms, error: &error });
+        host.sleep(delay_ms).await;
+    }
 }

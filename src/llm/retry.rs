@@ -1,12 +1,8 @@
 //! When to try a failed model call again: 1 s, 2 s, 4 s (seed 003), or longer when the server's
-//! `retry-after` asks for it.
+//! `retry-after` asks for it. Pure policy, no I/O: the loop that applies it is
+//! `client::call_with_retry`, next to the call it repeats.
 
-use super::client::call_model;
 use super::error::LlmError;
-use super::types::{ModelCall, ModelResponse};
-use crate::host::Host;
-use crate::host_types::LogLevel;
-use crate::settings::Settings;
 
 /// The waits before the second, third and fourth attempts.
 pub const BACKOFF_MS: [u64; 3] = [1_000, 2_000, 4_000];
@@ -58,38 +54,6 @@ fn decimal_scaled(text: &str, shift: usize) -> Option<u64> {
         value = value.saturating_add(1);
     }
     Some(value)
-}
-
-/// What the retry loop is about to do, for whoever reports progress.
-#[derive(Debug, Clone, Copy)]
-pub enum Attempt<'a> {
-    /// A request goes out.
-    Request,
-    /// The call failed and attempt number `attempt` follows after `delay_ms`.
-    Retry { attempt: u32, delay_ms: u64, error: &'a LlmError },
-}
-
-/// One model call under the retry policy, reporting each request and each wait.
-pub async fn call_with_retry<H: Host>(
-    host: &H,
-    settings: &Settings,
-    call: ModelCall<'_>,
-    on_text: &mut dyn FnMut(&str),
-    on_attempt: &mut dyn FnMut(Attempt<'_>),
-) -> Result<ModelResponse, LlmError> {
-    let mut retries = 0;
-    loop {
-        on_attempt(Attempt::Request);
-        let error = match call_model(host, settings, call, on_text).await {
-            Ok(response) => return Ok(response),
-            Err(error) => error,
-        };
-        let Some(delay_ms) = next_delay(retries, &error) else { return Err(error) };
-        retries += 1;
-        host.log(LogLevel::Info, &format!("model call failed ({error}); retry {retries} in {delay_ms} ms"));
-        on_attempt(Attempt::Retry { attempt: retries as u32 + 1, delay_ms, error: &error });
-        host.sleep(delay_ms).await;
-    }
 }
 
 #[cfg(test)]

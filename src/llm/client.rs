@@ -7,10 +7,11 @@ use futures::future::{select, Either};
 use serde_json::Value;
 
 use super::error::{ErrorKind, LlmError};
+use super::request::{request_body, ModelCall};
 use super::retry::{next_delay, parse_retry_after};
 use super::sse::SseParser;
 use super::stream::StreamAccumulator;
-use super::types::{parse_response, request_body, ModelCall, ModelResponse};
+use super::types::{parse_response, ModelResponse};
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel};
 use crate::settings::Settings;

@@ -18,7 +18,7 @@ use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::{ConversationStore, QuestionType, Schedule};
 use crate::host::Host;
 use crate::llm::types::field;
-use crate::llm::types::tools_json;
+use crate::llm::request::tools_json;
 use crate::llm::ToolDef;
 use crate::mcp::{self, McpServer};
 use crate::message::RoutedMessage;

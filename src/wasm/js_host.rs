@@ -1,6 +1,6 @@
 //! The host backed by a JS object the shim passes in (Obsidian's vault adapter and `fetch`, or
-//! Node's `fs` and `fetch` in the headless host). Only this module and `wasm/mod.rs` touch
-//! `js_sys`.
+//! Node's `fs` and `fetch` in the headless host). Its `emit` feeds the seed's callbacks
+//! (`callbacks.rs`); values cross as JSON (`convert.rs`).
 
 use std::future::Future;
 use std::rc::Rc;
@@ -10,7 +10,8 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use super::Callbacks;
+use super::callbacks::Callbacks;
+use super::convert::{from_js, to_js};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
@@ -151,21 +152,6 @@ fn mcp_error(server: &str, value: &JsValue) -> McpError {
     }
 }
 
-/// A value crossing to JS: serialised once with serde_json and parsed by the JS engine. Cheaper
-/// in code size and time than walking the value through a second serializer.
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    serde_json::to_string(value).ok().and_then(|json| js_sys::JSON::parse(&json).ok()).unwrap_or(JsValue::NULL)
-}
-
-/// A value crossing from JS, as JSON (`undefined`, functions and cycles become `Null`).
-pub fn from_js(value: &JsValue) -> serde_json::Value {
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|s| s.as_string())
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or(serde_json::Value::Null)
-}
-
 /// The JS-backed host.
 pub struct JsHost {
     object: JsHostObject,
@@ -212,12 +198,6 @@ impl HttpBody for JsBody {
         }
         Ok(Some(Uint8Array::new(&value).to_vec()))
     }
-}
-
-fn call_quietly(f: &Function, args: &[JsValue]) {
-    let array: js_sys::Array = args.iter().collect();
-    // A throwing UI callback must not break the pipeline.
-    let _ = f.apply(&JsValue::NULL, &array);
 }
 
 impl Host for JsHost {
@@ -400,17 +380,4 @@ impl Host for JsHost {
     fn log(&self, level: LogLevel, message: &str) {
         let _ = self.object.log(level.as_str(), message);
     }
-}
-
-/// Runs the seed's callbacks for an event on a microtask, after every borrow of the current
-/// call has ended, so a callback may call back into the processor.
-pub fn deliver(callbacks: Vec<Function>, args: Vec<JsValue>) {
-    if callbacks.is_empty() {
-        return;
-    }
-    wasm_bindgen_futures::spawn_local(async move {
-        for f in &callbacks {
-            call_quietly(f, &args);
-        }
-    });
 }

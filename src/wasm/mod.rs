@@ -1,10 +1,11 @@
 //! The JS API: `MessageProcessor` with seed 003's method names, over the JS-backed host.
 
+mod callbacks;
+mod convert;
 mod js_host;
 
 pub use js_host::JsHostObject;
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures::future::LocalBoxFuture;
@@ -13,10 +14,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::approval::Decision;
-use crate::event::Event;
 use crate::processor::{MessageProcessor, ScheduleChange};
 use crate::settings::Settings;
-use js_host::{deliver, from_js, to_js, JsHost};
+use callbacks::Callbacks;
+use convert::{from_js, to_js};
+use js_host::JsHost;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -315,36 +317,6 @@ export interface CoreHost {
   randomU32(): number;
 }
 "#;
-
-/// The seed's callbacks, by kind.
-#[derive(Default)]
-pub struct Callbacks {
-    response: RefCell<Vec<Function>>,
-    received: RefCell<Vec<Function>>,
-    agent: RefCell<Vec<Function>>,
-    retrospection: RefCell<Vec<Function>>,
-}
-
-impl Callbacks {
-    /// Sends an event to the callbacks that want it.
-    fn dispatch(&self, event: &Event, value: JsValue) {
-        let get = |field: &str| js_sys::Reflect::get(&value, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED);
-        match event {
-            Event::Response { result } => {
-                let response = result.response.as_deref().map(JsValue::from_str).unwrap_or(JsValue::UNDEFINED);
-                let tools = result.tools_used.as_ref().map(to_js).unwrap_or_else(|| to_js(&Vec::<String>::new()));
-                deliver(self.response.borrow().clone(), vec![JsValue::from_str(&result.message_id), response, tools]);
-            }
-            Event::MessageReceived { .. } => deliver(self.received.borrow().clone(), vec![get("message")]),
-            Event::AgentMessage { .. } => deliver(self.agent.borrow().clone(), vec![value]),
-            Event::Retrospection { conversation_title, content, .. } => {
-                let result = to_js(&serde_json::json!({"conversationTitle": conversation_title, "content": content}));
-                deliver(self.retrospection.borrow().clone(), vec![result]);
-            }
-            _ => {}
-        }
-    }
-}
 
 fn js_error(message: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&message.to_string()).into()

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::ToolOutput;
+use super::call::ToolOutput;
 
 /// Checked input: every field present has the type its schema says.
 #[derive(Debug)]

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{tool_def, Args, ToolEffect, ToolOutput};
+use super::args::Args;
+use super::call::{tool_def, ToolEffect, ToolOutput};
 use crate::llm::ToolDef;
 
 pub const NAME: &str = "end_conversation";

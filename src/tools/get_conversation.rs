@@ -4,7 +4,8 @@
 use futures::lock::Mutex;
 use serde_json::Value;
 
-use super::{tool_def, Args, ToolOutput};
+use super::args::Args;
+use super::call::{tool_def, ToolOutput};
 use crate::conversation::transcript::render_transcript;
 use crate::conversation::{Conversation, ConversationStore};
 use crate::host::Host;

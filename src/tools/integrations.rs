@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
+use super::call::{ToolContext, ToolOutput};
 use super::needs_input::ask;
-use super::{ToolContext, ToolOutput};
 use crate::conversation::QuestionType;
 use crate::host::Host;
 use crate::mcp::{result_text, split_tool_name, McpError, McpState};

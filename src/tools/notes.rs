@@ -5,7 +5,8 @@
 use crate::lean::fold_case;
 use serde_json::{json, Value};
 
-use super::{tool_def, Args, ToolContext, ToolOutput};
+use super::args::Args;
+use super::call::{tool_def, ToolContext, ToolOutput};
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::host::Host;
 use crate::llm::ToolDef;

@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 
-use super::{tool_def, Args, ToolContext, ToolEffect, ToolOutput};
+use super::args::Args;
+use super::call::{tool_def, ToolContext, ToolEffect, ToolOutput};
 use crate::conversation::QuestionType;
 use crate::event::Event;
 use crate::host::Host;

@@ -2,74 +2,25 @@
 //! `api` (the same card, notice and persistence as the note tools' approvals, answered
 //! asynchronously and polled), and messages go through the same queue as every other source.
 
-use std::collections::VecDeque;
-
-use futures::future::{select, FutureExt, LocalBoxFuture, Shared};
+use futures::future::{select, FutureExt};
 use serde_json::{json, Map, Value};
 
-use super::Pipeline;
+use super::api_recent::ApiRun;
+use super::pipeline::Pipeline;
 use crate::api::config::{config_document, context_document, own_port_context};
 use crate::api::route::{route, Route, Routed};
-use crate::api::{
-    bad, guard, ApiError, ApiRequest, ApiResponse, KEEP_RESULTS, MAX_MESSAGES_IN_FLIGHT, MAX_PENDING_VERIFICATIONS,
-};
+use crate::api::{bad, guard, ApiError, ApiRequest, ApiResponse, MAX_MESSAGES_IN_FLIGHT, MAX_PENDING_VERIFICATIONS};
 use crate::approval::{ApprovalOrigin, ApprovalRequest, ApprovalStatus};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::ids::new_id;
-use crate::message::ProcessResult;
 use crate::settings::{AgentContext, Settings};
 use crate::time::format_iso;
 
 /// The longest action name and reason a verification may carry.
 const MAX_ACTION_CHARS: usize = 100;
 const MAX_REASON_CHARS: usize = 4_000;
-
-/// A message an external agent sent: its processing, shared by everyone who waits on it.
-pub(super) type ApiRun = Shared<LocalBoxFuture<'static, ProcessResult>>;
-
-/// What the agent API answered lately: its messages (newest last) and the verifications decided
-/// at once; both bounded, for polling.
-#[derive(Default)]
-pub(super) struct ApiRecent {
-    runs: VecDeque<(String, ApiRun)>,
-    decided: VecDeque<ApprovalRequest>,
-}
-
-impl ApiRecent {
-    fn remember_decided(&mut self, request: ApprovalRequest) {
-        self.decided.push_back(request);
-        if self.decided.len() > KEEP_RESULTS {
-            self.decided.pop_front();
-        }
-    }
-
-    fn decided(&self, id: &str) -> Option<ApprovalRequest> {
-        self.decided.iter().find(|r| r.id == id).cloned()
-    }
-
-    fn get(&self, id: &str) -> Option<ApiRun> {
-        self.runs.iter().find(|(i, _)| i == id).map(|(_, run)| run.clone())
-    }
-
-    fn unfinished(&self) -> usize {
-        self.runs.iter().filter(|(_, run)| run.peek().is_none()).count()
-    }
-
-    fn add(&mut self, id: String, run: ApiRun) {
-        self.runs.push_back((id, run));
-        // Keep the newest KEEP_RESULTS finished ones; unfinished ones are bounded by
-        // MAX_MESSAGES_IN_FLIGHT (removing finished ones leaves their number as it is).
-        let unfinished = self.unfinished();
-        while self.runs.len() - unfinished > KEEP_RESULTS {
-            match self.runs.iter().position(|(_, run)| run.peek().is_some()) {
-                Some(oldest) => self.runs.remove(oldest),
-                None => break,
-            };
-        }
-    }
-}
 
 fn object(body: &str) -> Result<Map<String, Value>, ApiError> {
     match serde_json::from_str::<Value>(body) {

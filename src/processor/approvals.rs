@@ -6,7 +6,8 @@
 use futures::future::{select, Either};
 use futures::FutureExt;
 
-use super::Pipeline;
+use super::hub::message_time;
+use super::pipeline::Pipeline;
 use crate::approval::{
     ApprovalAsk, ApprovalBook, ApprovalError, ApprovalOrigin, ApprovalOutcome, ApprovalRequest, ApprovalStatus,
     Decision, APPROVALS_DIR, APPROVAL_TIMEOUT_MS,
@@ -112,7 +113,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 &summarize(&body, NOTIFICATION_BODY_CHARS),
                 Priority::High,
             );
-            self.respond(&message.id, ResponseKind::Notification, frame, super::message_time(host, message));
+            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, message));
         }
         let status = match select(answer, host.sleep(APPROVAL_TIMEOUT_MS).boxed_local()).await {
             Either::Left((Ok(status), _)) => status,

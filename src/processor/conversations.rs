@@ -3,16 +3,19 @@
 //! happens in the background once a conversation ends (title, summary, retrospection), and the
 //! periodic cleanup of stale questions.
 
+use super::error::ProcessorError;
+use super::pipeline::Pipeline;
 use super::worker::{target_of, Target};
-use super::{Pipeline, Prepared, ProcessorError};
 use crate::agent::TurnOutcome;
 use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
 use crate::conversation::transcript::render_transcript;
-use crate::conversation::{Conversation, ConversationStatus, PendingQuestion, StatusEvent, StoreError};
+use crate::conversation::{
+    Conversation, ConversationStatus, HistoryLine, LineRole, PendingQuestion, StatusEvent, StoreError, TurnEnd,
+};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
-use crate::llm::MessagesJson;
+use crate::llm::{ApiMessage, MessagesJson, Role};
 use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
 use crate::prompt::{PromptContext, RecentConversation};
@@ -127,7 +130,7 @@ impl<H: Host + 'static> Pipeline<H> {
         {
             let mut guard = self.inner.store.lock().await;
             let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
-            let lines = super::history_lines(host, message, outcome);
+            let lines = history_lines(host, message, outcome);
             let (id, before) = match &target {
                 Target::Current => {
                     let before = store.current().cloned();
@@ -327,4 +330,42 @@ impl<H: Host + 'static> Pipeline<H> {
             }
         });
     }
+}
+
+/// What `prepare` found: the message was already recorded, or the context to answer it with.
+pub(super) enum Prepared {
+    Recorded(crate::conversation::RecordedTurn),
+    Fresh(Box<TurnContext>),
+}
+
+/// The history lines of a finished turn: the user's message, then what the turn added; the last
+/// line closes the turn.
+fn history_lines<H: Host>(host: &H, message: &RoutedMessage, outcome: &TurnOutcome) -> Vec<HistoryLine> {
+    let ts = format_iso(host.now_ms());
+    let user = ApiMessage::user_text(message.text.clone());
+    let mut lines: Vec<HistoryLine> = std::iter::once(&user)
+        .chain(outcome.messages.iter())
+        .enumerate()
+        .map(|(n, m)| HistoryLine {
+            id: format!("{}#{n}", message.id),
+            message_id: message.id.clone(),
+            role: match m.role {
+                Role::User => LineRole::User,
+                Role::Assistant => LineRole::Assistant,
+            },
+            content: m.content.clone(),
+            source: message.source,
+            visible: true,
+            ts: ts.clone(),
+            turn: None,
+        })
+        .collect();
+    if let Some(last) = lines.last_mut() {
+        last.turn = Some(TurnEnd {
+            tools_used: outcome.tools_used.clone(),
+            waiting: outcome.waiting(),
+            ends_conversation: outcome.end_conversation.clone(),
+        });
+    }
+    lines
 }

@@ -4,11 +4,12 @@
 
 use serde_json::Value;
 
-use super::Pipeline;
+use super::pipeline::Pipeline;
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::hub::{HubAction, ResponseKind};
-use crate::message::MessageSource;
+use crate::message::{MessageSource, RoutedMessage};
+use crate::time::parse_iso;
 
 impl<H: Host + 'static> Pipeline<H> {
     /// A number in 0..1 for the backoff jitter.
@@ -86,4 +87,9 @@ impl<H: Host + 'static> Pipeline<H> {
             }
         }
     }
+}
+
+/// When a message was sent, for how recent its notification is (now, if its time is unreadable).
+pub(super) fn message_time<H: Host>(host: &H, message: &RoutedMessage) -> u64 {
+    parse_iso(&message.timestamp).unwrap_or_else(|| host.now_ms())
 }

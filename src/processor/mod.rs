@@ -2,12 +2,15 @@
 //! → record history → clean up, one message at a time in arrival order, with a Stop that stops
 //! and a restart that finishes what a crash left without recording anything twice. Conversation
 //! boundaries, pending questions and what happens after a conversation ends are in
-//! `conversations.rs`.
+//! `conversations.rs`; the state every part is written against (`Pipeline`) in `pipeline.rs`.
 
 mod api;
+mod api_recent;
 mod approvals;
 mod conversations;
+mod error;
 mod hub;
+mod pipeline;
 mod queue;
 mod tasks;
 mod view;
@@ -18,17 +21,16 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::rc::Rc;
 
-use futures::future::{AbortHandle, Abortable, Either, FutureExt, LocalBoxFuture, Shared};
+use futures::future::{AbortHandle, Abortable, Either, FutureExt, LocalBoxFuture};
 use futures::lock::Mutex;
 use serde::Serialize;
 use serde_json::Value;
-use thiserror::Error;
 
 use crate::agent::{run_turn, TurnInput, TurnOutcome};
 use crate::api::config::{config_document, listeners, Listener};
 use crate::api::{ApiRequest, ApiResponse};
 use crate::approval::{ApprovalBook, ApprovalError, ApprovalRequest, Decision};
-use crate::conversation::{Conversation, ConversationStore, HistoryLine, LineRole, StoreError, TurnEnd};
+use crate::conversation::{Conversation, ConversationStore, HistoryLine, StoreError};
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -37,14 +39,19 @@ use crate::hub::{HubClient, HubStatus, Priority, ResponseKind};
 use crate::ids::file_stem;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
-use crate::llm::{ApiMessage, ErrorKind, LlmError, Role};
+use crate::llm::{ApiMessage, ErrorKind, LlmError};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
 use crate::prompt::system_prompt;
 use crate::schedule::Timeline;
-use crate::settings::{Settings, SettingsError};
-use crate::time::{format_iso, parse_iso};
+use crate::settings::Settings;
+use crate::time::format_iso;
 use crate::tools::ToolRegistry;
 
+use api_recent::ApiRecent;
+use conversations::Prepared;
+pub use error::ProcessorError;
+use hub::message_time;
+use pipeline::{CurrentRun, Inner, Pipeline, SharedResult};
 pub use queue::{FifoQueue, Ticket};
 use tasks::TaskSet;
 pub use worker::ScheduleChange;
@@ -57,15 +64,6 @@ pub const STORAGE_ERROR: &str = "storage_error";
 /// Code of a message given up on after all its attempts.
 pub const MOVED_TO_FAILED: &str = "moved_to_failed";
 
-/// A failure of the processor as a whole (not of one message).
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum ProcessorError {
-    #[error("could not open the conversation history: {0}")]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Settings(#[from] SettingsError),
-}
-
 /// What `reprocessPending()` did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -75,53 +73,6 @@ pub struct ReprocessSummary {
     pub results: Vec<ProcessResult>,
     /// Unreadable inbox files set aside in `failed/`.
     pub moved_to_failed: Vec<String>,
-}
-
-/// The message in flight, for Stop.
-struct CurrentRun {
-    message_id: String,
-    abort: AbortHandle,
-}
-
-type SharedResult = Shared<LocalBoxFuture<'static, ProcessResult>>;
-
-struct Inner<H: Host> {
-    host: H,
-    settings: RefCell<Rc<Settings>>,
-    tools: ToolRegistry,
-    queue: Rc<FifoQueue>,
-    /// `None` until the store is first opened.
-    store: Mutex<Option<ConversationStore>>,
-    current: RefCell<Option<CurrentRun>>,
-    /// Messages being processed, by id: a re-delivery waits for the same result.
-    inflight: RefCell<HashMap<String, SharedResult>>,
-    /// Inbox files (by file stem) left by an earlier run (crash or failure): a re-delivery of one
-    /// of them continues that file instead of starting over.
-    on_disk: RefCell<HashSet<String>>,
-    tasks: Rc<TaskSet>,
-    /// Serialises read-modify-writes of `retrospection.md`.
-    retrospection_file: Mutex<()>,
-    maintenance_started: Cell<bool>,
-    hub: RefCell<HubClient>,
-    approvals: ApprovalBook,
-    /// Background conversations by the time of their next run.
-    timeline: RefCell<Timeline>,
-    /// The last hub message answered with a notification (scheduled runs notify the hub as its
-    /// answer; a message the user stopped is never one).
-    last_hub_message: RefCell<Option<String>>,
-    /// Messages and at-once verifications of the agent API, for polling.
-    api_recent: RefCell<api::ApiRecent>,
-}
-
-/// The pipeline's shared state; cloned into the tasks it runs.
-struct Pipeline<H: Host> {
-    inner: Rc<Inner<H>>,
-}
-
-impl<H: Host> Clone for Pipeline<H> {
-    fn clone(&self) -> Self {
-        Pipeline { inner: Rc::clone(&self.inner) }
-    }
 }
 
 /// Stops everything the processor runs when its last handle is dropped.
@@ -171,7 +122,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             approvals: ApprovalBook::default(),
             timeline: RefCell::new(Timeline::default()),
             last_hub_message: RefCell::new(None),
-            api_recent: RefCell::new(api::ApiRecent::default()),
+            api_recent: RefCell::new(ApiRecent::default()),
         });
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
@@ -763,17 +714,6 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 }
 
-/// What `prepare` found: the message was already recorded, or the context to answer it with.
-enum Prepared {
-    Recorded(crate::conversation::RecordedTurn),
-    Fresh(Box<conversations::TurnContext>),
-}
-
-/// When a message was sent, for how recent its notification is (now, if its time is unreadable).
-fn message_time<H: Host>(host: &H, message: &RoutedMessage) -> u64 {
-    parse_iso(&message.timestamp).unwrap_or_else(|| host.now_ms())
-}
-
 /// The result of a left-over message that had used all its attempts.
 fn gave_up_result(message_id: &str) -> ProcessResult {
     ProcessResult::failure(
@@ -781,36 +721,4 @@ fn gave_up_result(message_id: &str) -> ProcessResult {
         MOVED_TO_FAILED,
         format!("This message failed {MAX_ATTEMPTS} times and was set aside in .smarthole/failed/."),
     )
-}
-
-/// The history lines of a finished turn: the user's message, then what the turn added; the last
-/// line closes the turn.
-fn history_lines<H: Host>(host: &H, message: &RoutedMessage, outcome: &TurnOutcome) -> Vec<HistoryLine> {
-    let ts = format_iso(host.now_ms());
-    let user = ApiMessage::user_text(message.text.clone());
-    let mut lines: Vec<HistoryLine> = std::iter::once(&user)
-        .chain(outcome.messages.iter())
-        .enumerate()
-        .map(|(n, m)| HistoryLine {
-            id: format!("{}#{n}", message.id),
-            message_id: message.id.clone(),
-            role: match m.role {
-                Role::User => LineRole::User,
-                Role::Assistant => LineRole::Assistant,
-            },
-            content: m.content.clone(),
-            source: message.source,
-            visible: true,
-            ts: ts.clone(),
-            turn: None,
-        })
-        .collect();
-    if let Some(last) = lines.last_mut() {
-        last.turn = Some(TurnEnd {
-            tools_used: outcome.tools_used.clone(),
-            waiting: outcome.waiting(),
-            ends_conversation: outcome.end_conversation.clone(),
-        });
-    }
-    lines
 }

@@ -3,7 +3,8 @@
 //! Each waits its turn in the same queue as messages, so none of them lands in the middle of a
 //! turn.
 
-use super::{Pipeline, ProcessorError};
+use super::error::ProcessorError;
+use super::pipeline::Pipeline;
 use crate::conversation::boundary::starts_new_conversation;
 use crate::conversation::{Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::host::Host;

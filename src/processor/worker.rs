@@ -7,7 +7,7 @@
 use futures::FutureExt;
 use serde_json::{json, Value};
 
-use super::Pipeline;
+use super::pipeline::Pipeline;
 use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent, StoreError};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;

@@ -9,6 +9,9 @@ started=$SECONDS
 step "rustfmt"
 cargo fmt --check
 
+step "no import cycle between the core's modules (its own test: tests/node/module-cycles.test.mjs)"
+node scripts/module-cycles.mjs
+
 step "clippy (native and wasm32)"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings

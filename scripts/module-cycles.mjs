@@ -26,8 +26,9 @@
 // does. Glob imports (`use x::*`) are not followed (the edge stops at the module that has them).
 //
 // Not understood (none is used in src/): `#[path]` attributes, `mod x;` inside an inline module,
-// macros that write paths (`$crate::…` is skipped), `pub(in path)`. `use` inside a function
-// counts as the file's own import.
+// macros that write paths (`$crate::…` is skipped), `pub(in path)`. `use` inside a function,
+// and everything in a `#[cfg(test)]` module, counts as the file's own import: a cycle that only
+// the tests make is still a cycle.
 
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";

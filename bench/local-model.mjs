@@ -68,10 +68,13 @@ async function latency(url) {
   };
 }
 
-async function withServer(env, port, measure) {
+/** Starts the server (timed until it answers), measures its latency, stops it. */
+async function serve(env, port) {
+  const started = performance.now();
   const url = localModel(["start", String(port)], env);
+  const startMs = round(performance.now() - started);
   try {
-    return await measure(url);
+    return { start_ms: startMs, ...(await latency(url)) };
   } finally {
     localModel(["stop", String(port)], env);
   }
@@ -85,9 +88,7 @@ async function freshWheel() {
     const started = performance.now();
     localModel(["ensure"], env);
     const installS = (performance.now() - started) / 1000;
-    const startedServer = performance.now();
-    const result = await withServer(env, 8191, async (url) => ({ start_ms: round(performance.now() - startedServer), ...(await latency(url)) }));
-    return { install_s: round(installS), ...result };
+    return { install_s: round(installS), ...(await serve(env, 8191)) };
   } finally {
     rmSync(state, { recursive: true, force: true });
   }
@@ -99,13 +100,10 @@ async function sourceBuild() {
   const where = spawnSync(SCRIPT, ["server"], { encoding: "utf8", env: { ...process.env, ...env } });
   const binary = where.stdout.trim().split(" ")[1];
   if (where.status !== 0 && process.env.BENCH_SOURCE_BUILD !== "1") return null;
-  if (where.status !== 0) localModel(["ensure"], env);
+  localModel(["ensure"], env); // builds it when missing; runs the guard if it has not run on this CPU
   const info = path.join(path.dirname(path.dirname(binary)), "build.json");
   const build = existsSync(info) ? JSON.parse(readFileSync(info, "utf8")) : null;
-  localModel(["ensure"], env); // the guard, if it has not run on this CPU yet
-  const startedServer = performance.now();
-  const result = await withServer(env, 8192, async (url) => ({ start_ms: round(performance.now() - startedServer), ...(await latency(url)) }));
-  return { build_s: build?.seconds ?? null, build_cores: build?.cores ?? null, build_date: build?.date ?? null, ...result };
+  return { build_s: build?.seconds ?? null, build_cores: build?.cores ?? null, build_date: build?.date ?? null, ...(await serve(env, 8192)) };
 }
 
 /** The wheel pinned before: its CPU backend checked by the guard first, run only where it fits. */

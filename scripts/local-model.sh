@@ -98,6 +98,9 @@ server_kind() {
 
 source_dir() { printf '%s/llama-server-%s-cpu%s' "$STATE" "${SOURCE_PKG##*==}" "$(cpu_key)"; }
 
+# Where the build for this CPU keeps its program (there or not).
+source_binary() { printf '%s/bin/llama-server' "$(source_dir)"; }
+
 # The file whose instructions run on the CPU: the wheel's extension module, or the built program.
 server_binary() {
   if [[ "$(server_kind)" == wheel ]]; then
@@ -112,7 +115,7 @@ f = s and glob.glob(os.path.join(os.path.dirname(s.origin), "xllamacpp*.so"))
 print(f[0]) if f else sys.exit(1)
 EOF
   else
-    [[ -x "$(source_dir)/bin/llama-server" ]] && printf '%s' "$(source_dir)/bin/llama-server"
+    [[ -x "$(source_binary)" ]] && source_binary
   fi
 }
 
@@ -121,7 +124,7 @@ server_command() {
   if [[ "$(server_kind)" == wheel ]]; then
     printf '%s\n' "$PY" "$HERE/llama-serve.py"
   else
-    printf '%s\n' "$(source_dir)/bin/llama-server"
+    source_binary
   fi
 }
 
@@ -232,7 +235,7 @@ system_info() {
   else
     # llama-server prints it while starting, at log verbosity 4: start one on a free port with no
     # model file (it stops at once) and read it.
-    out=$("$(source_dir)/bin/llama-server" -m /nonexistent.gguf --port 0 -lv 4 2>&1 </dev/null || true)
+    out=$("$(source_binary)" -m /nonexistent.gguf --port 0 -lv 4 2>&1 </dev/null || true)
     grep -m1 -E 'CPU[[:space:]]*:.*=[[:space:]]*[01]' <<<"$out" || true
   fi
 }
@@ -243,12 +246,9 @@ run_guard() {
   bin=$(server_binary) || die "no server installed; run: $0 ensure"
   info=$(mktemp)
   system_info >"$info" || true
-  local rc=0
-  if grep -q 'CPU' "$info"; then
-    node "$HERE/cpu-guard.mjs" "$bin" --system-info "$info" >&2 || rc=$?
-  else
-    node "$HERE/cpu-guard.mjs" "$bin" >&2 || rc=$?
-  fi
+  local rc=0 args=("$bin")
+  grep -q 'CPU' "$info" && args+=(--system-info "$info")
+  node "$HERE/cpu-guard.mjs" "${args[@]}" >&2 || rc=$?
   rm -f "$info"
   return "$rc"
 }
@@ -479,7 +479,7 @@ cmd_server() {
     printf '%s %s\n' "$kind" "$bin"
   else
     # Where it will be, so a caller can tell; the exit status says it is not there yet.
-    [[ "$kind" == source ]] && printf 'source %s\n' "$(source_dir)/bin/llama-server"
+    [[ "$kind" == source ]] && printf 'source %s\n' "$(source_binary)"
     die "no $kind server installed; run: $0 ensure"
   fi
 }
@@ -490,8 +490,8 @@ cmd_logfile() {
 }
 
 cmd_guard() {
-  installed || with_lock install do_ensure
-  run_guard
+  # An install runs the guard itself (and stops if it fails).
+  if installed; then run_guard; else with_lock install do_ensure; fi
 }
 
 cmd_path() {

@@ -83,13 +83,15 @@ pub fn reject(message_id: &str, reason: &str) -> String {
     response(message_id, "reject", json!({ "reason": reason }))
 }
 
-/// A notification shown by the hub for a message.
-pub fn notification(message_id: &str, title: &str, body: &str, priority: Priority) -> String {
+/// A notification shown by the hub for a message: `text` (Markdown) becomes its body, shortened
+/// to plain text of at most [`NOTIFICATION_BODY_CHARS`]. The one place such a frame is built.
+pub fn notification(message_id: &str, title: &str, text: &str, priority: Priority) -> String {
+    let body = summarize(text, NOTIFICATION_BODY_CHARS);
     response(message_id, "notification", json!({"title": title, "body": body, "priority": priority}))
 }
 
 /// Longest notification body, in characters.
-pub const NOTIFICATION_BODY_CHARS: usize = 240;
+const NOTIFICATION_BODY_CHARS: usize = 240;
 
 /// A short plain-text version of a Markdown answer for a notification: markup removed, lines
 /// joined, cut at a word boundary with an ellipsis.
@@ -216,6 +218,10 @@ mod tests {
     fn notification_and_reject_shapes() {
         let v: Value = serde_json::from_str(&notification("m", "Obsidian", "Done", Priority::High)).unwrap();
         assert_eq!(v["payload"]["payload"], json!({"title": "Obsidian", "body": "Done", "priority": "high"}));
+        let v: Value =
+            serde_json::from_str(&notification("m", "Obsidian", &"**word** ".repeat(100), Priority::Normal)).unwrap();
+        let body = v["payload"]["payload"]["body"].as_str().unwrap_or_default();
+        assert_eq!(body, summarize(&"word ".repeat(100), NOTIFICATION_BODY_CHARS));
         let v: Value = serde_json::from_str(&reject("m", "too long")).unwrap();
         assert_eq!(v["payload"]["payload"], json!({"reason": "too long"}));
     }

@@ -1,14 +1,16 @@
 //! The processor's side of the hub connection: it feeds socket events to the state machine
 //! (`hub::client`), carries out the actions it returns, and sends every ack, reject and
-//! notification through it.
+//! notification through it (notifications built in one place, `notify_hub`).
 
 use serde_json::Value;
 
 use super::pipeline::Pipeline;
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
-use crate::hub::{HubAction, ResponseKind};
+use crate::hub::frames::notification;
+use crate::hub::{HubAction, Priority, ResponseKind};
 use crate::message::{MessageSource, RoutedMessage};
+use crate::settings::Settings;
 use crate::time::parse_iso;
 
 impl<H: Host + 'static> Pipeline<H> {
@@ -56,6 +58,21 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         let actions = self.inner.hub.borrow_mut().respond(message_id, kind, frame, message_at);
         self.hub_apply(actions);
+    }
+
+    /// Tells the hub about a message: `text` (Markdown) as a notification under the title in
+    /// `settings` (the turn's own, for a turn). Every notification the processor and its tools
+    /// send goes through here.
+    pub(super) fn notify_hub(
+        &self,
+        settings: &Settings,
+        message_id: &str,
+        text: &str,
+        priority: Priority,
+        message_at: u64,
+    ) {
+        let frame = notification(message_id, &settings.notification_title, text, priority);
+        self.respond(message_id, ResponseKind::Notification, frame, message_at);
     }
 
     /// Carries out the state machine's actions. Called with no borrow of it held.

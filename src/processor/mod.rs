@@ -34,7 +34,7 @@ use crate::conversation::{Conversation, ConversationStore, HistoryLine, StoreErr
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::Host;
 use crate::host_types::LogLevel;
-use crate::hub::frames::{ack, notification, reject, summarize, NOTIFICATION_BODY_CHARS};
+use crate::hub::frames::{ack, reject, summarize};
 use crate::hub::{HubClient, HubStatus, Priority, ResponseKind};
 use crate::ids::file_stem;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
@@ -590,8 +590,8 @@ impl<H: Host + 'static> Pipeline<H> {
             Vec::new()
         };
         let system = system_prompt(&settings, &message, &context.prompt, host.now_ms());
-        let notify_hub = |frame: String| {
-            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, &message));
+        let notify_hub = |text: &str, priority| {
+            self.notify_hub(&settings, &message.id, text, priority, message_time(host, &message));
         };
         let approve = |ask| self.ask_approval(&message, ask).boxed_local();
         let input = TurnInput {
@@ -629,13 +629,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 body = format!("{body} ({notice})");
             }
             let priority = if outcome.waiting() { Priority::High } else { Priority::Normal };
-            let frame = notification(
-                &message.id,
-                &settings.notification_title,
-                &summarize(&body, NOTIFICATION_BODY_CHARS),
-                priority,
-            );
-            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, message));
+            self.notify_hub(&settings, &message.id, &body, priority, message_time(host, message));
         }
         let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting());
         result.notice = outcome.notice.clone();
@@ -677,9 +671,8 @@ impl<H: Host + 'static> Pipeline<H> {
         let user_message = error.user_message(&settings.model);
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
         if message.from_hub() {
-            let body = summarize(&format!("Error: {user_message}"), NOTIFICATION_BODY_CHARS);
-            let frame = notification(&message.id, &settings.notification_title, &body, Priority::High);
-            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, &message));
+            let body = format!("Error: {user_message}");
+            self.notify_hub(&settings, &message.id, &body, Priority::High, message_time(host, &message));
         }
         entry.last_error = Some(error.to_string());
         entry.last_error_code = Some(error.kind.code().to_owned());

@@ -12,8 +12,8 @@ use crate::conversation::{Conversation, ConversationStatus, ScheduleType, Status
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};
-use crate::hub::frames::{notification, summarize, NOTIFICATION_BODY_CHARS};
-use crate::hub::{Priority, ResponseKind};
+use crate::hub::frames::summarize;
+use crate::hub::Priority;
 use crate::message::{MessageSource, RoutedMessage};
 use crate::schedule::{claim, finish, next_run_ms, resume, RunEnd, TICK_MS};
 use crate::time::format_iso;
@@ -255,15 +255,8 @@ impl<H: Host + 'static> Pipeline<H> {
     /// message it routed recently, so it answers the last one routed here (if any this session).
     fn notify_hub_of_run(&self, text: &str, failed: bool) {
         let Some(last) = self.inner.last_hub_message.borrow().clone() else { return };
-        let host = &self.inner.host;
         let priority = if failed { Priority::High } else { Priority::Normal };
-        let frame = notification(
-            &last,
-            &self.settings().notification_title,
-            &summarize(text, NOTIFICATION_BODY_CHARS),
-            priority,
-        );
-        self.respond(&last, ResponseKind::Notification, frame, host.now_ms());
+        self.notify_hub(&self.settings(), &last, text, priority, self.inner.host.now_ms());
     }
 
     /// Pauses, resumes or deletes a conversation's schedule (the chat view's buttons).

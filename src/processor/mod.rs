@@ -274,7 +274,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// Pauses, resumes or deletes a conversation's schedule; returns the conversation.
     pub async fn change_schedule(&self, id: &str, change: ScheduleChange) -> Result<Conversation, ProcessorError> {
-        Ok(self.pipeline.change_schedule(id, change).await?)
+        self.pipeline.change_schedule(id, change).await
     }
 
     /// Conversations with a schedule, soonest run first.
@@ -582,7 +582,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
             }
             Ok(Prepared::Fresh(context)) => context,
-            Err(e) => return self.storage_failure(&message, &e.to_string()),
+            Err(e) => return self.storage_failure(&message, &e.cause_text()),
         };
         let resume = if entry.attempts > 1 {
             Journal::new(host, &message.id).load().await.unwrap_or_default()
@@ -642,6 +642,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Err(e) => {
                 // The answer stands, but it is not in history: the inbox keeps the message so
                 // nothing is lost, and the user is told.
+                let e = e.cause_text();
                 host.log(LogLevel::Error, &format!("could not record message {}: {e}", message.id));
                 self.inner.on_disk.borrow_mut().insert(file_stem(&message.id));
                 host.emit(&Event::Notice {

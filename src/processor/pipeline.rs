@@ -11,6 +11,7 @@ use futures::future::{AbortHandle, LocalBoxFuture, Shared};
 use futures::lock::Mutex;
 
 use super::api_recent::ApiRecent;
+use super::error::ProcessorError;
 use super::queue::FifoQueue;
 use super::tasks::TaskSet;
 use crate::approval::ApprovalBook;
@@ -70,4 +71,9 @@ impl<H: Host> Clone for Pipeline<H> {
     fn clone(&self) -> Self {
         Pipeline { inner: Rc::clone(&self.inner) }
     }
+}
+
+/// The store behind a lock of [`Inner::store`], or `NotLoaded` before `initialize` opened it.
+pub(super) fn loaded(store: &mut Option<ConversationStore>) -> Result<&mut ConversationStore, ProcessorError> {
+    store.as_mut().ok_or(ProcessorError::NotLoaded)
 }

@@ -4,7 +4,7 @@
 //! turn.
 
 use super::error::ProcessorError;
-use super::pipeline::Pipeline;
+use super::pipeline::{loaded, Pipeline};
 use crate::conversation::boundary::starts_new_conversation;
 use crate::conversation::{Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::host::Host;
@@ -26,7 +26,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let mut ended = None;
         let conversation_id = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
                 if starts_new_conversation(
                     current,
@@ -62,7 +62,7 @@ impl<H: Host + 'static> Pipeline<H> {
     pub(super) async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
         self.initialize().await?;
         let mut guard = self.inner.store.lock().await;
-        let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+        let store = loaded(&mut guard)?;
         Ok(store.read_lines(&self.inner.host, id).await?)
     }
 
@@ -78,7 +78,7 @@ impl<H: Host + 'static> Pipeline<H> {
         ticket.wait().await;
         let ended = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             store.end_current(&self.inner.host, "new chat").await?
         };
         if let Some(ended) = ended {
@@ -94,7 +94,7 @@ impl<H: Host + 'static> Pipeline<H> {
         ticket.wait().await;
         let (ended, opened) = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             let ended = store.open_existing(&self.inner.host, id).await?;
             (ended, store.current().cloned().ok_or_else(|| StoreError::Unknown(id.to_owned()))?)
         };
@@ -111,7 +111,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let ticket = self.inner.queue.ticket();
         ticket.wait().await;
         let mut guard = self.inner.store.lock().await;
-        let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+        let store = loaded(&mut guard)?;
         Ok(store.clear(&self.inner.host).await?)
     }
 }

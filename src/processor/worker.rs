@@ -7,7 +7,8 @@
 use futures::FutureExt;
 use serde_json::{json, Value};
 
-use super::pipeline::Pipeline;
+use super::error::ProcessorError;
+use super::pipeline::{loaded, Pipeline};
 use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent, StoreError};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
@@ -160,7 +161,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let now = host.now_ms();
         let due = due_of(message);
         let mut guard = self.inner.store.lock().await;
-        let Some(store) = guard.as_mut() else { return Ok(Claim::Skip("history not loaded".into())) };
+        let Ok(store) = loaded(&mut guard) else { return Ok(Claim::Skip("history not loaded".into())) };
         let Some(conversation) = store.live().iter().find(|c| c.id == id).cloned() else {
             return Ok(Claim::Skip(format!("conversation {id} is gone")));
         };
@@ -260,13 +261,17 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// Pauses, resumes or deletes a conversation's schedule (the chat view's buttons).
-    pub(super) async fn change_schedule(&self, id: &str, change: ScheduleChange) -> Result<Conversation, StoreError> {
+    pub(super) async fn change_schedule(
+        &self,
+        id: &str,
+        change: ScheduleChange,
+    ) -> Result<Conversation, ProcessorError> {
         let host = &self.inner.host;
         let now = host.now_ms();
         let cron = |e: &str, z: &str, after: u64| host.cron_next(e, z, after);
         let updated = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             store
                 .update(host, id, |c| {
                     let Some(schedule) = c.schedule.as_mut() else {

@@ -266,7 +266,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Err(e) => return host.log(LogLevel::Warn, &format!("retrospection of {conversation_id} failed: {e}")),
         };
         let written = {
-            let _file = self.inner.retrospection_file.lock().await;
+            let _file = self.inner.background.retrospection_file.lock().await;
             match host.read_file(RETROSPECTION_PATH).await {
                 Ok(existing) => {
                     let text =

@@ -23,40 +23,37 @@ impl<H: Host + 'static> Pipeline<H> {
     pub(super) fn configure_hub(&self) {
         let config = self.settings().hub_config();
         let now = self.inner.host.now_ms();
-        let actions = self.inner.hub.borrow_mut().configure(config, now);
+        let actions = self.inner.hub.client.borrow_mut().configure(config, now);
         self.hub_apply(actions);
     }
 
     pub(super) fn hub_opened(&self, socket: u64) {
         let now = self.inner.host.now_ms();
-        let actions = self.inner.hub.borrow_mut().on_open(socket, now);
+        let actions = self.inner.hub.client.borrow_mut().on_open(socket, now);
         self.hub_apply(actions);
     }
 
     pub(super) fn hub_frame(&self, socket: u64, text: &str) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
-        let actions = self.inner.hub.borrow_mut().on_frame(socket, text, now, random);
+        let actions = self.inner.hub.client.borrow_mut().on_frame(socket, text, now, random);
         self.hub_apply(actions);
     }
 
     pub(super) fn hub_closed(&self, socket: u64, why: &str) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
-        let actions = self.inner.hub.borrow_mut().on_close(socket, now, random, why);
+        let actions = self.inner.hub.client.borrow_mut().on_close(socket, now, random, why);
         self.hub_apply(actions);
     }
 
     fn hub_timer(&self) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
-        let actions = self.inner.hub.borrow_mut().on_timer(now, random);
+        let actions = self.inner.hub.client.borrow_mut().on_timer(now, random);
         self.hub_apply(actions);
     }
 
     /// Sends (or keeps, or drops) a response about a message.
     pub(super) fn respond(&self, message_id: &str, kind: ResponseKind, frame: String, message_at: u64) {
-        if kind == ResponseKind::Notification {
-            *self.inner.last_hub_message.borrow_mut() = Some(message_id.to_owned());
-        }
-        let actions = self.inner.hub.borrow_mut().respond(message_id, kind, frame, message_at);
+        let actions = self.inner.hub.respond(message_id, kind, frame, message_at);
         self.hub_apply(actions);
     }
 

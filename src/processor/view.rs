@@ -19,7 +19,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// long break starts the new conversation it belongs to.
     pub(super) async fn record_system_line(&self, text: &str) -> Result<String, ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let host = &self.inner.host;
         let settings = self.settings();
@@ -74,7 +74,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// "New chat": the current conversation ends; the next message starts a new one.
     pub(super) async fn new_conversation(&self) -> Result<(), ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let ended = {
             let mut guard = self.inner.store.lock().await;
@@ -90,7 +90,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// Makes a past conversation current again.
     pub(super) async fn open_conversation(&self, id: &str) -> Result<Conversation, ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let (ended, opened) = {
             let mut guard = self.inner.store.lock().await;
@@ -108,7 +108,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// "Clear history": every conversation is deleted. Messages still in the inbox stay.
     pub(super) async fn clear_history(&self) -> Result<usize, ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;

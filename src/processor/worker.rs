@@ -86,7 +86,7 @@ impl<H: Host + 'static> Pipeline<H> {
             (Some(schedule), ConversationStatus::Background) => next_run_ms(schedule),
             _ => None,
         };
-        self.inner.timeline.borrow_mut().set(&conversation.id, next);
+        self.inner.background.set_next_run(&conversation.id, next);
         // A run due before the next tick (an `immediate` one, a time just ahead) is not kept
         // waiting for it.
         let now = self.inner.host.now_ms();
@@ -130,7 +130,7 @@ impl<H: Host + 'static> Pipeline<H> {
     pub(super) async fn worker_tick(&self) {
         let host = &self.inner.host;
         let now = host.now_ms();
-        let due = self.inner.timeline.borrow().due(now);
+        let due = self.inner.background.due(now);
         if due.is_empty() {
             return;
         }
@@ -144,7 +144,7 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         for message in messages {
             let id = message.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
-            if self.inner.inflight.borrow().contains_key(&id) {
+            if self.inner.inbox.is_in_flight(&id) {
                 continue;
             }
             host.log(LogLevel::Info, &format!("worker: starting {id}"));
@@ -255,7 +255,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// A scheduled run's outcome on the hub: the hub only shows notifications that answer a
     /// message it routed recently, so it answers the last one routed here (if any this session).
     fn notify_hub_of_run(&self, text: &str, failed: bool) {
-        let Some(last) = self.inner.last_hub_message.borrow().clone() else { return };
+        let Some(last) = self.inner.hub.last_notified() else { return };
         let priority = if failed { Priority::High } else { Priority::Normal };
         self.notify_hub(&self.settings(), &last, text, priority, self.inner.host.now_ms());
     }

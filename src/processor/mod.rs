@@ -31,7 +31,7 @@ use crate::conversation::{Conversation, ConversationStore, HistoryLine, StoreErr
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::Host;
 use crate::host_types::LogLevel;
-use crate::hub::frames::{ack, reject, summarize};
+use crate::hub::frames::{ack, reject, shorten_to_plain_text};
 use crate::hub::{HubStatus, Priority, ResponseKind};
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
@@ -451,7 +451,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 text: format!(
                     "A message failed {} times and was set aside in .smarthole/{path}: \"{}\". Last error: {reason}",
                     entry.attempts,
-                    summarize(&entry.message.text, 80)
+                    shorten_to_plain_text(&entry.message.text, 80)
                 ),
             }),
             Err(e) => host.log(LogLevel::Error, &format!("could not move message {id} to failed/: {e}")),

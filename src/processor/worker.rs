@@ -13,7 +13,7 @@ use crate::conversation::{Conversation, ConversationStatus, ScheduleType, Status
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};
-use crate::hub::frames::summarize;
+use crate::hub::frames::shorten_to_plain_text;
 use crate::hub::Priority;
 use crate::message::{MessageSource, RoutedMessage};
 use crate::schedule::{claim, finish, next_run_ms, resume, RunEnd, TICK_MS};
@@ -237,7 +237,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 format!("Scheduled task “{title}” failed 3 times in a row and is paused: {error} Resume it from the chat once fixed.")
             }
             (Err(error), _) => format!("Scheduled task “{title}” failed: {error} It will be tried again."),
-            (Ok(answer), _) => format!("Scheduled task “{title}” ran: {}", summarize(answer, 300)),
+            (Ok(answer), _) => format!("Scheduled task “{title}” ran: {}", shorten_to_plain_text(answer, 300)),
         };
         host.emit(&Event::ScheduledRun {
             conversation_id: id.clone(),

@@ -1,8 +1,24 @@
 //! The MessageProcessor of seed 003: save to inbox → ack → model with tools and retry → notify
 //! → record history → clean up, one message at a time in arrival order, with a Stop that stops
-//! and a restart that finishes what a crash left without recording anything twice. Conversation
-//! boundaries, pending questions and what happens after a conversation ends are in
-//! `conversations.rs`; the state every part is written against (`Pipeline`) in `pipeline.rs`.
+//! and a restart that finishes what a crash left without recording anything twice.
+//!
+//! This file holds [`MessageProcessor`], the public handle, and a message's way through the
+//! pipeline (arrival, inbox and attempts, the turn, its finish or failure, `failed/`). The
+//! handle's methods, in the order a host uses them: `new` (validated settings), `initialize`
+//! (loads the history, starts the worker, the periodic cleanup and the hub), `reprocess_pending`
+//! (what a previous session left), then `process` for every message and
+//! `cancel_current_processing` for Stop; the host reports its hub sockets with `hub_opened`,
+//! `hub_frame`, `hub_closed`; the chat view and the agent API have their own calls; `dispose`,
+//! or dropping the last clone, stops everything.
+//!
+//! The other parts are each an `impl Pipeline` (or a piece of its state) in a file of their own:
+//! `pipeline.rs` (the state every part is written against: `Pipeline`, `Inner` and its parts),
+//! `conversations.rs` (boundary, questions, recording a turn, after-end work, stale questions),
+//! `view.rs` (the chat view's calls besides messages), `approvals.rs` (a tool waiting on the
+//! user), `worker.rs` (the schedules: timeline, tick, claiming runs, a run's end), `hub.rs`
+//! (socket events in, actions out, every frame sent), `api.rs` and `api_recent.rs` (the agent
+//! API's endpoints, what they answered lately), `queue.rs` (the FIFO gate), `tasks.rs`
+//! (everything it runs, stopped together) and `error.rs` (`ProcessorError`).
 
 mod api;
 mod api_recent;

@@ -12,6 +12,7 @@ use crate::conversation::{ConversationStore, QuestionType, Schedule};
 use crate::event::{Event, Stage};
 use crate::host::Host;
 use crate::host_types::LogLevel;
+use crate::hub::Priority;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::{
     client, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,
@@ -38,8 +39,9 @@ pub struct TurnInput<'a> {
     pub message: &'a RoutedMessage,
     /// The conversations, for tools that read them.
     pub store: &'a Mutex<Option<ConversationStore>>,
-    /// Sends a notification frame about this message to the hub.
-    pub notify_hub: &'a dyn Fn(String),
+    /// Sends a notification about this message to the hub: its text (Markdown, shortened for
+    /// the hub by the processor) and priority.
+    pub notify_hub: &'a dyn Fn(&str, Priority),
     /// Asks the user to approve a tool's action.
     pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
     /// The user's integrations (MCP servers) for this turn.

@@ -1,12 +1,14 @@
-//! Lean stand-ins for two std operations whose WebAssembly code is large, kept here so the
-//! bundle stays within its budget (DESIGN.md §6):
-//! - Unicode lower-casing: Rust's case tables add ~25 KB; in the browser the JS engine's own
-//!   `toLowerCase` (the same Unicode mapping) is used instead.
-//! - sorting: every `sort_by` call site instantiates the whole stable sort (~3 KB each); here
-//!   one instantiation sorts indices and each call only permutes its items.
-//! - typed reads of a `serde_json::Value`: `serde_json::from_value` brings a second deserializer
-//!   (and a second copy of every type's `Deserialize`); going through text reuses the one that
-//!   parses everything else.
+//! Lean stand-ins for three operations whose WebAssembly code is large, kept here so the bundle
+//! stays within its budget (DESIGN.md §6); the core calls these instead of the std ones:
+//! - Unicode lower-casing (`fold_case`): Rust's case tables add ~25 KB; in wasm the JS engine's
+//!   own `toLowerCase` (the same Unicode mapping, `wasm/lean_js.rs`) is used instead, natively
+//!   Rust's `to_lowercase`.
+//! - sorting (`sort_by`, `sort_by_key`): every `sort_by` call site instantiates the whole stable
+//!   sort (~3 KB each); here one instantiation sorts indices and each call only permutes its
+//!   items.
+//! - typed reads of a `serde_json::Value` (`from_value`): `serde_json::from_value` brings a
+//!   second deserializer (and a second copy of every type's `Deserialize`); going through text
+//!   reuses the one that parses everything else.
 
 use std::cmp::Ordering;
 
@@ -28,7 +30,7 @@ pub fn fold_case(text: &str) -> String {
 
 #[cfg(target_arch = "wasm32")]
 fn fold_non_ascii(text: &str) -> String {
-    String::from(js_sys::JsString::from(text).to_lower_case())
+    crate::wasm::lean_js::to_lower_case(text)
 }
 
 #[cfg(not(target_arch = "wasm32"))]

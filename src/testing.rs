@@ -387,11 +387,6 @@ impl FakeHost {
         self.state.failing.borrow_mut().push((op, prefix.to_owned()));
     }
 
-    /// Stops failing file operations.
-    pub fn heal_files(&self) {
-        self.state.failing.borrow_mut().clear();
-    }
-
     /// File operations performed so far.
     pub fn file_ops(&self) -> u64 {
         self.state.file_ops.get()

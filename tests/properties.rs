@@ -31,9 +31,33 @@ use smarthole_agent::MessageProcessor;
 struct Arrival {
     at_ms: u64,
     from_hub: bool,
-    /// 0 text, 1 streamed slowly, 2 overloaded then retried, 3 calls send_message, 4 schedules
-    /// a task for the worker to run at once.
-    answer: u8,
+    answer: Answer,
+}
+
+/// How the scripted model answers a message.
+#[derive(Debug, Clone, Copy)]
+enum Answer {
+    /// Plain text.
+    Text,
+    /// Text streamed slowly.
+    SlowText,
+    /// Overloaded (529), then retried.
+    Overloaded,
+    /// Calls `send_message`.
+    SendsMessage,
+    /// Calls `create_schedule` for a task the worker runs at once.
+    SchedulesTask,
+}
+
+/// Every kind of answer, equally likely.
+fn answer() -> impl Strategy<Value = Answer> {
+    prop_oneof![
+        Just(Answer::Text),
+        Just(Answer::SlowText),
+        Just(Answer::Overloaded),
+        Just(Answer::SendsMessage),
+        Just(Answer::SchedulesTask),
+    ]
 }
 
 #[derive(Debug, Clone)]
@@ -48,8 +72,11 @@ struct Session {
 }
 
 fn session() -> impl Strategy<Value = Session> {
-    let arrival =
-        (0u64..3_000, any::<bool>(), 0u8..5).prop_map(|(at_ms, from_hub, answer)| Arrival { at_ms, from_hub, answer });
+    let arrival = (0u64..3_000, any::<bool>(), answer()).prop_map(|(at_ms, from_hub, answer)| Arrival {
+        at_ms,
+        from_hub,
+        answer,
+    });
     (
         prop::collection::vec(arrival, 1..5),
         prop::option::of(0u64..4_000),
@@ -84,17 +111,19 @@ fn run_session(host: &FakeHost, ledger: &Rc<RefCell<Ledger>>, n: usize, s: &Sess
         let text = format!("token-{id}");
         let tool_id = format!("tool-{id}");
         match arrival.answer {
-            0 => host.script_matching(&text, Reply::text(&format!("answer to {id}"))),
-            1 => host.script_matching(&text, Reply::slow_text(&format!("slow answer to {id} in several words"), 300)),
-            2 => host.script_matching(&text, Reply::error(529, "overloaded_error")),
+            Answer::Text => host.script_matching(&text, Reply::text(&format!("answer to {id}"))),
+            Answer::SlowText => {
+                host.script_matching(&text, Reply::slow_text(&format!("slow answer to {id} in several words"), 300))
+            }
+            Answer::Overloaded => host.script_matching(&text, Reply::error(529, "overloaded_error")),
             // Tools: asked for until the model sees the tool's result, so a retry or a restart
             // that forgot the tool already ran would run it again.
-            3 => host.script_until(
+            Answer::SendsMessage => host.script_until(
                 &text,
                 &tool_id,
                 Reply::tools("", &[(&tool_id, "send_message", json!({"message": format!("note for {id}")}))]),
             ),
-            _ => host.script_until(
+            Answer::SchedulesTask => host.script_until(
                 &text,
                 &tool_id,
                 Reply::tools(

@@ -14,7 +14,7 @@ use super::log::parse_log;
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel, Millis};
-use crate::hub::frames::summarize;
+use crate::hub::frames::shorten_to_plain_text;
 use crate::ids::new_id;
 use crate::llm::{ContentBlock, MessagesJson};
 use crate::time::{format_iso, parse_iso};
@@ -454,7 +454,7 @@ fn encode_lines(lines: &[HistoryLine]) -> Result<String, StoreError> {
 fn provisional_title(lines: &[HistoryLine]) -> Option<String> {
     lines.iter().filter(|l| l.role == LineRole::User && l.visible).find_map(|l| {
         l.content.iter().find_map(|b| match b {
-            ContentBlock::Text { text } if !text.trim().is_empty() => Some(summarize(text, 60)),
+            ContentBlock::Text { text } if !text.trim().is_empty() => Some(shorten_to_plain_text(text, 60)),
             _ => None,
         })
     })

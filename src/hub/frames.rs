@@ -83,17 +83,21 @@ pub fn reject(message_id: &str, reason: &str) -> String {
     response(message_id, "reject", json!({ "reason": reason }))
 }
 
-/// A notification shown by the hub for a message.
-pub fn notification(message_id: &str, title: &str, body: &str, priority: Priority) -> String {
+/// A notification shown by the hub for a message: `text` (Markdown) becomes its body, shortened
+/// to plain text of at most [`NOTIFICATION_BODY_CHARS`]. The one place such a frame is built.
+pub fn notification(message_id: &str, title: &str, text: &str, priority: Priority) -> String {
+    let body = shorten_to_plain_text(text, NOTIFICATION_BODY_CHARS);
     response(message_id, "notification", json!({"title": title, "body": body, "priority": priority}))
 }
 
 /// Longest notification body, in characters.
-pub const NOTIFICATION_BODY_CHARS: usize = 240;
+const NOTIFICATION_BODY_CHARS: usize = 240;
 
-/// A short plain-text version of a Markdown answer for a notification: markup removed, lines
-/// joined, cut at a word boundary with an ellipsis.
-pub fn summarize(markdown: &str, max_chars: usize) -> String {
+/// A short plain-text version of Markdown, at most `max_chars`: markup removed, lines joined,
+/// cut at a word boundary with an ellipsis. Made for notification bodies; also gives the
+/// provisional titles and the excerpts in notices. (Not `summary::summarize`, which asks the
+/// model.)
+pub fn shorten_to_plain_text(markdown: &str, max_chars: usize) -> String {
     let mut plain = String::with_capacity(markdown.len().min(max_chars * 2));
     let mut in_fence = false;
     for line in markdown.lines() {
@@ -216,6 +220,10 @@ mod tests {
     fn notification_and_reject_shapes() {
         let v: Value = serde_json::from_str(&notification("m", "Obsidian", "Done", Priority::High)).unwrap();
         assert_eq!(v["payload"]["payload"], json!({"title": "Obsidian", "body": "Done", "priority": "high"}));
+        let v: Value =
+            serde_json::from_str(&notification("m", "Obsidian", &"**word** ".repeat(100), Priority::Normal)).unwrap();
+        let body = v["payload"]["payload"]["body"].as_str().unwrap_or_default();
+        assert_eq!(body, shorten_to_plain_text(&"word ".repeat(100), NOTIFICATION_BODY_CHARS));
         let v: Value = serde_json::from_str(&reject("m", "too long")).unwrap();
         assert_eq!(v["payload"]["payload"], json!({"reason": "too long"}));
     }
@@ -223,11 +231,11 @@ mod tests {
     #[test]
     fn summary_is_plain_and_short() {
         let md = "# Result\n\n- **Bought** [[milk]] and [eggs](http://x)\n```\ncode\n```\n> `quoted` _text_";
-        assert_eq!(summarize(md, 240), "Result Bought milk and eggs code quoted text");
+        assert_eq!(shorten_to_plain_text(md, 240), "Result Bought milk and eggs code quoted text");
         let long = "word ".repeat(100);
-        let s = summarize(&long, 30);
+        let s = shorten_to_plain_text(&long, 30);
         assert!(s.chars().count() <= 30 && s.ends_with('…'), "{s}");
-        assert_eq!(summarize(&"x".repeat(50), 10).chars().count(), 10);
-        assert_eq!(summarize("", 10), "");
+        assert_eq!(shorten_to_plain_text(&"x".repeat(50), 10).chars().count(), 10);
+        assert_eq!(shorten_to_plain_text("", 10), "");
     }
 }

@@ -281,7 +281,7 @@ impl<H: Host + 'static> Pipeline<H> {
         if run.peek().is_none() && wait_ms > 0 {
             let _ = select(run.clone(), self.inner.host.sleep(wait_ms).boxed_local()).await;
         }
-        let current = self.inner.current.borrow().as_ref().map(|c| c.message_id.clone());
+        let current = self.inner.run.current_id();
         let (status, view) = message_view(id, &run, current.as_deref());
         Ok(ApiResponse::json(status, &view))
     }

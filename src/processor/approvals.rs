@@ -15,8 +15,7 @@ use crate::approval::{
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
-use crate::hub::frames::{notification, summarize, NOTIFICATION_BODY_CHARS};
-use crate::hub::{Priority, ResponseKind};
+use crate::hub::Priority;
 use crate::ids::new_id;
 use crate::message::RoutedMessage;
 
@@ -107,13 +106,7 @@ impl<H: Host + 'static> Pipeline<H> {
         host.emit(&Event::ApprovalRequested { request: Box::new(request.clone()) });
         if message.from_hub() {
             let body = format!("Approval needed: {}. Open Obsidian to approve or reject.", request.summary);
-            let frame = notification(
-                &message.id,
-                &self.settings().notification_title,
-                &summarize(&body, NOTIFICATION_BODY_CHARS),
-                Priority::High,
-            );
-            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, message));
+            self.notify_hub(&self.settings(), &message.id, &body, Priority::High, message_time(host, message));
         }
         let status = match select(answer, host.sleep(APPROVAL_TIMEOUT_MS).boxed_local()).await {
             Either::Left((Ok(status), _)) => status,

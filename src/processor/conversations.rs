@@ -4,7 +4,7 @@
 //! periodic cleanup of stale questions.
 
 use super::error::ProcessorError;
-use super::pipeline::Pipeline;
+use super::pipeline::{loaded, Pipeline};
 use super::worker::{target_of, Target};
 use crate::agent::TurnOutcome;
 use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
@@ -47,13 +47,13 @@ impl<H: Host + 'static> Pipeline<H> {
         target: &Target,
         settings: &Settings,
         integrations: &[McpServer],
-    ) -> Result<Prepared, StoreError> {
+    ) -> Result<Prepared, ProcessorError> {
         let host = &self.inner.host;
         let budget = settings.context_token_budget as usize;
         let mut ended = None;
         let prepared = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             let now = host.now_ms();
             let (conversation, history) = match target {
                 Target::Conversation(id) => {
@@ -122,14 +122,14 @@ impl<H: Host + 'static> Pipeline<H> {
     /// the question it asked (or clears the one it answered, unless the agent kept it open), the
     /// schedule it created, its state changes — in one index write, and ends the conversation
     /// if the agent asked to.
-    pub(super) async fn record(&self, message: &RoutedMessage, outcome: &TurnOutcome) -> Result<(), StoreError> {
+    pub(super) async fn record(&self, message: &RoutedMessage, outcome: &TurnOutcome) -> Result<(), ProcessorError> {
         let host = &self.inner.host;
         let target = target_of(message);
         let mut updated = Vec::new();
         let mut ended = None;
         {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             let lines = history_lines(host, message, outcome);
             let (id, before) = match &target {
                 Target::Current => {
@@ -266,7 +266,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Err(e) => return host.log(LogLevel::Warn, &format!("retrospection of {conversation_id} failed: {e}")),
         };
         let written = {
-            let _file = self.inner.retrospection_file.lock().await;
+            let _file = self.inner.background.retrospection_file.lock().await;
             match host.read_file(RETROSPECTION_PATH).await {
                 Ok(existing) => {
                     let text =

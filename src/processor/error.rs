@@ -14,4 +14,18 @@ pub enum ProcessorError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// The store was asked for before `initialize` opened it.
+    #[error("the conversation history is not loaded")]
+    NotLoaded,
+}
+
+impl ProcessorError {
+    /// What went wrong, without the lead-in of `Store`: for a message that could not read or
+    /// save its history, where the caller's own text says what it was doing.
+    pub(super) fn cause_text(&self) -> String {
+        match self {
+            ProcessorError::Store(e) => e.to_string(),
+            other => other.to_string(),
+        }
+    }
 }

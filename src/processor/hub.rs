@@ -1,14 +1,16 @@
 //! The processor's side of the hub connection: it feeds socket events to the state machine
 //! (`hub::client`), carries out the actions it returns, and sends every ack, reject and
-//! notification through it.
+//! notification through it (notifications built in one place, `notify_hub`).
 
 use serde_json::Value;
 
 use super::pipeline::Pipeline;
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
-use crate::hub::{HubAction, ResponseKind};
+use crate::hub::frames::notification;
+use crate::hub::{HubAction, Priority, ResponseKind};
 use crate::message::{MessageSource, RoutedMessage};
+use crate::settings::Settings;
 use crate::time::parse_iso;
 
 impl<H: Host + 'static> Pipeline<H> {
@@ -21,41 +23,53 @@ impl<H: Host + 'static> Pipeline<H> {
     pub(super) fn configure_hub(&self) {
         let config = self.settings().hub_config();
         let now = self.inner.host.now_ms();
-        let actions = self.inner.hub.borrow_mut().configure(config, now);
+        let actions = self.inner.hub.client.borrow_mut().configure(config, now);
         self.hub_apply(actions);
     }
 
     pub(super) fn hub_opened(&self, socket: u64) {
         let now = self.inner.host.now_ms();
-        let actions = self.inner.hub.borrow_mut().on_open(socket, now);
+        let actions = self.inner.hub.client.borrow_mut().on_open(socket, now);
         self.hub_apply(actions);
     }
 
     pub(super) fn hub_frame(&self, socket: u64, text: &str) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
-        let actions = self.inner.hub.borrow_mut().on_frame(socket, text, now, random);
+        let actions = self.inner.hub.client.borrow_mut().on_frame(socket, text, now, random);
         self.hub_apply(actions);
     }
 
     pub(super) fn hub_closed(&self, socket: u64, why: &str) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
-        let actions = self.inner.hub.borrow_mut().on_close(socket, now, random, why);
+        let actions = self.inner.hub.client.borrow_mut().on_close(socket, now, random, why);
         self.hub_apply(actions);
     }
 
     fn hub_timer(&self) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
-        let actions = self.inner.hub.borrow_mut().on_timer(now, random);
+        let actions = self.inner.hub.client.borrow_mut().on_timer(now, random);
         self.hub_apply(actions);
     }
 
     /// Sends (or keeps, or drops) a response about a message.
     pub(super) fn respond(&self, message_id: &str, kind: ResponseKind, frame: String, message_at: u64) {
-        if kind == ResponseKind::Notification {
-            *self.inner.last_hub_message.borrow_mut() = Some(message_id.to_owned());
-        }
-        let actions = self.inner.hub.borrow_mut().respond(message_id, kind, frame, message_at);
+        let actions = self.inner.hub.respond(message_id, kind, frame, message_at);
         self.hub_apply(actions);
+    }
+
+    /// Tells the hub about a message: `text` (Markdown) as a notification under the title in
+    /// `settings` (the turn's own, for a turn). Every notification the processor and its tools
+    /// send goes through here.
+    pub(super) fn notify_hub(
+        &self,
+        settings: &Settings,
+        message_id: &str,
+        text: &str,
+        priority: Priority,
+        message_at: u64,
+    ) {
+        let frame = notification(message_id, &settings.notification_title, text, priority);
+        self.respond(message_id, ResponseKind::Notification, frame, message_at);
     }
 
     /// Carries out the state machine's actions. Called with no borrow of it held.

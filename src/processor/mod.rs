@@ -1,8 +1,24 @@
 //! The MessageProcessor of seed 003: save to inbox → ack → model with tools and retry → notify
 //! → record history → clean up, one message at a time in arrival order, with a Stop that stops
-//! and a restart that finishes what a crash left without recording anything twice. Conversation
-//! boundaries, pending questions and what happens after a conversation ends are in
-//! `conversations.rs`; the state every part is written against (`Pipeline`) in `pipeline.rs`.
+//! and a restart that finishes what a crash left without recording anything twice.
+//!
+//! This file holds [`MessageProcessor`], the public handle, and a message's way through the
+//! pipeline (arrival, inbox and attempts, the turn, its finish or failure, `failed/`). The
+//! handle's methods, in the order a host uses them: `new` (validated settings), `initialize`
+//! (loads the history, starts the worker, the periodic cleanup and the hub), `reprocess_pending`
+//! (what a previous session left), then `process` for every message and
+//! `cancel_current_processing` for Stop; the host reports its hub sockets with `hub_opened`,
+//! `hub_frame`, `hub_closed`; the chat view and the agent API have their own calls; `dispose`,
+//! or dropping the last clone, stops everything.
+//!
+//! The other parts are each an `impl Pipeline` (or a piece of its state) in a file of their own:
+//! `pipeline.rs` (the state every part is written against: `Pipeline`, `Inner` and its parts),
+//! `conversations.rs` (boundary, questions, recording a turn, after-end work, stale questions),
+//! `view.rs` (the chat view's calls besides messages), `approvals.rs` (a tool waiting on the
+//! user), `worker.rs` (the schedules: timeline, tick, claiming runs, a run's end), `hub.rs`
+//! (socket events in, actions out, every frame sent), `api.rs` and `api_recent.rs` (the agent
+//! API's endpoints, what they answered lately), `queue.rs` (the FIFO gate), `tasks.rs`
+//! (everything it runs, stopped together) and `error.rs` (`ProcessorError`).
 
 mod api;
 mod api_recent;
@@ -16,42 +32,35 @@ mod tasks;
 mod view;
 mod worker;
 
-use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::rc::Rc;
 
 use futures::future::{AbortHandle, Abortable, Either, FutureExt, LocalBoxFuture};
-use futures::lock::Mutex;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::agent::{run_turn, TurnInput, TurnOutcome};
 use crate::api::config::{config_document, listeners, Listener};
 use crate::api::{ApiRequest, ApiResponse};
-use crate::approval::{ApprovalBook, ApprovalError, ApprovalRequest, Decision};
+use crate::approval::{ApprovalError, ApprovalRequest, Decision};
 use crate::conversation::{Conversation, ConversationStore, HistoryLine, StoreError};
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::Host;
 use crate::host_types::LogLevel;
-use crate::hub::frames::{ack, notification, reject, summarize, NOTIFICATION_BODY_CHARS};
-use crate::hub::{HubClient, HubStatus, Priority, ResponseKind};
-use crate::ids::file_stem;
+use crate::hub::frames::{ack, reject, shorten_to_plain_text};
+use crate::hub::{HubStatus, Priority, ResponseKind};
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
 use crate::llm::{ApiMessage, ErrorKind, LlmError};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
 use crate::prompt::system_prompt;
-use crate::schedule::Timeline;
 use crate::settings::Settings;
 use crate::time::format_iso;
-use crate::tools::ToolRegistry;
 
-use api_recent::ApiRecent;
 use conversations::Prepared;
 pub use error::ProcessorError;
 use hub::message_time;
-use pipeline::{CurrentRun, Inner, Pipeline, SharedResult};
+use pipeline::{Inner, Pipeline, SharedResult};
 pub use queue::{FifoQueue, Ticket};
 use tasks::TaskSet;
 pub use worker::ScheduleChange;
@@ -106,24 +115,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     pub fn new(host: H, settings: Settings) -> Result<Self, ProcessorError> {
         settings.validate()?;
         let tasks = Rc::new(TaskSet::default());
-        let inner = Rc::new(Inner {
-            host,
-            settings: RefCell::new(Rc::new(settings)),
-            tools: ToolRegistry::default(),
-            queue: Rc::new(FifoQueue::default()),
-            store: Mutex::new(None),
-            current: RefCell::new(None),
-            inflight: RefCell::new(HashMap::new()),
-            on_disk: RefCell::new(HashSet::new()),
-            tasks: Rc::clone(&tasks),
-            retrospection_file: Mutex::new(()),
-            maintenance_started: Cell::new(false),
-            hub: RefCell::new(HubClient::new()),
-            approvals: ApprovalBook::default(),
-            timeline: RefCell::new(Timeline::default()),
-            last_hub_message: RefCell::new(None),
-            api_recent: RefCell::new(ApiRecent::default()),
-        });
+        let inner = Rc::new(Inner::new(host, settings, Rc::clone(&tasks)));
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
 
@@ -142,7 +134,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     pub fn update_settings(&self, settings: Settings) -> Result<(), ProcessorError> {
         settings.validate()?;
         *self.pipeline.inner.settings.borrow_mut() = Rc::new(settings);
-        if self.pipeline.inner.maintenance_started.get() {
+        if self.pipeline.inner.background.started() {
             self.pipeline.configure_hub();
         }
         Ok(())
@@ -165,7 +157,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// The hub connection's status and its detail.
     pub fn hub_status(&self) -> (HubStatus, Option<String>) {
-        self.pipeline.inner.hub.borrow().status()
+        self.pipeline.inner.hub.status()
     }
 
     /// Loads the history (the index and the current conversation), drops stale questions, notes
@@ -176,22 +168,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// Number of messages waiting behind the one in flight.
     pub fn queued(&self) -> usize {
-        self.pipeline.inner.queue.waiting()
+        self.pipeline.inner.run.waiting()
     }
 
     /// The id of the message being processed, if any.
     pub fn current_message_id(&self) -> Option<String> {
-        self.pipeline.inner.current.borrow().as_ref().map(|c| c.message_id.clone())
+        self.pipeline.inner.run.current_id()
     }
 
     /// Stops the message in flight: its request, retry wait or tool is abandoned and it resolves
     /// as cancelled. Returns whether there was one. A no-op when idle.
     pub fn cancel_current_processing(&self) -> bool {
         let inner = &self.pipeline.inner;
-        match inner.current.borrow().as_ref() {
-            Some(run) => {
-                inner.host.log(LogLevel::Info, &format!("stopping message {}", run.message_id));
-                run.abort.abort();
+        match inner.run.stop() {
+            Some(message_id) => {
+                inner.host.log(LogLevel::Info, &format!("stopping message {message_id}"));
                 true
             }
             None => false,
@@ -274,7 +265,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// Pauses, resumes or deletes a conversation's schedule; returns the conversation.
     pub async fn change_schedule(&self, id: &str, change: ScheduleChange) -> Result<Conversation, ProcessorError> {
-        Ok(self.pipeline.change_schedule(id, change).await?)
+        self.pipeline.change_schedule(id, change).await
     }
 
     /// Conversations with a schedule, soonest run first.
@@ -314,17 +305,6 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 }
 
-/// Clears the message in flight when its run ends, however it ends.
-struct CurrentGuard<'a> {
-    slot: &'a RefCell<Option<CurrentRun>>,
-}
-
-impl Drop for CurrentGuard<'_> {
-    fn drop(&mut self) {
-        self.slot.borrow_mut().take();
-    }
-}
-
 impl<H: Host + 'static> Pipeline<H> {
     fn settings(&self) -> Rc<Settings> {
         Rc::clone(&self.inner.settings.borrow())
@@ -340,10 +320,7 @@ impl<H: Host + 'static> Pipeline<H> {
         if store.is_none() {
             *store = Some(ConversationStore::open(&self.inner.host).await?);
             let names = self.inner.host.list_dir(inbox::INBOX_DIR).await.map_err(StoreError::from)?;
-            self.inner
-                .on_disk
-                .borrow_mut()
-                .extend(names.iter().filter_map(|n| n.strip_suffix(".json")).map(str::to_owned));
+            self.inner.inbox.found_on_disk(names.iter().filter_map(|n| n.strip_suffix(".json")).map(str::to_owned));
             drop(store);
             self.restore_approvals().await;
             self.resume_verification_timers();
@@ -351,7 +328,7 @@ impl<H: Host + 'static> Pipeline<H> {
         } else {
             drop(store);
         }
-        if !self.inner.maintenance_started.replace(true) {
+        if self.inner.background.start_once() {
             self.cleanup_stale_states().await?;
             self.start_maintenance();
             self.start_worker();
@@ -376,14 +353,14 @@ impl<H: Host + 'static> Pipeline<H> {
                 return Either::Left(futures::future::ready(result));
             }
         };
-        let existing = self.inner.inflight.borrow().get(&message.id).cloned();
+        let existing = self.inner.inbox.in_flight(&message.id);
         if let Some(existing) = existing {
             if message.from_hub() {
                 self.respond(&message.id, ResponseKind::Ack, ack(&message.id), message_time(host, &message));
             }
             return Either::Right(existing);
         }
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         let this = self.clone();
         let id = message.id.clone();
         Either::Right(self.track(id, async move { this.arrive(message, ticket).await }.boxed_local()))
@@ -397,13 +374,13 @@ impl<H: Host + 'static> Pipeline<H> {
         let work = self.inner.tasks.wrap(work);
         let shared = async move {
             let result = work.await.unwrap_or_else(|| ProcessResult::cancelled(&key));
-            inner.inflight.borrow_mut().remove(&key);
+            inner.inbox.finished(&key);
             inner.host.emit(&Event::Response { result: result.clone() });
             result
         }
         .boxed_local()
         .shared();
-        self.inner.inflight.borrow_mut().insert(id, shared.clone());
+        self.inner.inbox.started(id, shared.clone());
         shared
     }
 
@@ -413,7 +390,7 @@ impl<H: Host + 'static> Pipeline<H> {
         if let Err(e) = self.initialize().await {
             return self.refuse_unstored(&message, &e.to_string());
         }
-        let left_over = self.inner.on_disk.borrow().contains(&file_stem(&message.id));
+        let left_over = self.inner.inbox.is_on_disk(&message.id);
         let earlier = if left_over { self.load_entry(&message.id).await } else { None };
         let entry = match earlier {
             // Left by an earlier run: this delivery continues it as a new attempt.
@@ -483,14 +460,14 @@ impl<H: Host + 'static> Pipeline<H> {
     async fn give_up(&self, entry: &InboxEntry, reason: &str) {
         let host = &self.inner.host;
         let id = &entry.message.id;
-        self.inner.on_disk.borrow_mut().remove(&file_stem(id));
+        self.inner.inbox.removed_from_disk(id);
         match inbox::move_to_failed(host, &inbox::entry_file_name(id), Some(entry), None, reason).await {
             Ok(path) => host.emit(&Event::Notice {
                 level: NoticeLevel::Error,
                 text: format!(
                     "A message failed {} times and was set aside in .smarthole/{path}: \"{}\". Last error: {reason}",
                     entry.attempts,
-                    summarize(&entry.message.text, 80)
+                    shorten_to_plain_text(&entry.message.text, 80)
                 ),
             }),
             Err(e) => host.log(LogLevel::Error, &format!("could not move message {id} to failed/: {e}")),
@@ -519,10 +496,10 @@ impl<H: Host + 'static> Pipeline<H> {
                     }
                 }
                 Pending::Entry(entry) => {
-                    if self.inner.inflight.borrow().contains_key(&entry.message.id) {
+                    if self.inner.inbox.is_in_flight(&entry.message.id) {
                         continue;
                     }
-                    let ticket = self.inner.queue.ticket();
+                    let ticket = self.inner.run.ticket();
                     let this = self.clone();
                     let id = entry.message.id.clone();
                     let work = async move { this.resume(entry, ticket).await }.boxed_local();
@@ -582,7 +559,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
             }
             Ok(Prepared::Fresh(context)) => context,
-            Err(e) => return self.storage_failure(&message, &e.to_string()),
+            Err(e) => return self.storage_failure(&message, &e.cause_text()),
         };
         let resume = if entry.attempts > 1 {
             Journal::new(host, &message.id).load().await.unwrap_or_default()
@@ -590,8 +567,8 @@ impl<H: Host + 'static> Pipeline<H> {
             Vec::new()
         };
         let system = system_prompt(&settings, &message, &context.prompt, host.now_ms());
-        let notify_hub = |frame: String| {
-            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, &message));
+        let notify_hub = |text: &str, priority| {
+            self.notify_hub(&settings, &message.id, text, priority, message_time(host, &message));
         };
         let approve = |ask| self.ask_approval(&message, ask).boxed_local();
         let input = TurnInput {
@@ -606,8 +583,7 @@ impl<H: Host + 'static> Pipeline<H> {
             integrations: &integrations,
         };
         let (abort, registration) = AbortHandle::new_pair();
-        *self.inner.current.borrow_mut() = Some(CurrentRun { message_id: message.id.clone(), abort });
-        let guard = CurrentGuard { slot: &self.inner.current };
+        let guard = self.inner.run.begin(message.id.clone(), abort);
         let turn = Abortable::new(run_turn(host, &settings, input, resume), registration).await;
         drop(guard);
         match turn {
@@ -629,13 +605,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 body = format!("{body} ({notice})");
             }
             let priority = if outcome.waiting() { Priority::High } else { Priority::Normal };
-            let frame = notification(
-                &message.id,
-                &settings.notification_title,
-                &summarize(&body, NOTIFICATION_BODY_CHARS),
-                priority,
-            );
-            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, message));
+            self.notify_hub(&settings, &message.id, &body, priority, message_time(host, message));
         }
         let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting());
         result.notice = outcome.notice.clone();
@@ -648,8 +618,9 @@ impl<H: Host + 'static> Pipeline<H> {
             Err(e) => {
                 // The answer stands, but it is not in history: the inbox keeps the message so
                 // nothing is lost, and the user is told.
+                let e = e.cause_text();
                 host.log(LogLevel::Error, &format!("could not record message {}: {e}", message.id));
-                self.inner.on_disk.borrow_mut().insert(file_stem(&message.id));
+                self.inner.inbox.kept_on_disk(&message.id);
                 host.emit(&Event::Notice {
                     level: NoticeLevel::Error,
                     text: format!(
@@ -677,9 +648,8 @@ impl<H: Host + 'static> Pipeline<H> {
         let user_message = error.user_message(&settings.model);
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
         if message.from_hub() {
-            let body = summarize(&format!("Error: {user_message}"), NOTIFICATION_BODY_CHARS);
-            let frame = notification(&message.id, &settings.notification_title, &body, Priority::High);
-            self.respond(&message.id, ResponseKind::Notification, frame, message_time(host, &message));
+            let body = format!("Error: {user_message}");
+            self.notify_hub(&settings, &message.id, &body, Priority::High, message_time(host, &message));
         }
         entry.last_error = Some(error.to_string());
         entry.last_error_code = Some(error.kind.code().to_owned());
@@ -693,7 +663,7 @@ impl<H: Host + 'static> Pipeline<H> {
             if let Err(e) = inbox::save(host, &entry).await {
                 host.log(LogLevel::Error, &format!("could not note the failure of {}: {e}", message.id));
             }
-            self.inner.on_disk.borrow_mut().insert(file_stem(&message.id));
+            self.inner.inbox.kept_on_disk(&message.id);
         }
         ProcessResult::failure(&message.id, error.kind.code(), user_message)
     }
@@ -710,7 +680,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Ok(()) => host.emit(&Event::stage(message_id, Stage::InboxCleaned)),
             Err(e) => host.log(LogLevel::Warn, &format!("could not remove {message_id} from the inbox: {e}")),
         }
-        self.inner.on_disk.borrow_mut().remove(&file_stem(message_id));
+        self.inner.inbox.removed_from_disk(message_id);
     }
 }
 

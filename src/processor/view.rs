@@ -4,7 +4,7 @@
 //! turn.
 
 use super::error::ProcessorError;
-use super::pipeline::Pipeline;
+use super::pipeline::{loaded, Pipeline};
 use crate::conversation::boundary::starts_new_conversation;
 use crate::conversation::{Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::host::Host;
@@ -19,14 +19,14 @@ impl<H: Host + 'static> Pipeline<H> {
     /// long break starts the new conversation it belongs to.
     pub(super) async fn record_system_line(&self, text: &str) -> Result<String, ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let host = &self.inner.host;
         let settings = self.settings();
         let mut ended = None;
         let conversation_id = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
                 if starts_new_conversation(
                     current,
@@ -62,7 +62,7 @@ impl<H: Host + 'static> Pipeline<H> {
     pub(super) async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
         self.initialize().await?;
         let mut guard = self.inner.store.lock().await;
-        let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+        let store = loaded(&mut guard)?;
         Ok(store.read_lines(&self.inner.host, id).await?)
     }
 
@@ -74,11 +74,11 @@ impl<H: Host + 'static> Pipeline<H> {
     /// "New chat": the current conversation ends; the next message starts a new one.
     pub(super) async fn new_conversation(&self) -> Result<(), ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let ended = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             store.end_current(&self.inner.host, "new chat").await?
         };
         if let Some(ended) = ended {
@@ -90,11 +90,11 @@ impl<H: Host + 'static> Pipeline<H> {
     /// Makes a past conversation current again.
     pub(super) async fn open_conversation(&self, id: &str) -> Result<Conversation, ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let (ended, opened) = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             let ended = store.open_existing(&self.inner.host, id).await?;
             (ended, store.current().cloned().ok_or_else(|| StoreError::Unknown(id.to_owned()))?)
         };
@@ -108,10 +108,10 @@ impl<H: Host + 'static> Pipeline<H> {
     /// "Clear history": every conversation is deleted. Messages still in the inbox stay.
     pub(super) async fn clear_history(&self) -> Result<usize, ProcessorError> {
         self.initialize().await?;
-        let ticket = self.inner.queue.ticket();
+        let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let mut guard = self.inner.store.lock().await;
-        let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+        let store = loaded(&mut guard)?;
         Ok(store.clear(&self.inner.host).await?)
     }
 }

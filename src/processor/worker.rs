@@ -7,13 +7,14 @@
 use futures::FutureExt;
 use serde_json::{json, Value};
 
-use super::pipeline::Pipeline;
+use super::error::ProcessorError;
+use super::pipeline::{loaded, Pipeline};
 use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent, StoreError};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};
-use crate::hub::frames::{notification, summarize, NOTIFICATION_BODY_CHARS};
-use crate::hub::{Priority, ResponseKind};
+use crate::hub::frames::shorten_to_plain_text;
+use crate::hub::Priority;
 use crate::message::{MessageSource, RoutedMessage};
 use crate::schedule::{claim, finish, next_run_ms, resume, RunEnd, TICK_MS};
 use crate::time::format_iso;
@@ -85,7 +86,7 @@ impl<H: Host + 'static> Pipeline<H> {
             (Some(schedule), ConversationStatus::Background) => next_run_ms(schedule),
             _ => None,
         };
-        self.inner.timeline.borrow_mut().set(&conversation.id, next);
+        self.inner.background.set_next_run(&conversation.id, next);
         // A run due before the next tick (an `immediate` one, a time just ahead) is not kept
         // waiting for it.
         let now = self.inner.host.now_ms();
@@ -129,7 +130,7 @@ impl<H: Host + 'static> Pipeline<H> {
     pub(super) async fn worker_tick(&self) {
         let host = &self.inner.host;
         let now = host.now_ms();
-        let due = self.inner.timeline.borrow().due(now);
+        let due = self.inner.background.due(now);
         if due.is_empty() {
             return;
         }
@@ -143,7 +144,7 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         for message in messages {
             let id = message.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
-            if self.inner.inflight.borrow().contains_key(&id) {
+            if self.inner.inbox.is_in_flight(&id) {
                 continue;
             }
             host.log(LogLevel::Info, &format!("worker: starting {id}"));
@@ -160,7 +161,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let now = host.now_ms();
         let due = due_of(message);
         let mut guard = self.inner.store.lock().await;
-        let Some(store) = guard.as_mut() else { return Ok(Claim::Skip("history not loaded".into())) };
+        let Ok(store) = loaded(&mut guard) else { return Ok(Claim::Skip("history not loaded".into())) };
         let Some(conversation) = store.live().iter().find(|c| c.id == id).cloned() else {
             return Ok(Claim::Skip(format!("conversation {id} is gone")));
         };
@@ -236,7 +237,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 format!("Scheduled task “{title}” failed 3 times in a row and is paused: {error} Resume it from the chat once fixed.")
             }
             (Err(error), _) => format!("Scheduled task “{title}” failed: {error} It will be tried again."),
-            (Ok(answer), _) => format!("Scheduled task “{title}” ran: {}", summarize(answer, 300)),
+            (Ok(answer), _) => format!("Scheduled task “{title}” ran: {}", shorten_to_plain_text(answer, 300)),
         };
         host.emit(&Event::ScheduledRun {
             conversation_id: id.clone(),
@@ -254,26 +255,23 @@ impl<H: Host + 'static> Pipeline<H> {
     /// A scheduled run's outcome on the hub: the hub only shows notifications that answer a
     /// message it routed recently, so it answers the last one routed here (if any this session).
     fn notify_hub_of_run(&self, text: &str, failed: bool) {
-        let Some(last) = self.inner.last_hub_message.borrow().clone() else { return };
-        let host = &self.inner.host;
+        let Some(last) = self.inner.hub.last_notified() else { return };
         let priority = if failed { Priority::High } else { Priority::Normal };
-        let frame = notification(
-            &last,
-            &self.settings().notification_title,
-            &summarize(text, NOTIFICATION_BODY_CHARS),
-            priority,
-        );
-        self.respond(&last, ResponseKind::Notification, frame, host.now_ms());
+        self.notify_hub(&self.settings(), &last, text, priority, self.inner.host.now_ms());
     }
 
     /// Pauses, resumes or deletes a conversation's schedule (the chat view's buttons).
-    pub(super) async fn change_schedule(&self, id: &str, change: ScheduleChange) -> Result<Conversation, StoreError> {
+    pub(super) async fn change_schedule(
+        &self,
+        id: &str,
+        change: ScheduleChange,
+    ) -> Result<Conversation, ProcessorError> {
         let host = &self.inner.host;
         let now = host.now_ms();
         let cron = |e: &str, z: &str, after: u64| host.cron_next(e, z, after);
         let updated = {
             let mut guard = self.inner.store.lock().await;
-            let store = guard.as_mut().ok_or_else(|| StoreError::Encode("history not loaded".to_owned()))?;
+            let store = loaded(&mut guard)?;
             store
                 .update(host, id, |c| {
                     let Some(schedule) = c.schedule.as_mut() else {

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::{ConversationStore, QuestionType, Schedule};
 use crate::host::Host;
+use crate::hub::Priority;
 use crate::llm::types::field;
 use crate::llm::ToolDef;
 use crate::mcp::McpServer;
@@ -112,8 +113,9 @@ pub struct ToolContext<'a, H: Host> {
     pub message: &'a RoutedMessage,
     /// The conversations, for tools that read them.
     pub store: &'a Mutex<Option<ConversationStore>>,
-    /// Sends a notification frame about this message to the hub.
-    pub notify_hub: &'a dyn Fn(String),
+    /// Sends a notification about this message to the hub: its text (Markdown, shortened for
+    /// the hub by the processor) and priority.
+    pub notify_hub: &'a dyn Fn(&str, Priority),
     /// Asks the user to approve an action and waits for the answer (or its expiry).
     pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
     /// The user's integrations (MCP servers) as they were when the turn started.

@@ -53,9 +53,9 @@ impl BuiltinTool {
             BuiltinTool::EndConversation => end_conversation::NAME,
             BuiltinTool::GetConversation => get_conversation::NAME,
             BuiltinTool::NeedsInput => needs_input::NAME,
-            BuiltinTool::KeepQuestionOpen => schedule::KEEP,
-            BuiltinTool::CreateSchedule => schedule::CREATE,
-            BuiltinTool::StateUpdate => schedule::STATE,
+            BuiltinTool::KeepQuestionOpen => schedule::KEEP_QUESTION_OPEN,
+            BuiltinTool::CreateSchedule => schedule::CREATE_SCHEDULE,
+            BuiltinTool::StateUpdate => schedule::STATE_UPDATE,
         }
     }
 

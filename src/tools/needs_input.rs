@@ -8,7 +8,6 @@ use super::call::{tool_def, ToolContext, ToolEffect, ToolOutput};
 use crate::conversation::QuestionType;
 use crate::event::Event;
 use crate::host::Host;
-use crate::hub::frames::{notification, summarize, NOTIFICATION_BODY_CHARS};
 use crate::hub::Priority;
 use crate::llm::ToolDef;
 
@@ -98,13 +97,7 @@ pub fn ask<H: Host>(ctx: &ToolContext<'_, H>, kind: QuestionType, prompt: String
         if !options.is_empty() {
             body = format!("{body} ({})", options.join(" / "));
         }
-        let frame = notification(
-            &ctx.message.id,
-            &ctx.settings.notification_title,
-            &summarize(&body, NOTIFICATION_BODY_CHARS),
-            Priority::High,
-        );
-        (ctx.notify_hub)(frame);
+        (ctx.notify_hub)(&body, Priority::High);
     }
     ToolEffect::Question { question_type: kind, prompt, options, sent_to_hub: to_hub }
 }

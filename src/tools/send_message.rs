@@ -7,7 +7,6 @@ use super::call::{tool_def, ToolContext, ToolEffect, ToolOutput};
 use crate::conversation::QuestionType;
 use crate::event::Event;
 use crate::host::Host;
-use crate::hub::frames::{notification, summarize, NOTIFICATION_BODY_CHARS};
 use crate::hub::Priority;
 use crate::llm::ToolDef;
 
@@ -46,8 +45,7 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
     let to_hub = ctx.message.from_hub();
     if to_hub {
         let priority = if is_question { Priority::High } else { Priority::Normal };
-        let body = summarize(&message, NOTIFICATION_BODY_CHARS);
-        (ctx.notify_hub)(notification(&ctx.message.id, &ctx.settings.notification_title, &body, priority));
+        (ctx.notify_hub)(&message, priority);
     }
     if is_question {
         ToolOutput {

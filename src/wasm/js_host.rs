@@ -1,6 +1,13 @@
-//! The host backed by a JS object the shim passes in (Obsidian's vault adapter and `fetch`, or
-//! Node's `fs` and `fetch` in the headless host). Its `emit` feeds the seed's callbacks
-//! (`callbacks.rs`); values cross as JSON (`convert.rs`).
+//! [`JsHost`]: the [`Host`] over the `CoreHost` object the shim passes in (`JsHostObject`
+//! here, one extern method per host call). What backs the object is the shim's choice — in
+//! Obsidian the vault adapter (Node's `fs` on desktop) for `.smarthole/`, `Vault` and
+//! `FileManager` for notes, `fetch` or `requestUrl`; in Node `fs` and `fetch`; everywhere
+//! croner, the MCP SDK and the hub's WebSockets. The object's promises are awaited here; a JS error becomes a `HostError` (an
+//! `AbortError` is `Aborted`) and an MCP error's `kind` a `McpError`. A response body
+//! ([`JsBody`]) and an MCP call abort when dropped, so Stop reaches them. Values cross as JSON
+//! (`convert.rs`), except a request's body (a plain string) and `vault_process`'s edit (a
+//! closure the host calls at most once). `emit` also feeds the seed's callbacks
+//! (`callbacks.rs`).
 
 use std::future::Future;
 use std::rc::Rc;

@@ -7,7 +7,8 @@
 // - an event or content block type the declaration has and the core has no sample of;
 // - an enum value the declaration has and the core does not.
 // Each check is an exported constant typed `never`: when something is wrong, tsc prints the
-// offending samples and field paths as the type that is not assignable to `never`. Run: node scripts/contract.mjs.
+// offending samples and field paths as the type that is not assignable to `never`.
+// Run: node scripts/contract.mjs (tests/node/contract.test.mjs shows that each check can fail).
 
 import type * as Core from "smarthole-core";
 import type { Enums, Samples } from "contract-samples";
@@ -33,14 +34,18 @@ type Narrow<T, S> = S extends { type: infer D }
 type MissingIn<S, T, Path extends string> = string extends keyof T
   ? never // a record: any keys go
   :
-      | `${Path}${Exclude<keyof T, keyof S> & string}`
-      | { [K in keyof S & keyof T & string]: Missing<S[K], T[K], `${Path}${K}.`> }[keyof S & keyof T & string];
+      | Join<Path, Exclude<keyof T, keyof S> & string>
+      | { [K in keyof S & keyof T & string]: Missing<S[K], T[K], Join<Path, K>> }[keyof S & keyof T & string];
+
+type Join<Path extends string, K extends string> = Path extends "" ? K : `${Path}.${K}`;
 
 /** Whether two types are the same (each assignable to the other). */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 /** The samples whose declaration is `T`. */
-type SamplesOf<T> = { [K in keyof Samples]: Same<Samples[K][1], T> extends true ? Samples[K][0] : never }[keyof Samples];
+type SamplesOf<T> = {
+  [K in keyof Samples]: Same<Samples[K][1], T> extends true ? Samples[K][0] : never;
+}[keyof Samples];
 
 /** `type` tags of the union `T` that no sample has. */
 type Unsampled<T extends { type: string }> = Exclude<T["type"], SamplesOf<T> extends { type: infer D } ? D : never>;
@@ -69,4 +74,6 @@ export const unsampledEvents: never = problems<Unsampled<Core.CoreEvent>>();
 export const unsampledContentBlocks: never = problems<Unsampled<Core.ContentBlock>>();
 
 /** Enum values declared in TypeScript that the core does not have, by enum: should be none. */
-export const declaredButNeverUsed: never = problems<Problems<{ [K in keyof Enums]: Exclude<Enums[K][1], Enums[K][0]> }>>();
+export const declaredButNeverUsed: never = problems<
+  Problems<{ [K in keyof Enums]: Exclude<Enums[K][1], Enums[K][0]> }>
+>();

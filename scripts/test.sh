@@ -19,6 +19,9 @@ cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
 step "native tests (FakeHost, virtual time)"
 cargo test --quiet
 
+step "contract: the core's JSON against the shim's TypeScript declarations (its own test: tests/node/contract.test.mjs)"
+node scripts/contract.mjs
+
 step "wasm-bindgen tests under Node (the JS boundary)"
 cargo test --target wasm32-unknown-unknown --test wasm_boundary
 

@@ -250,7 +250,7 @@ export type CoreEvent =
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
   | { type: "conversation_updated"; conversation: Conversation }
   | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }
-  | { type: "hub_status"; status: HubStatus; detail?: string }
+  | { type: "hub_status"; status: HubStatus; detail: string | null }
   | { type: "approval_requested"; request: ApprovalRequest }
   | { type: "approval_resolved"; request: ApprovalRequest }
   | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
@@ -559,7 +559,7 @@ impl WasmMessageProcessor {
     }
 
     /// The hub connection's status: `{status, detail?}`.
-    #[wasm_bindgen(getter, js_name = hubStatus, unchecked_return_type = "{ status: HubStatus; detail?: string }")]
+    #[wasm_bindgen(getter, js_name = hubStatus, unchecked_return_type = "{ status: HubStatus; detail: string | null }")]
     pub fn hub_status(&self) -> JsValue {
         let (status, detail) = self.core.hub_status();
         to_js(&serde_json::json!({"status": status, "detail": detail}))

@@ -266,7 +266,7 @@ export class CoreRuntime {
     return this.processor ? this.call((p) => p.currentMessageId) : undefined;
   }
 
-  get hubStatus(): { status: HubStatus; detail?: string } {
+  get hubStatus(): { status: HubStatus; detail?: string | null } {
     return this.processor ? this.call((p) => p.hubStatus) : { status: "disconnected" };
   }
 

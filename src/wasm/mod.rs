@@ -22,6 +22,9 @@ use js_host::JsHost;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
+/** How much a log line matters (the host's log, the shim's own). */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
 /** Where a message came from. */
 export type MessageSource = "websocket" | "direct" | "worker" | "system" | "api";
 
@@ -326,7 +329,7 @@ export interface CoreHost {
   hubSend(socket: number, frame: string): void;
   /** Called synchronously; must not call back into the processor. */
   emit(event: CoreEvent): void;
-  log(level: "debug" | "info" | "warn" | "error", message: string): void;
+  log(level: LogLevel, message: string): void;
   randomU32(): number;
 }
 "#;

@@ -385,13 +385,13 @@ async fn call_with_retry<H: Host>(
         |text: &str| host.emit(&Event::TextDelta { message_id: message_id.to_owned(), text: text.to_owned() });
     let mut on_attempt = |attempt: client::Attempt<'_>| match attempt {
         client::Attempt::Request => host.emit(&Event::stage(message_id, Stage::ModelRequest)),
-        client::Attempt::Retry { attempt, delay_ms, error } => host.emit(&Event::Retrying {
-            message_id: message_id.to_owned(),
+        client::Attempt::Retry { attempt, delay_ms, error } => host.emit(&Event::retrying(
+            message_id,
             attempt,
             delay_ms,
-            error_code: error.kind.code().to_owned(),
-            error: error.user_message(&settings.model),
-        }),
+            error.kind.code(),
+            error.user_message(&settings.model),
+        )),
     };
     client::call_with_retry(host, settings, call, &mut on_text, &mut on_attempt).await
 }

@@ -63,6 +63,54 @@ pub enum ApprovalScope {
     Conversation,
 }
 
+/// Why a request stopped being pending, as a tag: views turn it into their own words instead of
+/// reading `note` (which stays, as the text the agent API and the files give).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SettleReason {
+    /// The user approved it (once, or for the conversation or session: see `scope`).
+    Approved,
+    /// The user rejected it.
+    Rejected,
+    /// Nobody answered before it expired.
+    Timeout,
+    /// The message whose turn waited on it was stopped (Stop, unload).
+    Stopped,
+    /// The app restarted while a tool's turn waited on it.
+    Restarted,
+    /// An agent API action outside its context's `allowed_actions` (refused at once).
+    NotAllowed,
+    /// An agent API context that does not require verification (approved at once).
+    NotRequired,
+    /// Covered by an earlier "approve for this session" (approved at once).
+    SessionGrant,
+}
+
+impl SettleReason {
+    /// The status a request settled for this reason has.
+    pub fn status(self) -> ApprovalStatus {
+        match self {
+            SettleReason::Approved | SettleReason::NotRequired | SettleReason::SessionGrant => ApprovalStatus::Approved,
+            SettleReason::Rejected | SettleReason::Stopped | SettleReason::NotAllowed => ApprovalStatus::Rejected,
+            SettleReason::Timeout | SettleReason::Restarted => ApprovalStatus::Expired,
+        }
+    }
+
+    /// The note it leaves on the request, where it is always the same text.
+    fn note(self) -> Option<&'static str> {
+        match self {
+            SettleReason::Rejected => Some("rejected by the user"),
+            SettleReason::Timeout => Some("timeout"),
+            SettleReason::Stopped => Some("the message was stopped before an answer"),
+            SettleReason::Restarted => Some("the app restarted before an answer"),
+            SettleReason::Approved
+            | SettleReason::NotAllowed
+            | SettleReason::NotRequired
+            | SettleReason::SessionGrant => None,
+        }
+    }
+}
+
 /// The user's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -101,6 +149,9 @@ pub struct ApprovalRequest {
     /// Why it ended as it did ("rejected by the user", "timeout", "the app restarted").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Why it ended, as a tag (absent while pending, and in files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle_reason: Option<SettleReason>,
 }
 
 impl ApprovalRequest {
@@ -161,11 +212,11 @@ impl ApprovalBook {
         let mut changed = Vec::new();
         for r in &mut requests {
             if r.status == ApprovalStatus::Pending && (r.origin == ApprovalOrigin::Tool || now >= r.expires_ms) {
-                r.status = ApprovalStatus::Expired;
-                r.note = Some(
-                    if r.origin == ApprovalOrigin::Tool { "the app restarted before an answer" } else { "timeout" }
-                        .to_owned(),
-                );
+                let reason =
+                    if r.origin == ApprovalOrigin::Tool { SettleReason::Restarted } else { SettleReason::Timeout };
+                r.status = reason.status();
+                r.note = reason.note().map(str::to_owned);
+                r.settle_reason = Some(reason);
                 changed.push(r.clone());
             }
         }
@@ -186,7 +237,7 @@ impl ApprovalBook {
     pub fn get(&self, id: &str, now: Millis) -> Option<(ApprovalRequest, bool)> {
         let request = self.requests.borrow().get(id).cloned()?;
         if request.status == ApprovalStatus::Pending && now >= request.expires_ms {
-            if let Ok(expired) = self.settle(id, ApprovalStatus::Expired, None, Some("timeout".to_owned()), now) {
+            if let Ok(expired) = self.settle(id, SettleReason::Timeout, None, now) {
                 return Some((expired, true));
             }
         }
@@ -241,15 +292,16 @@ impl ApprovalBook {
             .count()
     }
 
-    /// Ends a pending request: decided by the user, expired, or given up. Returns it, updated.
+    /// Ends a pending request: decided by the user, expired, or given up; the reason gives its
+    /// status and note. Returns it, updated.
     pub fn settle(
         &self,
         id: &str,
-        status: ApprovalStatus,
+        reason: SettleReason,
         scope: Option<ApprovalScope>,
-        note: Option<String>,
         now: Millis,
     ) -> Result<ApprovalRequest, ApprovalError> {
+        let status = reason.status();
         let updated = {
             let mut map = self.requests.borrow_mut();
             let r = map.get_mut(id).ok_or_else(|| ApprovalError::Unknown(id.to_owned()))?;
@@ -258,7 +310,8 @@ impl ApprovalBook {
             }
             r.status = status;
             r.scope = scope;
-            r.note = note;
+            r.note = reason.note().map(str::to_owned);
+            r.settle_reason = Some(reason);
             r.clone()
         };
         // Session grants that ran out are of no use any more.
@@ -280,12 +333,12 @@ impl ApprovalBook {
         Ok(updated)
     }
 
-    /// The status and note a decision gives.
-    pub fn outcome(decision: Decision) -> (ApprovalStatus, Option<ApprovalScope>, Option<String>) {
+    /// The reason and scope a decision gives.
+    pub fn outcome(decision: Decision) -> (SettleReason, Option<ApprovalScope>) {
         match decision {
-            Decision::ApproveOnce => (ApprovalStatus::Approved, Some(ApprovalScope::Once), None),
-            Decision::ApproveConversation => (ApprovalStatus::Approved, Some(ApprovalScope::Conversation), None),
-            Decision::Reject => (ApprovalStatus::Rejected, None, Some("rejected by the user".to_owned())),
+            Decision::ApproveOnce => (SettleReason::Approved, Some(ApprovalScope::Once)),
+            Decision::ApproveConversation => (SettleReason::Approved, Some(ApprovalScope::Conversation)),
+            Decision::Reject => (SettleReason::Rejected, None),
         }
     }
 }
@@ -310,6 +363,7 @@ mod tests {
             status: ApprovalStatus::Pending,
             scope: None,
             note: None,
+            settle_reason: None,
         }
     }
 
@@ -322,6 +376,12 @@ mod tests {
         assert_eq!(book.get("a", 1_000).unwrap().0.status, ApprovalStatus::Pending);
         let (late, just) = book.get("a", APPROVAL_TIMEOUT_MS).unwrap();
         assert_eq!((late.status, just, late.note.as_deref()), (ApprovalStatus::Expired, true, Some("timeout")));
+        assert_eq!(late.settle_reason, Some(SettleReason::Timeout));
+        let restarted = book.get("t", 1_000).unwrap().0;
+        assert_eq!(
+            (restarted.note.as_deref(), restarted.settle_reason),
+            (Some("the app restarted before an answer"), Some(SettleReason::Restarted))
+        );
     }
 
     #[test]
@@ -329,19 +389,16 @@ mod tests {
         let book = ApprovalBook::default();
         book.insert(request("r", ApprovalOrigin::Tool));
         let mut rx = book.subscribe("r");
-        let (status, scope, note) = ApprovalBook::outcome(Decision::ApproveConversation);
-        book.settle("r", status, scope, note, 0).unwrap();
+        let (reason, scope) = ApprovalBook::outcome(Decision::ApproveConversation);
+        book.settle("r", reason, scope, 0).unwrap();
         assert_eq!(rx.try_recv().unwrap(), Some(ApprovalStatus::Approved));
         assert!(book.granted("c-1", "delete_file", u64::MAX));
         assert!(!book.granted("c-2", "delete_file", 0));
         assert_eq!(
-            book.settle("r", ApprovalStatus::Rejected, None, None, 0),
+            book.settle("r", SettleReason::Rejected, None, 0),
             Err(ApprovalError::AlreadyDecided { id: "r".into(), status: ApprovalStatus::Approved })
         );
-        assert_eq!(
-            book.settle("nope", ApprovalStatus::Rejected, None, None, 0),
-            Err(ApprovalError::Unknown("nope".into()))
-        );
+        assert_eq!(book.settle("nope", SettleReason::Rejected, None, 0), Err(ApprovalError::Unknown("nope".into())));
     }
 
     #[test]
@@ -356,8 +413,8 @@ mod tests {
         };
         book.insert(session);
         assert_eq!(book.pending_in_session("api:default"), 1);
-        let (status, scope, note) = ApprovalBook::outcome(Decision::ApproveConversation);
-        book.settle("s", status, scope, note, 1_000).unwrap();
+        let (reason, scope) = ApprovalBook::outcome(Decision::ApproveConversation);
+        book.settle("s", reason, scope, 1_000).unwrap();
         assert_eq!(book.pending_in_session("api:default"), 0);
         assert!(book.granted("api:default", "git_push", 1_000 + SESSION_GRANT_MS - 1));
         assert!(!book.granted("api:default", "git_push", 1_000 + SESSION_GRANT_MS));

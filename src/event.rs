@@ -39,14 +39,21 @@ pub enum NoticeLevel {
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum Event {
     /// A message is safe in the inbox and queued (seed 003 `onMessageReceived`).
-    MessageReceived { message: RoutedMessage },
+    /// `conversation_id` names the conversation its turn goes to when that is not the current
+    /// one's choice (a scheduled run's); absent, the turn goes to the conversation current when
+    /// it runs. Views compare it with the conversation they show.
+    MessageReceived {
+        message: RoutedMessage,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+    },
     /// A message passed a pipeline stage.
     Stage { message_id: String, stage: Stage },
     /// Streamed text of the current model call.
     TextDelta { message_id: String, text: String },
     /// The current model call failed and will be retried after `delay_ms`; text streamed by the
-    /// failed call is void.
-    Retrying { message_id: String, attempt: u32, delay_ms: u64, error_code: String, error: String },
+    /// failed call is void. `delay_seconds` is the same wait rounded up, as views print it.
+    Retrying { message_id: String, attempt: u32, delay_ms: u64, delay_seconds: u64, error_code: String, error: String },
     /// A tool call is about to run.
     ToolStarted { message_id: String, tool_use_id: String, name: String, input: Value },
     /// A tool call finished; `output` is shortened for display.
@@ -82,6 +89,19 @@ pub enum Event {
 }
 
 impl Event {
+    /// A `retrying` event; the seconds shown to the user are rounded here, once (up, so a wait
+    /// under a second never reads "0 s").
+    pub fn retrying(message_id: &str, attempt: u32, delay_ms: u64, error_code: &str, error: String) -> Self {
+        Event::Retrying {
+            message_id: message_id.to_owned(),
+            attempt,
+            delay_ms,
+            delay_seconds: delay_ms.div_ceil(1000),
+            error_code: error_code.to_owned(),
+            error,
+        }
+    }
+
     /// Shorthand for a stage event.
     pub fn stage(message_id: &str, stage: Stage) -> Self {
         Event::Stage { message_id: message_id.to_owned(), stage }
@@ -109,6 +129,20 @@ mod tests {
         assert_eq!(
             serde_json::to_value(Event::stage("m", Stage::AckSent)).unwrap(),
             json!({"type": "stage", "messageId": "m", "stage": "ack_sent"})
+        );
+    }
+
+    #[test]
+    fn retry_seconds_are_rounded_up_once() {
+        let seconds = |ms| match Event::retrying("m", 1, ms, "overloaded", "busy".into()) {
+            Event::Retrying { delay_seconds, .. } => delay_seconds,
+            _ => unreachable!(),
+        };
+        assert_eq!([seconds(0), seconds(400), seconds(1000), seconds(1500), seconds(60_000)], [0, 1, 1, 2, 60]);
+        assert_eq!(
+            serde_json::to_value(Event::retrying("m", 2, 2000, "overloaded", "busy".into())).unwrap(),
+            json!({"type": "retrying", "messageId": "m", "attempt": 2, "delayMs": 2000, "delaySeconds": 2,
+                   "errorCode": "overloaded", "error": "busy"})
         );
     }
 }

@@ -10,6 +10,11 @@ use thiserror::Error;
 pub const MAX_TEXT_CHARS: usize = 100_000;
 /// Longest message id accepted, in bytes (ids become file names).
 pub const MAX_ID_BYTES: usize = 200;
+/// Code of a message refused before it reached the inbox (the one failure not worth a retry:
+/// the same input would be refused again).
+pub const INVALID_MESSAGE: &str = "invalid_message";
+/// What the ids the core mints for typed messages start with.
+pub const DIRECT_ID_PREFIX: &str = "direct-";
 
 /// Where a message came from; shown to the user and kept in history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -55,6 +60,12 @@ pub struct RoutedMessage {
 }
 
 impl RoutedMessage {
+    /// A message typed by the user, with the id and time the core gives it (so no host mints ids
+    /// of its own).
+    pub fn direct(id: String, text: String, timestamp: String) -> Self {
+        RoutedMessage { id, text, timestamp, source: MessageSource::Direct, metadata: None }
+    }
+
     /// True when the hub delivered this message, so it must be acked and notified.
     pub fn from_hub(&self) -> bool {
         self.source == MessageSource::Websocket
@@ -125,7 +136,8 @@ pub fn parse_routed(value: &Value, now_iso: &str) -> Result<RoutedMessage, Inval
     Ok(RoutedMessage { id, text: text.clone(), timestamp, source, metadata })
 }
 
-/// What `process()` resolves with (seed 003 `ProcessResult`, plus `errorCode` and `cancelled`).
+/// What `process()` resolves with (seed 003 `ProcessResult`, plus `errorCode`, `retryable`,
+/// `cancelled` and `notice`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ProcessResult {
@@ -141,6 +153,10 @@ pub struct ProcessResult {
     /// The machine-readable error code (`auth_error`, `rate_limit`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_code: Option<String>,
+    /// True when the view may offer Retry (the same message again): every failure but a refused
+    /// message. Decided here so no view keeps its own list of codes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retryable: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_waiting_for_response: Option<bool>,
     /// True when the user stopped this message.
@@ -176,13 +192,14 @@ impl ProcessResult {
         }
     }
 
-    /// A failed message, with the user-facing text and the code.
+    /// A failed message, with the user-facing text and the code; retryable unless it was refused.
     pub fn failure(message_id: &str, code: &str, error: String) -> Self {
         ProcessResult {
             success: false,
             message_id: message_id.to_owned(),
             error: Some(error),
             error_code: Some(code.to_owned()),
+            retryable: code != INVALID_MESSAGE,
             ..Default::default()
         }
     }
@@ -243,5 +260,17 @@ mod tests {
     fn cancelled_result_has_the_seed_shape() {
         let v = serde_json::to_value(ProcessResult::cancelled("m1")).unwrap();
         assert_eq!(v, json!({"success": true, "messageId": "m1", "response": "", "toolsUsed": [], "cancelled": true}));
+    }
+
+    #[test]
+    fn every_failure_but_a_refusal_is_retryable() {
+        let v = serde_json::to_value(ProcessResult::failure("m1", "rate_limit", "busy".into())).unwrap();
+        assert_eq!(
+            v,
+            json!({"success": false, "messageId": "m1", "error": "busy", "errorCode": "rate_limit", "retryable": true})
+        );
+        assert!(ProcessResult::failure("m1", "storage_error", String::new()).retryable);
+        let refused = serde_json::to_value(ProcessResult::failure("", INVALID_MESSAGE, "bad".into())).unwrap();
+        assert!(refused.get("retryable").is_none());
     }
 }

@@ -131,6 +131,7 @@ fn no_answer_in_five_minutes_is_a_rejection() {
     assert!(result.success);
     let settled = saved(&host, &request.id);
     assert_eq!((settled.status, settled.note.as_deref()), (ApprovalStatus::Expired, Some("timeout")));
+    assert_eq!(serde_json::to_value(&settled).unwrap()["settleReason"], "timeout", "the view reads the tag");
     // A late click changes nothing.
     let late = host.run(p.decide_approval(&request.id, Decision::ApproveOnce));
     assert_eq!(late, Err(ApprovalError::AlreadyDecided { id: request.id.clone(), status: ApprovalStatus::Expired }));

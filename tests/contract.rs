@@ -26,7 +26,9 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use smarthole_agent::api::config::listeners;
 use smarthole_agent::api::{ApiRequest, ApiResponse};
-use smarthole_agent::approval::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision};
+use smarthole_agent::approval::{
+    ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,
+};
 use smarthole_agent::conversation::{
     Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
     Schedule, ScheduleType, TurnEnd,
@@ -147,6 +149,7 @@ fn result_full() -> ProcessResult {
         is_waiting_for_response: Some(true),
         cancelled: true,
         notice: Some("Stopped after 10 model calls.".into()),
+        retryable: true,
     }
 }
 
@@ -211,6 +214,7 @@ fn approval_full() -> ApprovalRequest {
         status: ApprovalStatus::Approved,
         scope: Some(ApprovalScope::Conversation),
         note: Some("approved by the user".into()),
+        settle_reason: Some(SettleReason::Approved),
     }
 }
 
@@ -347,13 +351,14 @@ fn outgoing() -> Vec<Sample> {
 /// One event of each variant (every optional field present), in declaration order.
 fn events() -> Vec<Event> {
     vec![
-        Event::MessageReceived { message: message_full() },
+        Event::MessageReceived { message: message_full(), conversation_id: Some("conv-1".into()) },
         Event::Stage { message_id: "msg-1".into(), stage: Stage::ModelRequest },
         Event::TextDelta { message_id: "msg-1".into(), text: "Added".into() },
         Event::Retrying {
             message_id: "msg-1".into(),
             attempt: 2,
             delay_ms: 4000,
+            delay_seconds: 4,
             error_code: "overloaded".into(),
             error: "The model is overloaded.".into(),
         },
@@ -540,6 +545,20 @@ fn enums() -> Vec<EnumSample> {
             name: "enum_approval_status",
             ts_type: "Core.ApprovalStatus",
             values: values(every!(ApprovalStatus { Pending, Approved, Rejected, Expired })),
+        },
+        EnumSample {
+            name: "enum_settle_reason",
+            ts_type: "Core.SettleReason",
+            values: values(every!(SettleReason {
+                Approved,
+                Rejected,
+                Timeout,
+                Stopped,
+                Restarted,
+                NotAllowed,
+                NotRequired,
+                SessionGrant
+            })),
         },
         EnumSample {
             name: "enum_approval_origin",

@@ -157,6 +157,7 @@ fn invalid_messages_get_a_clear_error_and_never_reach_the_inbox() {
         let result = host.run(p.process(raw.clone()));
         assert!(!result.success, "{raw}");
         assert_eq!(result.error_code.as_deref(), Some("invalid_message"));
+        assert!(!result.retryable, "the same input would be refused again: no Retry");
         assert!(result.error.as_deref().unwrap_or("").contains(expected), "{raw} → {:?}", result.error);
     }
     assert!(inbox(&host).is_empty());
@@ -169,6 +170,20 @@ fn invalid_messages_get_a_clear_error_and_never_reach_the_inbox() {
     // And the processor still works.
     host.script([Reply::text("fine")]);
     assert!(host.run(p.process(direct("ok", "hello"))).success);
+}
+
+#[test]
+fn typed_messages_get_their_id_and_time_from_the_core() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let (a, b) = (p.new_message("hello"), p.new_message("hello"));
+    assert!(a.id.starts_with("direct-") && a.id.len() == "direct-".len() + 16, "{}", a.id);
+    assert_ne!(a.id, b.id);
+    assert_eq!(serde_json::to_value(&a).unwrap()["source"], "direct");
+    assert_eq!(a.timestamp, smarthole_agent::time::format_iso(host.now()));
+    host.script([Reply::text("hi")]);
+    let result = host.run(p.process(serde_json::to_value(&a).unwrap()));
+    assert!(result.success && result.message_id == a.id, "{result:?}");
 }
 
 #[test]

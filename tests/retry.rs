@@ -30,6 +30,15 @@ fn backoff_is_exactly_one_two_four_seconds_then_success() {
             _ => None,
         })
         .collect();
+    let seconds: Vec<u64> = host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Retrying { delay_seconds, .. } => Some(delay_seconds),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seconds, [1, 2, 4], "the seconds the views print");
     assert_eq!(
         retries,
         [(2, 1_000, "rate_limit".into()), (3, 2_000, "server_error".into()), (4, 4_000, "overloaded".into())]
@@ -99,6 +108,7 @@ fn non_retryable_errors_fail_at_once_with_their_messages() {
         let result = host.run(p.process(direct("x", "hi")));
         assert_eq!((result.error_code.as_deref(), result.error.as_deref()), (Some(code), Some(message)), "{status}");
         assert_eq!(host.requests().len(), 1, "{status} is not retried");
+        assert!(result.retryable, "{status}: the user may still try again (after fixing the settings)");
     }
 }
 

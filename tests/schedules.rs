@@ -241,6 +241,18 @@ fn a_one_time_run_happens_at_its_time_in_its_own_conversation_then_the_schedule_
         .into_iter()
         .any(|e| matches!(e, Event::ScheduledRun { ok: true, text, .. } if text.contains("Reminder: call Bob.")));
     assert!(notified, "the chat view hears of the run");
+    // The run's arrival names its conversation, so a view showing another one leaves it out;
+    // the user's own message goes to whichever conversation is current.
+    let received: Vec<(String, Option<String>)> = host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::MessageReceived { message, conversation_id } => Some((message.id, conversation_id)),
+            _ => None,
+        })
+        .collect();
+    assert!(received.iter().any(|(id, c)| id == "b" && c.is_none()), "{received:?}");
+    assert!(received.iter().any(|(id, c)| id.starts_with("worker-") && c.as_deref() == Some(&background.id[..])));
 }
 
 #[test]

@@ -191,6 +191,7 @@ async fn bad_input_from_js_is_an_error_not_a_trap() {
         let result = wait(p.process(bad)).await;
         assert_eq!(get(&result, "success"), JsValue::FALSE);
         assert_eq!(get(&result, "errorCode").as_string().unwrap(), "invalid_message");
+        assert!(get(&result, "retryable").is_undefined(), "a refused message offers no Retry");
     }
     // A host whose writes throw gives a storage error, and the module keeps working.
     Reflect::set(&host, &JsValue::from_str("failWrites"), &JsValue::TRUE).unwrap();
@@ -233,4 +234,19 @@ async fn auth_errors_cross_as_the_seed_message() {
     let result = wait(p.process(json(r#"{"id": "a", "text": "hi"}"#))).await;
     assert_eq!(get(&result, "error").as_string().unwrap(), "API key is missing or invalid");
     assert_eq!(get(&result, "errorCode").as_string().unwrap(), "auth_error");
+    assert_eq!(get(&result, "retryable"), JsValue::TRUE);
+}
+
+#[wasm_bindgen_test]
+async fn typed_messages_cross_with_the_id_the_core_minted() {
+    let host = makeHost(json(r#"[{"text": "hello"}]"#));
+    let p = processor(&host);
+    let message = p.new_message("hi");
+    let id = get(&message, "id").as_string().unwrap();
+    assert!(id.starts_with("direct-"), "{id}");
+    assert_eq!(get(&message, "source").as_string().unwrap(), "direct");
+    assert_ne!(id, get(&p.new_message("hi"), "id").as_string().unwrap());
+    let result = wait(p.process(message)).await;
+    assert_eq!(get(&result, "success"), JsValue::TRUE);
+    assert_eq!(get(&result, "messageId").as_string().unwrap(), id);
 }

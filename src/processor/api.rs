@@ -10,7 +10,7 @@ use super::pipeline::Pipeline;
 use crate::api::config::{config_document, context_document, own_port_context};
 use crate::api::route::{route, Route, Routed};
 use crate::api::{bad, guard, ApiError, ApiRequest, ApiResponse, MAX_MESSAGES_IN_FLIGHT, MAX_PENDING_VERIFICATIONS};
-use crate::approval::{ApprovalOrigin, ApprovalRequest, ApprovalStatus};
+use crate::approval::{ApprovalOrigin, ApprovalRequest, ApprovalStatus, SettleReason};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -167,24 +167,26 @@ impl<H: Host + 'static> Pipeline<H> {
             status: ApprovalStatus::Pending,
             scope: None,
             note: None,
+            settle_reason: None,
         };
         let decided_at_once = if !context.allowed_actions.contains(&request.action) {
             Some((
-                ApprovalStatus::Rejected,
+                SettleReason::NotAllowed,
                 format!("action {:?} is not in the allowed_actions of context {:?}", request.action, context.name),
             ))
         } else if !context.verification_required {
-            Some((ApprovalStatus::Approved, format!("context {:?} does not require verification", context.name)))
+            Some((SettleReason::NotRequired, format!("context {:?} does not require verification", context.name)))
         } else if self.inner.approvals.granted(&session, &request.action, now) {
-            Some((ApprovalStatus::Approved, "approved for this session".to_owned()))
+            Some((SettleReason::SessionGrant, "approved for this session".to_owned()))
         } else {
             None
         };
-        if let Some((status, note)) = decided_at_once {
+        if let Some((reason, note)) = decided_at_once {
             // Nobody was asked, so nothing needs to survive a restart; a bounded list answers
             // a poll of it (an agent retrying a refused action in a loop fills nothing).
-            request.status = status;
+            request.status = reason.status();
             request.note = Some(note);
+            request.settle_reason = Some(reason);
             self.inner.api_recent.borrow_mut().remember_decided(request.clone());
             return Ok(ApiResponse::json(200, &verification_view(&request)));
         }
@@ -222,9 +224,7 @@ impl<H: Host + 'static> Pipeline<H> {
         self.spawn(async move {
             this.inner.host.sleep(delay).await;
             let now = this.inner.host.now_ms();
-            if let Ok(expired) =
-                this.inner.approvals.settle(&id, ApprovalStatus::Expired, None, Some("timeout".into()), now)
-            {
+            if let Ok(expired) = this.inner.approvals.settle(&id, SettleReason::Timeout, None, now) {
                 this.settled(&expired).await;
             }
         });

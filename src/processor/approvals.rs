@@ -10,7 +10,7 @@ use super::hub::message_time;
 use super::pipeline::Pipeline;
 use crate::approval::{
     ApprovalAsk, ApprovalBook, ApprovalError, ApprovalOrigin, ApprovalOutcome, ApprovalRequest, ApprovalStatus,
-    Decision, APPROVALS_DIR, APPROVAL_TIMEOUT_MS,
+    Decision, SettleReason, APPROVALS_DIR, APPROVAL_TIMEOUT_MS,
 };
 use crate::event::Event;
 use crate::host::Host;
@@ -31,9 +31,8 @@ struct WaitGuard<'a, H: Host + 'static> {
 impl<H: Host + 'static> Drop for WaitGuard<'_, H> {
     fn drop(&mut self) {
         let Some(id) = self.id.take() else { return };
-        let note = Some("the message was stopped before an answer".to_owned());
         let now = self.pipeline.inner.host.now_ms();
-        if let Ok(request) = self.pipeline.inner.approvals.settle(&id, ApprovalStatus::Rejected, None, note, now) {
+        if let Ok(request) = self.pipeline.inner.approvals.settle(&id, SettleReason::Stopped, None, now) {
             let pipeline = self.pipeline.clone();
             self.pipeline.spawn(async move { pipeline.settled(&request).await });
         }
@@ -95,6 +94,7 @@ impl<H: Host + 'static> Pipeline<H> {
             status: ApprovalStatus::Pending,
             scope: None,
             note: None,
+            settle_reason: None,
         };
         if let Err(e) = self.persist_approval(&request).await {
             // Not persisted means a restart forgets it — which approves nothing, so go on asking.
@@ -112,13 +112,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Either::Left((Ok(status), _)) => status,
             Either::Left((Err(_), _)) => ApprovalStatus::Rejected,
             Either::Right(_) => {
-                let expired = self.inner.approvals.settle(
-                    &request.id,
-                    ApprovalStatus::Expired,
-                    None,
-                    Some("timeout".into()),
-                    host.now_ms(),
-                );
+                let expired = self.inner.approvals.settle(&request.id, SettleReason::Timeout, None, host.now_ms());
                 match expired {
                     Ok(expired) => self.settled(&expired).await,
                     Err(e) => host.log(LogLevel::Warn, &format!("approval {} at its expiry: {e}", request.id)),
@@ -146,8 +140,8 @@ impl<H: Host + 'static> Pipeline<H> {
             }
             Some(_) => {}
         }
-        let (status, scope, note) = ApprovalBook::outcome(decision);
-        let request = self.inner.approvals.settle(id, status, scope, note, now)?;
+        let (reason, scope) = ApprovalBook::outcome(decision);
+        let request = self.inner.approvals.settle(id, reason, scope, now)?;
         self.settled(&request).await;
         Ok(request)
     }

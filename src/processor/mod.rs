@@ -49,10 +49,11 @@ use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::hub::frames::{ack, reject, shorten_to_plain_text};
 use crate::hub::{HubStatus, Priority, ResponseKind};
+use crate::ids::new_id;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
 use crate::llm::{ApiMessage, ErrorKind, LlmError};
-use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage};
+use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage, DIRECT_ID_PREFIX};
 use crate::prompt::system_prompt;
 use crate::settings::Settings;
 use crate::time::format_iso;
@@ -66,8 +67,7 @@ use tasks::TaskSet;
 pub use worker::ScheduleChange;
 use worker::{target_of, Claim, Target};
 
-/// Code of a message refused before it reached the inbox.
-pub const INVALID_MESSAGE: &str = "invalid_message";
+pub use crate::message::INVALID_MESSAGE;
 /// Code of a failure to read or write the plugin's data folder.
 pub const STORAGE_ERROR: &str = "storage_error";
 /// Code of a message given up on after all its attempts.
@@ -299,6 +299,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
         (0..4).map(|_| format!("{:016x}", host.random_u64())).collect()
     }
 
+    /// A message the user typed, with an id minted here (`direct-` and 64 random bits from the
+    /// host) and the current time: the views pass it to `process`, and resend it for Retry.
+    pub fn new_message(&self, text: &str) -> RoutedMessage {
+        let host = &self.pipeline.inner.host;
+        RoutedMessage::direct(new_id(host, DIRECT_ID_PREFIX), text.to_owned(), format_iso(host.now_ms()))
+    }
+
     /// Background tasks running (summaries, retrospection, cleanup, messages in flight).
     pub fn running_tasks(&self) -> usize {
         self.pipeline.inner.tasks.running()
@@ -411,7 +418,7 @@ impl<H: Host + 'static> Pipeline<H> {
             self.respond(&message.id, ResponseKind::Ack, ack(&message.id), message_time(host, &message));
             host.emit(&Event::stage(&message.id, Stage::AckSent));
         }
-        host.emit(&Event::MessageReceived { message });
+        host.emit(&Event::MessageReceived { conversation_id: target_of(&message).conversation_id(), message });
         ticket.wait().await;
         self.run(entry).await
     }
@@ -526,7 +533,7 @@ impl<H: Host + 'static> Pipeline<H> {
             self.respond(&id, ResponseKind::Ack, ack(&id), message_time(host, &message));
             host.emit(&Event::stage(&id, Stage::AckSent));
         }
-        host.emit(&Event::MessageReceived { message });
+        host.emit(&Event::MessageReceived { conversation_id: target_of(&message).conversation_id(), message });
         ticket.wait().await;
         self.run(entry).await
     }

@@ -27,6 +27,16 @@ pub enum Target {
     Conversation(String),
 }
 
+impl Target {
+    /// The conversation named, if any (what `message_received` tells the views).
+    pub fn conversation_id(self) -> Option<String> {
+        match self {
+            Target::Current => None,
+            Target::Conversation(id) => Some(id),
+        }
+    }
+}
+
 /// The target of a message: a `worker` message names its conversation in its metadata.
 pub fn target_of(message: &RoutedMessage) -> Target {
     if message.source != MessageSource::Worker {

@@ -23,6 +23,9 @@ use js_host::JsHost;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
+/** How much a log line matters (the host's log, the shim's own). */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
 /** Where a message came from. */
 export type MessageSource = "websocket" | "direct" | "worker" | "system" | "api";
 
@@ -35,7 +38,7 @@ export interface RoutedMessage {
   metadata?: Record<string, unknown>;
 }
 
-/** What process() resolves with (seed 003, plus errorCode, cancelled and notice). */
+/** What process() resolves with (seed 003, plus errorCode, retryable, cancelled and notice). */
 export interface ProcessResult {
   success: boolean;
   messageId: string;
@@ -43,6 +46,8 @@ export interface ProcessResult {
   toolsUsed?: string[];
   error?: string;
   errorCode?: string;
+  /** The view may offer Retry (the same message again). */
+  retryable?: boolean;
   isWaitingForResponse?: boolean;
   cancelled?: boolean;
   notice?: string;
@@ -158,6 +163,16 @@ export interface Schedule {
 }
 
 export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired";
+/** Why a request stopped being pending. */
+export type SettleReason =
+  | "approved"
+  | "rejected"
+  | "timeout"
+  | "stopped"
+  | "restarted"
+  | "not_allowed"
+  | "not_required"
+  | "session_grant";
 export type ApprovalDecision = "approve_once" | "approve_conversation" | "reject";
 
 /** Something the agent may not do without the user's yes. */
@@ -177,6 +192,7 @@ export interface ApprovalRequest {
   status: ApprovalStatus;
   scope?: "once" | "conversation";
   note?: string;
+  settleReason?: SettleReason;
 }
 
 /** An MCP server as the core sees it. */
@@ -239,10 +255,10 @@ export type PipelineStage = "inbox_written" | "ack_sent" | "model_request" | "hi
 
 /** Everything the core tells the UI. */
 export type CoreEvent =
-  | { type: "message_received"; message: RoutedMessage }
+  | { type: "message_received"; message: RoutedMessage; conversationId?: string }
   | { type: "stage"; messageId: string; stage: PipelineStage }
   | { type: "text_delta"; messageId: string; text: string }
-  | { type: "retrying"; messageId: string; attempt: number; delayMs: number; errorCode: string; error: string }
+  | { type: "retrying"; messageId: string; attempt: number; delayMs: number; delaySeconds: number; errorCode: string; error: string }
   | { type: "tool_started"; messageId: string; toolUseId: string; name: string; input: unknown }
   | { type: "tool_finished"; messageId: string; toolUseId: string; name: string; isError: boolean; output: string }
   | ({ type: "agent_message" } & AgentMessage)
@@ -314,7 +330,7 @@ export interface CoreHost {
   hubSend(socket: number, frame: string): void;
   /** Called synchronously; must not call back into the processor. */
   emit(event: CoreEvent): void;
-  log(level: "debug" | "info" | "warn" | "error", message: string): void;
+  log(level: LogLevel, message: string): void;
   randomU32(): number;
 }
 "#;
@@ -381,6 +397,12 @@ impl WasmMessageProcessor {
         let raw = from_js(&message);
         let work = self.core.process(raw);
         promise(async move { Ok::<_, String>(work.await) })
+    }
+
+    /// A message the user typed, with the id (`direct-…`) and time the core gives it.
+    #[wasm_bindgen(js_name = newMessage, unchecked_return_type = "RoutedMessage")]
+    pub fn new_message(&self, text: &str) -> JsValue {
+        to_js(&self.core.new_message(text))
     }
 
     /// Finishes what a previous session left in the inbox.
@@ -637,10 +659,4 @@ pub fn default_settings() -> JsValue {
 #[wasm_bindgen(js_name = agentApiBodyLimit)]
 pub fn agent_api_body_limit() -> usize {
     crate::api::BODY_LIMIT
-}
-
-/// The core's version, for logs and the agent API.
-#[wasm_bindgen(js_name = coreVersion)]
-pub fn core_version() -> String {
-    env!("CARGO_PKG_VERSION").to_owned()
 }

@@ -4,7 +4,6 @@
 // nothing else: the core does.
 import type {
   AgentMessage,
-  ApiRequest,
   ApprovalDecision,
   ApprovalRequest,
   CoreEvent,
@@ -13,16 +12,18 @@ import type {
   Conversation,
   HistoryLine,
   HubStatus,
+  LogLevel,
   MessageProcessor,
   ProcessResult,
   RoutedMessage,
   ScheduleChange,
 } from "smarthole-core";
-import { HubSockets, type SocketLike } from "./hub-sockets.ts";
+import type { SocketLike } from "./hub-sockets.ts";
 import { cronNext, localTimeZone } from "./clock.ts";
-import { McpConnections, type StdioFactory } from "./mcp.ts";
+import type { McpConnections, StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
-import { AgentApiServer, NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
+import { NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
+import { CoreLinks } from "./links.ts";
 
 /** The platform's files (paths relative to `.smarthole/`) and HTTP. */
 export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "httpStart">;
@@ -32,8 +33,6 @@ export type VaultIO = Pick<
   CoreHost,
   "vaultList" | "vaultRead" | "vaultCreate" | "vaultProcess" | "vaultCreateFolder" | "vaultTrash" | "vaultRename" | "activeNote"
 >;
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface RuntimeOptions {
   io: HostIO;
@@ -73,8 +72,8 @@ export function isTrap(error: unknown): boolean {
 }
 
 export class CoreRuntime {
-  readonly hub: HubSockets;
-  readonly mcp: McpConnections;
+  /** Hub sockets, MCP servers, agent API listeners. */
+  private readonly links: CoreLinks;
   private core: Core | null = null;
   private processor: MessageProcessor | null = null;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
@@ -84,20 +83,19 @@ export class CoreRuntime {
   private rebuilds: number[] = [];
   private disposed = false;
   private readonly host: CoreHost;
-  private api: AgentApiServer | null = null;
   /** The core has loaded what the agent API answers about (pending verifications). */
   private apiReady = false;
   /** The core's default settings, once it is loaded. */
   defaults: Required<CoreSettings> | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
-    this.hub = new HubSockets(options.openSocket, (m) => this.log("debug", m));
-    this.hub.events = {
-      opened: (socket) => this.call((p) => p.hubOpened(socket)),
-      frame: (socket, text) => this.call((p) => p.hubFrame(socket, text)),
-      closed: (socket, why) => this.call((p) => p.hubClosed(socket, why)),
-    };
-    this.mcp = new McpConnections(options.mcpStdio ?? null, (m) => this.log("info", m));
+    const links = new CoreLinks({
+      openSocket: options.openSocket,
+      mcpStdio: options.mcpStdio ?? null,
+      loadHttp: options.loadHttp ?? null,
+      log: (level, message) => this.log(level, message),
+    });
+    this.links = links;
     const io = options.io;
     const vault = options.vault;
     this.host = {
@@ -117,16 +115,21 @@ export class CoreRuntime {
       activeNote: () => vault.activeNote(),
       cronNext: (e, z, after) => cronNext(e, z, after),
       timeZone: () => localTimeZone(),
-      mcpServers: () => this.mcp.servers(),
-      mcpCall: (server, tool, input) => this.mcp.call(server, tool, input),
+      mcpServers: () => links.mcpServers(),
+      mcpCall: (server, tool, input) => links.mcpCall(server, tool, input),
       httpStart: (r) => io.httpStart(r),
-      hubConnect: (socket, url) => this.hub.connect(socket, url),
-      hubDisconnect: (socket) => this.hub.disconnect(socket),
-      hubSend: (socket, frame) => this.hub.send(socket, frame),
+      hubConnect: (socket, url) => links.hubConnect(socket, url),
+      hubDisconnect: (socket) => links.hubDisconnect(socket),
+      hubSend: (socket, frame) => links.hubSend(socket, frame),
       emit: (event) => this.dispatch(event),
       log: (level, message) => this.log(level, message),
       randomU32: () => crypto.getRandomValues(new Uint32Array(1))[0],
     };
+  }
+
+  /** The user's MCP servers. */
+  get mcp(): McpConnections {
+    return this.links.mcp;
   }
 
   /** Whether the core has initialised and finished the inbox. */
@@ -170,16 +173,14 @@ export class CoreRuntime {
     this.defaults = this.core.defaultSettings();
     const settings = this.options.settings();
     this.processor = new this.core.MessageProcessor(this.host, settings);
+    this.links.attach((fn) => this.call(fn), {
+      bodyLimit: this.core.agentApiBodyLimit(),
+      handle: (request) => (this.apiReady ? this.call((p) => p.handleApiRequest(request)) : Promise.resolve(NOT_READY)),
+    });
     // Checked by the core just now: connect the integrations it accepted.
-    this.mcp.configure(settings.mcpServers ?? []);
+    this.links.configureMcp(settings);
     await this.processor.initialize();
     this.apiReady = true;
-    const loadHttp = this.options.loadHttp;
-    if (loadHttp && !this.api) {
-      const handle = (request: ApiRequest) =>
-        this.apiReady ? this.call((p) => p.handleApiRequest(request)) : Promise.resolve(NOT_READY);
-      this.api = new AgentApiServer(handle, this.core.agentApiBodyLimit(), loadHttp, (m) => this.log("info", m));
-    }
     void this.configureApi();
     performance.mark("smarthole:initialized");
     const pending = await this.processor.reprocessPending();
@@ -221,7 +222,7 @@ export class CoreRuntime {
     const old = this.processor;
     this.processor = null;
     this.apiReady = false;
-    this.hub.closeAll();
+    this.links.hub.closeAll();
     try {
       old?.dispose();
     } catch {
@@ -253,9 +254,14 @@ export class CoreRuntime {
     });
   }
 
+  /** A typed message, with the id and time the core gives it (pass it to `process`). */
+  newMessage(text: string): RoutedMessage {
+    return this.call((p) => p.newMessage(text));
+  }
+
   /** A typed message from the chat view. */
   send(text: string): Promise<ProcessResult> {
-    return this.process({ id: `direct-${crypto.randomUUID()}`, text, timestamp: new Date().toISOString(), source: "direct" });
+    return this.process(this.newMessage(text));
   }
 
   cancel(): boolean {
@@ -312,21 +318,21 @@ export class CoreRuntime {
     if (!this.processor) return;
     const settings = this.options.settings();
     this.call((p) => p.updateSettings(settings));
-    this.mcp.configure(settings.mcpServers ?? []);
+    this.links.configureMcp(settings);
     void this.configureApi();
   }
 
   /** Opens and closes the agent API's listeners as the core's settings say. */
   async configureApi(): Promise<ApiListenerState[]> {
-    if (!this.api || !this.processor) return [];
-    const states = await this.api.configure(this.call((p) => p.agentApiListeners()));
+    if (!this.links.serving || !this.processor) return [];
+    const states = await this.links.listen(this.call((p) => p.agentApiListeners()));
     this.dispatch({ type: "api_status", listeners: states });
     return states;
   }
 
   /** The agent API's listeners as they are now. */
   get apiStates(): ApiListenerState[] {
-    return this.api?.states() ?? [];
+    return this.links.apiStates;
   }
 
   /** The /config document ("Download config"), with the token only when asked. */
@@ -352,9 +358,7 @@ export class CoreRuntime {
     this.disposed = true;
     this.readyFlag = false;
     this.apiReady = false;
-    this.hub.closeAll();
-    this.mcp.closeAll();
-    this.api?.close();
+    this.links.close();
     const processor = this.processor;
     this.processor = null;
     try {

@@ -15,140 +15,13 @@
 // answered: rejected unless told otherwise, so nothing is overwritten, deleted or moved by a run
 // nobody watches; approved; or asked on the terminal, answered with /approve ID,
 // /approve-session ID or /reject ID.
-import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
-import type { ApprovalDecision, CoreEvent, CoreSettings, McpServerConfig, MessageProcessor, ProcessResult, RoutedMessage } from "smarthole-core";
-import { loadCore, wasmMemoryBytes } from "../core/load.ts";
-import { NodeHost, type LogLevel } from "./node-host.ts";
-import { AgentApiServer } from "../core/agent-api-server.ts";
-
-const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
-  --vault DIR            the vault folder (its .smarthole/ holds inbox and history)
-  --llm-base-url URL     Messages API base URL (default: Anthropic)
-  --model NAME           model name
-  --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY)
-  --max-tokens N         max tokens per answer
-  --no-stream            wait for whole answers instead of streaming
-  --once TEXT            process one typed message, print its result as JSON, exit
-  --once-json JSON       the same with a whole RoutedMessage (for example one from the hub)
-  --hub URL              connect to the SmartHole hub (for example ws://127.0.0.1:9473)
-  --hub-name NAME        the client name to register with the hub (default obsidian)
-  --approvals MODE       answer to approval requests (the agent overwriting, deleting or moving a note;
-                         an external agent's verification): reject (default), approve, or ask (printed
-                         as [approval ID]; answer with /approve ID, /approve-session ID or /reject ID)
-  --mcp-config FILE      the MCP servers (integrations) to connect: JSON {"mcpServers": [{"name", "command",
-                         "args", "env"} or {"name", "url", "headers"}]}
-  --api-port N           serve the local agent API on 127.0.0.1:N (see docs/agent-api.md)
-  --api-token-env VAR    the environment variable holding its bearer token (default SMARTHOLE_API_TOKEN;
-                         at least 32 characters, for example the output of: openssl rand -hex 32)
-  --api-config FILE      its contexts and verification timeout: JSON {"agentContexts": [...],
-                         "verificationTimeoutSeconds": N}
-  --stats-ms N           every N ms, print [stats] {"t", "rss", "heapUsed", "wasm"} (bytes) to stderr
-  --verbose              log the core's debug lines to stderr`;
-
-class UsageError extends Error {}
-
-function parse() {
-  try {
-    return parseArgs({
-    options: {
-      vault: { type: "string" },
-      "llm-base-url": { type: "string" },
-      model: { type: "string" },
-      "api-key-env": { type: "string" },
-      "max-tokens": { type: "string" },
-      "no-stream": { type: "boolean", default: false },
-      once: { type: "string" },
-      "once-json": { type: "string" },
-      hub: { type: "string" },
-      "hub-name": { type: "string" },
-      approvals: { type: "string", default: "reject" },
-      "mcp-config": { type: "string" },
-      "api-port": { type: "string" },
-      "api-token-env": { type: "string" },
-      "api-config": { type: "string" },
-      "stats-ms": { type: "string" },
-      verbose: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-      },
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-function readOptions() {
-  const { values } = parse();
-  if (values.help) {
-    process.stdout.write(USAGE + "\n");
-    process.exit(0);
-  }
-  if (!values.vault) throw new UsageError("--vault DIR is required");
-  const vault = path.resolve(values.vault);
-  if (!existsSync(vault) || !statSync(vault).isDirectory()) throw new UsageError(`the vault folder ${vault} does not exist`);
-  const keyVar = values["api-key-env"] ?? "ANTHROPIC_API_KEY";
-  const apiKey = process.env[keyVar];
-  if (values["api-key-env"] && apiKey === undefined) {
-    throw new UsageError(`the environment variable ${keyVar} (named by --api-key-env) is not set`);
-  }
-  const settings: CoreSettings = { apiKey: apiKey ?? "", streaming: !values["no-stream"], hubEnabled: values.hub !== undefined };
-  if (values.hub !== undefined) settings.hubUrl = values.hub;
-  if (values["hub-name"] !== undefined) settings.hubClientName = values["hub-name"];
-  if (values["llm-base-url"]) settings.baseUrl = values["llm-base-url"];
-  if (values.model) settings.model = values.model;
-  if (values["max-tokens"] !== undefined) {
-    const n = Number(values["max-tokens"]);
-    if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);
-    settings.maxTokens = n;
-  }
-  if (values["mcp-config"] !== undefined) {
-    const servers = (readJson("--mcp-config", values["mcp-config"]) as { mcpServers?: unknown })?.mcpServers;
-    if (!Array.isArray(servers)) throw new UsageError(`--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`);
-    settings.mcpServers = servers as McpServerConfig[];
-  }
-  if (values["api-port"] !== undefined) {
-    const port = Number(values["api-port"]);
-    if (!Number.isInteger(port)) throw new UsageError(`--api-port must be a port number (got ${values["api-port"]})`);
-    const tokenVar = values["api-token-env"] ?? "SMARTHOLE_API_TOKEN";
-    const token = process.env[tokenVar];
-    if (!token) throw new UsageError(`--api-port needs a token in the environment variable ${tokenVar} (for example: export ${tokenVar}=$(openssl rand -hex 32))`);
-    Object.assign(settings, { agentApiEnabled: true, agentApiPort: port, agentApiToken: token });
-  }
-  if (values["api-config"] !== undefined) {
-    const config = readJson("--api-config", values["api-config"]) as Pick<CoreSettings, "agentContexts" | "verificationTimeoutSeconds">;
-    if (config.agentContexts !== undefined) settings.agentContexts = config.agentContexts;
-    if (config.verificationTimeoutSeconds !== undefined) settings.verificationTimeoutSeconds = config.verificationTimeoutSeconds;
-  }
-  if (!["reject", "approve", "ask"].includes(values.approvals)) {
-    throw new UsageError(`--approvals must be reject, approve or ask (got ${values.approvals})`);
-  }
-  let once: RoutedMessage | undefined;
-  if (values.once !== undefined) {
-    once = { id: NodeHost.newMessageId(), text: values.once, timestamp: new Date().toISOString(), source: "direct" };
-  } else if (values["once-json"] !== undefined) {
-    try {
-      once = JSON.parse(values["once-json"]) as RoutedMessage;
-    } catch (error) {
-      throw new UsageError(`--once-json is not JSON: ${(error as Error).message}`);
-    }
-  }
-  const approvals: ApprovalDecision | "ask" = values.approvals === "ask" ? "ask" : values.approvals === "approve" ? "approve_once" : "reject";
-  const serving = values.hub !== undefined || values["api-port"] !== undefined;
-  const statsMs = values["stats-ms"] === undefined ? 0 : Number(values["stats-ms"]);
-  if (!Number.isInteger(statsMs) || statsMs < 0) throw new UsageError(`--stats-ms must be a whole number of milliseconds (got ${values["stats-ms"]})`);
-  return { vault, settings, once, serving, verbose: values.verbose, approvals, statsMs };
-}
-
-function readJson(flag: string, file: string): unknown {
-  try {
-    return JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new UsageError(`${flag} ${file}: ${(error as Error).message}`);
-  }
-}
+import type { ApprovalDecision, CoreEvent, MessageProcessor, RoutedMessage } from "smarthole-core";
+import { loadCore, wasmMemoryBytes, type Core } from "../core/load.ts";
+import { NodeHost } from "./node-host.ts";
+import { readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
+import { EventPrinter } from "./headless-printer.ts";
 
 const DECISIONS: Record<string, ApprovalDecision> = { approve: "approve_once", "approve-session": "approve_conversation", reject: "reject" };
 
@@ -167,112 +40,67 @@ function crashHook(): ((event: CoreEvent) => void) | undefined {
   };
 }
 
-async function main(): Promise<number> {
-  const options = readOptions();
+/** Every N ms, the process's and the core's memory on stderr (--stats-ms). */
+function printStats(core: Core, everyMs: number): void {
+  const started = Date.now();
+  const stats = () => {
+    const { rss, heapUsed } = process.memoryUsage();
+    process.stderr.write(`[stats] ${JSON.stringify({ t: Date.now() - started, rss, heapUsed, wasm: wasmMemoryBytes(core) })}\n`);
+  };
+  stats();
+  setInterval(stats, everyMs).unref();
+}
+
+/** The processor over the vault's .smarthole/, its links wired, what an earlier run left finished. */
+async function start(options: HeadlessOptions, printer: EventPrinter) {
   const core = await loadCore();
-  const { MessageProcessor } = core;
   const kill = crashHook();
-  const interactive = options.once === undefined;
-  const streamTo: NodeJS.WriteStream = interactive ? process.stdout : process.stderr;
-  /** Messages whose answer was streamed (so it is not printed again). */
-  const streamed = new Set<string>();
   const host = new NodeHost(path.join(options.vault, ".smarthole"), {
     onEvent: (event) => {
       kill?.(event);
-      switch (event.type) {
-        case "text_delta":
-          streamTo.write(event.text);
-          streamed.add(event.messageId);
-          break;
-        case "retrying":
-          process.stderr.write(`\n[${event.error} Retrying in ${Math.round(event.delayMs / 1000)} s…]\n`);
-          break;
-        case "tool_started":
-          process.stderr.write(`\n[tool ${event.name}]\n`);
-          break;
-        case "agent_message":
-          streamTo.write(`\n${event.isQuestion ? "? " : "» "}${event.content}\n`);
-          break;
-        case "notice":
-          process.stderr.write(`\n[${event.level}] ${event.text}\n`);
-          break;
-        case "hub_status":
-          process.stderr.write(`[hub ${event.status}${event.detail ? `: ${event.detail}` : ""}]\n`);
-          break;
-        case "scheduled_run":
-          process.stderr.write(`\n[${event.ok ? "scheduled run" : "scheduled run failed"}] ${event.text}\n`);
-          break;
-        case "approval_requested": {
-          const { id, summary } = event.request;
-          const decision = options.approvals;
-          if (decision === "ask") {
-            process.stderr.write(`\n[approval ${id}] ${summary} — answer /approve ${id}, /approve-session ${id} or /reject ${id}\n`);
-            break;
-          }
-          process.stderr.write(`\n[approval: ${summary} → ${decision === "reject" ? "rejected" : "approved"} (--approvals)]\n`);
-          // Not from inside the core's emit: answer once the current call has returned.
-          setTimeout(() => void processor.decideApproval(id, decision).catch(() => undefined), 0);
-          break;
-        }
-        case "approval_resolved":
-          if (options.approvals === "ask") process.stderr.write(`[approval ${event.request.id}: ${event.request.status}${event.request.note ? ` (${event.request.note})` : ""}]\n`);
-          break;
-      }
+      printer.event(event);
     },
-    onLog: (level: LogLevel, message: string) => {
-      if (options.verbose || level === "warn" || level === "error") process.stderr.write(`[${level}] ${message}\n`);
-    },
+    onLog: (level, message) => printer.log(level, message),
   });
-  const processor: MessageProcessor = new MessageProcessor(host, options.settings);
+  const processor: MessageProcessor = new core.MessageProcessor(host, options.settings);
+  const links = host.links;
+  links.attach((fn) => fn(processor), {
+    bodyLimit: core.agentApiBodyLimit(),
+    handle: (request) => processor.handleApiRequest(request),
+    log: (message) => process.stderr.write(`[${message}]\n`),
+  });
   // The core accepted the settings: connect the integrations they list.
-  host.mcp.configure(options.settings.mcpServers ?? []);
-  host.hub.events = {
-    opened: (socket) => processor.hubOpened(socket),
-    frame: (socket, text) => processor.hubFrame(socket, text),
-    closed: (socket, why) => processor.hubClosed(socket, why),
-  };
-  const api = new AgentApiServer((r) => processor.handleApiRequest(r), core.agentApiBodyLimit(), () => import("node:http"), (m) =>
-    process.stderr.write(`[${m}]\n`),
-  );
-  const closeAll = () => {
-    host.hub.closeAll();
-    host.mcp.closeAll();
-    api.close();
-  };
+  links.configureMcp(options.settings);
   const shutdown = (code: number) => {
     processor.dispose();
-    closeAll();
+    links.close();
     process.exit(code);
   };
   process.on("SIGTERM", () => shutdown(0));
-  if (options.statsMs > 0) {
-    const started = Date.now();
-    const stats = () => {
-      const { rss, heapUsed } = process.memoryUsage();
-      process.stderr.write(`[stats] ${JSON.stringify({ t: Date.now() - started, rss, heapUsed, wasm: wasmMemoryBytes(core) })}\n`);
-    };
-    stats();
-    setInterval(stats, options.statsMs).unref();
-  }
+  if (options.statsMs > 0) printStats(core, options.statsMs);
   await processor.initialize();
   const pending = await processor.reprocessPending();
   if (pending.results.length > 0 || pending.movedToFailed.length > 0) {
     process.stderr.write(`[finished ${pending.results.length} message(s) left by an earlier run]\n`);
   }
-  const failedListeners = (await api.configure(processor.agentApiListeners())).filter((l) => !l.listening);
+  const failedListeners = (await links.listen(processor.agentApiListeners())).filter((l) => !l.listening);
   if (failedListeners.length > 0) {
-    closeAll();
+    links.close();
     throw new Error(failedListeners.map((l) => l.error).join("; "));
   }
+  return { processor, close: () => links.close(), shutdown };
+}
 
-  if (!interactive) {
-    const result = await processor.process(options.once!);
-    if (streamed.has(result.messageId)) process.stderr.write("\n");
-    process.stdout.write(JSON.stringify(result) + "\n");
-    closeAll();
-    return result.success ? 0 : 1;
-  }
+/** --once: one message, its result as JSON on stdout; the exit code says whether it succeeded. */
+async function runOnce(processor: MessageProcessor, printer: EventPrinter, message: RoutedMessage): Promise<number> {
+  const result = await processor.process(message);
+  if (printer.streamed.has(result.messageId)) process.stderr.write("\n");
+  process.stdout.write(JSON.stringify(result) + "\n");
+  return result.success ? 0 : 1;
+}
 
+/** The chat on the terminal (or over a pipe): resolves with how many messages failed, at the end of input. */
+async function runChat(processor: MessageProcessor, printer: EventPrinter, shutdown: (code: number) => void): Promise<number> {
   const tty = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty });
   const busy = () => processor.currentMessageId !== undefined;
@@ -289,16 +117,6 @@ async function main(): Promise<number> {
   if (tty) process.stdout.write("SmartHole Agent — type a message; Ctrl-C stops an answer, Ctrl-C again quits.\n");
   prompt();
   let failures = 0;
-  const print = (result: ProcessResult) => {
-    if (result.cancelled) process.stdout.write("\n[stopped]\n");
-    else if (!result.success) {
-      failures++;
-      process.stdout.write(`\n[error] ${result.error}\n`);
-    } else if (!streamed.has(result.messageId) && result.response) process.stdout.write(result.response);
-    if (result.notice) process.stdout.write(`\n[${result.notice}]`);
-    process.stdout.write("\n");
-    prompt();
-  };
   // Messages are not awaited here, so an /approve line can answer the approval a message waits on;
   // the core runs them in order, and their results print in that order.
   let printed: Promise<void> = Promise.resolve();
@@ -317,16 +135,40 @@ async function main(): Promise<number> {
       prompt();
       continue;
     }
-    const result = processor.process({ id: NodeHost.newMessageId(), text, timestamp: new Date().toISOString(), source: "direct" });
-    printed = printed.then(() => result.then(print));
+    const result = processor.process(processor.newMessage(text));
+    printed = printed.then(() =>
+      result.then((r) => {
+        if (printer.result(r)) failures++;
+        prompt();
+      }),
+    );
   }
   await printed;
+  return tty ? 0 : failures;
+}
+
+async function main(): Promise<number> {
+  const options = readOptions();
+  const printer = new EventPrinter({
+    interactive: options.once === undefined,
+    approvals: options.approvals,
+    verbose: options.verbose,
+    decide: (id, decision) => processor.decideApproval(id, decision),
+  });
+  const { processor, close, shutdown } = await start(options, printer);
+  if (options.once !== undefined) {
+    const message = "message" in options.once ? options.once.message : processor.newMessage(options.once.text);
+    const code = await runOnce(processor, printer, message);
+    close();
+    return code;
+  }
+  const failures = await runChat(processor, printer, shutdown);
   if (options.serving) {
     // Serving the hub or the agent API: keep running until SIGTERM / SIGINT.
     await new Promise<never>(() => {});
   }
-  closeAll();
-  return failures > 0 && !tty ? 1 : 0;
+  close();
+  return failures > 0 ? 1 : 0;
 }
 
 main().then(

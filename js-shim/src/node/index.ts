@@ -2,7 +2,8 @@
 // in-process (the headless command is the same pieces behind a CLI).
 export { loadCore } from "../core/load.ts";
 export { NodeHost } from "./node-host.ts";
-export type { NodeHostOptions, LogLevel } from "./node-host.ts";
+export type { NodeHostOptions } from "./node-host.ts";
+export type { LogLevel } from "smarthole-core";
 export { HubSockets } from "../core/hub-sockets.ts";
 export { cronNext, localTimeZone } from "../core/clock.ts";
 export { McpConnections } from "../core/mcp.ts";

@@ -1,20 +1,18 @@
 // The core's host on Node: `.smarthole/` on a real folder (write, fsync, rename), `fetch` with an
-// AbortController, and callbacks for events, logs and hub frames. It makes no decisions: the core
-// tells it exactly what to do.
+// AbortController, callbacks for events and logs, and the links (hub sockets on `ws`, MCP over
+// stdio or HTTP, the agent API on node:http) wired as every host wires them (core/links.ts). It
+// makes no decisions: the core tells it exactly what to do.
 import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
-import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, McpServerInfo, VaultEntry } from "smarthole-core";
-import { HubSockets, type SocketLike } from "../core/hub-sockets.ts";
+import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, LogLevel, McpServerInfo, VaultEntry } from "smarthole-core";
+import type { SocketLike } from "../core/hub-sockets.ts";
 import { NodeVault } from "./node-vault.ts";
 import { cronNext, localTimeZone } from "../core/clock.ts";
-import { McpConnections } from "../core/mcp.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
+import { CoreLinks } from "../core/links.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
-
-export type LogLevel = "debug" | "info" | "warn" | "error";
 
 /** Larger than the hub's 1 MB limit on purpose: an oversized frame reaches the core, which logs
  * and drops it, instead of the socket library closing the connection. */
@@ -34,16 +32,10 @@ function isMissing(error: unknown): boolean {
 
 export class NodeHost implements CoreHost {
   private readonly madeDirs = new Set<string>();
-  /** The hub sockets; set `hub.events` once the processor exists. */
-  readonly hub = new HubSockets(
-    (url): SocketLike => new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD }),
-    (message) => this.log("debug", message),
-  );
-
   /** The notes: the folder that holds `dataDir`. */
   readonly vault: NodeVault;
-  /** The user's MCP servers; `configure` them from the settings. */
-  readonly mcp: McpConnections;
+  /** Hub sockets, MCP servers, agent API: `attach` them once the processor exists. */
+  readonly links: CoreLinks;
 
   /** `dataDir` is the plugin's data folder (`<vault>/.smarthole`). */
   constructor(
@@ -51,7 +43,12 @@ export class NodeHost implements CoreHost {
     private readonly options: NodeHostOptions = {},
   ) {
     this.vault = new NodeVault(path.dirname(path.resolve(dataDir)));
-    this.mcp = new McpConnections(stdioTransport((line) => this.log("debug", line)), (line) => this.log("info", line));
+    this.links = new CoreLinks({
+      openSocket: (url): SocketLike => new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD }),
+      mcpStdio: stdioTransport((line) => this.log("debug", line)),
+      loadHttp: () => import("node:http"),
+      log: (level, message) => this.log(level, message),
+    });
   }
 
   private resolve(relative: string): string {
@@ -156,11 +153,11 @@ export class NodeHost implements CoreHost {
   }
 
   mcpServers(): Promise<McpServerInfo[]> {
-    return this.mcp.servers();
+    return this.links.mcpServers();
   }
 
   mcpCall(server: string, tool: string, input: unknown): { result: Promise<unknown>; abort(): void } {
-    return this.mcp.call(server, tool, input);
+    return this.links.mcpCall(server, tool, input);
   }
 
   httpStart(request: HttpRequestSpec): HttpHandle {
@@ -169,15 +166,15 @@ export class NodeHost implements CoreHost {
   }
 
   hubConnect(socket: number, url: string): void {
-    this.hub.connect(socket, url);
+    this.links.hubConnect(socket, url);
   }
 
   hubDisconnect(socket: number): void {
-    this.hub.disconnect(socket);
+    this.links.hubDisconnect(socket);
   }
 
   hubSend(socket: number, frame: string): void {
-    this.hub.send(socket, frame);
+    this.links.hubSend(socket, frame);
   }
 
   emit(event: CoreEvent): void {
@@ -190,10 +187,5 @@ export class NodeHost implements CoreHost {
 
   randomU32(): number {
     return crypto.getRandomValues(new Uint32Array(1))[0];
-  }
-
-  /** A fresh message id. */
-  static newMessageId(): string {
-    return `direct-${randomUUID()}`;
   }
 }

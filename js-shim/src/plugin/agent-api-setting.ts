@@ -69,13 +69,51 @@ function lines(text: string): string[] {
   return text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
 }
 
+/** What each part of the section works with. */
+interface ApiSection {
+  container: HTMLElement;
+  app: App;
+  plugin: SmartHoleAgentPlugin;
+  defaults: { agentContexts: AgentContext[] };
+  /** Asks the runtime to (re)open the listeners, then shows how they stand. */
+  refresh: () => Promise<void>;
+  /** Draws the whole section again (after a change of its shape). */
+  redraw: () => void;
+  /** The contexts as saved, or the core's default. */
+  contexts: () => AgentContext[];
+}
+
 /** The Agent API section of the settings tab, in its own element (it redraws itself). */
 export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHoleAgentPlugin, defaults: { agentContexts: AgentContext[] }): void {
   new Setting(container)
     .setName("Agent API")
     .setDesc("Lets AI agents on this computer (a coding agent, a script) read instructions, send messages and ask you to approve actions. Only programs on this computer can reach it.")
     .setHeading();
-  const saved = plugin.saved;
+  const showStatus = renderStatus(container, app, plugin);
+  const section: ApiSection = {
+    container,
+    app,
+    plugin,
+    defaults,
+    refresh: async () => {
+      await plugin.runtime.configureApi();
+      showStatus();
+    },
+    redraw: () => {
+      container.empty();
+      renderAgentApi(container, app, plugin, defaults);
+    },
+    contexts: () => plugin.saved.agentContexts ?? defaults.agentContexts,
+  };
+  renderServing(section);
+  renderToken(section);
+  renderTimeoutAndDownload(section);
+  section.contexts().forEach((context, i) => renderContext(section, context, i));
+  renderAddContext(section);
+}
+
+/** The listeners' state line; returns the function that updates it. */
+function renderStatus(container: HTMLElement, app: App, plugin: SmartHoleAgentPlugin): () => void {
   const status = container.createEl("p", { cls: "setting-item-description" });
   const showStatus = () => {
     const states = plugin.runtime.apiStates;
@@ -89,10 +127,12 @@ export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHo
     );
   };
   showStatus();
-  const refresh = async () => {
-    await plugin.runtime.configureApi();
-    showStatus();
-  };
+  return showStatus;
+}
+
+/** Serve it or not, and on which port. */
+function renderServing({ container, app, plugin, refresh }: ApiSection): void {
+  const saved = plugin.saved;
   new Setting(container)
     .setName("Serve the agent API")
     .setDesc("Off unless you turn it on.")
@@ -114,6 +154,10 @@ export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHo
         await refresh();
       }),
     );
+}
+
+/** The access token: shown, copied, regenerated. */
+function renderToken({ container, app, plugin, redraw }: ApiSection): void {
   new Setting(container)
     .setName("Access token")
     .setDesc("Every request must send it as: Authorization: Bearer <token>. Kept in Obsidian's secret storage.")
@@ -135,15 +179,18 @@ export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHo
           app.secretStorage.setSecret(API_TOKEN_SECRET_ID, plugin.runtime.newApiToken());
           plugin.runtime.updateSettings();
           new Notice("New access token made; agents using the old one are refused from now on.");
-          container.empty();
-          renderAgentApi(container, app, plugin, defaults);
+          redraw();
         }),
     );
+}
+
+/** The verification timeout, and "Download config". */
+function renderTimeoutAndDownload({ container, app, plugin }: ApiSection): void {
   new Setting(container)
     .setName("Verification timeout")
     .setDesc("Seconds a request for your approval waits before it is rejected with the reason \"timeout\".")
     .addText((t) =>
-      t.setValue(String(saved.verificationTimeoutSeconds ?? 300)).onChange((v) => {
+      t.setValue(String(plugin.saved.verificationTimeoutSeconds ?? 300)).onChange((v) => {
         const n = Number(v);
         if (Number.isInteger(n)) void plugin.changeSetting("verificationTimeoutSeconds", n);
       }),
@@ -152,52 +199,54 @@ export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHo
     .setName("Download config")
     .setDesc("A file that tells an agent how to use this API.")
     .addButton((b) => b.setButtonText("Download config…").onClick(() => new DownloadConfigModal(app, plugin).open()));
+}
 
-  const contexts = () => plugin.saved.agentContexts ?? defaults.agentContexts;
-  const change = async (i: number, patch: Partial<AgentContext>) => {
+/** One instruction context: its texts, allowed actions, verification, and (not the first) its own port. */
+function renderContext({ container, plugin, refresh, redraw, contexts }: ApiSection, context: AgentContext, i: number): void {
+  const change = async (patch: Partial<AgentContext>) => {
     const next = contexts().map((c, j) => (j === i ? { ...c, ...patch } : c));
     await plugin.changeSetting("agentContexts", next);
   };
-  contexts().forEach((context, i) => {
-    new Setting(container).setName(`Context: ${context.name}`).setDesc(i === 0 ? "The default context." : `GET /context/${context.name}`).setHeading();
-    new Setting(container).setName("System").addText((t) => t.setValue(context.system).onChange((v) => void change(i, { system: v })));
-    new Setting(container).setName("Role").addTextArea((t) => t.setValue(context.role).onChange((v) => void change(i, { role: v })));
-    new Setting(container)
-      .setName("Base instruction")
-      .addTextArea((t) => t.setValue(context.baseInstruction).onChange((v) => void change(i, { baseInstruction: v })));
-    new Setting(container)
-      .setName("Allowed actions")
-      .setDesc("One per line. Asking to verify anything else is rejected at once.")
-      .addTextArea((t) => t.setValue(context.allowedActions.join("\n")).onChange((v) => void change(i, { allowedActions: lines(v) })));
-    new Setting(container)
-      .setName("Verification required")
-      .setDesc("When off, allowed actions are approved without asking you.")
-      .addToggle((t) => t.setValue(context.verificationRequired).onChange((v) => void change(i, { verificationRequired: v })));
-    if (i > 0) {
-      new Setting(container)
-        .setName("Own port")
-        .setDesc("Optional: a port where /context and /verify mean this context.")
-        .addText((t) =>
-          t.setValue(context.port ? String(context.port) : "").onChange(async (v) => {
-            const port = v.trim() === "" ? undefined : Number(v);
-            if (port !== undefined && !Number.isInteger(port)) return;
-            await change(i, { port });
-            await refresh();
-          }),
-        )
-        .addButton((b) =>
-          b
-            .setClass("mod-warning")
-            .setButtonText("Remove context")
-            .onClick(async () => {
-              await plugin.changeSetting("agentContexts", contexts().filter((_, j) => j !== i));
-              await refresh();
-              container.empty();
-              renderAgentApi(container, app, plugin, defaults);
-            }),
-        );
-    }
-  });
+  new Setting(container).setName(`Context: ${context.name}`).setDesc(i === 0 ? "The default context." : `GET /context/${context.name}`).setHeading();
+  new Setting(container).setName("System").addText((t) => t.setValue(context.system).onChange((v) => void change({ system: v })));
+  new Setting(container).setName("Role").addTextArea((t) => t.setValue(context.role).onChange((v) => void change({ role: v })));
+  new Setting(container)
+    .setName("Base instruction")
+    .addTextArea((t) => t.setValue(context.baseInstruction).onChange((v) => void change({ baseInstruction: v })));
+  new Setting(container)
+    .setName("Allowed actions")
+    .setDesc("One per line. Asking to verify anything else is rejected at once.")
+    .addTextArea((t) => t.setValue(context.allowedActions.join("\n")).onChange((v) => void change({ allowedActions: lines(v) })));
+  new Setting(container)
+    .setName("Verification required")
+    .setDesc("When off, allowed actions are approved without asking you.")
+    .addToggle((t) => t.setValue(context.verificationRequired).onChange((v) => void change({ verificationRequired: v })));
+  if (i === 0) return;
+  new Setting(container)
+    .setName("Own port")
+    .setDesc("Optional: a port where /context and /verify mean this context.")
+    .addText((t) =>
+      t.setValue(context.port ? String(context.port) : "").onChange(async (v) => {
+        const port = v.trim() === "" ? undefined : Number(v);
+        if (port !== undefined && !Number.isInteger(port)) return;
+        await change({ port });
+        await refresh();
+      }),
+    )
+    .addButton((b) =>
+      b
+        .setClass("mod-warning")
+        .setButtonText("Remove context")
+        .onClick(async () => {
+          await plugin.changeSetting("agentContexts", contexts().filter((_, j) => j !== i));
+          await refresh();
+          redraw();
+        }),
+    );
+}
+
+/** A new context, a copy of the first under a new name. */
+function renderAddContext({ container, plugin, defaults, redraw, contexts }: ApiSection): void {
   let newName = "";
   new Setting(container)
     .setName("Add a context")
@@ -209,8 +258,7 @@ export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHo
         const base = contexts()[0] ?? defaults.agentContexts[0];
         await plugin.changeSetting("agentContexts", [...contexts(), { ...base, name: newName, port: undefined }]);
         if (contexts().length === before) return; // refused, with the reason in a notice
-        container.empty();
-        renderAgentApi(container, app, plugin, defaults);
+        redraw();
       }),
     );
 }

@@ -1,8 +1,8 @@
 // SmartHole Agent for Obsidian. `onload` only registers; the core starts once the workspace is
 // ready; `onunload` stops everything (the request in flight, the hub socket, timers).
 import { Notice, Platform, Plugin } from "obsidian";
-import type { CoreSettings, HubStatus } from "smarthole-core";
-import { CoreRuntime, type LogLevel } from "../core/runtime.ts";
+import type { CoreSettings, HubStatus, LogLevel } from "smarthole-core";
+import { CoreRuntime } from "../core/runtime.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
 import { ChatView, VIEW_TYPE } from "./chat-view.ts";
 import { ObsidianIO } from "./obsidian-io.ts";

@@ -1,0 +1,109 @@
+// The core's links to the outside, wired one way for every host: the hub's sockets (their
+// events go to the processor), the user's MCP servers (connected as the accepted settings list
+// them) and the agent API's listeners (requests handed to the core, ports as the core says).
+// CoreRuntime (plugin, page) and the headless command (through NodeHost) both use this.
+import type { ApiRequest, ApiResponse, CoreHost, CoreSettings, LogLevel, MessageProcessor } from "smarthole-core";
+import { HubSockets, type SocketLike } from "./hub-sockets.ts";
+import { McpConnections, type StdioFactory } from "./mcp.ts";
+import { AgentApiServer, type ApiListener, type ApiListenerState } from "./agent-api-server.ts";
+
+export interface LinkOptions {
+  openSocket: (url: string) => SocketLike;
+  /** Starts command-line MCP servers; null where processes cannot be started (mobile, a page). */
+  mcpStdio: StdioFactory | null;
+  /** Imports Node's http module for the agent API; null where no server can listen. */
+  loadHttp: (() => Promise<typeof import("node:http")>) | null;
+  log: (level: LogLevel, message: string) => void;
+}
+
+/** Runs a call on the processor (the runtime's version turns a trap into a rebuild). */
+export type CallCore = <T>(fn: (processor: MessageProcessor) => T) => T;
+
+/** Where agent API requests go, and how the listeners report. */
+export interface ApiWiring {
+  /** The core's `agentApiBodyLimit()`. */
+  bodyLimit: number;
+  handle: (request: ApiRequest) => Promise<ApiResponse>;
+  /** Listening, failing to listen, a request that failed; defaults to the info log. */
+  log?: (message: string) => void;
+}
+
+/** The hosts' part of the CoreHost interface that these links answer. */
+export type LinkedHost = Pick<CoreHost, "mcpServers" | "mcpCall" | "hubConnect" | "hubDisconnect" | "hubSend">;
+
+export class CoreLinks implements LinkedHost {
+  readonly hub: HubSockets;
+  /** The user's MCP servers. */
+  readonly mcp: McpConnections;
+  private api: AgentApiServer | null = null;
+
+  constructor(private readonly options: LinkOptions) {
+    this.hub = new HubSockets(options.openSocket, (message) => options.log("debug", message));
+    this.mcp = new McpConnections(options.mcpStdio, (message) => options.log("info", message));
+  }
+
+  /**
+   * Sends hub socket events to the processor through `call`, and agent API requests to
+   * `api.handle` (the server is made once, where something can listen). Call it again after a
+   * new processor replaces the old one.
+   */
+  attach(call: CallCore, api: ApiWiring): void {
+    this.hub.events = {
+      opened: (socket) => call((p) => p.hubOpened(socket)),
+      frame: (socket, text) => call((p) => p.hubFrame(socket, text)),
+      closed: (socket, why) => call((p) => p.hubClosed(socket, why)),
+    };
+    const loadHttp = this.options.loadHttp;
+    if (loadHttp && !this.api) {
+      const log = api.log ?? ((message: string) => this.options.log("info", message));
+      this.api = new AgentApiServer(api.handle, api.bodyLimit, loadHttp, log);
+    }
+  }
+
+  /** The core accepted these settings: connect the integrations they list. */
+  configureMcp(settings: CoreSettings): void {
+    this.mcp.configure(settings.mcpServers ?? []);
+  }
+
+  /** Opens and closes the agent API's listeners as the core's `agentApiListeners()` says. */
+  listen(listeners: ApiListener[]): Promise<ApiListenerState[]> {
+    return this.api ? this.api.configure(listeners) : Promise.resolve([]);
+  }
+
+  /** Whether there is an agent API server (something can listen and `attach` was called). */
+  get serving(): boolean {
+    return this.api !== null;
+  }
+
+  /** The agent API's listeners as they are now. */
+  get apiStates(): ApiListenerState[] {
+    return this.api?.states() ?? [];
+  }
+
+  /** Closes the hub sockets, the MCP connections and the agent API's listeners. */
+  close(): void {
+    this.hub.closeAll();
+    this.mcp.closeAll();
+    this.api?.close();
+  }
+
+  mcpServers(): ReturnType<CoreHost["mcpServers"]> {
+    return this.mcp.servers();
+  }
+
+  mcpCall(server: string, tool: string, input: unknown): ReturnType<CoreHost["mcpCall"]> {
+    return this.mcp.call(server, tool, input);
+  }
+
+  hubConnect(socket: number, url: string): void {
+    this.hub.connect(socket, url);
+  }
+
+  hubDisconnect(socket: number): void {
+    this.hub.disconnect(socket);
+  }
+
+  hubSend(socket: number, frame: string): void {
+    this.hub.send(socket, frame);
+  }
+}

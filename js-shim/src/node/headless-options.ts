@@ -1,0 +1,138 @@
+// The headless command's options: its usage text, the command line read and checked, and the
+// core's settings built from it (see headless.ts for what the command does).
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { ApprovalDecision, CoreSettings, McpServerConfig, RoutedMessage } from "smarthole-core";
+
+export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
+  --vault DIR            the vault folder (its .smarthole/ holds inbox and history)
+  --llm-base-url URL     Messages API base URL (default: Anthropic)
+  --model NAME           model name
+  --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY)
+  --max-tokens N         max tokens per answer
+  --no-stream            wait for whole answers instead of streaming
+  --once TEXT            process one typed message, print its result as JSON, exit
+  --once-json JSON       the same with a whole RoutedMessage (for example one from the hub)
+  --hub URL              connect to the SmartHole hub (for example ws://127.0.0.1:9473)
+  --hub-name NAME        the client name to register with the hub (default obsidian)
+  --approvals MODE       answer to approval requests (the agent overwriting, deleting or moving a note;
+                         an external agent's verification): reject (default), approve, or ask (printed
+                         as [approval ID]; answer with /approve ID, /approve-session ID or /reject ID)
+  --mcp-config FILE      the MCP servers (integrations) to connect: JSON {"mcpServers": [{"name", "command",
+                         "args", "env"} or {"name", "url", "headers"}]}
+  --api-port N           serve the local agent API on 127.0.0.1:N (see docs/agent-api.md)
+  --api-token-env VAR    the environment variable holding its bearer token (default SMARTHOLE_API_TOKEN;
+                         at least 32 characters, for example the output of: openssl rand -hex 32)
+  --api-config FILE      its contexts and verification timeout: JSON {"agentContexts": [...],
+                         "verificationTimeoutSeconds": N}
+  --stats-ms N           every N ms, print [stats] {"t", "rss", "heapUsed", "wasm"} (bytes) to stderr
+  --verbose              log the core's debug lines to stderr`;
+
+/** A mistake on the command line: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+function parse() {
+  try {
+    return parseArgs({
+    options: {
+      vault: { type: "string" },
+      "llm-base-url": { type: "string" },
+      model: { type: "string" },
+      "api-key-env": { type: "string" },
+      "max-tokens": { type: "string" },
+      "no-stream": { type: "boolean", default: false },
+      once: { type: "string" },
+      "once-json": { type: "string" },
+      hub: { type: "string" },
+      "hub-name": { type: "string" },
+      approvals: { type: "string", default: "reject" },
+      "mcp-config": { type: "string" },
+      "api-port": { type: "string" },
+      "api-token-env": { type: "string" },
+      "api-config": { type: "string" },
+      "stats-ms": { type: "string" },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** The command line, checked: the vault, the core's settings, and how to run. */
+export function readOptions() {
+  const { values } = parse();
+  if (values.help) {
+    process.stdout.write(USAGE + "\n");
+    process.exit(0);
+  }
+  if (!values.vault) throw new UsageError("--vault DIR is required");
+  const vault = path.resolve(values.vault);
+  if (!existsSync(vault) || !statSync(vault).isDirectory()) throw new UsageError(`the vault folder ${vault} does not exist`);
+  const keyVar = values["api-key-env"] ?? "ANTHROPIC_API_KEY";
+  const apiKey = process.env[keyVar];
+  if (values["api-key-env"] && apiKey === undefined) {
+    throw new UsageError(`the environment variable ${keyVar} (named by --api-key-env) is not set`);
+  }
+  const settings: CoreSettings = { apiKey: apiKey ?? "", streaming: !values["no-stream"], hubEnabled: values.hub !== undefined };
+  if (values.hub !== undefined) settings.hubUrl = values.hub;
+  if (values["hub-name"] !== undefined) settings.hubClientName = values["hub-name"];
+  if (values["llm-base-url"]) settings.baseUrl = values["llm-base-url"];
+  if (values.model) settings.model = values.model;
+  if (values["max-tokens"] !== undefined) {
+    const n = Number(values["max-tokens"]);
+    if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);
+    settings.maxTokens = n;
+  }
+  if (values["mcp-config"] !== undefined) {
+    const servers = (readJson("--mcp-config", values["mcp-config"]) as { mcpServers?: unknown })?.mcpServers;
+    if (!Array.isArray(servers)) throw new UsageError(`--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`);
+    settings.mcpServers = servers as McpServerConfig[];
+  }
+  if (values["api-port"] !== undefined) {
+    const port = Number(values["api-port"]);
+    if (!Number.isInteger(port)) throw new UsageError(`--api-port must be a port number (got ${values["api-port"]})`);
+    const tokenVar = values["api-token-env"] ?? "SMARTHOLE_API_TOKEN";
+    const token = process.env[tokenVar];
+    if (!token) throw new UsageError(`--api-port needs a token in the environment variable ${tokenVar} (for example: export ${tokenVar}=$(openssl rand -hex 32))`);
+    Object.assign(settings, { agentApiEnabled: true, agentApiPort: port, agentApiToken: token });
+  }
+  if (values["api-config"] !== undefined) {
+    const config = readJson("--api-config", values["api-config"]) as Pick<CoreSettings, "agentContexts" | "verificationTimeoutSeconds">;
+    if (config.agentContexts !== undefined) settings.agentContexts = config.agentContexts;
+    if (config.verificationTimeoutSeconds !== undefined) settings.verificationTimeoutSeconds = config.verificationTimeoutSeconds;
+  }
+  if (!["reject", "approve", "ask"].includes(values.approvals)) {
+    throw new UsageError(`--approvals must be reject, approve or ask (got ${values.approvals})`);
+  }
+  // --once TEXT gets its id from the core once it is loaded.
+  let once: { text: string } | { message: RoutedMessage } | undefined;
+  if (values.once !== undefined) {
+    once = { text: values.once };
+  } else if (values["once-json"] !== undefined) {
+    try {
+      once = { message: JSON.parse(values["once-json"]) as RoutedMessage };
+    } catch (error) {
+      throw new UsageError(`--once-json is not JSON: ${(error as Error).message}`);
+    }
+  }
+  const approvals: ApprovalDecision | "ask" = values.approvals === "ask" ? "ask" : values.approvals === "approve" ? "approve_once" : "reject";
+  const serving = values.hub !== undefined || values["api-port"] !== undefined;
+  const statsMs = values["stats-ms"] === undefined ? 0 : Number(values["stats-ms"]);
+  if (!Number.isInteger(statsMs) || statsMs < 0) throw new UsageError(`--stats-ms must be a whole number of milliseconds (got ${values["stats-ms"]})`);
+  return { vault, settings, once, serving, verbose: values.verbose, approvals, statsMs };
+}
+
+function readJson(flag: string, file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`${flag} ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** What readOptions gives. */
+export type HeadlessOptions = ReturnType<typeof readOptions>;

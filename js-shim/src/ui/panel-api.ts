@@ -1,0 +1,38 @@
+// What the chat panel needs from the outside: the core's runtime (ChatBackend) and the place it
+// is mounted in (PanelOptions). CoreRuntime is the backend in the plugin and on a page.
+import type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Conversation,
+  HistoryLine,
+  ProcessResult,
+  RoutedMessage,
+  ScheduleChange,
+} from "smarthole-core";
+import type { RuntimeEvent } from "../core/runtime.ts";
+
+/** What the panel needs from the core's runtime. */
+export interface ChatBackend {
+  readonly ready: boolean;
+  subscribe(listener: (event: RuntimeEvent) => void): () => void;
+  /** A typed message with the id and time the core gives it. */
+  newMessage(text: string): RoutedMessage;
+  process(message: RoutedMessage): Promise<ProcessResult>;
+  cancel(): boolean;
+  conversations(): Promise<Conversation[]>;
+  conversationLines(id: string): Promise<HistoryLine[]>;
+  currentConversation(): Promise<Conversation | null>;
+  newConversation(): Promise<void>;
+  openConversation(id: string): Promise<Conversation>;
+  recordSystemLine(text: string): Promise<string>;
+  pendingApprovals(): ApprovalRequest[];
+  decideApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRequest>;
+  scheduled(): Promise<Conversation[]>;
+  changeSchedule(id: string, change: ScheduleChange): Promise<Conversation>;
+}
+
+export interface PanelOptions {
+  /** Renders Markdown into an element (MarkdownRenderer in Obsidian). */
+  renderMarkdown(markdown: string, el: HTMLElement): Promise<void>;
+  copy(text: string): Promise<void>;
+}

@@ -1,0 +1,43 @@
+// A conversation's history drawn again in the chat panel (when it is shown or reopened): the
+// visible user lines as user bubbles, the assistant's lines as answers with their tool chips and
+// results, finished as Markdown where the turn ended.
+import type { HistoryLine, MessageSource } from "smarthole-core";
+import type { AnswerBubble } from "./answer-bubble.ts";
+import type { PanelOptions } from "./panel-api.ts";
+
+/** Where the lines go: the panel's user bubbles and answers. */
+export interface ReplayTarget {
+  addUser(id: string, text: string, source: MessageSource): void;
+  answer(id: string): AnswerBubble;
+}
+
+export async function replayLines(lines: HistoryLine[], target: ReplayTarget, options: PanelOptions): Promise<void> {
+  const results = new Map<string, { content: string; isError: boolean }>();
+  for (const line of lines) {
+    for (const block of line.content) {
+      if (block.type === "tool_result") results.set(block.tool_use_id, { content: block.content, isError: block.is_error === true });
+    }
+  }
+  for (const line of lines) {
+    if (!line.visible) continue;
+    if (line.role === "user") {
+      const text = line.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+      if (text) target.addUser(line.messageId, text, line.source);
+    } else if (line.role === "assistant") {
+      const bubble = target.answer(line.messageId);
+      bubble.commit();
+      for (const block of line.content) {
+        if (block.type === "text") bubble.append(block.text);
+        if (block.type === "tool_use") {
+          bubble.toolStarted(block.id, block.name, block.input);
+          const result = results.get(block.id);
+          if (result) bubble.toolFinished(block.id, result.isError, result.content);
+        }
+      }
+      if (line.turn) {
+        bubble.commit();
+        await bubble.finish(bubble.text, undefined, options);
+      }
+    }
+  }
+}

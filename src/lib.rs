@@ -6,31 +6,35 @@
 
 // Nothing that came from outside may panic the core (a panic traps the wasm module).
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
+// What is public is chosen below (and, for tests, in `testing::internals`); anything else stays
+// crate-private, and the compiler says so. Checked where the `testing` feature is on (every test
+// and clippy run), the build in which the whole surface, internals included, is in view.
+#![cfg_attr(feature = "testing", warn(unreachable_pub))]
 
-pub mod agent;
-pub mod api;
-pub mod approval;
-pub mod conversation;
-pub mod event;
-pub mod host;
-pub mod host_types;
-pub mod hub;
-pub mod ids;
-pub mod inbox;
-pub mod journal;
-pub mod lean;
-pub mod llm;
-pub mod mcp;
-pub mod message;
-pub mod processor;
-pub mod prompt;
-pub mod retrospection;
-pub mod schedule;
-pub mod settings;
-pub mod summary;
-pub mod time;
-pub mod tools;
-pub mod vault;
+mod agent;
+mod api;
+mod approval;
+mod conversation;
+mod event;
+mod host;
+mod host_types;
+mod hub;
+mod ids;
+mod inbox;
+mod journal;
+mod lean;
+mod llm;
+mod mcp;
+mod message;
+mod processor;
+mod prompt;
+mod retrospection;
+mod schedule;
+mod settings;
+mod summary;
+mod time;
+mod tools;
+mod vault;
 
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -39,8 +43,18 @@ pub mod testing;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use event::Event;
+// The API a host embeds: the processor, the host it is given, and the values crossing between
+// them (settings in; events, results, conversations and approvals out).
+pub use api::{ApiRequest, ApiResponse};
+pub use approval::{ApprovalError, ApprovalRequest, ApprovalStatus, Decision, SettleReason};
+pub use conversation::{Conversation, ConversationStatus, HistoryLine, LineRole, QuestionType, ScheduleType};
+pub use event::{Event, NoticeLevel, Stage};
 pub use host::Host;
-pub use message::{ProcessResult, RoutedMessage};
-pub use processor::MessageProcessor;
-pub use settings::Settings;
+pub use host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis, NoteEdit};
+pub use hub::HubStatus;
+pub use llm::ContentBlock;
+pub use mcp::{McpError, McpServer, McpState, McpTool};
+pub use message::{MessageSource, ProcessResult, RoutedMessage};
+pub use processor::{MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange};
+pub use settings::{AgentContext, McpServerConfig, Settings};
+pub use vault::VaultEntry;

@@ -25,6 +25,23 @@ use crate::llm::ContentBlock;
 use crate::mcp::{McpError, McpServer, McpState};
 use crate::vault::VaultEntry;
 
+/// The core's parts that tests, fuzz targets and benches exercise directly (parsers, plans,
+/// limits), beyond the API in the crate root. Only with the `testing` feature.
+pub mod internals {
+    pub use crate::api::config::{listeners, Listener};
+    pub use crate::api::BODY_LIMIT;
+    pub use crate::approval::{APPROVAL_TIMEOUT_MS, SESSION_GRANT_MS};
+    pub use crate::conversation::index::{log_path, ConversationIndex, INDEX_PATH};
+    pub use crate::conversation::log::parse_log;
+    pub use crate::hub::frames::{parse_inbound, Inbound};
+    pub use crate::llm::sse::{SseError, SseEvent, SseParser};
+    pub use crate::message::parse_routed;
+    pub use crate::schedule::{plan, ScheduleRequest};
+    pub use crate::time::{format_iso, parse_iso};
+    pub use crate::tools::{Args, ToolRegistry};
+    pub use crate::vault::path::{is_protected, normalize, protected_folders};
+}
+
 /// Virtual time when a `FakeHost` starts: 2026-02-05T10:00:00Z.
 pub const START_MS: Millis = 1_770_285_600_000;
 

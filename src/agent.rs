@@ -29,7 +29,7 @@ use futures::lock::Mutex;
 const EVENT_OUTPUT_CHARS: usize = 300;
 
 /// What a turn starts from.
-pub struct TurnInput<'a> {
+pub(crate) struct TurnInput<'a> {
     pub system: &'a [SystemPart],
     /// The earlier conversation, serialised.
     pub history: &'a MessagesJson,
@@ -50,7 +50,7 @@ pub struct TurnInput<'a> {
 
 /// What a finished turn produced.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct TurnOutcome {
+pub(crate) struct TurnOutcome {
     /// The messages the turn added after the user's: assistant answers and tool results.
     pub messages: Vec<ApiMessage>,
     pub tools_used: Vec<String>,
@@ -73,7 +73,7 @@ pub struct TurnOutcome {
 
 /// A question asked in a turn.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AskedQuestion {
+pub(crate) struct AskedQuestion {
     pub question_type: QuestionType,
     pub prompt: String,
     pub options: Vec<String>,
@@ -81,12 +81,12 @@ pub struct AskedQuestion {
 
 impl TurnOutcome {
     /// The agent asked a question and waits for the reply.
-    pub fn waiting(&self) -> bool {
+    pub(crate) fn waiting(&self) -> bool {
         self.question.is_some()
     }
 
     /// The assistant's text, as streamed to the user.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let parts: Vec<String> = self
             .messages
             .iter()
@@ -200,7 +200,7 @@ fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenStep>) {
 }
 
 /// Runs one turn. `resume` holds the journal of an earlier, unfinished run of the same message.
-pub async fn run_turn<'a, H: Host>(
+pub(crate) async fn run_turn<'a, H: Host>(
     host: &'a H,
     settings: &'a Settings,
     input: TurnInput<'a>,

@@ -17,7 +17,7 @@ use crate::host_types::Millis;
 /// How long a request waits for an answer.
 pub const APPROVAL_TIMEOUT_MS: Millis = 5 * 60_000;
 /// Where requests are kept.
-pub const APPROVALS_DIR: &str = "approvals";
+pub(crate) const APPROVALS_DIR: &str = "approvals";
 /// How long "approve for this session" covers an external agent's action.
 pub const SESSION_GRANT_MS: Millis = 30 * 60_000;
 
@@ -189,7 +189,7 @@ pub enum ApprovalError {
 
 /// The requests in memory, the tasks waiting on them, and the conversation-wide grants.
 #[derive(Default)]
-pub struct ApprovalBook {
+pub(crate) struct ApprovalBook {
     requests: RefCell<HashMap<String, ApprovalRequest>>,
     waiters: RefCell<HashMap<String, Vec<oneshot::Sender<ApprovalStatus>>>>,
     /// Actions approved beyond one request.
@@ -208,7 +208,7 @@ struct Grant {
 impl ApprovalBook {
     /// Takes requests read from disk at start-up: a tool's pending request expires (the turn
     /// waiting on it is gone); an external agent's stays pending until its time is up.
-    pub fn restore(&self, mut requests: Vec<ApprovalRequest>, now: Millis) -> Vec<ApprovalRequest> {
+    pub(crate) fn restore(&self, mut requests: Vec<ApprovalRequest>, now: Millis) -> Vec<ApprovalRequest> {
         let mut changed = Vec::new();
         for r in &mut requests {
             if r.status == ApprovalStatus::Pending && (r.origin == ApprovalOrigin::Tool || now >= r.expires_ms) {
@@ -228,13 +228,13 @@ impl ApprovalBook {
     }
 
     /// Adds a new request.
-    pub fn insert(&self, request: ApprovalRequest) {
+    pub(crate) fn insert(&self, request: ApprovalRequest) {
         self.requests.borrow_mut().insert(request.id.clone(), request);
     }
 
     /// A request by id, with a pending one past its time settled as expired (`Some(true)` when
     /// that just happened, so the caller persists it).
-    pub fn get(&self, id: &str, now: Millis) -> Option<(ApprovalRequest, bool)> {
+    pub(crate) fn get(&self, id: &str, now: Millis) -> Option<(ApprovalRequest, bool)> {
         let request = self.requests.borrow().get(id).cloned()?;
         if request.status == ApprovalStatus::Pending && now >= request.expires_ms {
             if let Ok(expired) = self.settle(id, SettleReason::Timeout, None, now) {
@@ -245,12 +245,12 @@ impl ApprovalBook {
     }
 
     /// Who asked for a request, without touching it.
-    pub fn origin_of(&self, id: &str) -> Option<ApprovalOrigin> {
+    pub(crate) fn origin_of(&self, id: &str) -> Option<ApprovalOrigin> {
         self.requests.borrow().get(id).map(|r| r.origin)
     }
 
     /// Pending requests, oldest first.
-    pub fn pending(&self) -> Vec<ApprovalRequest> {
+    pub(crate) fn pending(&self) -> Vec<ApprovalRequest> {
         let mut out: Vec<ApprovalRequest> =
             self.requests.borrow().values().filter(|r| r.status == ApprovalStatus::Pending).cloned().collect();
         crate::lean::sort_by_key(&mut out, |r| r.created_ms);
@@ -258,7 +258,7 @@ impl ApprovalBook {
     }
 
     /// Takes out the settled requests created before `cutoff` (their files can go).
-    pub fn settled_before(&self, cutoff: Millis) -> Vec<ApprovalRequest> {
+    pub(crate) fn settled_before(&self, cutoff: Millis) -> Vec<ApprovalRequest> {
         let mut map = self.requests.borrow_mut();
         let old: Vec<String> = map
             .values()
@@ -269,14 +269,14 @@ impl ApprovalBook {
     }
 
     /// A channel that receives the request's final status.
-    pub fn subscribe(&self, id: &str) -> oneshot::Receiver<ApprovalStatus> {
+    pub(crate) fn subscribe(&self, id: &str) -> oneshot::Receiver<ApprovalStatus> {
         let (tx, rx) = oneshot::channel();
         self.waiters.borrow_mut().entry(id.to_owned()).or_default().push(tx);
         rx
     }
 
     /// Whether `action` is granted for this conversation (or agent API session) at `now`.
-    pub fn granted(&self, scope_id: &str, action: &str, now: Millis) -> bool {
+    pub(crate) fn granted(&self, scope_id: &str, action: &str, now: Millis) -> bool {
         self.grants
             .borrow()
             .iter()
@@ -284,7 +284,7 @@ impl ApprovalBook {
     }
 
     /// Pending requests of an agent API session.
-    pub fn pending_in_session(&self, session: &str) -> usize {
+    pub(crate) fn pending_in_session(&self, session: &str) -> usize {
         self.requests
             .borrow()
             .values()
@@ -294,7 +294,7 @@ impl ApprovalBook {
 
     /// Ends a pending request: decided by the user, expired, or given up; the reason gives its
     /// status and note. Returns it, updated.
-    pub fn settle(
+    pub(crate) fn settle(
         &self,
         id: &str,
         reason: SettleReason,
@@ -334,7 +334,7 @@ impl ApprovalBook {
     }
 
     /// The reason and scope a decision gives.
-    pub fn outcome(decision: Decision) -> (SettleReason, Option<ApprovalScope>) {
+    pub(crate) fn outcome(decision: Decision) -> (SettleReason, Option<ApprovalScope>) {
         match decision {
             Decision::ApproveOnce => (SettleReason::Approved, Some(ApprovalScope::Once)),
             Decision::ApproveConversation => (SettleReason::Approved, Some(ApprovalScope::Conversation)),

@@ -3,13 +3,13 @@
 use crate::host::Host;
 
 /// A fresh id: `prefix` followed by 16 random hex digits (64 bits from the host's random source).
-pub fn new_id<H: Host>(host: &H, prefix: &str) -> String {
+pub(crate) fn new_id<H: Host>(host: &H, prefix: &str) -> String {
     format!("{prefix}{:016x}", host.random_u64())
 }
 
 /// Turns any message id into a safe file name: ASCII letters, digits, `-` and `_` are kept,
 /// every other byte becomes `~XX`. The mapping is one-to-one, so two ids never share a file.
-pub fn file_stem(id: &str) -> String {
+pub(crate) fn file_stem(id: &str) -> String {
     let mut out = String::with_capacity(id.len());
     for b in id.bytes() {
         if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {

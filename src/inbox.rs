@@ -12,18 +12,18 @@ use crate::message::RoutedMessage;
 use crate::time::format_iso;
 
 /// Folder of pending messages.
-pub const INBOX_DIR: &str = "inbox";
+pub(crate) const INBOX_DIR: &str = "inbox";
 /// Folder of messages given up on.
-pub const FAILED_DIR: &str = "failed";
+pub(crate) const FAILED_DIR: &str = "failed";
 /// Processing attempts before a message is given up on.
-pub const MAX_ATTEMPTS: u32 = 5;
+pub(crate) const MAX_ATTEMPTS: u32 = 5;
 const ENTRY_SUFFIX: &str = ".json";
 const JOURNAL_SUFFIX: &str = ".turn.jsonl";
 
 /// A pending message with its bookkeeping.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct InboxEntry {
+pub(crate) struct InboxEntry {
     pub message: RoutedMessage,
     /// Processing runs started, this one included.
     pub attempts: u32,
@@ -36,38 +36,38 @@ pub struct InboxEntry {
 
 impl InboxEntry {
     /// A message just arrived, about to be processed for the first time.
-    pub fn new(message: RoutedMessage, received_at: Millis) -> Self {
+    pub(crate) fn new(message: RoutedMessage, received_at: Millis) -> Self {
         InboxEntry { message, attempts: 1, received_at, last_error: None, last_error_code: None }
     }
 }
 
 /// Path of a message's inbox file.
-pub fn entry_path(message_id: &str) -> String {
+pub(crate) fn entry_path(message_id: &str) -> String {
     format!("{INBOX_DIR}/{}{ENTRY_SUFFIX}", file_stem(message_id))
 }
 
 /// Path of a message's turn journal (the steps of a turn already taken, so a retry or a restart
 /// never runs a tool twice).
-pub fn journal_path(message_id: &str) -> String {
+pub(crate) fn journal_path(message_id: &str) -> String {
     format!("{INBOX_DIR}/{}{JOURNAL_SUFFIX}", file_stem(message_id))
 }
 
 /// Writes (or rewrites) a message's inbox file.
-pub async fn save<H: Host>(host: &H, entry: &InboxEntry) -> Result<(), HostError> {
+pub(crate) async fn save<H: Host>(host: &H, entry: &InboxEntry) -> Result<(), HostError> {
     let text = serde_json::to_string(entry).map_err(|e| HostError::Io(e.to_string()))?;
     host.write_file_atomic(&entry_path(&entry.message.id), &text).await
 }
 
 /// Removes a finished message: its entry first, then its journal, so a crash in between leaves
 /// only an orphan journal (cleaned at start-up), never an entry without its journal.
-pub async fn remove<H: Host>(host: &H, message_id: &str) -> Result<(), HostError> {
+pub(crate) async fn remove<H: Host>(host: &H, message_id: &str) -> Result<(), HostError> {
     host.remove_file(&entry_path(message_id)).await?;
     host.remove_file(&journal_path(message_id)).await
 }
 
 /// An inbox file found at start-up.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Pending {
+pub(crate) enum Pending {
     Entry(InboxEntry),
     /// A file that does not hold a readable entry.
     Corrupt {
@@ -79,7 +79,7 @@ pub enum Pending {
 
 /// Reads every pending message, oldest first. Removes leftovers of interrupted writes and
 /// journals whose entry is gone.
-pub async fn list_pending<H: Host>(host: &H) -> Result<Vec<Pending>, HostError> {
+pub(crate) async fn list_pending<H: Host>(host: &H) -> Result<Vec<Pending>, HostError> {
     let names = host.list_dir(INBOX_DIR).await?;
     let mut entries = Vec::new();
     let mut corrupt = Vec::new();
@@ -119,7 +119,7 @@ pub async fn list_pending<H: Host>(host: &H) -> Result<Vec<Pending>, HostError> 
 
 /// Moves a message to `failed/` with the reason, then removes it (and its journal) from the
 /// inbox. `file` is the inbox file name.
-pub async fn move_to_failed<H: Host>(
+pub(crate) async fn move_to_failed<H: Host>(
     host: &H,
     file: &str,
     entry: Option<&InboxEntry>,
@@ -142,6 +142,6 @@ pub async fn move_to_failed<H: Host>(
 }
 
 /// The inbox file name of a message.
-pub fn entry_file_name(message_id: &str) -> String {
+pub(crate) fn entry_file_name(message_id: &str) -> String {
     format!("{}{ENTRY_SUFFIX}", file_stem(message_id))
 }

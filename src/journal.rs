@@ -15,7 +15,7 @@ use crate::tools::ToolEffect;
 /// One step of a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case", try_from = "FlatRecord")]
-pub enum JournalRecord {
+pub(crate) enum JournalRecord {
     /// A model answer the turn continues from (it asked for tools, or paused).
     Assistant { content: Vec<ContentBlock> },
     /// A tool call is about to run.
@@ -65,20 +65,20 @@ impl TryFrom<FlatRecord> for JournalRecord {
 }
 
 /// Appends steps to a message's journal.
-pub struct Journal<'a, H: Host> {
+pub(crate) struct Journal<'a, H: Host> {
     host: &'a H,
     path: String,
 }
 
 impl<'a, H: Host> Journal<'a, H> {
     /// The journal of a message.
-    pub fn new(host: &'a H, message_id: &str) -> Self {
+    pub(crate) fn new(host: &'a H, message_id: &str) -> Self {
         Journal { host, path: journal_path(message_id) }
     }
 
     /// Records a step. A failed write is logged, not fatal: the turn goes on, and only a crash
     /// right after it could repeat that step.
-    pub async fn record(&self, record: &JournalRecord) {
+    pub(crate) async fn record(&self, record: &JournalRecord) {
         let line = match serde_json::to_string(record) {
             Ok(line) => line + "\n",
             Err(e) => return self.host.log(LogLevel::Error, &format!("journal record not serialisable: {e}")),
@@ -90,7 +90,7 @@ impl<'a, H: Host> Journal<'a, H> {
 
     /// Reads the steps recorded by an earlier run; a torn or unreadable line ends the replay
     /// there (what follows it cannot be trusted).
-    pub async fn load(&self) -> Result<Vec<JournalRecord>, HostError> {
+    pub(crate) async fn load(&self) -> Result<Vec<JournalRecord>, HostError> {
         let text = self.host.read_file(&self.path).await?.unwrap_or_default();
         let mut records = Vec::new();
         for line in text.split_inclusive('\n') {

@@ -16,12 +16,12 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// A JSON value read as a typed one.
-pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, serde_json::Error> {
+pub(crate) fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, serde_json::Error> {
     serde_json::from_str(&value.to_string())
 }
 
 /// The text lower-cased with the full Unicode mapping (for case-insensitive paths and search).
-pub fn fold_case(text: &str) -> String {
+pub(crate) fn fold_case(text: &str) -> String {
     if text.is_ascii() {
         return text.to_ascii_lowercase();
     }
@@ -39,7 +39,7 @@ fn fold_non_ascii(text: &str) -> String {
 }
 
 /// Sorts `items` stably by `cmp`.
-pub fn sort_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
+pub(crate) fn sort_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
     if items.len() < 2 {
         return;
     }
@@ -61,7 +61,7 @@ pub fn sort_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
 }
 
 /// Sorts `items` stably by a key.
-pub fn sort_by_key<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
+pub(crate) fn sort_by_key<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
     sort_by(items, |a, b| key(a).cmp(&key(b)));
 }
 

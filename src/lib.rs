@@ -46,13 +46,18 @@ pub mod wasm;
 // The API a host embeds: the processor, the host it is given, and the values crossing between
 // them (settings in; events, results, conversations and approvals out).
 pub use api::{ApiRequest, ApiResponse};
-pub use approval::{ApprovalError, ApprovalRequest, ApprovalStatus, Decision, SettleReason};
-pub use conversation::{Conversation, ConversationStatus, HistoryLine, LineRole, QuestionType, ScheduleType};
+pub use approval::{
+    ApprovalError, ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,
+};
+pub use conversation::line::{HistoryLine, LineRole, TurnEnd};
+pub use conversation::model::{
+    Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,
+};
 pub use event::{Event, NoticeLevel, Stage};
 pub use host::Host;
 pub use host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis, NoteEdit};
-pub use hub::HubStatus;
-pub use llm::ContentBlock;
+pub use hub::client::HubStatus;
+pub use llm::types::ContentBlock;
 pub use mcp::{McpError, McpServer, McpState, McpTool};
 pub use message::{MessageSource, ProcessResult, RoutedMessage};
 pub use processor::{MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange};

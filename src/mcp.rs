@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::llm::ToolDef;
 
 /// Prefix of the names MCP tools are offered under: `mcp__<server>__<tool>`.
-pub const TOOL_PREFIX: &str = "mcp__";
+pub(crate) const TOOL_PREFIX: &str = "mcp__";
 /// The longest tool name the Messages API accepts.
 const MAX_TOOL_NAME: usize = 64;
 /// Longest tool result passed to the model, in characters.
@@ -65,18 +65,18 @@ pub enum McpError {
 }
 
 /// The name a server's tool is offered under.
-pub fn tool_name(server: &str, tool: &str) -> String {
+pub(crate) fn tool_name(server: &str, tool: &str) -> String {
     format!("{TOOL_PREFIX}{server}__{tool}")
 }
 
 /// The server and tool of an offered name.
-pub fn split_tool_name(name: &str) -> Option<(&str, &str)> {
+pub(crate) fn split_tool_name(name: &str) -> Option<(&str, &str)> {
     name.strip_prefix(TOOL_PREFIX)?.split_once("__")
 }
 
 /// The definitions offered for the connected servers' tools (names the API would refuse are
 /// left out).
-pub fn definitions(servers: &[McpServer]) -> Vec<ToolDef> {
+pub(crate) fn definitions(servers: &[McpServer]) -> Vec<ToolDef> {
     let mut out = Vec::new();
     for server in servers.iter().filter(|s| s.state == McpState::Connected) {
         for tool in &server.tools {
@@ -99,7 +99,7 @@ pub fn definitions(servers: &[McpServer]) -> Vec<ToolDef> {
 
 /// A `tools/call` result as the model reads it: text blocks as they are, other content named,
 /// structured content as JSON.
-pub fn result_text(result: &Value) -> String {
+pub(crate) fn result_text(result: &Value) -> String {
     let mut parts: Vec<String> = Vec::new();
     for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
         let kind = block.get("type").and_then(Value::as_str).unwrap_or("");

@@ -7,14 +7,14 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 /// Longest message text accepted, in characters.
-pub const MAX_TEXT_CHARS: usize = 100_000;
+pub(crate) const MAX_TEXT_CHARS: usize = 100_000;
 /// Longest message id accepted, in bytes (ids become file names).
-pub const MAX_ID_BYTES: usize = 200;
+pub(crate) const MAX_ID_BYTES: usize = 200;
 /// Code of a message refused before it reached the inbox (the one failure not worth a retry:
 /// the same input would be refused again).
-pub const INVALID_MESSAGE: &str = "invalid_message";
+pub(crate) const INVALID_MESSAGE: &str = "invalid_message";
 /// What the ids the core mints for typed messages start with.
-pub const DIRECT_ID_PREFIX: &str = "direct-";
+pub(crate) const DIRECT_ID_PREFIX: &str = "direct-";
 
 /// Where a message came from; shown to the user and kept in history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -96,7 +96,7 @@ pub enum InvalidMessage {
 }
 
 /// The id of a possibly invalid message, so a refusal can still name it.
-pub fn id_of(value: &Value) -> Option<&str> {
+pub(crate) fn id_of(value: &Value) -> Option<&str> {
     value.get("id").and_then(Value::as_str).filter(|id| !id.is_empty() && id.len() <= MAX_ID_BYTES)
 }
 

@@ -33,7 +33,7 @@ context.";
 
 /// An ended conversation recalled in the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecentConversation {
+pub(crate) struct RecentConversation {
     pub title: String,
     pub summary: String,
     pub ended_at: String,
@@ -41,7 +41,7 @@ pub struct RecentConversation {
 
 /// The conversation facts that vary from message to message.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PromptContext {
+pub(crate) struct PromptContext {
     /// The question the agent asked and waits on; the message is its answer.
     pub pending_question: Option<PendingQuestion>,
     /// The most recently ended conversations, newest first.
@@ -115,7 +115,7 @@ fn conversation_text(context: &PromptContext) -> String {
 }
 
 /// The system prompt parts for a message.
-pub fn system_prompt(
+pub(crate) fn system_prompt(
     settings: &Settings,
     message: &RoutedMessage,
     context: &PromptContext,

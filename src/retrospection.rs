@@ -8,14 +8,15 @@ use crate::settings::Settings;
 use crate::summary::background_settings;
 
 /// Where retrospections are kept, newest first.
-pub const RETROSPECTION_PATH: &str = "retrospection.md";
+pub(crate) const RETROSPECTION_PATH: &str = "retrospection.md";
 const HEADING: &str = "# Conversation retrospection\n\n";
 /// The retrospection call's instructions (tests recognise the call by them).
-pub const INSTRUCTIONS: &str = "You review a finished conversation between a user and the assistant that works on \
+pub(crate) const INSTRUCTIONS: &str =
+    "You review a finished conversation between a user and the assistant that works on \
 their notes, to help the assistant do better next time.";
 
 /// The file with a new section first (after the heading), older sections after it.
-pub fn prepend_section(existing: &str, when_iso: &str, title: &str, content: &str) -> String {
+pub(crate) fn prepend_section(existing: &str, when_iso: &str, title: &str, content: &str) -> String {
     let when = when_iso.get(..16).unwrap_or(when_iso).replace('T', " ");
     let section = format!("## {when} UTC — {title}\n\n{}\n\n", content.trim());
     let older = existing.strip_prefix(HEADING).unwrap_or(existing);
@@ -23,7 +24,7 @@ pub fn prepend_section(existing: &str, when_iso: &str, title: &str, content: &st
 }
 
 /// Asks the model to reflect on a transcript with the user's retrospection prompt.
-pub async fn reflect<H: Host>(host: &H, settings: &Settings, transcript: &str) -> Result<String, LlmError> {
+pub(crate) async fn reflect<H: Host>(host: &H, settings: &Settings, transcript: &str) -> Result<String, LlmError> {
     let call_settings = background_settings(settings, 800);
     let system = [SystemPart { text: INSTRUCTIONS.to_owned(), cache: false }];
     let messages = [ApiMessage::user_text(format!(

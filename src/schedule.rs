@@ -11,14 +11,14 @@ use crate::host_types::Millis;
 use crate::time::{format_iso, parse_iso};
 
 /// Failed runs in a row after which a schedule pauses.
-pub const MAX_FAILURES: u32 = 3;
+pub(crate) const MAX_FAILURES: u32 = 3;
 /// When a failed one-time run is tried again.
-pub const RETRY_MS: Millis = 5 * 60_000;
+pub(crate) const RETRY_MS: Millis = 5 * 60_000;
 /// How often the worker looks for due runs.
-pub const TICK_MS: Millis = 30_000;
+pub(crate) const TICK_MS: Millis = 30_000;
 
 /// Finds the next time a cron expression fires after a moment (the host's croner).
-pub type CronClock<'a> = &'a dyn Fn(&str, &str, Millis) -> Result<Option<Millis>, String>;
+pub(crate) type CronClock<'a> = &'a dyn Fn(&str, &str, Millis) -> Result<Option<Millis>, String>;
 
 /// What `create_schedule` asked for.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -169,7 +169,7 @@ pub fn plan(
 }
 
 /// When the schedule runs next, in milliseconds (none when paused or not due ever again).
-pub fn next_run_ms(schedule: &Schedule) -> Option<Millis> {
+pub(crate) fn next_run_ms(schedule: &Schedule) -> Option<Millis> {
     if schedule.paused {
         return None;
     }
@@ -179,7 +179,7 @@ pub fn next_run_ms(schedule: &Schedule) -> Option<Millis> {
 /// Claims a due run at `now`: counts it and moves `next_run_at` to the run after it — for a
 /// cron, the first time after *now* (times missed while the app was closed run once, not once
 /// each), none after a one-time run, the end or the last allowed run.
-pub fn claim(schedule: &mut Schedule, now: Millis, cron: CronClock<'_>) -> Result<(), String> {
+pub(crate) fn claim(schedule: &mut Schedule, now: Millis, cron: CronClock<'_>) -> Result<(), String> {
     schedule.runs += 1;
     schedule.last_run_at = Some(format_iso(now));
     let limit_reached = schedule.max_runs.is_some_and(|max| schedule.runs >= max);
@@ -197,7 +197,7 @@ pub fn claim(schedule: &mut Schedule, now: Millis, cron: CronClock<'_>) -> Resul
 
 /// What a finished run means for its schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunEnd {
+pub(crate) enum RunEnd {
     /// More runs follow.
     Continue,
     /// That was the last run: the schedule goes.
@@ -207,7 +207,7 @@ pub enum RunEnd {
 }
 
 /// Records how a run ended (`Err` with the failure, or `Ok`) and says what follows.
-pub fn finish(schedule: &mut Schedule, result: Result<(), &str>, now: Millis) -> RunEnd {
+pub(crate) fn finish(schedule: &mut Schedule, result: Result<(), &str>, now: Millis) -> RunEnd {
     match result {
         Ok(()) => {
             schedule.failures = 0;
@@ -236,7 +236,7 @@ pub fn finish(schedule: &mut Schedule, result: Result<(), &str>, now: Millis) ->
 }
 
 /// Resumes a paused schedule: failures forgotten, the next run computed from now.
-pub fn resume(schedule: &mut Schedule, now: Millis, cron: CronClock<'_>) -> Result<(), String> {
+pub(crate) fn resume(schedule: &mut Schedule, now: Millis, cron: CronClock<'_>) -> Result<(), String> {
     schedule.paused = false;
     schedule.failures = 0;
     let next = match (schedule.kind, schedule.expression.as_deref()) {
@@ -253,13 +253,13 @@ pub fn resume(schedule: &mut Schedule, now: Millis, cron: CronClock<'_>) -> Resu
 /// Due runs, ordered by time: the worker takes from the front instead of scanning every
 /// conversation.
 #[derive(Debug, Default)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     entries: Vec<(Millis, String)>,
 }
 
 impl Timeline {
     /// Puts a conversation at its next run (replacing where it was); `None` takes it out.
-    pub fn set(&mut self, conversation: &str, next: Option<Millis>) {
+    pub(crate) fn set(&mut self, conversation: &str, next: Option<Millis>) {
         self.entries.retain(|(_, id)| id != conversation);
         if let Some(at) = next {
             let i = self.entries.partition_point(|(t, id)| (*t, id.as_str()) < (at, conversation));
@@ -268,23 +268,20 @@ impl Timeline {
     }
 
     /// The conversations due at `now`, earliest first.
-    pub fn due(&self, now: Millis) -> Vec<String> {
+    pub(crate) fn due(&self, now: Millis) -> Vec<String> {
         self.entries.iter().take_while(|(t, _)| *t <= now).map(|(_, id)| id.clone()).collect()
     }
 
     /// The earliest run.
-    pub fn first(&self) -> Option<(Millis, &str)> {
+    #[cfg(test)]
+    pub(crate) fn first(&self) -> Option<(Millis, &str)> {
         self.entries.first().map(|(t, id)| (*t, id.as_str()))
     }
 
     /// Runs waiting.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Whether nothing waits.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 

@@ -7,7 +7,7 @@ use thiserror::Error;
 use crate::hub::config::{HubConfig, DEFAULT_CLIENT_NAME, DEFAULT_DESCRIPTION, DEFAULT_HUB_URL};
 
 /// Default Anthropic endpoint.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
 /// Everything configurable about the core.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,7 +105,7 @@ for the answer. Send notes or requests for the vault agent with POST /messages."
 }
 
 /// Shortest agent API token the core accepts (the plugin generates 64 hex digits).
-pub const MIN_API_TOKEN_LEN: usize = 32;
+pub(crate) const MIN_API_TOKEN_LEN: usize = 32;
 
 /// Whether a name fits in a URL path and a tool name: 1 to 32 letters, digits, - or _.
 fn is_simple_name(name: &str) -> bool {
@@ -151,10 +151,11 @@ impl McpServerConfig {
 }
 
 /// The tools that ask the user before they act.
-pub const APPROVAL_TOOLS: [&str; 3] = ["write_file", "delete_file", "move_file"];
+pub(crate) const APPROVAL_TOOLS: [&str; 3] = ["write_file", "delete_file", "move_file"];
 
 /// The default retrospection question.
-pub const DEFAULT_RETROSPECTION_PROMPT: &str = "Look back at this conversation. What went well, what could have gone \
+pub(crate) const DEFAULT_RETROSPECTION_PROMPT: &str =
+    "Look back at this conversation. What went well, what could have gone \
 better, and what would make the next similar conversation easier (a note to keep, a folder convention, a preference \
 to remember)? Answer in three to five short bullet points.";
 

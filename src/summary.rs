@@ -9,7 +9,8 @@ use crate::llm::{ApiMessage, LlmError, MessagesJson, ModelCall, SystemPart};
 use crate::settings::Settings;
 
 /// The summary call's instructions (tests recognise the call by them).
-pub const INSTRUCTIONS: &str = "You title and summarise conversations between a user and the assistant that works on \
+pub(crate) const INSTRUCTIONS: &str =
+    "You title and summarise conversations between a user and the assistant that works on \
 their notes. Reply with one JSON object and nothing else: {\"title\": \"at most six words\", \"summary\": \"two or \
 three sentences: what the user wanted and what was done or decided\"}.";
 
@@ -20,7 +21,7 @@ const SUMMARY_CHARS: usize = 600;
 
 /// A conversation's title and summary.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub title: Option<String>,
     pub summary: String,
 }
@@ -37,7 +38,7 @@ fn clean(text: &str, max: usize) -> String {
 
 /// Reads the model's answer: the JSON object it was asked for, or — from a model that ignored
 /// the format — its text as the summary, with no title.
-pub fn parse_summary(answer: &str) -> Option<Summary> {
+pub(crate) fn parse_summary(answer: &str) -> Option<Summary> {
     let json =
         answer.find('{').zip(answer.rfind('}')).and_then(|(a, b)| serde_json::from_str::<Value>(&answer[a..=b]).ok());
     if let Some(v) = json {
@@ -52,12 +53,16 @@ pub fn parse_summary(answer: &str) -> Option<Summary> {
 }
 
 /// Settings for a quiet background call: whole answers, short.
-pub fn background_settings(settings: &Settings, max_tokens: u32) -> Settings {
+pub(crate) fn background_settings(settings: &Settings, max_tokens: u32) -> Settings {
     Settings { streaming: false, max_tokens: max_tokens.min(settings.max_tokens.max(64)), ..settings.clone() }
 }
 
 /// Asks the model for a title and summary of a transcript.
-pub async fn summarize<H: Host>(host: &H, settings: &Settings, transcript: &str) -> Result<Option<Summary>, LlmError> {
+pub(crate) async fn summarize<H: Host>(
+    host: &H,
+    settings: &Settings,
+    transcript: &str,
+) -> Result<Option<Summary>, LlmError> {
     let settings = background_settings(settings, 400);
     let system = [SystemPart { text: INSTRUCTIONS.to_owned(), cache: false }];
     let messages = [ApiMessage::user_text(format!("The conversation:\n\n{transcript}"))];

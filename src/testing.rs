@@ -38,7 +38,8 @@ pub mod internals {
     pub use crate::message::parse_routed;
     pub use crate::schedule::{plan, ScheduleRequest};
     pub use crate::time::{format_iso, parse_iso};
-    pub use crate::tools::{Args, ToolRegistry};
+    pub use crate::tools::args::Args;
+    pub use crate::tools::ToolRegistry;
     pub use crate::vault::path::{is_protected, normalize, protected_folders};
 }
 

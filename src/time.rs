@@ -85,7 +85,7 @@ pub fn parse_iso(text: &str) -> Option<Millis> {
 /// Reads an HTTP date in the IMF-fixdate form every sender must use (`Wed, 21 Oct 2015
 /// 07:28:00 GMT`, RFC 9110 §5.6.7), as `retry-after` may carry. The two obsolete forms are not
 /// read (a retry then simply uses its own backoff); this spares a date crate in the bundle.
-pub fn parse_http_date(text: &str) -> Option<Millis> {
+pub(crate) fn parse_http_date(text: &str) -> Option<Millis> {
     const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     let parts: Vec<&str> = text.split(' ').collect();
     let [weekday, day, month, year, time, "GMT"] = parts.as_slice() else { return None };

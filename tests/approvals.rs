@@ -6,11 +6,12 @@ mod common;
 use common::*;
 use futures::future::join;
 use serde_json::{json, Value};
-use smarthole_agent::approval::{ApprovalError, ApprovalRequest, ApprovalStatus, Decision, APPROVAL_TIMEOUT_MS};
-use smarthole_agent::event::Event;
-use smarthole_agent::host::Host;
-use smarthole_agent::message::ProcessResult;
+use smarthole_agent::testing::internals::APPROVAL_TIMEOUT_MS;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::Event;
+use smarthole_agent::Host;
+use smarthole_agent::ProcessResult;
+use smarthole_agent::{ApprovalError, ApprovalRequest, ApprovalStatus, Decision};
 use smarthole_agent::{MessageProcessor, Settings};
 
 const NOTE: &str = "Notes/Old.md";

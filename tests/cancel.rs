@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use smarthole_agent::event::{Event, Stage};
 use smarthole_agent::testing::{FakeHost, Reply};
 use smarthole_agent::Host;
+use smarthole_agent::{Event, Stage};
 
 #[test]
 fn stop_mid_stream_leaves_nothing_behind_and_the_next_message_works() {

@@ -24,24 +24,23 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::{json, Value};
-use smarthole_agent::api::config::listeners;
-use smarthole_agent::api::{ApiRequest, ApiResponse};
-use smarthole_agent::approval::{
-    ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,
-};
-use smarthole_agent::conversation::{
+use smarthole_agent::testing::internals::listeners;
+use smarthole_agent::testing::internals::parse_routed;
+use smarthole_agent::ContentBlock;
+use smarthole_agent::HubStatus;
+use smarthole_agent::LogLevel;
+use smarthole_agent::ReprocessSummary;
+use smarthole_agent::VaultEntry;
+use smarthole_agent::{AgentContext, McpServerConfig, Settings};
+use smarthole_agent::{ApiRequest, ApiResponse};
+use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
+use smarthole_agent::{
     Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
     Schedule, ScheduleType, TurnEnd,
 };
-use smarthole_agent::event::{Event, NoticeLevel, Stage};
-use smarthole_agent::host_types::LogLevel;
-use smarthole_agent::hub::HubStatus;
-use smarthole_agent::llm::ContentBlock;
-use smarthole_agent::mcp::{McpServer, McpState, McpTool};
-use smarthole_agent::message::{parse_routed, MessageSource, ProcessResult, RoutedMessage};
-use smarthole_agent::processor::ReprocessSummary;
-use smarthole_agent::settings::{AgentContext, McpServerConfig, Settings};
-use smarthole_agent::vault::VaultEntry;
+use smarthole_agent::{Event, NoticeLevel, Stage};
+use smarthole_agent::{McpServer, McpState, McpTool};
+use smarthole_agent::{MessageSource, ProcessResult, RoutedMessage};
 
 /// One value and the TypeScript type it must be.
 struct Sample {

@@ -6,10 +6,10 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use smarthole_agent::conversation::index::ConversationIndex;
-use smarthole_agent::conversation::ConversationStatus;
-use smarthole_agent::event::Event;
+use smarthole_agent::testing::internals::ConversationIndex;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::ConversationStatus;
+use smarthole_agent::Event;
 use smarthole_agent::Settings;
 
 const MINUTE: u64 = 60_000;

@@ -6,13 +6,13 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use smarthole_agent::event::Event;
-use smarthole_agent::hub::HubStatus;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::Event;
+use smarthole_agent::HubStatus;
 use smarthole_agent::{Host, Settings};
 
 fn routed(id: &str, text: &str) -> String {
-    json!({"type": "message", "payload": {"id": id, "text": text, "timestamp": smarthole_agent::time::format_iso(smarthole_agent::testing::START_MS),
+    json!({"type": "message", "payload": {"id": id, "text": text, "timestamp": smarthole_agent::testing::internals::format_iso(smarthole_agent::testing::START_MS),
         "metadata": {"inputMethod": "voice", "directRouted": true}}})
     .to_string()
 }
@@ -52,7 +52,7 @@ fn a_routed_message_is_acked_answered_recorded_and_notified_once() {
     );
     let lines = history(&host);
     assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0].source, smarthole_agent::message::MessageSource::Websocket);
+    assert_eq!(lines[0].source, smarthole_agent::MessageSource::Websocket);
     assert!(inbox(&host).is_empty());
 }
 

@@ -6,10 +6,10 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use smarthole_agent::conversation::ConversationStatus;
-use smarthole_agent::mcp::{McpError, McpServer, McpState, McpTool};
-use smarthole_agent::settings::McpServerConfig;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::ConversationStatus;
+use smarthole_agent::McpServerConfig;
+use smarthole_agent::{McpError, McpServer, McpState, McpTool};
 use smarthole_agent::{MessageProcessor, Settings};
 
 fn server(name: &str, state: McpState, tools: &[&str]) -> McpServer {

@@ -5,8 +5,8 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use smarthole_agent::event::Event;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::Event;
 use smarthole_agent::{MessageProcessor, Settings};
 
 /// Settings with the approval-needing tools approved in advance (approvals have their own tests).

@@ -4,11 +4,11 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use smarthole_agent::conversation::LineRole;
-use smarthole_agent::event::{Event, Stage};
-use smarthole_agent::llm::ContentBlock;
 use smarthole_agent::testing::{BodyEnd, FakeHost, FileOp, Reply};
+use smarthole_agent::ContentBlock;
+use smarthole_agent::LineRole;
 use smarthole_agent::Settings;
+use smarthole_agent::{Event, Stage};
 
 #[test]
 fn direct_message_is_answered_recorded_and_cleaned_up() {
@@ -66,7 +66,7 @@ fn hub_message_is_acked_before_the_model_and_notified_once() {
         frames[1]["payload"]["payload"],
         json!({"title": "Obsidian", "body": "Added milk to your Shopping list.", "priority": "normal"})
     );
-    assert_eq!(history(&host)[0].source, smarthole_agent::message::MessageSource::Websocket);
+    assert_eq!(history(&host)[0].source, smarthole_agent::MessageSource::Websocket);
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn typed_messages_get_their_id_and_time_from_the_core() {
     assert!(a.id.starts_with("direct-") && a.id.len() == "direct-".len() + 16, "{}", a.id);
     assert_ne!(a.id, b.id);
     assert_eq!(serde_json::to_value(&a).unwrap()["source"], "direct");
-    assert_eq!(a.timestamp, smarthole_agent::time::format_iso(host.now()));
+    assert_eq!(a.timestamp, smarthole_agent::testing::internals::format_iso(host.now()));
     host.script([Reply::text("hi")]);
     let result = host.run(p.process(serde_json::to_value(&a).unwrap()));
     assert!(result.success && result.message_id == a.id, "{result:?}");

@@ -21,11 +21,11 @@ use common::*;
 use futures::future::join_all;
 use proptest::prelude::*;
 use serde_json::json;
-use smarthole_agent::conversation::log::parse_log;
-use smarthole_agent::event::{Event, Stage};
-use smarthole_agent::host::Host;
+use smarthole_agent::testing::internals::parse_log;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::Host;
 use smarthole_agent::MessageProcessor;
+use smarthole_agent::{Event, Stage};
 
 #[derive(Debug, Clone)]
 struct Arrival {

@@ -5,9 +5,9 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use smarthole_agent::event::{Event, Stage};
 use smarthole_agent::testing::{FakeHost, Reply};
 use smarthole_agent::MessageProcessor;
+use smarthole_agent::{Event, Stage};
 
 fn crash_at(host: &FakeHost, raw: serde_json::Value, at: impl Fn(&Event) -> bool + 'static) {
     let p = processor(host);
@@ -19,7 +19,7 @@ fn stage(s: Stage) -> impl Fn(&Event) -> bool {
     move |e| matches!(e, Event::Stage { stage, .. } if *stage == s)
 }
 
-fn restart(host: &FakeHost) -> smarthole_agent::processor::ReprocessSummary {
+fn restart(host: &FakeHost) -> smarthole_agent::ReprocessSummary {
     let p = processor(host);
     host.run(p.reprocess_pending()).expect("reprocess")
 }

@@ -5,8 +5,8 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use smarthole_agent::event::Event;
 use smarthole_agent::testing::{BodyEnd, FakeHost, Reply};
+use smarthole_agent::Event;
 use smarthole_agent::Settings;
 
 #[test]

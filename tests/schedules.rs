@@ -6,13 +6,13 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use smarthole_agent::conversation::{Conversation, ConversationStatus, LineRole};
-use smarthole_agent::event::Event;
-use smarthole_agent::host::Host;
-use smarthole_agent::processor::ScheduleChange;
+use smarthole_agent::testing::internals::{format_iso, parse_iso};
 use smarthole_agent::testing::{FakeHost, Reply};
-use smarthole_agent::time::{format_iso, parse_iso};
+use smarthole_agent::Event;
+use smarthole_agent::Host;
 use smarthole_agent::MessageProcessor;
+use smarthole_agent::ScheduleChange;
+use smarthole_agent::{Conversation, ConversationStatus, LineRole};
 
 const MINUTE: u64 = 60_000;
 const HOUR: u64 = 60 * MINUTE;

@@ -5,9 +5,9 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use smarthole_agent::conversation::index::ConversationIndex;
-use smarthole_agent::llm::ContentBlock;
+use smarthole_agent::testing::internals::ConversationIndex;
 use smarthole_agent::testing::{BodyEnd, FakeHost, Reply};
+use smarthole_agent::ContentBlock;
 use smarthole_agent::Settings;
 
 fn tool_results(body: &serde_json::Value) -> Vec<serde_json::Value> {
@@ -238,7 +238,7 @@ fn needs_input_asks_a_structured_question_and_waits() {
     let asked = host.run(p.process(from_hub("q", "add call Bob")));
     assert_eq!(asked.is_waiting_for_response, Some(true));
     let card = host.events().into_iter().find_map(|e| match e {
-        smarthole_agent::event::Event::AgentMessage { content, is_question: true, question_type, options, .. } => {
+        smarthole_agent::Event::AgentMessage { content, is_question: true, question_type, options, .. } => {
             Some((content, question_type, options))
         }
         _ => None,
@@ -247,7 +247,7 @@ fn needs_input_asks_a_structured_question_and_waits() {
         card,
         Some((
             "Which **list**?".to_owned(),
-            Some(smarthole_agent::conversation::QuestionType::Choice),
+            Some(smarthole_agent::QuestionType::Choice),
             vec!["Work".to_owned(), "Home".to_owned()]
         ))
     );
@@ -257,7 +257,7 @@ fn needs_input_asks_a_structured_question_and_waits() {
     assert_eq!(notes[0]["payload"]["payload"]["priority"], "high");
     let index: ConversationIndex = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
     let q = index.conversations[0].state.pending_question.clone().unwrap();
-    assert_eq!((q.kind, q.options.len()), (smarthole_agent::conversation::QuestionType::Choice, 2));
+    assert_eq!((q.kind, q.options.len()), (smarthole_agent::QuestionType::Choice, 2));
     host.run(p.process(from_hub("a", "Home")));
     let index: ConversationIndex = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
     assert!(index.conversations[0].state.pending_question.is_none());

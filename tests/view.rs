@@ -4,10 +4,10 @@
 mod common;
 
 use common::*;
-use smarthole_agent::conversation::index::ConversationIndex;
-use smarthole_agent::conversation::{ConversationStatus, LineRole};
+use smarthole_agent::testing::internals::ConversationIndex;
 use smarthole_agent::testing::{FakeHost, Reply};
 use smarthole_agent::MessageProcessor;
+use smarthole_agent::{ConversationStatus, LineRole};
 
 const SUMMARY: &str = "You title and summarise conversations";
 

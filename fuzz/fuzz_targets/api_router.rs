@@ -4,8 +4,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use smarthole_agent::api::ApiRequest;
-use smarthole_agent::settings::AgentContext;
+use smarthole_agent::ApiRequest;
+use smarthole_agent::AgentContext;
 use smarthole_agent::testing::FakeHost;
 use smarthole_agent::{MessageProcessor, Settings};
 

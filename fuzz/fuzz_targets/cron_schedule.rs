@@ -2,11 +2,11 @@
 //! a reason, never a panic; a planned schedule's first run is now or later and before its end.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use smarthole_agent::conversation::ScheduleType;
-use smarthole_agent::host::Host;
-use smarthole_agent::schedule::{plan, ScheduleRequest};
+use smarthole_agent::ScheduleType;
+use smarthole_agent::Host;
+use smarthole_agent::testing::internals::{plan, ScheduleRequest};
 use smarthole_agent::testing::FakeHost;
-use smarthole_agent::time::parse_iso;
+use smarthole_agent::testing::internals::parse_iso;
 
 const NOW: u64 = 1_790_000_000_000;
 

@@ -2,7 +2,7 @@
 //! valid prefix it reports loads to the same turns with nothing to skip at its end.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use smarthole_agent::conversation::log::parse_log;
+use smarthole_agent::testing::internals::parse_log;
 
 fuzz_target!(|text: &str| {
     let loaded = parse_log(text);

@@ -2,8 +2,8 @@
 //! message inside is either a RoutedMessage or a reason.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use smarthole_agent::hub::frames::{parse_inbound, Inbound};
-use smarthole_agent::message::parse_routed;
+use smarthole_agent::testing::internals::{parse_inbound, Inbound};
+use smarthole_agent::testing::internals::parse_routed;
 
 fuzz_target!(|text: &str| {
     if let Ok(Inbound::Message(payload)) = parse_inbound(text) {

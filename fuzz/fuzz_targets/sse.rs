@@ -2,7 +2,7 @@
 //! come out (or the same error).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use smarthole_agent::llm::sse::{SseError, SseEvent, SseParser};
+use smarthole_agent::testing::internals::{SseError, SseEvent, SseParser};
 
 fn parse(chunks: &[&[u8]]) -> Result<(Vec<SseEvent>, Option<SseEvent>), SseError> {
     let mut parser = SseParser::new();

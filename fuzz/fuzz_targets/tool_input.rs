@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use smarthole_agent::tools::{Args, ToolRegistry};
+use smarthole_agent::testing::internals::{Args, ToolRegistry};
 
 thread_local! {
     /// (name, schema as JSON text, (property, its JSON type)) of every built-in tool.

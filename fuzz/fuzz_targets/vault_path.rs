@@ -2,7 +2,7 @@
 //! never leaves the vault, is not protected, and is already normal.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use smarthole_agent::vault::path::{is_protected, normalize, protected_folders};
+use smarthole_agent::testing::internals::{is_protected, normalize, protected_folders};
 
 fuzz_target!(|input: &str| {
     let protected = protected_folders(&["Private".to_owned()]);

@@ -32,12 +32,12 @@ pub fn listeners(settings: &Settings) -> Vec<Listener> {
 }
 
 /// The context whose own port `port` is, if any (there, only that context can be addressed).
-pub fn own_port_context(settings: &Settings, port: u16) -> Option<&AgentContext> {
+pub(crate) fn own_port_context(settings: &Settings, port: u16) -> Option<&AgentContext> {
     settings.agent_contexts.iter().find(|c| c.port == Some(port))
 }
 
 /// `GET /context`: the seed's five fields, plus the context's name.
-pub fn context_document(context: &AgentContext) -> Value {
+pub(crate) fn context_document(context: &AgentContext) -> Value {
     json!({
         "name": context.name,
         "system": context.system,
@@ -55,7 +55,7 @@ fn endpoint(method: &str, path: &str, description: &str, request: Value, respons
 /// `GET /config` (and the "Download config" file): ports and their roles, endpoints with their
 /// formats, the verification workflow, limits, errors and the version. The token only when
 /// asked for (the downloaded file, at the user's choice).
-pub fn config_document(settings: &Settings, include_token: bool) -> Value {
+pub(crate) fn config_document(settings: &Settings, include_token: bool) -> Value {
     let base = format!("http://127.0.0.1:{}", settings.agent_api_port);
     let mut ports = vec![json!({
         "port": settings.agent_api_port,

@@ -5,7 +5,7 @@
 use super::{ApiError, ApiRequest};
 
 /// Checks a request's origin, host and token, then its size.
-pub fn admit(request: &ApiRequest, token: &str) -> Result<(), ApiError> {
+pub(crate) fn admit(request: &ApiRequest, token: &str) -> Result<(), ApiError> {
     // Browsers send Origin on cross-site requests and Sec-Fetch-Site on all of them (to a
     // loopback address too); programs written against this API send neither. (Node's fetch
     // sends Sec-Fetch-Mode, so that one says nothing.)

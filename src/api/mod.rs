@@ -4,9 +4,9 @@
 //! (`guard`), which endpoint a request means (`route`), what the answer is (the processor's
 //! `api` module), and what `/config` says (`config`).
 
-pub mod config;
-pub mod guard;
-pub mod route;
+pub(crate) mod config;
+pub(crate) mod guard;
+pub(crate) mod route;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -15,15 +15,15 @@ use thiserror::Error;
 /// Largest request body read; the shim stops reading after this many bytes.
 pub const BODY_LIMIT: usize = 64 * 1024;
 /// Longest `?wait=` a request may ask for, in seconds.
-pub const MAX_WAIT_SECONDS: u64 = 60;
+pub(crate) const MAX_WAIT_SECONDS: u64 = 60;
 /// Pending verifications one context may have at a time.
-pub const MAX_PENDING_VERIFICATIONS: usize = 20;
+pub(crate) const MAX_PENDING_VERIFICATIONS: usize = 20;
 /// Agent API messages not yet finished that may wait in the queue.
-pub const MAX_MESSAGES_IN_FLIGHT: usize = 50;
+pub(crate) const MAX_MESSAGES_IN_FLIGHT: usize = 50;
 /// Finished agent API messages whose results are kept for polling.
-pub const KEEP_RESULTS: usize = 200;
+pub(crate) const KEEP_RESULTS: usize = 200;
 /// Version of the API's wire format (bumped on incompatible changes).
-pub const API_VERSION: u32 = 1;
+pub(crate) const API_VERSION: u32 = 1;
 
 /// One HTTP request, as the shim received it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -68,7 +68,7 @@ impl ApiResponse {
 
 /// Why a request failed; the status, code and message are what the caller sees.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum ApiError {
+pub(crate) enum ApiError {
     #[error("requests from web pages are refused: this API is for programs on this computer, not for browsers")]
     BrowserOrigin,
     #[error("the Host header {0:?} is not this computer's loopback address and port")]
@@ -99,7 +99,7 @@ pub enum ApiError {
 
 impl ApiError {
     /// The HTTP status.
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         match self {
             ApiError::BrowserOrigin | ApiError::ForeignHost(_) => 403,
             ApiError::Unauthorized => 401,
@@ -116,7 +116,7 @@ impl ApiError {
     }
 
     /// The stable code programs match on.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             ApiError::BrowserOrigin => "forbidden_origin",
             ApiError::ForeignHost(_) => "forbidden_host",
@@ -135,7 +135,7 @@ impl ApiError {
     }
 
     /// The error as the caller receives it: `{"error": {"code", "message", "field"?}}`.
-    pub fn response(&self) -> ApiResponse {
+    pub(crate) fn response(&self) -> ApiResponse {
         let mut error = json!({"code": self.code(), "message": self.to_string()});
         if let ApiError::BadField { field, .. } = self {
             error["field"] = json!(field);
@@ -151,12 +151,12 @@ impl ApiError {
 }
 
 /// A field the request must have, with its reason.
-pub fn bad(field: &'static str, reason: impl Into<String>) -> ApiError {
+pub(crate) fn bad(field: &'static str, reason: impl Into<String>) -> ApiError {
     ApiError::BadField { field, reason: reason.into() }
 }
 
 /// Every error code, with its status and meaning (for `/config` and the docs' table).
-pub const ERROR_CODES: [(u16, &str, &str); 13] = [
+pub(crate) const ERROR_CODES: [(u16, &str, &str); 13] = [
     (400, "invalid_json", "the body is not a JSON object"),
     (400, "invalid_field", "a field is missing or has the wrong type; `field` names it"),
     (401, "unauthorized", "no bearer token, or the wrong one"),

@@ -4,7 +4,7 @@ use super::{bad, ApiError, MAX_WAIT_SECONDS};
 
 /// An endpoint with what its path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Route {
+pub(crate) enum Route {
     Config,
     /// `/context` (`None`: the port's context) or `/context/<name>`.
     Context(Option<String>),
@@ -16,7 +16,7 @@ pub enum Route {
 
 /// A routed request: the endpoint and the query parameters every endpoint understands.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Routed {
+pub(crate) struct Routed {
     pub route: Route,
     /// `?wait=<seconds>`: hold the answer until something changes, at most this long.
     pub wait_ms: u64,
@@ -25,7 +25,7 @@ pub struct Routed {
 }
 
 /// The endpoint for a method and URL, or why there is none.
-pub fn route(method: &str, url: &str) -> Result<Routed, ApiError> {
+pub(crate) fn route(method: &str, url: &str) -> Result<Routed, ApiError> {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let trimmed = path.trim_end_matches('/');
     let segments: Vec<&str> = trimmed.split('/').skip(1).collect();

@@ -6,7 +6,7 @@ use crate::host_types::Millis;
 use crate::time::parse_iso;
 
 /// Whether a pending question is older than the state timeout.
-pub fn question_is_stale(conversation: &Conversation, now_ms: Millis, state_timeout_ms: Millis) -> bool {
+pub(crate) fn question_is_stale(conversation: &Conversation, now_ms: Millis, state_timeout_ms: Millis) -> bool {
     conversation
         .state
         .pending_question
@@ -17,7 +17,7 @@ pub fn question_is_stale(conversation: &Conversation, now_ms: Millis, state_time
 /// Whether a new message should start a new conversation: the current one has been idle longer
 /// than the timeout — unless it waits for the answer to a question that is still live, which
 /// this message most likely is.
-pub fn starts_new_conversation(
+pub(crate) fn starts_new_conversation(
     current: &Conversation,
     last_activity_ms: Millis,
     now_ms: Millis,

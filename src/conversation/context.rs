@@ -8,7 +8,7 @@ use crate::llm::messages_json::content_json;
 use crate::llm::{ApiMessage, MessagesJson, Role};
 
 /// A rough token count of serialised content: about four bytes of JSON per token.
-pub fn estimate_tokens(json_len: usize) -> usize {
+pub(crate) fn estimate_tokens(json_len: usize) -> usize {
     json_len / 4 + 4
 }
 
@@ -21,7 +21,7 @@ struct CachedMessage {
 
 /// The active conversation's messages in sendable form.
 #[derive(Debug, Clone, Default)]
-pub struct ContextCache {
+pub(crate) struct ContextCache {
     messages: Vec<CachedMessage>,
     /// Tokens of `messages[..i]`, one entry per message plus a leading 0.
     tokens_before: Vec<usize>,
@@ -31,12 +31,12 @@ pub struct ContextCache {
 
 impl ContextCache {
     /// An empty conversation.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         ContextCache { tokens_before: vec![0], ..Default::default() }
     }
 
     /// Adds a recorded turn's visible messages.
-    pub fn push_turn(&mut self, turn: &Turn) {
+    pub(crate) fn push_turn(&mut self, turn: &Turn) {
         self.turn_starts.push(self.messages.len());
         for message in turn.lines.iter().filter_map(|l| l.api_message()) {
             let content = content_json(&message.content);
@@ -52,7 +52,7 @@ impl ContextCache {
     /// Forgets old turns that can no longer be sent: those beyond `keep_tokens` from the end.
     /// Done only once at least half the cached messages can go, so a long conversation costs
     /// memory in proportion to the budget, not to its length, at O(1) amortised per turn.
-    pub fn forget_beyond(&mut self, keep_tokens: usize) {
+    pub(crate) fn forget_beyond(&mut self, keep_tokens: usize) {
         let total = self.total_tokens();
         let first_turn = self.turn_starts.partition_point(|&start| total - self.tokens_before[start] > keep_tokens);
         let Some(&start) = self.turn_starts.get(first_turn) else { return };
@@ -72,13 +72,9 @@ impl ContextCache {
     }
 
     /// Messages held (tests watch the cache stay bounded).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.messages.len()
-    }
-
-    /// Whether nothing is held.
-    pub fn is_empty(&self) -> bool {
-        self.messages.is_empty()
     }
 
     fn total_tokens(&self) -> usize {
@@ -86,7 +82,7 @@ impl ContextCache {
     }
 
     /// The newest whole turns within `budget` tokens, oldest first, opening with a user message.
-    pub fn history(&self, budget: usize) -> MessagesJson {
+    pub(crate) fn history(&self, budget: usize) -> MessagesJson {
         let total = self.total_tokens();
         // The first turn whose start leaves at most `budget` tokens after it.
         let first_turn = self.turn_starts.partition_point(|&start| total - self.tokens_before[start] > budget);
@@ -106,7 +102,7 @@ impl ContextCache {
 
 /// Appends a message, folding it into the previous one when both have the same role (tool
 /// results stay first).
-pub fn push_merged(out: &mut Vec<ApiMessage>, message: ApiMessage) {
+pub(crate) fn push_merged(out: &mut Vec<ApiMessage>, message: ApiMessage) {
     match out.last_mut() {
         Some(last) if last.role == message.role => last.content.extend(message.content),
         _ => out.push(message),

@@ -12,9 +12,9 @@ use super::model::{Conversation, ConversationStatus};
 pub const INDEX_PATH: &str = "conversations/index.json";
 /// Where archived conversations go when they leave the index: one JSON line each, appended; a
 /// later line for the same id supersedes an earlier one.
-pub const ARCHIVE_PATH: &str = "conversations/archive.jsonl";
+pub(crate) const ARCHIVE_PATH: &str = "conversations/archive.jsonl";
 /// Archived conversations kept in the index (the system prompt recalls the last two).
-pub const RECENT_ARCHIVED: usize = 5;
+pub(crate) const RECENT_ARCHIVED: usize = 5;
 
 /// The index file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -69,7 +69,7 @@ impl ConversationIndex {
 
 /// Reads the archive: the latest record of each conversation, in order of first appearance. A
 /// torn or unreadable line is skipped.
-pub fn parse_archive(text: &str) -> Vec<Conversation> {
+pub(crate) fn parse_archive(text: &str) -> Vec<Conversation> {
     let mut out: Vec<Conversation> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(c) = serde_json::from_str::<Conversation>(line) else { continue };

@@ -77,7 +77,7 @@ pub struct TransitionError {
 /// it); a schedule created while a question waits keeps the conversation waiting (the answer
 /// then sends it to `background`); a conversation with a schedule is not archived when it ends —
 /// its work goes on; only an archived conversation can be reopened.
-pub fn transition(
+pub(crate) fn transition(
     from: ConversationStatus,
     event: StatusEvent,
     has_schedule: bool,

@@ -17,7 +17,7 @@ fn clip(text: &str, max: usize) -> String {
 
 /// The visible lines as `User:` / `Assistant:` text with tool calls in brackets, keeping the
 /// newest `max_chars` characters (whole lines) and saying when earlier ones were left out.
-pub fn render_transcript(lines: &[HistoryLine], max_chars: usize) -> String {
+pub(crate) fn render_transcript(lines: &[HistoryLine], max_chars: usize) -> String {
     let mut rendered: Vec<String> = Vec::new();
     for line in lines.iter().filter(|l| l.visible) {
         let who = match line.role {

@@ -13,17 +13,17 @@ use super::frames::{parse_inbound, registration, Inbound};
 use crate::host_types::{LogLevel, Millis};
 
 /// First reconnect delay.
-pub const BACKOFF_START_MS: Millis = 1_000;
+pub(crate) const BACKOFF_START_MS: Millis = 1_000;
 /// Longest reconnect delay.
-pub const BACKOFF_MAX_MS: Millis = 30_000;
+pub(crate) const BACKOFF_MAX_MS: Millis = 30_000;
 /// How long the hub may take to answer a registration.
-pub const REGISTRATION_TIMEOUT_MS: Millis = 10_000;
+pub(crate) const REGISTRATION_TIMEOUT_MS: Millis = 10_000;
 /// How long a socket may take to open before the attempt counts as failed (a socket to an
 /// address that drops packets may otherwise stay "connecting" for minutes).
-pub const CONNECT_TIMEOUT_MS: Millis = 10_000;
+pub(crate) const CONNECT_TIMEOUT_MS: Millis = 10_000;
 /// How old a message may be for its notification still to be worth sending after a reconnect
 /// (the hub only remembers recent message ids).
-pub const NOTIFICATION_MAX_AGE_MS: Millis = 10 * 60_000;
+pub(crate) const NOTIFICATION_MAX_AGE_MS: Millis = 10 * 60_000;
 /// Most responses kept while disconnected.
 const OUTBOX_LIMIT: usize = 100;
 
@@ -40,7 +40,7 @@ pub enum HubStatus {
 
 /// What the processor must do for the connection.
 #[derive(Debug, Clone, PartialEq)]
-pub enum HubAction {
+pub(crate) enum HubAction {
     /// Open socket `socket` to `url` (and forget any older one).
     Connect {
         socket: u64,
@@ -73,7 +73,7 @@ pub enum HubAction {
 
 /// Kinds of responses the processor sends about a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResponseKind {
+pub(crate) enum ResponseKind {
     Ack,
     Reject,
     Notification,
@@ -113,7 +113,7 @@ struct Queued {
 
 /// The connection state.
 #[derive(Debug)]
-pub struct HubClient {
+pub(crate) struct HubClient {
     config: Option<HubConfig>,
     phase: Phase,
     next_socket: u64,
@@ -131,7 +131,7 @@ pub struct HubClient {
 }
 
 /// The reason given to the hub for a message that arrived as the connection was being closed.
-pub const CLOSING_REJECT_REASON: &str = "the SmartHole connection is being turned off in Obsidian";
+pub(crate) const CLOSING_REJECT_REASON: &str = "the SmartHole connection is being turned off in Obsidian";
 
 impl Default for HubClient {
     fn default() -> Self {
@@ -141,7 +141,7 @@ impl Default for HubClient {
 
 /// The delay before reconnect attempt `failures` (1-based): 1 s doubling to 30 s, each within
 /// ±20 % (`random` in 0..1), never over 30 s.
-pub fn reconnect_delay(failures: u32, random: f64) -> Millis {
+pub(crate) fn reconnect_delay(failures: u32, random: f64) -> Millis {
     let exponent = failures.saturating_sub(1).min(16);
     let base = BACKOFF_START_MS.saturating_mul(1 << exponent).min(BACKOFF_MAX_MS) as f64;
     let jittered = base * (0.8 + 0.4 * random.clamp(0.0, 1.0));
@@ -168,7 +168,7 @@ fn permanent_refusal(code: &str, config: &HubConfig) -> Option<String> {
 
 impl HubClient {
     /// A client that is off.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         HubClient {
             config: None,
             phase: Phase::Off,
@@ -182,7 +182,7 @@ impl HubClient {
     }
 
     /// The status and its detail.
-    pub fn status(&self) -> (HubStatus, Option<String>) {
+    pub(crate) fn status(&self) -> (HubStatus, Option<String>) {
         self.status.clone()
     }
 
@@ -230,7 +230,7 @@ impl HubClient {
 
     /// New settings: `None` turns the connection off. A change of URL, name or description
     /// reconnects and registers again; invalid settings stop with an error saying what to fix.
-    pub fn configure(&mut self, config: Option<HubConfig>, now: Millis) -> Vec<HubAction> {
+    pub(crate) fn configure(&mut self, config: Option<HubConfig>, now: Millis) -> Vec<HubAction> {
         let mut out = Vec::new();
         if config == self.config && self.phase != Phase::Off {
             return out;
@@ -256,7 +256,7 @@ impl HubClient {
     }
 
     /// The socket opened: register.
-    pub fn on_open(&mut self, socket: u64, now: Millis) -> Vec<HubAction> {
+    pub(crate) fn on_open(&mut self, socket: u64, now: Millis) -> Vec<HubAction> {
         let mut out = Vec::new();
         let (Phase::Connecting { socket: current, .. }, Some(config)) = (&self.phase, &self.config) else { return out };
         if *current != socket {
@@ -273,7 +273,7 @@ impl HubClient {
     }
 
     /// A text frame arrived.
-    pub fn on_frame(&mut self, socket: u64, text: &str, now: Millis, random: f64) -> Vec<HubAction> {
+    pub(crate) fn on_frame(&mut self, socket: u64, text: &str, now: Millis, random: f64) -> Vec<HubAction> {
         let mut out = Vec::new();
         if self.socket() != Some(socket) {
             if self.closing == Some(socket) {
@@ -340,7 +340,7 @@ impl HubClient {
     }
 
     /// The socket closed (or never opened, or the hub dropped it without a close frame).
-    pub fn on_close(&mut self, socket: u64, now: Millis, random: f64, why: &str) -> Vec<HubAction> {
+    pub(crate) fn on_close(&mut self, socket: u64, now: Millis, random: f64, why: &str) -> Vec<HubAction> {
         let mut out = Vec::new();
         if self.socket() != Some(socket) {
             return out;
@@ -351,7 +351,7 @@ impl HubClient {
 
     /// A wake-up asked for earlier: reconnect when the wait is over; give up on a registration
     /// the hub never answered.
-    pub fn on_timer(&mut self, now: Millis, random: f64) -> Vec<HubAction> {
+    pub(crate) fn on_timer(&mut self, now: Millis, random: f64) -> Vec<HubAction> {
         let mut out = Vec::new();
         match self.phase {
             Phase::Waiting { until } if now >= until => self.connect(now, &mut out),
@@ -372,7 +372,7 @@ impl HubClient {
     /// registration, in order, so a message's ack still goes before its notification (the hub
     /// matches answers by client name and message id, not by connection, and keeps waiting for
     /// an ack across a reconnect). Off or stopped, it is dropped with a log line.
-    pub fn respond(
+    pub(crate) fn respond(
         &mut self,
         message_id: &str,
         kind: ResponseKind,
@@ -454,7 +454,8 @@ impl HubClient {
     }
 
     /// Responses waiting for a connection.
-    pub fn queued_responses(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn queued_responses(&self) -> usize {
         self.outbox.len()
     }
 }

@@ -4,11 +4,11 @@
 use thiserror::Error;
 
 /// The hub's default address.
-pub const DEFAULT_HUB_URL: &str = "ws://127.0.0.1:9473";
+pub(crate) const DEFAULT_HUB_URL: &str = "ws://127.0.0.1:9473";
 /// The client name the hub routes by default.
-pub const DEFAULT_CLIENT_NAME: &str = "obsidian";
+pub(crate) const DEFAULT_CLIENT_NAME: &str = "obsidian";
 /// What the hub's router reads to decide what to send here.
-pub const DEFAULT_DESCRIPTION: &str =
+pub(crate) const DEFAULT_DESCRIPTION: &str =
     "Manages my Obsidian notes: adds to lists and notes, finds and summarises what I \
 wrote, edits notes, and answers questions about my vault.";
 
@@ -35,7 +35,7 @@ pub enum HubConfigError {
 }
 
 /// `^[A-Za-z][A-Za-z0-9_-]{0,63}$`, the hub's rule.
-pub fn valid_client_name(name: &str) -> bool {
+pub(crate) fn valid_client_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && name.len() <= 64

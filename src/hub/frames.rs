@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use thiserror::Error;
 
 /// The largest frame the hub sends or accepts.
-pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_FRAME_BYTES: usize = 1024 * 1024;
 
 /// A frame from the hub.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,16 +55,16 @@ pub fn parse_inbound(text: &str) -> Result<Inbound, FrameError> {
 }
 
 /// The first frame on a connection.
-pub fn registration(name: &str, description: &str, version: &str) -> String {
+pub(crate) fn registration(name: &str, description: &str, version: &str) -> String {
     json!({"type": "registration", "payload": {"name": name, "description": description, "version": version, "capabilities": []}})
         .to_string()
 }
 
-/// Notification priority as the hub orders them.
+/// Notification priority as the hub orders them (the hub also knows `low`; the core never
+/// sends it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
-    Low,
     Normal,
     High,
 }
@@ -74,18 +74,18 @@ fn response(message_id: &str, kind: &str, payload: serde_json::Value) -> String 
 }
 
 /// "Received": its inner payload must be exactly `{}`.
-pub fn ack(message_id: &str) -> String {
+pub(crate) fn ack(message_id: &str) -> String {
     response(message_id, "ack", json!({}))
 }
 
 /// "Cannot take this message", so the hub routes it elsewhere.
-pub fn reject(message_id: &str, reason: &str) -> String {
+pub(crate) fn reject(message_id: &str, reason: &str) -> String {
     response(message_id, "reject", json!({ "reason": reason }))
 }
 
 /// A notification shown by the hub for a message: `text` (Markdown) becomes its body, shortened
 /// to plain text of at most [`NOTIFICATION_BODY_CHARS`]. The one place such a frame is built.
-pub fn notification(message_id: &str, title: &str, text: &str, priority: Priority) -> String {
+pub(crate) fn notification(message_id: &str, title: &str, text: &str, priority: Priority) -> String {
     let body = shorten_to_plain_text(text, NOTIFICATION_BODY_CHARS);
     response(message_id, "notification", json!({"title": title, "body": body, "priority": priority}))
 }
@@ -97,7 +97,7 @@ const NOTIFICATION_BODY_CHARS: usize = 240;
 /// cut at a word boundary with an ellipsis. Made for notification bodies; also gives the
 /// provisional titles and the excerpts in notices. (Not `summary::summarize`, which asks the
 /// model.)
-pub fn shorten_to_plain_text(markdown: &str, max_chars: usize) -> String {
+pub(crate) fn shorten_to_plain_text(markdown: &str, max_chars: usize) -> String {
     let mut plain = String::with_capacity(markdown.len().min(max_chars * 2));
     let mut in_fence = false;
     for line in markdown.lines() {

@@ -1,10 +1,9 @@
 //! The SmartHole hub protocol: frames, the connection's settings and their rules, and the
 //! connection state machine. The socket itself is the shim's.
 
-pub mod client;
-pub mod config;
-pub mod frames;
+pub(crate) mod client;
+pub(crate) mod config;
+pub(crate) mod frames;
 
-pub use client::{HubAction, HubClient, HubStatus, ResponseKind};
-pub use config::HubConfig;
-pub use frames::Priority;
+pub(crate) use client::{HubAction, HubClient, HubStatus, ResponseKind};
+pub(crate) use frames::Priority;

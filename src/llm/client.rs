@@ -19,10 +19,10 @@ use crate::settings::Settings;
 /// Largest error or non-streamed body we read.
 const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 /// The API version header value.
-pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// The HTTP request for one model call.
-pub fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> HttpRequest {
+pub(crate) fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> HttpRequest {
     let body = request_body(&settings.model, settings.max_tokens, call, settings.streaming);
     let mut headers = vec![
         ("content-type".to_owned(), "application/json".to_owned()),
@@ -85,7 +85,7 @@ async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) ->
 
 /// Makes one model call. Streamed text goes to `on_text` as it arrives. No retries here: the
 /// caller decides (see [`call_with_retry`]).
-pub async fn call_model<H: Host>(
+pub(crate) async fn call_model<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,
@@ -140,7 +140,7 @@ pub async fn call_model<H: Host>(
 
 /// What the retry loop is about to do, for whoever reports progress.
 #[derive(Debug, Clone, Copy)]
-pub enum Attempt<'a> {
+pub(crate) enum Attempt<'a> {
     /// A request goes out.
     Request,
     /// The call failed and attempt number `attempt` follows after `delay_ms`.
@@ -148,7 +148,7 @@ pub enum Attempt<'a> {
 }
 
 /// One model call under the retry policy, reporting each request and each wait.
-pub async fn call_with_retry<H: Host>(
+pub(crate) async fn call_with_retry<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,

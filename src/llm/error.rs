@@ -4,7 +4,7 @@ use thiserror::Error;
 
 /// What kind of failure a model call had; decides the code, the message and the retry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
+pub(crate) enum ErrorKind {
     Auth,
     Permission,
     NotFound,
@@ -22,7 +22,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// The code of seed 003 (and ours for the cases it does not name).
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             ErrorKind::Auth => "auth_error",
             ErrorKind::Permission => "permission_error",
@@ -39,7 +39,7 @@ impl ErrorKind {
     }
 
     /// Whether trying the same call again can help.
-    pub fn retryable_by_default(self) -> bool {
+    pub(crate) fn retryable_by_default(self) -> bool {
         matches!(
             self,
             ErrorKind::RateLimit
@@ -54,7 +54,7 @@ impl ErrorKind {
 /// A failed model call.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{}: {detail}", kind.code())]
-pub struct LlmError {
+pub(crate) struct LlmError {
     pub kind: ErrorKind,
     /// What the server or the network said, for logs.
     pub detail: String,
@@ -66,22 +66,22 @@ pub struct LlmError {
 
 impl LlmError {
     /// A failure with no server hints.
-    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
         LlmError { kind, detail: detail.into(), retry_after_ms: None, should_retry: None }
     }
 
     /// The failure of a user stop.
-    pub fn aborted() -> Self {
+    pub(crate) fn aborted() -> Self {
         LlmError::new(ErrorKind::Aborted, "stopped by the user")
     }
 
     /// Whether the retry policy may try again.
-    pub fn retryable(&self) -> bool {
+    pub(crate) fn retryable(&self) -> bool {
         self.kind != ErrorKind::Aborted && self.should_retry.unwrap_or_else(|| self.kind.retryable_by_default())
     }
 
     /// What the user reads (seed 003's messages for its four codes).
-    pub fn user_message(&self, model: &str) -> String {
+    pub(crate) fn user_message(&self, model: &str) -> String {
         match self.kind {
             ErrorKind::Auth => "API key is missing or invalid".to_owned(),
             ErrorKind::RateLimit => "Too many requests. Please try again in a moment.".to_owned(),
@@ -98,7 +98,7 @@ impl LlmError {
     }
 
     /// Maps an HTTP error status (and the error type in its body, when present) to a failure.
-    pub fn from_status(status: u16, error_type: Option<&str>, detail: String) -> Self {
+    pub(crate) fn from_status(status: u16, error_type: Option<&str>, detail: String) -> Self {
         let kind = match (status, error_type) {
             (_, Some("authentication_error")) | (401, _) => ErrorKind::Auth,
             (_, Some("permission_error")) | (403, _) => ErrorKind::Permission,
@@ -114,7 +114,7 @@ impl LlmError {
     }
 
     /// Maps an `error` event that arrives inside a stream.
-    pub fn from_stream_error(error_type: &str, message: &str) -> Self {
+    pub(crate) fn from_stream_error(error_type: &str, message: &str) -> Self {
         let kind = match error_type {
             "overloaded_error" => ErrorKind::Overloaded,
             "rate_limit_error" => ErrorKind::RateLimit,

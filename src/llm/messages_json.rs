@@ -13,7 +13,7 @@ fn role_name(role: Role) -> &'static str {
 }
 
 /// The JSON of a content list without its brackets (`{…},{…}`); empty for no blocks.
-pub fn content_json(content: &[ContentBlock]) -> String {
+pub(crate) fn content_json(content: &[ContentBlock]) -> String {
     let mut json = serde_json::to_string(content).unwrap_or_else(|_| "[]".to_owned());
     json.pop();
     json.remove(0);
@@ -62,11 +62,13 @@ impl MessagesJson {
     }
 
     /// Appends a message.
+    #[cfg(test)]
     pub fn push(&mut self, message: &ApiMessage) {
         self.push_content(message.role, &content_json(&message.content));
     }
 
     /// True when no message was pushed.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.open.is_none()
     }

@@ -9,7 +9,7 @@ use super::types::{ApiMessage, SystemPart, ToolDef};
 
 /// Everything one model call needs besides the settings.
 #[derive(Debug, Clone, Copy)]
-pub struct ModelCall<'a> {
+pub(crate) struct ModelCall<'a> {
     pub system: &'a [SystemPart],
     /// The earlier conversation, already serialised.
     pub history: &'a MessagesJson,
@@ -21,7 +21,7 @@ pub struct ModelCall<'a> {
 
 /// The tools of a request as JSON text, the last marked as the end of the cached prefix. Built
 /// once per tool set, not per call.
-pub fn tools_json(tools: &[ToolDef]) -> String {
+pub(crate) fn tools_json(tools: &[ToolDef]) -> String {
     let mut array = serde_json::to_value(tools).unwrap_or(Value::Array(Vec::new()));
     if let Some(last) = array.as_array_mut().and_then(|t| t.last_mut()) {
         last["cache_control"] = json!({"type": "ephemeral"});
@@ -36,7 +36,7 @@ pub fn tools_json(tools: &[ToolDef]) -> String {
 /// The JSON body of a Messages API request. Prompt caching marks the last tool and the last
 /// stable system part (tools → system is the cache order). The conversation is copied from its
 /// serialised form, not serialised again.
-pub fn request_body(model: &str, max_tokens: u32, call: ModelCall<'_>, stream: bool) -> String {
+pub(crate) fn request_body(model: &str, max_tokens: u32, call: ModelCall<'_>, stream: bool) -> String {
     let mut body = json!({ "model": model, "max_tokens": max_tokens });
     if !call.system.is_empty() {
         let system: Vec<Value> = call

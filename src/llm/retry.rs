@@ -5,14 +5,14 @@
 use super::error::LlmError;
 
 /// The waits before the second, third and fourth attempts.
-pub const BACKOFF_MS: [u64; 3] = [1_000, 2_000, 4_000];
+pub(crate) const BACKOFF_MS: [u64; 3] = [1_000, 2_000, 4_000];
 /// The longest `retry-after` we wait for; a server asking for more gets an error to the user now
 /// rather than a spinner for minutes.
-pub const MAX_RETRY_AFTER_MS: u64 = 60_000;
+pub(crate) const MAX_RETRY_AFTER_MS: u64 = 60_000;
 
 /// The wait before the next attempt, or `None` to give up. `retries_done` counts the retries
 /// already made (0 after the first failure).
-pub fn next_delay(retries_done: usize, error: &LlmError) -> Option<u64> {
+pub(crate) fn next_delay(retries_done: usize, error: &LlmError) -> Option<u64> {
     if !error.retryable() {
         return None;
     }
@@ -25,7 +25,7 @@ pub fn next_delay(retries_done: usize, error: &LlmError) -> Option<u64> {
 }
 
 /// Reads `retry-after-ms`, or `retry-after` as seconds or an HTTP date.
-pub fn parse_retry_after(retry_after_ms: Option<&str>, retry_after: Option<&str>, now_ms: u64) -> Option<u64> {
+pub(crate) fn parse_retry_after(retry_after_ms: Option<&str>, retry_after: Option<&str>, now_ms: u64) -> Option<u64> {
     if let Some(ms) = retry_after_ms.and_then(|v| decimal_scaled(v.trim(), 0)) {
         return Some(ms);
     }

@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 /// The longest line we buffer; a server sending more without a newline is broken or hostile.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,7 +22,7 @@ enum Partial {
 
 /// State of one streamed answer.
 #[derive(Debug, Default)]
-pub struct StreamAccumulator {
+pub(crate) struct StreamAccumulator {
     blocks: Vec<(u64, Partial)>,
     stop_reason: Option<String>,
     started: bool,
@@ -35,12 +35,12 @@ fn unreadable(what: impl Into<String>) -> LlmError {
 
 impl StreamAccumulator {
     /// An empty answer.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         StreamAccumulator::default()
     }
 
     /// True once `message_stop` arrived.
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.finished
     }
 
@@ -49,7 +49,7 @@ impl StreamAccumulator {
     }
 
     /// Applies one event; returns the text it adds, if any.
-    pub fn apply(&mut self, event: &SseEvent) -> Result<Option<String>, LlmError> {
+    pub(crate) fn apply(&mut self, event: &SseEvent) -> Result<Option<String>, LlmError> {
         if event.data.trim().is_empty() {
             return Ok(None);
         }
@@ -110,7 +110,7 @@ impl StreamAccumulator {
 
     /// The finished answer. Tool calls whose input does not parse are dropped into
     /// `truncated_tools` when the answer hit `max_tokens`, and are an error otherwise.
-    pub fn finish(self) -> Result<ModelResponse, LlmError> {
+    pub(crate) fn finish(self) -> Result<ModelResponse, LlmError> {
         if !self.finished {
             let what =
                 if self.started { "the stream ended before message_stop" } else { "the stream ended before it began" };

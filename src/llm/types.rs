@@ -127,7 +127,7 @@ impl ApiMessage {
 
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolDef {
+pub(crate) struct ToolDef {
     pub name: String,
     pub description: String,
     pub input_schema: Value,
@@ -135,14 +135,14 @@ pub struct ToolDef {
 
 /// One part of the system prompt; `cache` marks the end of the stable prefix.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SystemPart {
+pub(crate) struct SystemPart {
     pub text: String,
     pub cache: bool,
 }
 
 /// Why the model stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StopReason {
+pub(crate) enum StopReason {
     EndTurn,
     MaxTokens,
     StopSequence,
@@ -155,7 +155,7 @@ pub enum StopReason {
 
 impl StopReason {
     /// Reads the wire name.
-    pub fn parse(name: &str) -> Self {
+    pub(crate) fn parse(name: &str) -> Self {
         match name {
             "end_turn" => StopReason::EndTurn,
             "max_tokens" => StopReason::MaxTokens,
@@ -171,14 +171,14 @@ impl StopReason {
 
 /// A tool call whose input did not arrive whole (the answer was cut by `max_tokens`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TruncatedToolUse {
+pub(crate) struct TruncatedToolUse {
     pub id: String,
     pub name: String,
 }
 
 /// A complete model answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelResponse {
+pub(crate) struct ModelResponse {
     pub content: Vec<ContentBlock>,
     pub stop_reason: StopReason,
     /// Tool calls dropped because their input was cut off.
@@ -186,7 +186,7 @@ pub struct ModelResponse {
 }
 
 /// Reads a non-streamed answer body.
-pub fn parse_response(body: &Value) -> Option<ModelResponse> {
+pub(crate) fn parse_response(body: &Value) -> Option<ModelResponse> {
     let content = body.get("content")?.as_array()?.iter().filter_map(ContentBlock::from_value).collect();
     let stop_reason = StopReason::parse(body.get("stop_reason").and_then(Value::as_str).unwrap_or("end_turn"));
     Some(ModelResponse { content, stop_reason, truncated_tools: Vec::new() })

@@ -25,14 +25,14 @@ use crate::summary::summarize;
 use crate::time::format_iso;
 
 /// How often stale questions are looked for.
-pub const CLEANUP_INTERVAL_MS: u64 = 15 * 60_000;
+pub(super) const CLEANUP_INTERVAL_MS: u64 = 15 * 60_000;
 /// Longest transcript sent for a summary or a retrospection, in characters.
 const TRANSCRIPT_CHARS: usize = 24_000;
 /// How many ended conversations the system prompt recalls.
 const RECALLED_CONVERSATIONS: usize = 2;
 
 /// What a turn is answered with.
-pub struct TurnContext {
+pub(super) struct TurnContext {
     pub history: MessagesJson,
     pub prompt: PromptContext,
 }

@@ -62,16 +62,16 @@ use conversations::Prepared;
 pub use error::ProcessorError;
 use hub::message_time;
 use pipeline::{Inner, Pipeline, SharedResult};
-pub use queue::{FifoQueue, Ticket};
+pub(crate) use queue::Ticket;
 use tasks::TaskSet;
 pub use worker::ScheduleChange;
 use worker::{target_of, Claim, Target};
 
-pub use crate::message::INVALID_MESSAGE;
+pub(crate) use crate::message::INVALID_MESSAGE;
 /// Code of a failure to read or write the plugin's data folder.
-pub const STORAGE_ERROR: &str = "storage_error";
+pub(crate) const STORAGE_ERROR: &str = "storage_error";
 /// Code of a message given up on after all its attempts.
-pub const MOVED_TO_FAILED: &str = "moved_to_failed";
+pub(crate) const MOVED_TO_FAILED: &str = "moved_to_failed";
 
 /// What `reprocessPending()` did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]

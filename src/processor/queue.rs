@@ -31,13 +31,13 @@ impl State {
 
 /// The gate.
 #[derive(Default)]
-pub struct FifoQueue {
+pub(crate) struct FifoQueue {
     state: RefCell<State>,
 }
 
 impl FifoQueue {
     /// A place in line.
-    pub fn ticket(self: &Rc<Self>) -> Ticket {
+    pub(crate) fn ticket(self: &Rc<Self>) -> Ticket {
         let mut state = self.state.borrow_mut();
         let id = state.next;
         state.next += 1;
@@ -46,20 +46,20 @@ impl FifoQueue {
     }
 
     /// Messages waiting, the running one excluded.
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.state.borrow().waiting.len()
     }
 }
 
 /// A place in line; dropping it leaves the line or releases the gate.
-pub struct Ticket {
+pub(crate) struct Ticket {
     queue: Rc<FifoQueue>,
     id: u64,
 }
 
 impl Ticket {
     /// Resolves when this ticket holds the gate.
-    pub fn wait(&self) -> TicketWait<'_> {
+    pub(crate) fn wait(&self) -> TicketWait<'_> {
         TicketWait { ticket: self }
     }
 }
@@ -78,7 +78,7 @@ impl Drop for Ticket {
 }
 
 /// The future of [`Ticket::wait`].
-pub struct TicketWait<'a> {
+pub(crate) struct TicketWait<'a> {
     ticket: &'a Ticket,
 }
 

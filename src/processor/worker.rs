@@ -22,14 +22,14 @@ use crate::time::format_iso;
 /// Where a message's turn goes: the conversation the user is in, or the background
 /// conversation a scheduled run belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(super) enum Target {
     Current,
     Conversation(String),
 }
 
 impl Target {
     /// The conversation named, if any (what `message_received` tells the views).
-    pub fn conversation_id(self) -> Option<String> {
+    pub(super) fn conversation_id(self) -> Option<String> {
         match self {
             Target::Current => None,
             Target::Conversation(id) => Some(id),
@@ -38,7 +38,7 @@ impl Target {
 }
 
 /// The target of a message: a `worker` message names its conversation in its metadata.
-pub fn target_of(message: &RoutedMessage) -> Target {
+pub(super) fn target_of(message: &RoutedMessage) -> Target {
     if message.source != MessageSource::Worker {
         return Target::Current;
     }
@@ -54,7 +54,7 @@ fn due_of(message: &RoutedMessage) -> Option<Millis> {
 }
 
 /// Whether a claimed run may go ahead.
-pub enum Claim {
+pub(super) enum Claim {
     Run,
     /// The schedule changed (deleted, paused, moved) since the run was queued.
     Skip(String),

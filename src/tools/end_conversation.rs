@@ -7,12 +7,12 @@ use super::args::Args;
 use super::call::{tool_def, ToolEffect, ToolOutput};
 use crate::llm::ToolDef;
 
-pub const NAME: &str = "end_conversation";
+pub(super) const NAME: &str = "end_conversation";
 
 /// What the tool accepts (also what its input is checked against).
 const SCHEMA: &str = r#"{"type":"object","properties":{"reason":{"type":"string","description":"Why the conversation is over, in a few words."}}}"#;
 
-pub fn definition() -> ToolDef {
+pub(super) fn definition() -> ToolDef {
     tool_def(
         NAME,
         "End the current conversation when the user's task is complete or they say goodbye. \
@@ -21,7 +21,7 @@ The next message starts a new conversation without this one's history.",
     )
 }
 
-pub fn run(input: &Value) -> ToolOutput {
+pub(super) fn run(input: &Value) -> ToolOutput {
     let args = match Args::parse(NAME, SCHEMA, input) {
         Ok(args) => args,
         Err(e) => return e,

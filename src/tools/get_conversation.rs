@@ -11,14 +11,14 @@ use crate::conversation::{Conversation, ConversationStore};
 use crate::host::Host;
 use crate::llm::ToolDef;
 
-pub const NAME: &str = "get_conversation";
+pub(super) const NAME: &str = "get_conversation";
 /// Longest transcript returned.
 const TRANSCRIPT_CHARS: usize = 12_000;
 
 /// What the tool accepts (also what its input is checked against).
 const SCHEMA: &str = r#"{"type":"object","properties":{"conversation_id":{"type":"string","description":"The id of the conversation to read (from the list)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"How many conversations to list (default 10)."}}}"#;
 
-pub fn definition() -> ToolDef {
+pub(super) fn definition() -> ToolDef {
     tool_def(
         NAME,
         "Look back at earlier conversations with the user. Without conversation_id: a list of the most \
@@ -45,7 +45,7 @@ fn describe(c: &Conversation, current: bool) -> String {
     line
 }
 
-pub async fn run<H: Host>(host: &H, store: &Mutex<Option<ConversationStore>>, input: &Value) -> ToolOutput {
+pub(super) async fn run<H: Host>(host: &H, store: &Mutex<Option<ConversationStore>>, input: &Value) -> ToolOutput {
     let args = match Args::parse(NAME, SCHEMA, input) {
         Ok(args) => args,
         Err(e) => return e,

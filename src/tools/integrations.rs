@@ -12,7 +12,7 @@ use crate::host::Host;
 use crate::mcp::{result_text, split_tool_name, McpError, McpState};
 
 /// What the model is told about an integration that is not connected.
-pub fn not_connected(server: &str) -> String {
+pub(super) fn not_connected(server: &str) -> String {
     format!(
         "The {server} integration is not connected. Tell the user to open Settings → SmartHole Agent → Integrations to connect \
 it; do not try again until they have."
@@ -20,14 +20,14 @@ it; do not try again until they have."
 }
 
 /// The question asking the user to reconnect an integration.
-pub fn reconnect_prompt(server: &str) -> String {
+pub(super) fn reconnect_prompt(server: &str) -> String {
     format!(
         "The **{server}** integration needs to be reconnected: it refused my request (its sign-in has expired or was \
 revoked). Open Settings → SmartHole Agent → Integrations, reconnect it, then reply here and I will carry on."
     )
 }
 
-pub async fn call<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
+pub(super) async fn call<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
     let Some((server, tool)) = split_tool_name(name) else {
         return ToolOutput::error(format!("Unknown tool \"{name}\"."));
     };

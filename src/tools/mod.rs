@@ -2,7 +2,7 @@
 //! execution. Each tool answers with text the model can act on; a bad input is an `is_error`
 //! result that says what was wrong, never a failure of the turn.
 
-mod args;
+pub(crate) mod args;
 mod call;
 mod end_conversation;
 mod get_conversation;
@@ -18,13 +18,12 @@ use crate::host::Host;
 use crate::llm::request::tools_json;
 use crate::llm::ToolDef;
 use crate::mcp::{self, McpServer};
-pub use args::Args;
-pub use call::{ToolContext, ToolEffect, ToolOutput};
+pub(crate) use call::{ToolContext, ToolEffect, ToolOutput};
 
 /// The built-in tools. An enum rather than trait objects: the set is known, dispatch is a match,
 /// and each tool stays an ordinary async function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BuiltinTool {
+pub(crate) enum BuiltinTool {
     SendMessage,
     EndConversation,
     GetConversation,
@@ -36,7 +35,7 @@ pub enum BuiltinTool {
 
 impl BuiltinTool {
     /// Every built-in tool, in the order offered to the model.
-    pub const ALL: [BuiltinTool; 7] = [
+    pub(crate) const ALL: [BuiltinTool; 7] = [
         BuiltinTool::SendMessage,
         BuiltinTool::NeedsInput,
         BuiltinTool::KeepQuestionOpen,
@@ -47,7 +46,7 @@ impl BuiltinTool {
     ];
 
     /// The name the model calls it by.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             BuiltinTool::SendMessage => send_message::NAME,
             BuiltinTool::EndConversation => end_conversation::NAME,
@@ -60,7 +59,7 @@ impl BuiltinTool {
     }
 
     /// Its definition for the model.
-    pub fn definition(self) -> ToolDef {
+    pub(crate) fn definition(self) -> ToolDef {
         match self {
             BuiltinTool::SendMessage => send_message::definition(),
             BuiltinTool::EndConversation => end_conversation::definition(),

@@ -11,14 +11,14 @@ use crate::host::Host;
 use crate::hub::Priority;
 use crate::llm::ToolDef;
 
-pub const NAME: &str = "needs_input";
+pub(super) const NAME: &str = "needs_input";
 /// Most options a choice may offer.
 const MAX_OPTIONS: usize = 10;
 
 /// What the tool accepts (also what its input is checked against).
 const SCHEMA: &str = r#"{"type":"object","properties":{"type":{"type":"string","enum":["confirmation","choice","input"]},"prompt":{"type":"string","description":"The question (Markdown)."},"options":{"type":"array","items":{"type":"string"},"description":"The choices (for type choice)."}},"required":["type","prompt"]}"#;
 
-pub fn definition() -> ToolDef {
+pub(super) fn definition() -> ToolDef {
     tool_def(
         NAME,
         "Ask the user a question you need answered before going on, shown as a card: type \
@@ -55,7 +55,7 @@ fn options_for(kind: QuestionType, options: Vec<String>) -> Result<Vec<String>, 
     }
 }
 
-pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
+pub(super) fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
     let args = match Args::parse(NAME, SCHEMA, input) {
         Ok(args) => args,
         Err(e) => return e,
@@ -83,7 +83,12 @@ pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
 
 /// Shows a question: a card in the chat view and, for a message from the hub, a notification.
 /// Returns the effect that makes the turn wait for the answer.
-pub fn ask<H: Host>(ctx: &ToolContext<'_, H>, kind: QuestionType, prompt: String, options: Vec<String>) -> ToolEffect {
+pub(super) fn ask<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    kind: QuestionType,
+    prompt: String,
+    options: Vec<String>,
+) -> ToolEffect {
     ctx.host.emit(&Event::AgentMessage {
         message_id: ctx.message.id.clone(),
         content: prompt.clone(),

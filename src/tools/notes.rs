@@ -83,22 +83,22 @@ const TOOLS: [(&str, &str, &str); 10] = [
 ];
 
 /// Definitions of the note tools.
-pub fn definitions() -> Vec<ToolDef> {
+pub(super) fn definitions() -> Vec<ToolDef> {
     TOOLS.iter().map(|(name, description, schema)| tool_def(name, description, schema)).collect()
 }
 
 /// Whether `name` is a note tool.
-pub fn has(name: &str) -> bool {
+pub(super) fn has(name: &str) -> bool {
     TOOLS.iter().any(|(n, _, _)| *n == name)
 }
 
 /// Names of the note tools.
-pub fn names() -> impl Iterator<Item = &'static str> {
+pub(super) fn names() -> impl Iterator<Item = &'static str> {
     TOOLS.iter().map(|(n, _, _)| *n)
 }
 
 /// Runs a note tool by name, its input checked against its schema first.
-pub async fn run<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
+pub(super) async fn run<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
     let Some((_, _, schema)) = TOOLS.iter().find(|(n, _, _)| *n == name) else {
         return ToolOutput::error(format!("Unknown note tool {name}."));
     };

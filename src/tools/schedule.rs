@@ -14,11 +14,11 @@ use crate::schedule::{plan, ScheduleRequest, StatePatch};
 use crate::time::format_iso;
 
 /// The tool names the model calls (and the registry matches).
-pub const CREATE_SCHEDULE: &str = "create_schedule";
+pub(super) const CREATE_SCHEDULE: &str = "create_schedule";
 /// See [`CREATE_SCHEDULE`].
-pub const STATE_UPDATE: &str = "state_update";
+pub(super) const STATE_UPDATE: &str = "state_update";
 /// See [`CREATE_SCHEDULE`].
-pub const KEEP_QUESTION_OPEN: &str = "keep_question_open";
+pub(super) const KEEP_QUESTION_OPEN: &str = "keep_question_open";
 
 /// What `create_schedule` accepts.
 const CREATE_SCHEDULE_SCHEMA: &str = r#"{"type":"object","properties":{"type":{"type":"string","enum":["cron","scheduled","immediate"],"description":"cron: repeatedly; scheduled: once at run_at; immediate: once, right away in the background."},"task":{"type":"string","description":"What each run must do, written as an instruction to yourself (the run starts with it)."},"expression":{"type":"string","description":"For cron: 5 fields, minute hour day-of-month month day-of-week, e.g. \"0 8 * * 1-5\" (08:00 on weekdays)."},"time_zone":{"type":"string","description":"IANA time zone for cron (default: the user's)."},"run_at":{"type":"string","description":"For scheduled: ISO 8601 time with offset, e.g. 2026-11-23T08:00:00+01:00."},"end_at":{"type":"string","description":"Optional: no run after this ISO 8601 time."},"max_runs":{"type":"integer","minimum":1,"description":"Optional: stop after this many runs."},"integrations":{"type":"array","items":{"type":"string"},"description":"Integrations (MCP servers) the runs need; each must be connected."},"state":{"type":"object","description":"Initial state: {\"context\": {...}, \"step\": \"...\", \"data\": {...}}."}},"required":["type","task"]}"#;
@@ -26,7 +26,7 @@ const CREATE_SCHEDULE_SCHEMA: &str = r#"{"type":"object","properties":{"type":{"
 /// What `state_update` accepts.
 const STATE_UPDATE_SCHEMA: &str = r#"{"type":"object","properties":{"step":{"type":"string","description":"Where the work is now."},"data":{"type":"object","description":"Results to keep (merged key by key)."},"context":{"type":"object","description":"What the task is about (merged key by key)."}}}"#;
 
-pub fn create_definition() -> ToolDef {
+pub(super) fn create_definition() -> ToolDef {
     tool_def(
         CREATE_SCHEDULE,
         "Give this conversation background work: a task that runs on a cron schedule, once at a time, or once right away. \
@@ -36,7 +36,7 @@ previous one.",
     )
 }
 
-pub fn state_definition() -> ToolDef {
+pub(super) fn state_definition() -> ToolDef {
     tool_def(
         STATE_UPDATE,
         "Update this conversation's state (step, data, context): what a background task has done so far, for the next run.",
@@ -44,7 +44,7 @@ pub fn state_definition() -> ToolDef {
     )
 }
 
-pub fn keep_definition() -> ToolDef {
+pub(super) fn keep_definition() -> ToolDef {
     tool_def(
         KEEP_QUESTION_OPEN,
         "Use when the user's message does not answer your pending question (they asked something else): answer them, and call \
@@ -62,7 +62,7 @@ fn initial_state(value: Option<&serde_json::Map<String, Value>>) -> Result<State
     crate::lean::from_value(&Value::Object(map.clone())).map_err(|e| format!("state is not valid: {e}"))
 }
 
-pub async fn create<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
+pub(super) async fn create<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
     let args = match Args::parse(CREATE_SCHEDULE, CREATE_SCHEDULE_SCHEMA, input) {
         Ok(args) => args,
         Err(e) => return e,
@@ -127,7 +127,7 @@ happen and when."
     }
 }
 
-pub fn state_update(input: &Value) -> ToolOutput {
+pub(super) fn state_update(input: &Value) -> ToolOutput {
     let args = match Args::parse(STATE_UPDATE, STATE_UPDATE_SCHEMA, input) {
         Ok(args) => args,
         Err(e) => return e,
@@ -143,7 +143,7 @@ pub fn state_update(input: &Value) -> ToolOutput {
     ToolOutput { content: "State updated.".to_owned(), is_error: false, effect: ToolEffect::StateUpdate { patch } }
 }
 
-pub fn keep_question() -> ToolOutput {
+pub(super) fn keep_question() -> ToolOutput {
     ToolOutput {
         content: "The question stays open; the user can still answer it.".to_owned(),
         is_error: false,

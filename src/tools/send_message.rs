@@ -10,12 +10,12 @@ use crate::host::Host;
 use crate::hub::Priority;
 use crate::llm::ToolDef;
 
-pub const NAME: &str = "send_message";
+pub(super) const NAME: &str = "send_message";
 
 /// What the tool accepts (also what its input is checked against).
 const SCHEMA: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"The text to show the user (Markdown)."},"is_question":{"type":"boolean","description":"True when you need the user's answer before going on."}},"required":["message"]}"#;
 
-pub fn definition() -> ToolDef {
+pub(super) fn definition() -> ToolDef {
     tool_def(
         NAME,
         "Send a message to the user right now, while you keep working (progress on a long task), \
@@ -25,7 +25,7 @@ arrives as the next message.",
     )
 }
 
-pub fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
+pub(super) fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutput {
     let args = match Args::parse(NAME, SCHEMA, input) {
         Ok(args) => args,
         Err(e) => return e,

@@ -4,7 +4,7 @@
 use crate::lean::fold_case;
 
 /// Whether a vault path matches a glob pattern.
-pub fn matches(pattern: &str, path: &str) -> bool {
+pub(crate) fn matches(pattern: &str, path: &str) -> bool {
     let pattern = fold_case(pattern);
     let path = fold_case(path);
     expand_braces(&pattern).iter().any(|p| match_segments(&split(p), &split(&path)))

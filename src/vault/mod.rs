@@ -1,11 +1,11 @@
 //! The vault as the note tools see it: path safety, the case rule, globs, search, and the text
 //! edits — all decided here, before the host touches a file.
 
-pub mod glob;
-pub mod path;
-pub mod resolve;
-pub mod search;
-pub mod text;
+pub(crate) mod glob;
+pub(crate) mod path;
+pub(crate) mod resolve;
+pub(crate) mod search;
+pub(crate) mod text;
 
-pub use path::{normalize, PathError};
+pub(crate) use path::normalize;
 pub use resolve::VaultEntry;

@@ -7,17 +7,15 @@ use crate::lean::fold_case;
 use thiserror::Error;
 
 /// Longest path accepted, in characters.
-pub const MAX_PATH_CHARS: usize = 1024;
+pub(crate) const MAX_PATH_CHARS: usize = 1024;
 /// Longest path segment, in bytes.
-pub const MAX_SEGMENT_BYTES: usize = 255;
+pub(crate) const MAX_SEGMENT_BYTES: usize = 255;
 /// Folders the agent never reads or writes, whatever the settings.
-pub const ALWAYS_PROTECTED: [&str; 4] = [".obsidian", ".smarthole", ".git", ".trash"];
+pub(crate) const ALWAYS_PROTECTED: [&str; 4] = [".obsidian", ".smarthole", ".git", ".trash"];
 
 /// Why a path was refused. The message tells the model what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PathError {
-    #[error("the path is empty")]
-    Empty,
     #[error("the path is longer than {MAX_PATH_CHARS} characters")]
     TooLong,
     #[error("absolute paths are not allowed; give a path inside the vault, like \"Folder/Note.md\"")]
@@ -127,7 +125,7 @@ pub fn normalize(input: &str, protected: &[String]) -> Result<String, PathError>
 }
 
 /// A note path: `.md` added when the name has no extension.
-pub fn with_note_extension(path: &str) -> String {
+pub(crate) fn with_note_extension(path: &str) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);
     if name.contains('.') {
         path.to_owned()
@@ -137,7 +135,7 @@ pub fn with_note_extension(path: &str) -> String {
 }
 
 /// The folder part of a path (`""` for the root).
-pub fn parent(path: &str) -> &str {
+pub(crate) fn parent(path: &str) -> &str {
     path.rsplit_once('/').map(|(p, _)| p).unwrap_or("")
 }
 

@@ -16,7 +16,7 @@ pub struct VaultEntry {
 }
 
 /// The entry a normalised path names, if any.
-pub fn find<'a>(path: &str, entries: &'a [VaultEntry]) -> Result<Option<&'a VaultEntry>, PathError> {
+pub(crate) fn find<'a>(path: &str, entries: &'a [VaultEntry]) -> Result<Option<&'a VaultEntry>, PathError> {
     let with_md = with_note_extension(path);
     for candidate in [path, with_md.as_str()] {
         if let Some(e) = entries.iter().find(|e| e.path == candidate) {
@@ -39,7 +39,7 @@ pub fn find<'a>(path: &str, entries: &'a [VaultEntry]) -> Result<Option<&'a Vaul
 }
 
 /// The entry a path names; not finding it is an error.
-pub fn existing<'a>(path: &str, entries: &'a [VaultEntry]) -> Result<&'a VaultEntry, PathError> {
+pub(crate) fn existing<'a>(path: &str, entries: &'a [VaultEntry]) -> Result<&'a VaultEntry, PathError> {
     find(path, entries)?.ok_or_else(|| PathError::NotFound(path.to_owned()))
 }
 

@@ -16,14 +16,14 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// How the query matches a line.
 #[derive(Debug)]
-pub enum Matcher {
+pub(crate) enum Matcher {
     Plain { needle: String, case_sensitive: bool },
     Regex(Regex),
 }
 
 impl Matcher {
     /// A plain-text or regex matcher; a bad pattern is an error the model can read.
-    pub fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, String> {
+    pub(crate) fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, String> {
         if query.is_empty() {
             return Err("the query is empty".to_owned());
         }
@@ -66,7 +66,7 @@ impl Matcher {
 
 /// What matched in one file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FileHit {
+pub(crate) struct FileHit {
     pub path: String,
     pub matches: usize,
     pub name_matches: bool,
@@ -77,7 +77,7 @@ pub struct FileHit {
 
 impl FileHit {
     /// Ranking score: matches (diminishing), a name match, and recency.
-    pub fn score(&self, newest_ms: u64) -> f64 {
+    pub(crate) fn score(&self, newest_ms: u64) -> f64 {
         let age_days = newest_ms.saturating_sub(self.modified_ms) as f64 / 86_400_000.0;
         (1.0 + self.matches as f64).ln() * 2.0
             + if self.name_matches { 3.0 } else { 0.0 }
@@ -96,7 +96,7 @@ fn excerpt(line: &str, at_char: usize) -> String {
 }
 
 /// Matches a file's name and text.
-pub fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> Option<FileHit> {
+pub(crate) fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> Option<FileHit> {
     let (name_count, _) = matcher.find(&entry.path);
     let mut hit = FileHit {
         path: entry.path.clone(),
@@ -119,7 +119,7 @@ pub fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> Option<
 }
 
 /// Best first.
-pub fn rank(hits: &mut [FileHit]) {
+pub(crate) fn rank(hits: &mut [FileHit]) {
     let newest = hits.iter().map(|h| h.modified_ms).max().unwrap_or(0);
     crate::lean::sort_by(hits, |a, b| {
         b.score(newest)

@@ -6,7 +6,7 @@ use thiserror::Error;
 
 /// Why an edit was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum EditError {
+pub(crate) enum EditError {
     #[error("the text to replace was not found in {0}")]
     NotFound(String),
     #[error("the text to replace appears {count} times in {path}; include more surrounding text to make it unique, or set replace_all to true")]
@@ -21,19 +21,19 @@ pub enum EditError {
 
 /// An edit `edit_file` makes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Edit {
+pub(crate) enum Edit {
     Replace { old: String, new: String, all: bool },
     Insert { line: usize, after: bool, text: String },
     DeleteLines { start: usize, end: usize },
 }
 
 /// Lines of a text (a final newline does not start another line).
-pub fn lines(text: &str) -> Vec<&str> {
+pub(crate) fn lines(text: &str) -> Vec<&str> {
     text.strip_suffix('\n').unwrap_or(text).split('\n').collect()
 }
 
 /// Applies an edit; `path` is for messages.
-pub fn apply(edit: &Edit, text: &str, path: &str) -> Result<String, EditError> {
+pub(crate) fn apply(edit: &Edit, text: &str, path: &str) -> Result<String, EditError> {
     let trailing_newline = text.ends_with('\n');
     match edit {
         Edit::Replace { old, new, all } => {

@@ -2,10 +2,10 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
-use smarthole_agent::conversation::index::{log_path, ConversationIndex, INDEX_PATH};
-use smarthole_agent::conversation::HistoryLine;
-use smarthole_agent::event::{Event, Stage};
+use smarthole_agent::testing::internals::{log_path, ConversationIndex, INDEX_PATH};
 use smarthole_agent::testing::FakeHost;
+use smarthole_agent::HistoryLine;
+use smarthole_agent::{Event, Stage};
 use smarthole_agent::{MessageProcessor, Settings};
 
 pub fn settings() -> Settings {
@@ -43,7 +43,7 @@ pub fn connect_hub(host: &FakeHost, p: &MessageProcessor<FakeHost>) -> u64 {
     p.hub_opened(socket);
     assert_eq!(host.hub_registrations().len(), before + 1, "one registration frame");
     p.hub_frame(socket, REGISTERED);
-    assert_eq!(p.hub_status().0, smarthole_agent::hub::HubStatus::Connected);
+    assert_eq!(p.hub_status().0, smarthole_agent::HubStatus::Connected);
     socket
 }
 

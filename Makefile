@@ -51,7 +51,7 @@ demo: setup
 
 bench: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js
-	@scripts/ensure-tools.sh chromium
+	@scripts/ensure-tools.sh chromium twiggy
 	node bench/run.mjs
 
 clean:

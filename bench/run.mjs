@@ -12,6 +12,7 @@ import { writeHistory } from "./fixtures.mjs";
 import { browserBenchmarks } from "./browser.mjs";
 import { lineChart, svgToPng } from "./plot.mjs";
 import { localModelBenchmarks, localModelSection } from "./local-model.mjs";
+import { wasmSize, wasmSizeSection } from "./wasm-size.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -128,14 +129,15 @@ function sizes() {
   };
 }
 
-/** Why dist/main.js is over its gzip budget, when it is. */
+/** The gzip ceiling of dist/main.js (DESIGN.md §6, decided in issue 13: the official MCP SDK stays). */
+const MAIN_JS_GZIP_CEILING = 400 * 1024;
+
+/** Why dist/main.js is over its gzip ceiling, when it is. */
 function overBudget(results, kb) {
   return `
-**Over budget:** \`dist/main.js\` is ${kb(results.main_js_gzip_bytes)} gzip against 250 KB. Of the shim's
+**Over budget:** \`dist/main.js\` is ${kb(results.main_js_gzip_bytes)} gzip against its ${kb(MAIN_JS_GZIP_CEILING)} ceiling. Of the shim's
 ${kb(results.shim_js_gzip_bytes)}, the official MCP SDK with zod is about 55 KB and croner about 10 KB (measured by
-bundling with each stubbed out); the core alone is ${kb(results.wasm_gzip_bytes)}. Dropping the SDK for an MCP
-client in the core would not be enough by itself: the budget needs either a larger number or a
-smaller core. This is an open decision (see the issue notes).
+bundling with each stubbed out); the core alone is ${kb(results.wasm_gzip_bytes)}: see "What the wasm is made of".
 `;
 }
 
@@ -169,10 +171,10 @@ Machine: ${results.machine}.
 | Stop pressed → view idle / → request aborted at the server | < 50 ms | idle ${results.stop_idle_p50_ms} ms (next frame); aborted p50 ${results.stop_abort_p50_ms} ms, max ${results.stop_abort_max_ms} ms |
 | plugin load → Send enabled: \`dist/main.js\` parsed, \`onload\`, layout ready, core inflated, compiled, initialised, inbox checked (cold process, real files), empty vault / 1,000 conversations and 100,000 messages stored | < 100 ms | ${results.plugin_load_to_ready_empty_ms} ms / ${results.plugin_load_to_ready_1000_conversations_ms} ms |
 | the same in Chromium on the test page, from the page script's start / from navigation start (every file read an HTTP round trip to the page server), empty vault / 1,000 conversations | — | script: ${results.page_script_to_send_empty_ms} / ${results.page_script_to_send_1000_conversations_ms} ms; navigation: ${results.page_load_to_send_empty_ms} / ${results.page_load_to_send_1000_conversations_ms} ms |
-| \`dist/main.js\` with the wasm inside | < 800 KB raw, < 250 KB gzip | ${kb(results.main_js_bytes)} raw, ${kb(results.main_js_gzip_bytes)} gzip |
-| core WebAssembly after wasm-bindgen (\`pkg/smarthole_agent_bg.wasm\`) | — (main.js < 800 KB raw / < 250 KB gzip) | ${kb(results.wasm_bytes)} raw, ${kb(results.wasm_gzip_bytes)} gzip |
+| \`dist/main.js\` with the wasm inside | ceiling 400 KB gzip | ${kb(results.main_js_bytes)} raw, ${kb(results.main_js_gzip_bytes)} gzip |
+| core WebAssembly after wasm-bindgen (\`pkg/smarthole_agent_bg.wasm\`) | — (inside main.js; what it is made of: below) | ${kb(results.wasm_bytes)} raw, ${kb(results.wasm_gzip_bytes)} gzip |
 | the rest of \`dist/main.js\`: the TypeScript shim and its libraries (MCP SDK with zod, croner) | — | ${kb(results.shim_js_bytes)} raw, ${kb(results.shim_js_gzip_bytes)} gzip |
-${results.main_js_gzip_bytes > 250 * 1024 ? overBudget(results, kb) : ""}
+${results.main_js_gzip_bytes > MAIN_JS_GZIP_CEILING ? overBudget(results, kb) : ""}
 ![cost per message against stored history](bench/per-message.png)
 
 ## How each number is measured
@@ -275,6 +277,7 @@ ended by the model. Every message was answered and recorded exactly once.
 const results = {
   machine: machine(),
   ...sizes(),
+  ...wasmSize(),
   ...(await overhead()),
   ...(await history()),
   ...(await startup()),
@@ -288,5 +291,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + localModelSection(results.local_model) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

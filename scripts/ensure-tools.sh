@@ -4,6 +4,7 @@
 #   scripts/ensure-tools.sh model      … and the local model's Python venv
 #   scripts/ensure-tools.sh chromium   … and Debian's chromium (browser tests)
 #   scripts/ensure-tools.sh fuzz       … and cargo-fuzz (libFuzzer targets in fuzz/)
+#   scripts/ensure-tools.sh twiggy     … and twiggy (make bench: what the wasm is made of)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +36,11 @@ for want in "$@"; do
       if ! cargo fuzz --version >/dev/null 2>&1; then
         say "installing cargo-fuzz (one time, a few minutes; kept in ~/.cargo)"
         cargo install cargo-fuzz --locked
+      fi ;;
+    twiggy)
+      if ! twiggy --version >/dev/null 2>&1; then
+        say "installing twiggy (one time, a few minutes; kept in ~/.cargo)"
+        cargo install twiggy --locked 2>/dev/null || cargo install twiggy
       fi ;;
     chromium)
       if ! command -v chromium >/dev/null 2>&1; then

@@ -237,7 +237,7 @@ pub(crate) async fn run_turn<'a, H: Host>(
             push_merged(&mut messages, m.clone());
         }
         let call = ModelCall { system: input.system, history: input.history, messages: &messages, tools: &tools_json };
-        let response = call_with_retry(host, settings, call, &input.message.id).await?;
+        let response = call_with_retry(host, settings, call, input.message).await?;
         outcome.model_calls += 1;
         if !step(host, &journal, &tool_ctx, input.tools, settings, &mut outcome, response).await {
             break;
@@ -321,8 +321,10 @@ async fn run_one_tool<H: Host>(
         };
     }
     let message_id = ctx.message.id.clone();
+    let conversation_id = ctx.message.named_conversation();
     host.emit(&Event::ToolStarted {
         message_id: message_id.clone(),
+        conversation_id: conversation_id.clone(),
         tool_use_id: id.to_owned(),
         name: name.to_owned(),
         input: input.clone(),
@@ -339,6 +341,7 @@ async fn run_one_tool<H: Host>(
         .await;
     host.emit(&Event::ToolFinished {
         message_id,
+        conversation_id,
         tool_use_id: id.to_owned(),
         name: name.to_owned(),
         is_error: output.is_error,
@@ -379,14 +382,19 @@ async fn call_with_retry<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,
-    message_id: &str,
+    message: &RoutedMessage,
 ) -> Result<ModelResponse, LlmError> {
-    let mut on_text =
-        |text: &str| host.emit(&Event::TextDelta { message_id: message_id.to_owned(), text: text.to_owned() });
+    let mut on_text = |text: &str| {
+        host.emit(&Event::TextDelta {
+            message_id: message.id.clone(),
+            conversation_id: message.named_conversation(),
+            text: text.to_owned(),
+        })
+    };
     let mut on_attempt = |attempt: client::Attempt<'_>| match attempt {
-        client::Attempt::Request => host.emit(&Event::stage(message_id, Stage::ModelRequest)),
+        client::Attempt::Request => host.emit(&Event::stage(message, Stage::ModelRequest)),
         client::Attempt::Retry { attempt, delay_ms, error } => host.emit(&Event::retrying(
-            message_id,
+            message,
             attempt,
             delay_ms,
             error.kind.code(),

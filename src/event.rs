@@ -39,29 +39,67 @@ pub enum NoticeLevel {
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum Event {
     /// A message is safe in the inbox and queued (seed 003 `onMessageReceived`).
-    /// `conversation_id` names the conversation its turn goes to when that is not the current
-    /// one's choice (a scheduled run's); absent, the turn goes to the conversation current when
-    /// it runs. Views compare it with the conversation they show.
+    ///
+    /// Every event about a message carries `conversation_id` when the message names the
+    /// conversation its turn goes to (a scheduled run's: `RoutedMessage::named_conversation`);
+    /// absent, the turn goes to the conversation current when it runs. Views compare it with the
+    /// conversation they show.
     MessageReceived {
         message: RoutedMessage,
         #[serde(skip_serializing_if = "Option::is_none")]
         conversation_id: Option<String>,
     },
     /// A message passed a pipeline stage.
-    Stage { message_id: String, stage: Stage },
+    Stage {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        stage: Stage,
+    },
     /// Streamed text of the current model call.
-    TextDelta { message_id: String, text: String },
+    TextDelta {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        text: String,
+    },
     /// The current model call failed and will be retried after `delay_ms`; text streamed by the
     /// failed call is void. `delay_seconds` is the same wait rounded up, as views print it.
-    Retrying { message_id: String, attempt: u32, delay_ms: u64, delay_seconds: u64, error_code: String, error: String },
+    Retrying {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        attempt: u32,
+        delay_ms: u64,
+        delay_seconds: u64,
+        error_code: String,
+        error: String,
+    },
     /// A tool call is about to run.
-    ToolStarted { message_id: String, tool_use_id: String, name: String, input: Value },
+    ToolStarted {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        tool_use_id: String,
+        name: String,
+        input: Value,
+    },
     /// A tool call finished; `output` is shortened for display.
-    ToolFinished { message_id: String, tool_use_id: String, name: String, is_error: bool, output: String },
+    ToolFinished {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        tool_use_id: String,
+        name: String,
+        is_error: bool,
+        output: String,
+    },
     /// The agent spoke mid-turn (`send_message`), or asked a question (`send_message` with
     /// `is_question`, `needs_input`) — seed 003 `onAgentMessage`.
     AgentMessage {
         message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
         content: String,
         is_question: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,7 +108,11 @@ pub enum Event {
         options: Vec<String>,
     },
     /// A message finished (seed 003 `onResponse`).
-    Response { result: ProcessResult },
+    Response {
+        result: ProcessResult,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+    },
     /// Something the user must be told that is not a message result (a message moved to
     /// `failed/`, a corrupt file skipped).
     Notice { level: NoticeLevel, text: String },
@@ -91,9 +133,10 @@ pub enum Event {
 impl Event {
     /// A `retrying` event; the seconds shown to the user are rounded here, once (up, so a wait
     /// under a second never reads "0 s").
-    pub fn retrying(message_id: &str, attempt: u32, delay_ms: u64, error_code: &str, error: String) -> Self {
+    pub fn retrying(message: &RoutedMessage, attempt: u32, delay_ms: u64, error_code: &str, error: String) -> Self {
         Event::Retrying {
-            message_id: message_id.to_owned(),
+            message_id: message.id.clone(),
+            conversation_id: message.named_conversation(),
             attempt,
             delay_ms,
             delay_seconds: delay_ms.div_ceil(1000),
@@ -103,20 +146,36 @@ impl Event {
     }
 
     /// Shorthand for a stage event.
-    pub fn stage(message_id: &str, stage: Stage) -> Self {
-        Event::Stage { message_id: message_id.to_owned(), stage }
+    pub fn stage(message: &RoutedMessage, stage: Stage) -> Self {
+        Event::Stage { message_id: message.id.clone(), conversation_id: message.named_conversation(), stage }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::MessageSource;
     use serde_json::json;
+
+    fn message(source: MessageSource, metadata: Value) -> RoutedMessage {
+        RoutedMessage {
+            id: "m".into(),
+            text: "hi".into(),
+            timestamp: "2026-02-05T10:00:00.000Z".into(),
+            source,
+            metadata: metadata.as_object().cloned(),
+        }
+    }
+
+    fn typed() -> RoutedMessage {
+        message(MessageSource::Direct, Value::Null)
+    }
 
     #[test]
     fn events_serialise_as_tagged_camel_case() {
         let e = Event::AgentMessage {
             message_id: "m".into(),
+            conversation_id: None,
             content: "hi".into(),
             is_question: true,
             question_type: None,
@@ -127,22 +186,36 @@ mod tests {
             json!({"type": "agent_message", "messageId": "m", "content": "hi", "isQuestion": true})
         );
         assert_eq!(
-            serde_json::to_value(Event::stage("m", Stage::AckSent)).unwrap(),
+            serde_json::to_value(Event::stage(&typed(), Stage::AckSent)).unwrap(),
             json!({"type": "stage", "messageId": "m", "stage": "ack_sent"})
         );
     }
 
     #[test]
     fn retry_seconds_are_rounded_up_once() {
-        let seconds = |ms| match Event::retrying("m", 1, ms, "overloaded", "busy".into()) {
+        let seconds = |ms| match Event::retrying(&typed(), 1, ms, "overloaded", "busy".into()) {
             Event::Retrying { delay_seconds, .. } => delay_seconds,
             _ => unreachable!(),
         };
         assert_eq!([seconds(0), seconds(400), seconds(1000), seconds(1500), seconds(60_000)], [0, 1, 1, 2, 60]);
         assert_eq!(
-            serde_json::to_value(Event::retrying("m", 2, 2000, "overloaded", "busy".into())).unwrap(),
+            serde_json::to_value(Event::retrying(&typed(), 2, 2000, "overloaded", "busy".into())).unwrap(),
             json!({"type": "retrying", "messageId": "m", "attempt": 2, "delayMs": 2000, "delaySeconds": 2,
                    "errorCode": "overloaded", "error": "busy"})
         );
+    }
+
+    #[test]
+    fn events_about_a_scheduled_run_name_its_conversation_and_no_other_does() {
+        let run = message(MessageSource::Worker, json!({"conversationId": "conv-7"}));
+        assert_eq!(
+            serde_json::to_value(Event::stage(&run, Stage::ModelRequest)).unwrap(),
+            json!({"type": "stage", "messageId": "m", "conversationId": "conv-7", "stage": "model_request"})
+        );
+        assert_eq!(run.named_conversation().as_deref(), Some("conv-7"));
+        // Only the worker's own messages name a conversation: metadata from elsewhere does not.
+        let claimed = message(MessageSource::Websocket, json!({"conversationId": "conv-7"}));
+        assert_eq!(claimed.named_conversation(), None);
+        assert_eq!(message(MessageSource::Worker, json!({})).named_conversation(), None);
     }
 }

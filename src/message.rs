@@ -70,6 +70,17 @@ impl RoutedMessage {
     pub fn from_hub(&self) -> bool {
         self.source == MessageSource::Websocket
     }
+
+    /// The conversation a scheduled run's message names (a `worker` message carries it in its
+    /// metadata); `None` for every other message, whose turn goes to the current conversation.
+    /// Every event about the message carries it, so a view can tell runs of a conversation it
+    /// does not show without remembering anything.
+    pub fn named_conversation(&self) -> Option<String> {
+        if self.source != MessageSource::Worker {
+            return None;
+        }
+        self.metadata.as_ref()?.get("conversationId")?.as_str().map(str::to_owned)
+    }
 }
 
 /// Why an incoming message was refused before it reached the inbox.

@@ -351,10 +351,11 @@ fn outgoing() -> Vec<Sample> {
 fn events() -> Vec<Event> {
     vec![
         Event::MessageReceived { message: message_full(), conversation_id: Some("conv-1".into()) },
-        Event::Stage { message_id: "msg-1".into(), stage: Stage::ModelRequest },
-        Event::TextDelta { message_id: "msg-1".into(), text: "Added".into() },
+        Event::Stage { message_id: "msg-1".into(), conversation_id: Some("conv-1".into()), stage: Stage::ModelRequest },
+        Event::TextDelta { message_id: "msg-1".into(), conversation_id: Some("conv-1".into()), text: "Added".into() },
         Event::Retrying {
             message_id: "msg-1".into(),
+            conversation_id: Some("conv-1".into()),
             attempt: 2,
             delay_ms: 4000,
             delay_seconds: 4,
@@ -363,12 +364,14 @@ fn events() -> Vec<Event> {
         },
         Event::ToolStarted {
             message_id: "msg-1".into(),
+            conversation_id: Some("conv-1".into()),
             tool_use_id: "toolu_1".into(),
             name: "read_file".into(),
             input: json!({"path": "Shopping.md"}),
         },
         Event::ToolFinished {
             message_id: "msg-1".into(),
+            conversation_id: Some("conv-1".into()),
             tool_use_id: "toolu_1".into(),
             name: "read_file".into(),
             is_error: true,
@@ -376,12 +379,13 @@ fn events() -> Vec<Event> {
         },
         Event::AgentMessage {
             message_id: "msg-1".into(),
+            conversation_id: Some("conv-1".into()),
             content: "Which list?".into(),
             is_question: true,
             question_type: Some(QuestionType::Choice),
             options: vec!["Shopping".into(), "Groceries".into()],
         },
-        Event::Response { result: result_full() },
+        Event::Response { result: result_full(), conversation_id: Some("conv-1".into()) },
         Event::Notice { level: NoticeLevel::Warning, text: "msg-9 moved to failed/".into() },
         Event::ConversationUpdated { conversation: Box::new(conversation_full()) },
         Event::HubStatus { status: HubStatus::Error, detail: Some("registration refused".into()) },
@@ -406,6 +410,7 @@ fn sparse_events() -> Vec<Event> {
     vec![
         Event::AgentMessage {
             message_id: "msg-1".into(),
+            conversation_id: None,
             content: "On it.".into(),
             is_question: false,
             question_type: None,

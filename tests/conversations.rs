@@ -256,7 +256,7 @@ fn a_slow_retrospection_never_delays_the_next_reply() {
     assert!(host.file("retrospection.md").unwrap().contains("- slow lesson"));
     let events = host.events();
     let answered =
-        events.iter().position(|e| matches!(e, Event::Response { result } if result.message_id == "b")).unwrap();
+        events.iter().position(|e| matches!(e, Event::Response { result, .. } if result.message_id == "b")).unwrap();
     let reflected = events.iter().position(|e| matches!(e, Event::Retrospection { .. })).unwrap();
     assert!(answered < reflected);
 }

@@ -44,7 +44,7 @@ fn direct_message_is_answered_recorded_and_cleaned_up() {
     assert_eq!(req.body["system"][0]["cache_control"]["type"], "ephemeral");
     let received: Vec<_> = host.events().into_iter().filter(|e| matches!(e, Event::MessageReceived { .. })).collect();
     assert_eq!(received.len(), 1);
-    assert!(host.events().iter().any(|e| matches!(e, Event::Response { result } if result.message_id == "m1")));
+    assert!(host.events().iter().any(|e| matches!(e, Event::Response { result, .. } if result.message_id == "m1")));
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn messages_run_one_at_a_time_in_arrival_order() {
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::Stage { message_id, stage: stage @ (Stage::ModelRequest | Stage::HistoryRecorded) } => {
+            Event::Stage { message_id, stage: stage @ (Stage::ModelRequest | Stage::HistoryRecorded), .. } => {
                 Some((message_id, stage))
             }
             _ => None,
@@ -132,7 +132,7 @@ fn messages_run_one_at_a_time_in_arrival_order() {
     let first_done = host
         .events()
         .iter()
-        .position(|e| matches!(e, Event::Stage { message_id, stage: Stage::HistoryRecorded } if message_id == "1"))
+        .position(|e| matches!(e, Event::Stage { message_id, stage: Stage::HistoryRecorded, .. } if message_id == "1"))
         .unwrap();
     assert!(ack_at < first_done);
     let users: Vec<String> =

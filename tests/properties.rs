@@ -195,7 +195,7 @@ fn check(host: &FakeHost, ledger: &Ledger) -> Result<(), TestCaseError> {
     let reached_inbox: BTreeSet<String> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Stage { message_id, stage: Stage::InboxWritten } => Some(message_id.clone()),
+            Event::Stage { message_id, stage: Stage::InboxWritten, .. } => Some(message_id.clone()),
             _ => None,
         })
         .collect();

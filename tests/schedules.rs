@@ -49,7 +49,7 @@ fn runs(host: &FakeHost) -> Vec<(String, u64, bool)> {
     host.events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::Response { result } if result.message_id.starts_with("worker-") => {
+            Event::Response { result, .. } if result.message_id.starts_with("worker-") => {
                 let due = result.message_id.rsplit('-').next().unwrap().parse().unwrap();
                 Some((result.message_id, due, result.success))
             }
@@ -167,7 +167,7 @@ fn a_scheduled_run_waits_for_the_chat_turn_in_flight() {
         .events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::Response { result } => Some(result.message_id),
+            Event::Response { result, .. } => Some(result.message_id),
             _ => None,
         })
         .collect();
@@ -253,6 +253,23 @@ fn a_one_time_run_happens_at_its_time_in_its_own_conversation_then_the_schedule_
         .collect();
     assert!(received.iter().any(|(id, c)| id == "b" && c.is_none()), "{received:?}");
     assert!(received.iter().any(|(id, c)| id.starts_with("worker-") && c.as_deref() == Some(&background.id[..])));
+    // And so does every other event about the run (stages, streamed text, tools, its response),
+    // so the view needs to remember nothing; no event about the user's message names one.
+    let mut about_run = 0;
+    for event in host.events() {
+        let json = serde_json::to_value(&event).unwrap();
+        let id = json.get("messageId").or_else(|| json.pointer("/result/messageId")).and_then(|v| v.as_str());
+        let named = json.get("conversationId").and_then(|v| v.as_str());
+        match id {
+            Some(id) if id.starts_with("worker-") => {
+                about_run += 1;
+                assert_eq!(named, Some(&background.id[..]), "{json}");
+            }
+            Some("b") => assert_eq!(named, None, "{json}"),
+            _ => {}
+        }
+    }
+    assert!(about_run >= 5, "stages, text and the response of the run: {about_run}");
 }
 
 #[test]

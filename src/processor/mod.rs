@@ -356,7 +356,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 }
                 host.log(LogLevel::Warn, &format!("refused a message: {invalid}"));
                 let result = ProcessResult::failure(&id, INVALID_MESSAGE, format!("Message refused: {invalid}."));
-                host.emit(&Event::Response { result: result.clone() });
+                host.emit(&Event::Response { result: result.clone(), conversation_id: None });
                 return Either::Left(futures::future::ready(result));
             }
         };
@@ -369,20 +369,25 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         let ticket = self.inner.run.ticket();
         let this = self.clone();
-        let id = message.id.clone();
-        Either::Right(self.track(id, async move { this.arrive(message, ticket).await }.boxed_local()))
+        let (id, conversation) = (message.id.clone(), message.named_conversation());
+        Either::Right(self.track(id, conversation, async move { this.arrive(message, ticket).await }.boxed_local()))
     }
 
     /// Registers a message's processing so re-deliveries share it and dropping the processor
     /// stops it, and reports its result.
-    fn track(&self, id: String, work: LocalBoxFuture<'static, ProcessResult>) -> SharedResult {
+    fn track(
+        &self,
+        id: String,
+        conversation_id: Option<String>,
+        work: LocalBoxFuture<'static, ProcessResult>,
+    ) -> SharedResult {
         let inner = Rc::clone(&self.inner);
         let key = id.clone();
         let work = self.inner.tasks.wrap(work);
         let shared = async move {
             let result = work.await.unwrap_or_else(|| ProcessResult::cancelled(&key));
             inner.inbox.finished(&key);
-            inner.host.emit(&Event::Response { result: result.clone() });
+            inner.host.emit(&Event::Response { result: result.clone(), conversation_id });
             result
         }
         .boxed_local()
@@ -413,12 +418,12 @@ impl<H: Host + 'static> Pipeline<H> {
                 entry
             }
         };
-        host.emit(&Event::stage(&message.id, Stage::InboxWritten));
+        host.emit(&Event::stage(&message, Stage::InboxWritten));
         if message.from_hub() {
             self.respond(&message.id, ResponseKind::Ack, ack(&message.id), message_time(host, &message));
-            host.emit(&Event::stage(&message.id, Stage::AckSent));
+            host.emit(&Event::stage(&message, Stage::AckSent));
         }
-        host.emit(&Event::MessageReceived { conversation_id: target_of(&message).conversation_id(), message });
+        host.emit(&Event::MessageReceived { conversation_id: message.named_conversation(), message });
         ticket.wait().await;
         self.run(entry).await
     }
@@ -508,9 +513,9 @@ impl<H: Host + 'static> Pipeline<H> {
                     }
                     let ticket = self.inner.run.ticket();
                     let this = self.clone();
-                    let id = entry.message.id.clone();
+                    let (id, conversation) = (entry.message.id.clone(), entry.message.named_conversation());
                     let work = async move { this.resume(entry, ticket).await }.boxed_local();
-                    runs.push(self.track(id, work));
+                    runs.push(self.track(id, conversation, work));
                 }
             }
         }
@@ -531,9 +536,9 @@ impl<H: Host + 'static> Pipeline<H> {
         let host = &self.inner.host;
         if message.from_hub() {
             self.respond(&id, ResponseKind::Ack, ack(&id), message_time(host, &message));
-            host.emit(&Event::stage(&id, Stage::AckSent));
+            host.emit(&Event::stage(&message, Stage::AckSent));
         }
-        host.emit(&Event::MessageReceived { conversation_id: target_of(&message).conversation_id(), message });
+        host.emit(&Event::MessageReceived { conversation_id: message.named_conversation(), message });
         ticket.wait().await;
         self.run(entry).await
     }
@@ -549,7 +554,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 Ok(Claim::Run) => {}
                 Ok(Claim::Skip(why)) => {
                     host.log(LogLevel::Info, &format!("scheduled run {} skipped: {why}", message.id));
-                    self.clean_up(&message.id).await;
+                    self.clean_up(&message).await;
                     return ProcessResult::cancelled(&message.id);
                 }
                 Err(e) => return self.storage_failure(&message, &e.to_string()),
@@ -562,7 +567,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.
                 host.log(LogLevel::Info, &format!("message {} was already recorded; finishing it", message.id));
                 self.run_ended(&message, Ok(&turn.response)).await;
-                self.clean_up(&message.id).await;
+                self.clean_up(&message).await;
                 return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
             }
             Ok(Prepared::Fresh(context)) => context,
@@ -618,9 +623,9 @@ impl<H: Host + 'static> Pipeline<H> {
         result.notice = outcome.notice.clone();
         match self.record(message, &outcome).await {
             Ok(()) => {
-                host.emit(&Event::stage(&message.id, Stage::HistoryRecorded));
+                host.emit(&Event::stage(message, Stage::HistoryRecorded));
                 self.run_ended(message, Ok(result.response.as_deref().unwrap_or(""))).await;
-                self.clean_up(&message.id).await;
+                self.clean_up(message).await;
             }
             Err(e) => {
                 // The answer stands, but it is not in history: the inbox keeps the message so
@@ -642,7 +647,7 @@ impl<H: Host + 'static> Pipeline<H> {
     async fn finish_cancelled(&self, message: &RoutedMessage) -> ProcessResult {
         self.inner.host.log(LogLevel::Info, &format!("message {} stopped by the user", message.id));
         self.run_ended(message, Ok("stopped by the user")).await;
-        self.clean_up(&message.id).await;
+        self.clean_up(message).await;
         ProcessResult::cancelled(&message.id)
     }
 
@@ -663,7 +668,7 @@ impl<H: Host + 'static> Pipeline<H> {
         if let Target::Conversation(_) = target_of(&message) {
             // A scheduled run is not retried from the inbox: its schedule decides what follows.
             self.run_ended(&message, Err(&user_message)).await;
-            self.clean_up(&message.id).await;
+            self.clean_up(&message).await;
         } else if entry.attempts >= MAX_ATTEMPTS {
             self.give_up(&entry, &error.to_string()).await;
         } else {
@@ -681,10 +686,11 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// Removes a finished message from the inbox.
-    async fn clean_up(&self, message_id: &str) {
+    async fn clean_up(&self, message: &RoutedMessage) {
         let host = &self.inner.host;
+        let message_id = &message.id;
         match inbox::remove(host, message_id).await {
-            Ok(()) => host.emit(&Event::stage(message_id, Stage::InboxCleaned)),
+            Ok(()) => host.emit(&Event::stage(message, Stage::InboxCleaned)),
             Err(e) => host.log(LogLevel::Warn, &format!("could not remove {message_id} from the inbox: {e}")),
         }
         self.inner.inbox.removed_from_disk(message_id);

@@ -15,7 +15,7 @@ use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};
 use crate::hub::frames::shorten_to_plain_text;
 use crate::hub::Priority;
-use crate::message::{MessageSource, RoutedMessage};
+use crate::message::RoutedMessage;
 use crate::schedule::{claim, finish, next_run_ms, resume, RunEnd, TICK_MS};
 use crate::time::format_iso;
 
@@ -27,23 +27,10 @@ pub(super) enum Target {
     Conversation(String),
 }
 
-impl Target {
-    /// The conversation named, if any (what `message_received` tells the views).
-    pub(super) fn conversation_id(self) -> Option<String> {
-        match self {
-            Target::Current => None,
-            Target::Conversation(id) => Some(id),
-        }
-    }
-}
-
 /// The target of a message: a `worker` message names its conversation in its metadata.
 pub(super) fn target_of(message: &RoutedMessage) -> Target {
-    if message.source != MessageSource::Worker {
-        return Target::Current;
-    }
-    match message.metadata.as_ref().and_then(|m| m.get("conversationId")).and_then(Value::as_str) {
-        Some(id) => Target::Conversation(id.to_owned()),
+    match message.named_conversation() {
+        Some(id) => Target::Conversation(id),
         None => Target::Current,
     }
 }

@@ -91,6 +91,7 @@ pub(super) fn ask<H: Host>(
 ) -> ToolEffect {
     ctx.host.emit(&Event::AgentMessage {
         message_id: ctx.message.id.clone(),
+        conversation_id: ctx.message.named_conversation(),
         content: prompt.clone(),
         is_question: true,
         question_type: Some(kind),

@@ -37,6 +37,7 @@ pub(super) fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutpu
     }
     ctx.host.emit(&Event::AgentMessage {
         message_id: ctx.message.id.clone(),
+        conversation_id: ctx.message.named_conversation(),
         content: message.clone(),
         is_question,
         question_type: is_question.then_some(QuestionType::Input),

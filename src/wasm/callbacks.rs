@@ -24,7 +24,7 @@ impl Callbacks {
     pub(super) fn dispatch(&self, event: &Event, value: JsValue) {
         let get = |field: &str| js_sys::Reflect::get(&value, &JsValue::from_str(field)).unwrap_or(JsValue::UNDEFINED);
         match event {
-            Event::Response { result } => {
+            Event::Response { result, .. } => {
                 let response = result.response.as_deref().map(JsValue::from_str).unwrap_or(JsValue::UNDEFINED);
                 let tools = result.tools_used.as_ref().map(to_js).unwrap_or_else(|| to_js(&Vec::<String>::new()));
                 deliver(self.response.borrow().clone(), vec![JsValue::from_str(&result.message_id), response, tools]);

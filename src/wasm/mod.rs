@@ -62,6 +62,8 @@ export type QuestionType = "confirmation" | "choice" | "input";
 
 export interface AgentMessage {
   messageId: string;
+  /** The conversation a scheduled run's message names (see `message_received`). */
+  conversationId?: string;
   content: string;
   isQuestion: boolean;
   questionType?: QuestionType;
@@ -256,13 +258,13 @@ export type PipelineStage = "inbox_written" | "ack_sent" | "model_request" | "hi
 /** Everything the core tells the UI. */
 export type CoreEvent =
   | { type: "message_received"; message: RoutedMessage; conversationId?: string }
-  | { type: "stage"; messageId: string; stage: PipelineStage }
-  | { type: "text_delta"; messageId: string; text: string }
-  | { type: "retrying"; messageId: string; attempt: number; delayMs: number; delaySeconds: number; errorCode: string; error: string }
-  | { type: "tool_started"; messageId: string; toolUseId: string; name: string; input: unknown }
-  | { type: "tool_finished"; messageId: string; toolUseId: string; name: string; isError: boolean; output: string }
+  | { type: "stage"; messageId: string; conversationId?: string; stage: PipelineStage }
+  | { type: "text_delta"; messageId: string; conversationId?: string; text: string }
+  | { type: "retrying"; messageId: string; conversationId?: string; attempt: number; delayMs: number; delaySeconds: number; errorCode: string; error: string }
+  | { type: "tool_started"; messageId: string; conversationId?: string; toolUseId: string; name: string; input: unknown }
+  | { type: "tool_finished"; messageId: string; conversationId?: string; toolUseId: string; name: string; isError: boolean; output: string }
   | ({ type: "agent_message" } & AgentMessage)
-  | { type: "response"; result: ProcessResult }
+  | { type: "response"; result: ProcessResult; conversationId?: string }
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
   | { type: "conversation_updated"; conversation: Conversation }
   | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }

@@ -86,7 +86,7 @@ pub fn stages(host: &FakeHost, message_id: &str) -> Vec<Stage> {
     host.events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::Stage { message_id: id, stage } if id == message_id => Some(stage),
+            Event::Stage { message_id: id, stage, .. } if id == message_id => Some(stage),
             _ => None,
         })
         .collect()
@@ -96,7 +96,7 @@ pub fn streamed_text(host: &FakeHost, message_id: &str) -> String {
     host.events()
         .into_iter()
         .filter_map(|e| match e {
-            Event::TextDelta { message_id: id, text } if id == message_id => Some(text),
+            Event::TextDelta { message_id: id, text, .. } if id == message_id => Some(text),
             _ => None,
         })
         .collect()

@@ -47,7 +47,6 @@ export class ChatPanel {
   /** The conversation on screen (null for a new chat not started yet). */
   private shownId: string | null = null;
   /** Scheduled runs of other conversations: their events are not drawn here. */
-  private readonly elsewhere = new Set<string>();
   private unsubscribe: (() => void) | null = null;
   private opened = false;
 
@@ -178,18 +177,14 @@ export class ChatPanel {
     return bubble;
   }
 
-  /** Whether an event belongs to a scheduled run of a conversation not on screen. */
+  /**
+   * Whether an event is about a message of a scheduled run of a conversation not on screen: every
+   * event about a message names the conversation when the core knows it is not the current one.
+   * (`scheduled_run` and `retrospection` name a conversation too, and are shown wherever it is.)
+   */
   private isElsewhere(event: RuntimeEvent): boolean {
-    if (event.type === "message_received") {
-      // The core names the conversation a message's turn goes to when it is not the current one.
-      if (event.conversationId !== undefined && event.conversationId !== this.shownId) this.elsewhere.add(event.message.id);
-      return this.elsewhere.has(event.message.id);
-    }
-    if (event.type === "response") {
-      const was = this.elsewhere.delete(event.result.messageId);
-      return was;
-    }
-    return "messageId" in event && event.type !== "scheduled_run" && this.elsewhere.has(event.messageId);
+    if (event.type === "scheduled_run" || event.type === "retrospection" || !("conversationId" in event)) return false;
+    return event.conversationId !== undefined && event.conversationId !== this.shownId;
   }
 
   private onEvent(event: RuntimeEvent): void {

@@ -450,9 +450,8 @@ impl FakeHost {
     fn through_unusual(&self, op: &str, path: &str) -> Result<Option<String>, HostError> {
         let lower = fold_case(path);
         let unusual = self.state.unusual.borrow();
-        let hit = unusual.iter().find(|(e, _)| {
-            let p = fold_case(&e.path);
-            lower == p || lower.starts_with(&format!("{p}/"))
+        let hit = unusual.iter().find(|(e, _)| fold_case(&e.path) == lower).or_else(|| {
+            unusual.iter().find(|(e, _)| lower.starts_with(&format!("{}/", fold_case(&e.path))))
         });
         let Some((entry, text)) = hit else { return Ok(None) };
         if op == "read" && entry.kind == crate::vault::EntryKind::Linked && fold_case(&entry.path) == lower {

@@ -55,8 +55,9 @@ fn world(follow: bool) -> (FakeHost, MessageProcessor<FakeHost>) {
 /// Runs one tool call through a turn; returns the result the model read, and whether it was an
 /// error.
 fn call(host: &FakeHost, p: &MessageProcessor<FakeHost>, name: &str, input: Value) -> (String, bool) {
+    let id = format!("m{}", host.requests().len());
     host.script([Reply::tools("", &[("t1", name, input)]), Reply::text("ok")]);
-    let result = host.run(p.process(direct("m1", "do it")));
+    let result = host.run(p.process(direct(&id, "do it")));
     assert!(result.success, "{result:?}");
     let requests = host.requests();
     let last = &requests.last().expect("a second model call").body;
@@ -101,7 +102,7 @@ fn cases() -> Vec<Case> {
         case("read_file", json!({"path": "self/self/notes/b"}), false, Ok(&["beta"])),
         case("write_file", json!({"path": "self/notes/new.md", "content": "x"}), false, Ok(&["Created notes/new.md"])),
         case("write_file", json!({"path": "Self/Notes/A.md", "content": "x"}), false, Ok(&["Replaced", "notes/a.md"])),
-        case("edit_file", json!({"path": "alias.md", "operation": "insert", "line": 0, "text": "top"}), false, Ok(&["Edited notes/a.md"])),
+        case("edit_file", json!({"path": "alias.md", "operation": "insert", "line": 1, "text": "top"}), false, Ok(&["Edited notes/a.md"])),
         case("create_folder", json!({"path": "self/made"}), false, Ok(&["Created the folder made"])),
         case("delete_file", json!({"path": "self/notes/b.md"}), false, Ok(&["Moved notes/b.md to the trash"])),
         case("move_file", json!({"from": "self/notes/b.md", "to": "self/archive/b.md"}), false, Ok(&["to archive/b.md"])),
@@ -155,7 +156,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({}),
             follow: false,
-            expect: Ok(&["notes/a.md", "alias.md", "entries skipped", "1 dangling link", "1 FIFO", "1 socket", "1 device", "1 looping link", "1 link into protected folders"]),
+            expect: Ok(&["notes/a.md", "alias.md", "entries skipped", "1 dangling link", "1 FIFO", "1 socket", "1 device", "1 looping link", "2 links into protected folders", "1 link out of the vault"]),
             absent: &["etc.md", "pipe.md", "gone.md", "cfg.md", "ext/n.md"],
         },
         Case {
@@ -220,8 +221,8 @@ fn every_link_form_through_every_tool() {
         assert_eq!(host.listed_following(), c.follow, "{label}: the host was asked to follow as the setting says");
         // The processor answers the next message.
         host.script([Reply::text("still here")]);
-        let next = host.run(p.process(direct("m2", "hello")));
-        assert!(next.success && next.response.contains("still here"), "{label}: {next:?}");
+        let next = host.run(p.process(direct("next", "hello")));
+        assert!(next.success && next.response.as_deref().unwrap_or("").contains("still here"), "{label}: {next:?}");
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

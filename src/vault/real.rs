@@ -74,7 +74,11 @@ pub fn locate(
                         return Err(PathError::IsLink(entry.path.clone()));
                     }
                     let rest = segments[end..].join("/");
-                    let joined = if rest.is_empty() { real.clone() } else { format!("{real}/{rest}") };
+                    let joined = match (real.is_empty(), rest.is_empty()) {
+                        (_, true) => real.clone(),
+                        (true, false) => rest,
+                        (false, false) => format!("{real}/{rest}"),
+                    };
                     // The host's answer is checked like the model's input.
                     current = match normalize(&joined, protected) {
                         Ok(p) => p,

@@ -58,7 +58,7 @@ impl EntryKind {
     pub(crate) fn plural(self) -> &'static str {
         match self {
             EntryKind::Plain => "links into protected folders",
-            EntryKind::Outside | EntryKind::Linked => "links to places outside the vault",
+            EntryKind::Outside | EntryKind::Linked => "links out of the vault",
             EntryKind::Dangling => "dangling links",
             EntryKind::Loop => "looping links",
             EntryKind::Fifo => "FIFOs",

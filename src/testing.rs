@@ -21,9 +21,9 @@ use serde_json::{json, Value};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::lean::fold_case;
 use crate::llm::ContentBlock;
 use crate::mcp::{McpError, McpServer, McpState};
-use crate::lean::fold_case;
 use crate::vault::VaultEntry;
 
 /// The core's parts that tests, fuzz targets and benches exercise directly (parsers, plans,
@@ -450,9 +450,10 @@ impl FakeHost {
     fn through_unusual(&self, op: &str, path: &str) -> Result<Option<String>, HostError> {
         let lower = fold_case(path);
         let unusual = self.state.unusual.borrow();
-        let hit = unusual.iter().find(|(e, _)| fold_case(&e.path) == lower).or_else(|| {
-            unusual.iter().find(|(e, _)| lower.starts_with(&format!("{}/", fold_case(&e.path))))
-        });
+        let hit = unusual
+            .iter()
+            .find(|(e, _)| fold_case(&e.path) == lower)
+            .or_else(|| unusual.iter().find(|(e, _)| lower.starts_with(&format!("{}/", fold_case(&e.path)))));
         let Some((entry, text)) = hit else { return Ok(None) };
         if op == "read" && entry.kind == crate::vault::EntryKind::Linked && fold_case(&entry.path) == lower {
             if let Some(text) = text {
@@ -793,10 +794,8 @@ impl Host for FakeHost {
         }
         folders.sort();
         folders.dedup();
-        let mut out: Vec<VaultEntry> = folders
-            .into_iter()
-            .map(|path| VaultEntry { path, is_folder: true, ..VaultEntry::default() })
-            .collect();
+        let mut out: Vec<VaultEntry> =
+            folders.into_iter().map(|path| VaultEntry { path, is_folder: true, ..VaultEntry::default() }).collect();
         out.extend(vault.iter().map(|(path, (text, created, modified))| VaultEntry {
             path: path.clone(),
             is_folder: false,

@@ -30,7 +30,6 @@ use smarthole_agent::ContentBlock;
 use smarthole_agent::HubStatus;
 use smarthole_agent::LogLevel;
 use smarthole_agent::ReprocessSummary;
-use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{AgentContext, McpServerConfig, Settings};
 use smarthole_agent::{ApiRequest, ApiResponse};
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
@@ -38,6 +37,7 @@ use smarthole_agent::{
     Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
     Schedule, ScheduleType, TurnEnd,
 };
+use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
 use smarthole_agent::{McpServer, McpState, McpTool};
 use smarthole_agent::{MessageSource, ProcessResult, RoutedMessage};
@@ -489,9 +489,15 @@ fn incoming() -> Vec<Sample> {
         ("socket", EntryKind::Socket),
         ("device", EntryKind::Device),
     ] {
-        let entry = json!({"path": "x.md", "isFolder": false, "size": 0, "createdMs": 0, "modifiedMs": 0, "kind": text});
+        let entry =
+            json!({"path": "x.md", "isFolder": false, "size": 0, "createdMs": 0, "modifiedMs": 0, "kind": text});
         assert_eq!(read::<VaultEntry>(&entry).kind, kind, "{text}");
-        samples.push(Sample { name: format!("vault_entry_{text}"), ts_type: "Core.VaultEntry", json: entry, full: false });
+        samples.push(Sample {
+            name: format!("vault_entry_{text}"),
+            ts_type: "Core.VaultEntry",
+            json: entry,
+            full: false,
+        });
     }
 
     let server = json!({

@@ -102,27 +102,62 @@ fn cases() -> Vec<Case> {
         case("read_file", json!({"path": "self/self/notes/b"}), false, Ok(&["beta"])),
         case("write_file", json!({"path": "self/notes/new.md", "content": "x"}), false, Ok(&["Created notes/new.md"])),
         case("write_file", json!({"path": "Self/Notes/A.md", "content": "x"}), false, Ok(&["Replaced", "notes/a.md"])),
-        case("edit_file", json!({"path": "alias.md", "operation": "insert", "line": 1, "text": "top"}), false, Ok(&["Edited notes/a.md"])),
+        case(
+            "edit_file",
+            json!({"path": "alias.md", "operation": "insert", "line": 1, "text": "top"}),
+            false,
+            Ok(&["Edited notes/a.md"]),
+        ),
         case("create_folder", json!({"path": "self/made"}), false, Ok(&["Created the folder made"])),
         case("delete_file", json!({"path": "self/notes/b.md"}), false, Ok(&["Moved notes/b.md to the trash"])),
-        case("move_file", json!({"from": "self/notes/b.md", "to": "self/archive/b.md"}), false, Ok(&["to archive/b.md"])),
+        case(
+            "move_file",
+            json!({"from": "self/notes/b.md", "to": "self/archive/b.md"}),
+            false,
+            Ok(&["to archive/b.md"]),
+        ),
         // Links into protected folders, in every form.
-        case("read_file", json!({"path": "cfg.md"}), false, Refused(&["cfg.md is a link into .obsidian"])),
-        case("get_file_info", json!({"path": "cfg"}), false, Refused(&["link into .obsidian"])),
-        case("edit_file", json!({"path": "cfg.md", "operation": "insert", "line": 0, "text": "x"}), false, Refused(&["link into .obsidian"])),
-        case("read_file", json!({"path": "self/.obsidian/app.json"}), false, Refused(&["link into .obsidian"])),
-        case("write_file", json!({"path": "self/.obsidian/evil.json", "content": "x"}), false, Refused(&["link into .obsidian"])),
-        case("write_file", json!({"path": "self/.git/hooks/pre-commit", "content": "x"}), false, Refused(&["link into .git"])),
-        case("write_file", json!({"path": "gitlink/config", "content": "x"}), false, Refused(&["link into .git"])),
-        case("create_folder", json!({"path": "self/.trash/x"}), false, Refused(&["link into .trash"])),
-        case("move_file", json!({"from": "notes/a.md", "to": "self/.obsidian/a.md"}), false, Refused(&["link into .obsidian"])),
-        case("move_file", json!({"from": "notes/a.md", "to": "gitlink"}), false, Refused(&["link into .git"])),
-        case("search_files", json!({"query": "core", "folder": "gitlink"}), false, Refused(&["link into .git"])),
+        case("read_file", json!({"path": "cfg.md"}), false, Refused(&["cfg.md is a link that leads into .obsidian"])),
+        case("get_file_info", json!({"path": "cfg"}), false, Refused(&["leads into .obsidian"])),
+        case(
+            "edit_file",
+            json!({"path": "cfg.md", "operation": "insert", "line": 0, "text": "x"}),
+            false,
+            Refused(&["leads into .obsidian"]),
+        ),
+        case("read_file", json!({"path": "self/.obsidian/app.json"}), false, Refused(&["leads into .obsidian"])),
+        case(
+            "write_file",
+            json!({"path": "self/.obsidian/evil.json", "content": "x"}),
+            false,
+            Refused(&["leads into .obsidian"]),
+        ),
+        case(
+            "write_file",
+            json!({"path": "self/.git/hooks/pre-commit", "content": "x"}),
+            false,
+            Refused(&["leads into .git"]),
+        ),
+        case("write_file", json!({"path": "gitlink/config", "content": "x"}), false, Refused(&["leads into .git"])),
+        case("create_folder", json!({"path": "self/.trash/x"}), false, Refused(&["leads into .trash"])),
+        case(
+            "move_file",
+            json!({"from": "notes/a.md", "to": "self/.obsidian/a.md"}),
+            false,
+            Refused(&["leads into .obsidian"]),
+        ),
+        case("move_file", json!({"from": "notes/a.md", "to": "gitlink"}), false, Refused(&["leads into .git"])),
+        case("search_files", json!({"query": "core", "folder": "gitlink"}), false, Refused(&["leads into .git"])),
         case("list_files", json!({"folder": "self/.obsidian"}), false, protected),
         // Links out of the vault: a file never; a folder only when followed, and only to read.
         case("read_file", json!({"path": "etc.md"}), true, Refused(&["outside the vault"])),
         case("write_file", json!({"path": "etc.md", "content": "x"}), true, Refused(&["outside the vault"])),
-        case("edit_file", json!({"path": "etc", "operation": "delete_lines", "start_line": 1, "end_line": 1}), true, Refused(&["outside the vault"])),
+        case(
+            "edit_file",
+            json!({"path": "etc", "operation": "delete_lines", "start_line": 1, "end_line": 1}),
+            true,
+            Refused(&["outside the vault"]),
+        ),
         case("delete_file", json!({"path": "etc.md"}), true, Refused(&["outside the vault"])),
         case("move_file", json!({"from": "etc.md", "to": "notes/etc.md"}), true, Refused(&["outside the vault"])),
         case("read_file", json!({"path": "ext/n.md"}), false, Refused(&["followLinkedFolders setting is off"])),
@@ -130,7 +165,12 @@ fn cases() -> Vec<Case> {
         case("write_file", json!({"path": "ext/n.md", "content": "x"}), true, Refused(&["never change it"])),
         case("write_file", json!({"path": "ext/new.md", "content": "x"}), true, Refused(&["never change it"])),
         case("write_file", json!({"path": "ext/new.md", "content": "x"}), false, Refused(&["followLinkedFolders"])),
-        case("edit_file", json!({"path": "ext/n.md", "operation": "insert", "line": 0, "text": "x"}), true, Refused(&["never change it"])),
+        case(
+            "edit_file",
+            json!({"path": "ext/n.md", "operation": "insert", "line": 0, "text": "x"}),
+            true,
+            Refused(&["never change it"]),
+        ),
         case("create_folder", json!({"path": "ext/sub"}), true, Refused(&["never change it"])),
         case("delete_file", json!({"path": "ext/n.md"}), true, Refused(&["never change it"])),
         case("move_file", json!({"from": "notes/a.md", "to": "ext/a.md"}), true, Refused(&["never change it"])),
@@ -147,7 +187,12 @@ fn cases() -> Vec<Case> {
         case("create_folder", json!({"path": "loop/x"}), false, Refused(&["loops"])),
         case("read_file", json!({"path": "pipe.md"}), false, Refused(&["FIFO"])),
         case("read_file", json!({"path": "PIPE"}), false, Refused(&["FIFO"])),
-        case("edit_file", json!({"path": "pipe.md", "operation": "replace", "old_text": "a", "new_text": "b"}), false, Refused(&["FIFO"])),
+        case(
+            "edit_file",
+            json!({"path": "pipe.md", "operation": "replace", "old_text": "a", "new_text": "b"}),
+            false,
+            Refused(&["FIFO"]),
+        ),
         case("get_file_info", json!({"path": "sock.md"}), false, Refused(&["socket"])),
         case("write_file", json!({"path": "dev.md", "content": "x"}), false, Refused(&["device"])),
         case("move_file", json!({"from": "notes/a.md", "to": "pipe.md"}), false, Refused(&["FIFO"])),
@@ -156,7 +201,18 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({}),
             follow: false,
-            expect: Ok(&["notes/a.md", "alias.md", "entries skipped", "1 dangling link", "1 FIFO", "1 socket", "1 device", "1 looping link", "2 links into protected folders", "1 link out of the vault"]),
+            expect: Ok(&[
+                "notes/a.md",
+                "alias.md",
+                "entries skipped",
+                "1 dangling link",
+                "1 FIFO",
+                "1 socket",
+                "1 device",
+                "1 looping link",
+                "2 links into protected folders",
+                "1 link out of the vault",
+            ]),
             absent: &["etc.md", "pipe.md", "gone.md", "cfg.md", "ext/n.md"],
         },
         Case {
@@ -230,7 +286,8 @@ fn every_link_form_through_every_tool() {
 #[test]
 fn the_active_note_is_located_too() {
     let (host, p) = world(false);
-    for (active, refused) in [("cfg.md", "link into .obsidian"), ("pipe.md", "FIFO"), ("etc.md", "outside the vault")] {
+    for (active, refused) in [("cfg.md", "leads into .obsidian"), ("pipe.md", "FIFO"), ("etc.md", "outside the vault")]
+    {
         host.set_active_note(Some(active));
         let (out, is_error) = call(&host, &p, "get_active_note", json!({}));
         assert!(is_error && out.contains(refused), "{active}: {out}");

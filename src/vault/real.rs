@@ -134,8 +134,11 @@ impl Skipped {
         if total == 0 {
             return String::new();
         }
-        let parts: Vec<String> =
-            self.counts.iter().map(|(w, n)| format!("{n} {}", if *n == 1 { singular(w) } else { (*w).to_owned() })).collect();
+        let parts: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(w, n)| format!("{n} {}", if *n == 1 { singular(w) } else { (*w).to_owned() }))
+            .collect();
         format!(
             "\n[{total} {} skipped, which the agent may not open: {}]",
             if total == 1 { "entry" } else { "entries" },
@@ -169,10 +172,14 @@ pub(crate) fn listable(entry: &VaultEntry, protected: &[String], follow_linked: 
             Some(real) if normalize(real, protected).is_err() => Err(EntryKind::Plain.plural()),
             _ => Ok(()),
         },
-        EntryKind::Linked | EntryKind::Outside if follow_linked && (entry.is_folder || entry.kind == EntryKind::Linked) => {
+        EntryKind::Linked | EntryKind::Outside
+            if follow_linked && (entry.is_folder || entry.kind == EntryKind::Linked) =>
+        {
             Ok(())
         }
-        EntryKind::Outside if entry.is_folder => Err("folders linked from outside the vault (followLinkedFolders is off)"),
+        EntryKind::Outside if entry.is_folder => {
+            Err("folders linked from outside the vault (followLinkedFolders is off)")
+        }
         kind => Err(kind.plural()),
     }
 }
@@ -257,7 +264,10 @@ mod tests {
         }
         let line = skipped.describe();
         assert!(line.contains("8 entries skipped"), "{line}");
-        assert!(line.contains("1 dangling link,") && line.contains("1 FIFO") && line.contains("2 links into protected"), "{line}");
+        assert!(
+            line.contains("1 dangling link,") && line.contains("1 FIFO") && line.contains("2 links into protected"),
+            "{line}"
+        );
         assert_eq!(Skipped::default().describe(), "");
     }
 }

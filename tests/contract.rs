@@ -466,7 +466,12 @@ fn incoming() -> Vec<Sample> {
         real_path: None,
     };
     assert_eq!(read::<VaultEntry>(&entry), expected);
-    samples.push(Sample { name: "vault_entry_without_kind".into(), ts_type: "Core.VaultEntry", json: entry, full: false });
+    samples.push(Sample {
+        name: "vault_entry_without_kind".into(),
+        ts_type: "Core.VaultEntry",
+        json: entry,
+        full: false,
+    });
     let entry = json!({"path": "Self", "isFolder": true, "size": 0, "createdMs": 1, "modifiedMs": 2, "kind": "plain", "realPath": "Notes"});
     let expected = VaultEntry {
         path: "Self".into(),

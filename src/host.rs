@@ -48,7 +48,15 @@ pub trait Host {
 
     /// Every file and folder of the vault (the host's own hidden folders left out). Paths given
     /// to the `vault_*` operations are vault-relative and already checked by the core.
-    async fn vault_list(&self) -> Result<Vec<VaultEntry>, HostError>;
+    ///
+    /// Each entry says what it really is (`VaultEntry::kind`, `real_path`): links are reported,
+    /// not walked through (a link to a folder inside the vault is one entry with its real path;
+    /// a dangling or looping link, a FIFO, socket or device is one entry of its kind), so the core
+    /// decides what the agent may reach. The content of folders linked from outside the vault is
+    /// listed (as `Linked`) only when `follow_linked_folders`. As defence in depth, every
+    /// `vault_*` operation also refuses a path whose real location leaves the vault or enters a
+    /// hidden folder, and never opens what is not a regular file.
+    async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError>;
     /// A note's text.
     async fn vault_read(&self, path: &str) -> Result<String, HostError>;
     /// Creates a note that does not exist yet (its folders too).

@@ -62,4 +62,4 @@ pub use mcp::{McpError, McpServer, McpState, McpTool};
 pub use message::{MessageSource, ProcessResult, RoutedMessage};
 pub use processor::{MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange};
 pub use settings::{AgentContext, McpServerConfig, Settings};
-pub use vault::VaultEntry;
+pub use vault::{EntryKind, VaultEntry};

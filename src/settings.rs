@@ -53,6 +53,10 @@ pub struct Settings {
     pub protected_folders: Vec<String>,
     /// Tools whose approval is given in advance (`write_file`, `delete_file`, `move_file`).
     pub auto_approve_tools: Vec<String>,
+    /// Let the note tools read, list and search folders linked into the vault from outside it
+    /// (Obsidian's desktop app shows them). Off by default: they are skipped. Never written, even
+    /// when on: the agent's changes stay inside the vault's own folder.
+    pub follow_linked_folders: bool,
     /// The user's MCP servers (the shim connects them; the core checks them here).
     pub mcp_servers: Vec<McpServerConfig>,
     /// Serve the local agent API (desktop only; off unless the user turns it on).
@@ -209,6 +213,7 @@ impl Default for Settings {
             hub_description: DEFAULT_DESCRIPTION.to_owned(),
             protected_folders: Vec::new(),
             auto_approve_tools: Vec::new(),
+            follow_linked_folders: false,
             mcp_servers: Vec::new(),
             agent_api_enabled: false,
             agent_api_port: 8090,

@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::lean::fold_case;
 use crate::llm::ContentBlock;
 use crate::mcp::{McpError, McpServer, McpState};
 use crate::vault::VaultEntry;
@@ -40,7 +41,8 @@ pub mod internals {
     pub use crate::time::{format_iso, parse_iso};
     pub use crate::tools::args::Args;
     pub use crate::tools::ToolRegistry;
-    pub use crate::vault::path::{is_protected, normalize, protected_folders};
+    pub use crate::vault::path::{is_protected, normalize, protected_folders, PathError};
+    pub use crate::vault::real::{locate, Access};
 }
 
 /// Virtual time when a `FakeHost` starts: 2026-02-05T10:00:00Z.
@@ -234,6 +236,12 @@ struct State {
     folders: RefCell<Vec<String>>,
     trash: RefCell<Vec<(String, String)>>,
     active: RefCell<Option<String>>,
+    /// Links and special files (with the text a followed linked file reads as), and every
+    /// operation the core asked on or through one of them.
+    unusual: RefCell<Vec<(VaultEntry, Option<String>)>>,
+    unusual_touches: RefCell<Vec<String>>,
+    /// Whether the last listing was asked to follow folders linked from outside.
+    followed: Cell<bool>,
     /// The user's time zone (UTC unless a test sets one).
     time_zone: RefCell<Option<String>>,
     /// MCP servers, the scripted answers of their tools ("server/tool" → answers in order), and
@@ -414,6 +422,46 @@ impl FakeHost {
     pub fn put_note(&self, path: &str, text: &str) {
         let now = self.now();
         self.state.vault.borrow_mut().insert(path.to_owned(), (text.to_owned(), now, now));
+    }
+
+    /// Puts a link or a special file in the vault (test setup): `entry` is what the host lists
+    /// (its kind, its real path for a link inside the vault); `text` is what a file inside a
+    /// folder linked from outside reads as. Entries of kind `Linked` are listed only when the
+    /// core asks to follow linked folders. The core must never hand the host a path on or under
+    /// such an entry, except to read a `Linked` one: each time it does is recorded
+    /// ([`FakeHost::unusual_touches`]) and answered with an error, as a FIFO would hang.
+    pub fn put_unusual(&self, entry: VaultEntry, text: Option<&str>) {
+        self.state.unusual.borrow_mut().push((entry, text.map(str::to_owned)));
+    }
+
+    /// The operations (`op path`) the core asked on or through a link or special file.
+    pub fn unusual_touches(&self) -> Vec<String> {
+        self.state.unusual_touches.borrow().clone()
+    }
+
+    /// Whether the last `vault_list` was asked to follow folders linked from outside.
+    pub fn listed_following(&self) -> bool {
+        self.state.followed.get()
+    }
+
+    /// Checks a `vault_*` operation against the links and special files: `Ok(Some(text))` for a
+    /// read the core may do (a file in a followed linked folder), an error for anything else on
+    /// or under one of them (recorded).
+    fn through_unusual(&self, op: &str, path: &str) -> Result<Option<String>, HostError> {
+        let lower = fold_case(path);
+        let unusual = self.state.unusual.borrow();
+        let hit = unusual
+            .iter()
+            .find(|(e, _)| fold_case(&e.path) == lower)
+            .or_else(|| unusual.iter().find(|(e, _)| lower.starts_with(&format!("{}/", fold_case(&e.path)))));
+        let Some((entry, text)) = hit else { return Ok(None) };
+        if op == "read" && entry.kind == crate::vault::EntryKind::Linked && fold_case(&entry.path) == lower {
+            if let Some(text) = text {
+                return Ok(Some(text.clone()));
+            }
+        }
+        self.state.unusual_touches.borrow_mut().push(format!("{op} {path}"));
+        Err(HostError::Io(format!("{path}: the host refuses to {op} through a link or special file")))
     }
 
     /// A note's text.
@@ -732,8 +780,9 @@ impl Host for FakeHost {
         Ok(())
     }
 
-    async fn vault_list(&self) -> Result<Vec<VaultEntry>, HostError> {
+    async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {
         self.alive().await;
+        self.state.followed.set(follow_linked_folders);
         let vault = self.state.vault.borrow();
         let mut folders: Vec<String> = self.state.folders.borrow().clone();
         for path in vault.keys() {
@@ -745,27 +794,38 @@ impl Host for FakeHost {
         }
         folders.sort();
         folders.dedup();
-        let mut out: Vec<VaultEntry> = folders
-            .into_iter()
-            .map(|path| VaultEntry { path, is_folder: true, size: 0, created_ms: 0, modified_ms: 0 })
-            .collect();
+        let mut out: Vec<VaultEntry> =
+            folders.into_iter().map(|path| VaultEntry { path, is_folder: true, ..VaultEntry::default() }).collect();
         out.extend(vault.iter().map(|(path, (text, created, modified))| VaultEntry {
             path: path.clone(),
             is_folder: false,
             size: text.len() as u64,
             created_ms: *created,
             modified_ms: *modified,
+            ..VaultEntry::default()
         }));
+        out.extend(
+            self.state
+                .unusual
+                .borrow()
+                .iter()
+                .filter(|(e, _)| follow_linked_folders || e.kind != crate::vault::EntryKind::Linked)
+                .map(|(e, _)| e.clone()),
+        );
         Ok(out)
     }
 
     async fn vault_read(&self, path: &str) -> Result<String, HostError> {
         self.alive().await;
+        if let Some(text) = self.through_unusual("read", path)? {
+            return Ok(text);
+        }
         self.note(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
     }
 
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.alive().await;
+        self.through_unusual("create", path)?;
         if self.state.vault.borrow().contains_key(path) {
             return Err(HostError::Io(format!("{path} already exists")));
         }
@@ -775,6 +835,7 @@ impl Host for FakeHost {
 
     async fn vault_process(&self, path: &str, edit: crate::host_types::NoteEdit) -> Result<bool, HostError> {
         self.alive().await;
+        self.through_unusual("process", path)?;
         let now = self.now();
         let mut vault = self.state.vault.borrow_mut();
         let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
@@ -790,12 +851,14 @@ impl Host for FakeHost {
 
     async fn vault_create_folder(&self, path: &str) -> Result<(), HostError> {
         self.alive().await;
+        self.through_unusual("create-folder", path)?;
         self.state.folders.borrow_mut().push(path.to_owned());
         Ok(())
     }
 
     async fn vault_trash(&self, path: &str) -> Result<(), HostError> {
         self.alive().await;
+        self.through_unusual("trash", path)?;
         let (text, _, _) = self
             .state
             .vault
@@ -808,6 +871,8 @@ impl Host for FakeHost {
 
     async fn vault_rename(&self, from: &str, to: &str) -> Result<(), HostError> {
         self.alive().await;
+        self.through_unusual("rename", from)?;
+        self.through_unusual("rename", to)?;
         let mut vault = self.state.vault.borrow_mut();
         if vault.contains_key(to) {
             return Err(HostError::Io(format!("{to} already exists")));

@@ -30,7 +30,6 @@ use smarthole_agent::ContentBlock;
 use smarthole_agent::HubStatus;
 use smarthole_agent::LogLevel;
 use smarthole_agent::ReprocessSummary;
-use smarthole_agent::VaultEntry;
 use smarthole_agent::{AgentContext, McpServerConfig, Settings};
 use smarthole_agent::{ApiRequest, ApiResponse};
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
@@ -38,6 +37,7 @@ use smarthole_agent::{
     Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
     Schedule, ScheduleType, TurnEnd,
 };
+use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
 use smarthole_agent::{McpServer, McpState, McpTool};
 use smarthole_agent::{MessageSource, ProcessResult, RoutedMessage};
@@ -265,6 +265,7 @@ fn settings_full() -> Settings {
         hub_description: "Notes".into(),
         protected_folders: vec!["Private".into()],
         auto_approve_tools: vec!["write_file".into()],
+        follow_linked_folders: true,
         mcp_servers: vec![mcp_config_full()],
         agent_api_enabled: true,
         agent_api_port: 8123,
@@ -460,9 +461,54 @@ fn incoming() -> Vec<Sample> {
     samples.push(Sample { name: "api_request".into(), ts_type: "Core.ApiRequest", json: request, full: true });
 
     let entry = json!({"path": "Notes", "isFolder": true, "size": 12, "createdMs": 1, "modifiedMs": 2});
-    let expected = VaultEntry { path: "Notes".into(), is_folder: true, size: 12, created_ms: 1, modified_ms: 2 };
+    let expected = VaultEntry {
+        path: "Notes".into(),
+        is_folder: true,
+        size: 12,
+        created_ms: 1,
+        modified_ms: 2,
+        kind: EntryKind::Plain,
+        real_path: None,
+    };
+    assert_eq!(read::<VaultEntry>(&entry), expected);
+    samples.push(Sample {
+        name: "vault_entry_without_kind".into(),
+        ts_type: "Core.VaultEntry",
+        json: entry,
+        full: false,
+    });
+    let entry = json!({"path": "Self", "isFolder": true, "size": 0, "createdMs": 1, "modifiedMs": 2, "kind": "plain", "realPath": "Notes"});
+    let expected = VaultEntry {
+        path: "Self".into(),
+        is_folder: true,
+        size: 0,
+        created_ms: 1,
+        modified_ms: 2,
+        kind: EntryKind::Plain,
+        real_path: Some("Notes".into()),
+    };
     assert_eq!(read::<VaultEntry>(&entry), expected);
     samples.push(Sample { name: "vault_entry".into(), ts_type: "Core.VaultEntry", json: entry, full: true });
+    for (text, kind) in [
+        ("plain", EntryKind::Plain),
+        ("outside", EntryKind::Outside),
+        ("linked", EntryKind::Linked),
+        ("dangling", EntryKind::Dangling),
+        ("loop", EntryKind::Loop),
+        ("fifo", EntryKind::Fifo),
+        ("socket", EntryKind::Socket),
+        ("device", EntryKind::Device),
+    ] {
+        let entry =
+            json!({"path": "x.md", "isFolder": false, "size": 0, "createdMs": 0, "modifiedMs": 0, "kind": text});
+        assert_eq!(read::<VaultEntry>(&entry).kind, kind, "{text}");
+        samples.push(Sample {
+            name: format!("vault_entry_{text}"),
+            ts_type: "Core.VaultEntry",
+            json: entry,
+            full: false,
+        });
+    }
 
     let server = json!({
         "name": "everything",

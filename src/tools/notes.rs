@@ -12,6 +12,7 @@ use crate::host::Host;
 use crate::llm::ToolDef;
 use crate::vault::glob;
 use crate::vault::path::{is_protected, normalize, parent, protected_folders, with_note_extension};
+use crate::vault::real::{listable, locate, Access, Skipped};
 use crate::vault::resolve::{existing, find};
 use crate::vault::search::{rank, search_file, Matcher};
 use crate::vault::text::{apply, lines, Edit};
@@ -132,23 +133,65 @@ fn checked<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<String> {
     normalize(path, &protected(ctx)).map_err(|e| ToolOutput::error(format!("Path {path:?} refused: {e}.")))
 }
 
-/// The vault's entries outside the protected folders.
+/// The vault's entries outside the protected folders (links and special files included, with
+/// their kind: `vault::real` decides what may be reached).
 async fn entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<Vec<VaultEntry>> {
     let protected = protected(ctx);
-    let all = ctx.host.vault_list().await.map_err(|e| ToolOutput::error(format!("Could not list the vault: {e}.")))?;
+    let all = ctx
+        .host
+        .vault_list(ctx.settings.follow_linked_folders)
+        .await
+        .map_err(|e| ToolOutput::error(format!("Could not list the vault: {e}.")))?;
     Ok(all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect())
 }
 
-/// The existing file a path names (the case rule applied).
-async fn existing_file<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<VaultEntry> {
+/// Where a checked path really is (links on its way followed), or the refusal the model reads.
+fn real<H: Host>(ctx: &ToolContext<'_, H>, path: &str, all: &[VaultEntry], access: Access) -> Step<String> {
+    locate(path, all, &protected(ctx), access, ctx.settings.follow_linked_folders)
+        .map_err(|e| ToolOutput::error(format!("Path {path:?} refused: {e}.")))
+}
+
+/// The entry a path names once its real location is known (the case rule applied there, and
+/// again when the entry found is itself a link), `None` for a new path, with the real path.
+fn real_entry<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    normalized: &str,
+    all: &[VaultEntry],
+    access: Access,
+) -> Step<(String, Option<VaultEntry>)> {
+    let located = real(ctx, normalized, all, access)?;
+    let Some(found) = find(&located, all).map_err(|e| ToolOutput::error(format!("{e}.")))? else {
+        return Ok((located, None));
+    };
+    if !found.is_unusual() {
+        return Ok((found.path.clone(), Some(found.clone())));
+    }
+    // Found through the case rule or `.md`: the entry itself is a link or special file.
+    let again = real(ctx, &found.path, all, access)?;
+    let target = all.iter().find(|e| e.path == again && !e.is_unusual()).cloned();
+    match target {
+        Some(t) => Ok((again, Some(t))),
+        // A file in a followed linked folder is listed as `Linked` and read where it is.
+        None if found.kind == crate::vault::EntryKind::Linked => Ok((again, Some(found.clone()))),
+        None => Err(ToolOutput::error(format!("{} was not found where {} points.", again, found.path))),
+    }
+}
+
+/// The existing file a path names (the case rule applied), at its real location.
+async fn existing_file<H: Host>(ctx: &ToolContext<'_, H>, path: &str, access: Access) -> Step<VaultEntry> {
     let normalized = checked(ctx, path)?;
     let all = entries(ctx).await?;
-    let entry = existing(&normalized, &all)
-        .map_err(|e| ToolOutput::error(format!("{e}. Use list_files or search_files to find the right path.")))?;
+    let (_, found) = real_entry(ctx, &normalized, &all, access)?;
+    let entry = match found {
+        Some(entry) => entry,
+        None => existing(&normalized, &[])
+            .map_err(|e| ToolOutput::error(format!("{e}. Use list_files or search_files to find the right path.")))?
+            .clone(),
+    };
     if entry.is_folder {
         return Err(ToolOutput::error(format!("{} is a folder, not a note.", entry.path)));
     }
-    Ok(entry.clone())
+    Ok(entry)
 }
 
 /// Waits for the user's yes unless the tool is auto-approved or approved for the conversation.
@@ -172,7 +215,7 @@ fn io<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> ToolOutput + '_ {
 }
 
 async fn read_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let file = existing_file(ctx, &args.string("path")).await?;
+    let file = existing_file(ctx, &args.string("path"), Access::Read).await?;
     let text = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
     let all = lines(&text);
     let total = all.len();
@@ -213,7 +256,7 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
         return Err(ToolOutput::error("write_file needs a file name, not the vault's root."));
     }
     let all = entries(ctx).await?;
-    let found = find(&normalized, &all).map_err(|e| ToolOutput::error(format!("{e}.")))?.cloned();
+    let (located, found) = real_entry(ctx, &normalized, &all, Access::Write)?;
     let lines_count = lines(&content).len();
     match found {
         Some(entry) if entry.is_folder => Err(ToolOutput::error(format!("{} is a folder.", entry.path))),
@@ -229,7 +272,7 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
             Ok(ToolOutput::ok(format!("Replaced the content of {} ({lines_count} lines).", entry.path)))
         }
         None => {
-            let path = with_note_extension(&normalized);
+            let path = with_note_extension(&located);
             ctx.host.vault_create(&path, &content).await.map_err(io("create the note"))?;
             Ok(ToolOutput::ok(format!("Created {path} ({lines_count} lines).")))
         }
@@ -260,7 +303,7 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
             end: needs(args.number("end_line"), "end_line", op)?,
         },
     };
-    let file = existing_file(ctx, &args.string("path")).await?;
+    let file = existing_file(ctx, &args.string("path"), Access::Write).await?;
     // The edit runs inside the host's atomic read-modify-write; a refusal leaves the note as is.
     let refusal = std::rc::Rc::new(std::cell::RefCell::new(None));
     let seen = std::rc::Rc::clone(&refusal);
@@ -295,7 +338,8 @@ async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<T
         return Err(ToolOutput::error("create_folder needs a folder name."));
     }
     let all = entries(ctx).await?;
-    match find(&path, &all).map_err(|e| ToolOutput::error(format!("{e}.")))? {
+    let (path, found) = real_entry(ctx, &path, &all, Access::Write)?;
+    match found {
         Some(e) if e.is_folder => Ok(ToolOutput::ok(format!("The folder {} already exists.", e.path))),
         Some(e) => Err(ToolOutput::error(format!("{} already exists as a file.", e.path))),
         None => {
@@ -306,19 +350,20 @@ async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<T
 }
 
 async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let file = existing_file(ctx, &args.string("path")).await?;
+    let file = existing_file(ctx, &args.string("path"), Access::Entry).await?;
     approved(ctx, "delete_file", format!("Delete {} (to the trash)", file.path), json!({"path": file.path})).await?;
     ctx.host.vault_trash(&file.path).await.map_err(io("delete the note"))?;
     Ok(ToolOutput::ok(format!("Moved {} to the trash.", file.path)))
 }
 
 async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let file = existing_file(ctx, &args.string("from")).await?;
-    let mut target = checked(ctx, &args.string("to"))?;
+    let file = existing_file(ctx, &args.string("from"), Access::Entry).await?;
+    let target = checked(ctx, &args.string("to"))?;
     if target.is_empty() {
         return Err(ToolOutput::error("move_file needs a target path."));
     }
     let all = entries(ctx).await?;
+    let mut target = real(ctx, &target, &all, Access::Write)?;
     if let Some(folder) = all.iter().find(|e| e.is_folder && e.path.eq_ignore_ascii_case(&target)) {
         // Moving into a folder keeps the name.
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
@@ -329,6 +374,7 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
             target = format!("{target}.{ext}");
         }
     }
+    let target = real(ctx, &target, &all, Access::Write)?;
     if find(&target, &all).map_err(|e| ToolOutput::error(format!("{e}.")))?.is_some() {
         return Err(ToolOutput::error(format!("{target} already exists; choose another name.")));
     }
@@ -351,17 +397,27 @@ async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<To
     let query = args.string("query");
     let matcher = Matcher::new(&query, args.flag("regex"), args.flag("case_sensitive"))
         .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
+    let all = entries(ctx).await?;
     let folder = match args.str("folder") {
-        Some(f) => checked(ctx, f)?,
+        Some(f) => real(ctx, &checked(ctx, f)?, &all, Access::Read)?,
         None => String::new(),
     };
     let limit = args.number("max_results").unwrap_or(20).clamp(1, MAX_RESULTS);
     let mut hits = Vec::new();
     let mut scanned = 0;
-    for entry in entries(ctx).await? {
+    let mut skipped = Skipped::default();
+    for entry in all {
         let in_folder = folder.is_empty() || fold_case(&entry.path).starts_with(&format!("{}/", fold_case(&folder)));
+        if !in_folder {
+            continue;
+        }
+        if let Err(what) = listable(&entry, &protected(ctx), ctx.settings.follow_linked_folders) {
+            skipped.add(what);
+            continue;
+        }
         let searchable = SEARCHABLE.iter().any(|ext| fold_case(&entry.path).ends_with(ext));
-        if entry.is_folder || !in_folder || !searchable {
+        // A link inside the vault is searched under its real path, not twice.
+        if entry.is_folder || !searchable || entry.real_path.is_some() {
             continue;
         }
         scanned += 1;
@@ -371,8 +427,9 @@ async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<To
         }
     }
     rank(&mut hits);
+    let skipped = skipped.describe();
     if hits.is_empty() {
-        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).", query)));
+        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{skipped}", query)));
     }
     let total = hits.len();
     let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", query);
@@ -391,25 +448,37 @@ async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<To
     if total > limit {
         out.push_str(&format!("\n\n[{} more not shown]", total - limit));
     }
+    out.push_str(&skipped);
     Ok(ToolOutput::ok(out))
 }
 
 async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let all = entries(ctx).await?;
     let folder = match args.str("folder") {
-        Some(f) => checked(ctx, f)?,
+        Some(f) => real(ctx, &checked(ctx, f)?, &all, Access::Read)?,
         None => String::new(),
     };
     let limit = args.number("limit").unwrap_or(50).clamp(1, MAX_LIST);
     let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
-    let mut files: Vec<VaultEntry> = entries(ctx)
-        .await?
+    let mut skipped = Skipped::default();
+    let protected = protected(ctx);
+    let mut files: Vec<VaultEntry> = all
         .into_iter()
-        .filter(|e| !e.is_folder && fold_case(&e.path).starts_with(&prefix))
+        .filter(|e| fold_case(&e.path).starts_with(&prefix))
+        .filter(|e| match listable(e, &protected, ctx.settings.follow_linked_folders) {
+            Ok(()) => true,
+            Err(what) => {
+                skipped.add(what);
+                false
+            }
+        })
+        .filter(|e| !e.is_folder)
         .filter(|e| args.str("glob").is_none_or(|g| glob::matches(g, &e.path)))
         .collect();
     crate::lean::sort_by(&mut files, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
+    let skipped = skipped.describe();
     if files.is_empty() {
-        return Ok(ToolOutput::ok("No files match."));
+        return Ok(ToolOutput::ok(format!("No files match.{skipped}")));
     }
     let total = files.len();
     let mut out = format!("{total} files, newest first:");
@@ -419,11 +488,12 @@ async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
     if total > limit {
         out.push_str(&format!("\n[{} more; raise limit or narrow with folder/glob]", total - limit));
     }
+    out.push_str(&skipped);
     Ok(ToolOutput::ok(out))
 }
 
 async fn get_file_info<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let file = existing_file(ctx, &args.string("path")).await?;
+    let file = existing_file(ctx, &args.string("path"), Access::Read).await?;
     let text = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
     Ok(ToolOutput::ok(describe(&file, &text)))
 }
@@ -476,6 +546,8 @@ async fn get_active_note<H: Host>(ctx: &ToolContext<'_, H>) -> Step<ToolOutput> 
     if let Some(folder) = is_protected(&path, &protected(ctx)) {
         return Err(ToolOutput::error(format!("The open file is in {folder}, which the agent may not read.")));
     }
+    let all = entries(ctx).await?;
+    let path = real(ctx, &path, &all, Access::Read)?;
     let text = ctx.host.vault_read(&path).await.map_err(io("read the open note"))?;
     let shown: String = text.chars().take(MAX_READ_CHARS).collect();
     let cut = if shown.len() < text.len() {

@@ -3,9 +3,10 @@
 
 pub(crate) mod glob;
 pub(crate) mod path;
+pub(crate) mod real;
 pub(crate) mod resolve;
 pub(crate) mod search;
 pub(crate) mod text;
 
 pub(crate) use path::normalize;
-pub use resolve::VaultEntry;
+pub use resolve::{EntryKind, VaultEntry};

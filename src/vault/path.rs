@@ -36,6 +36,21 @@ pub enum PathError {
     NotFound(String),
     #[error("{0:?} matches several names that differ only in case: {1}; give the exact one")]
     AmbiguousCase(String, String),
+    #[error("{0} is a link to a place outside the vault, which the agent may not reach")]
+    OutsideLink(String),
+    #[error(
+        "{0} is a folder linked from outside the vault; the agent may not reach it while the \
+followLinkedFolders setting is off (the user can turn it on to let the agent read it)"
+    )]
+    LinkedFolderOff(String),
+    #[error("{0} is in a folder linked from outside the vault: the agent may read it, never change it")]
+    LinkedReadOnly(String),
+    #[error("{link} is a link that leads into {folder}, a protected folder the agent may not touch")]
+    ThroughLink { link: String, folder: String },
+    #[error("{0} is a link; moving or deleting it is left to the user (work on the note it points to instead)")]
+    IsLink(String),
+    #[error("{0} is {1}; the agent never opens it")]
+    Unusual(String, &'static str),
 }
 
 /// Characters refused anywhere in a path: look-alikes of `.`, `/`, `\`, and invisible ones.

@@ -5,7 +5,7 @@ use super::path::{with_note_extension, PathError};
 use crate::lean::fold_case;
 
 /// A file or folder of the vault, as the host lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct VaultEntry {
     pub path: String,
@@ -13,6 +13,67 @@ pub struct VaultEntry {
     pub size: u64,
     pub created_ms: u64,
     pub modified_ms: u64,
+    /// What the entry really is, so the core can refuse links out of the vault and files it must
+    /// never open (absent: a plain file or folder).
+    #[serde(default)]
+    pub kind: EntryKind,
+    /// For a link whose real location is inside the vault: that location, vault-relative (the
+    /// host resolved the whole chain). The core works on the real location, never through the
+    /// link, and checks it like any other path.
+    #[serde(default)]
+    pub real_path: Option<String>,
+}
+
+/// What a listed entry really is. The host tells (it alone can `lstat` and `realpath`); the core
+/// decides what the agent may do with it (`vault::real`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EntryKind {
+    /// A regular file or a folder (`is_folder` says which), or a link to one inside the vault
+    /// (`real_path` says where).
+    #[default]
+    Plain,
+    /// A link whose real location is outside the vault (`is_folder`: a folder linked from
+    /// outside, whose content is listed only when the core asks to follow linked folders).
+    Outside,
+    /// An entry inside a folder linked from outside (listed only when following them).
+    Linked,
+    /// A link to nothing.
+    Dangling,
+    /// A link that loops (resolving it never ends).
+    Loop,
+    /// A named pipe: opening it can block forever.
+    Fifo,
+    /// A Unix socket.
+    Socket,
+    /// A block or character device.
+    Device,
+    /// Anything a newer host reports that this core does not know: never opened.
+    #[serde(other)]
+    Other,
+}
+
+impl EntryKind {
+    /// How a skipped entry of this kind is counted in a listing ("2 dangling links").
+    pub(crate) fn plural(self) -> &'static str {
+        match self {
+            EntryKind::Plain => "links into protected folders",
+            EntryKind::Outside | EntryKind::Linked => "links out of the vault",
+            EntryKind::Dangling => "dangling links",
+            EntryKind::Loop => "looping links",
+            EntryKind::Fifo => "FIFOs",
+            EntryKind::Socket => "sockets",
+            EntryKind::Device => "devices",
+            EntryKind::Other => "special files",
+        }
+    }
+}
+
+impl VaultEntry {
+    /// Whether the entry is a link or a special file rather than a plain file or folder.
+    pub(crate) fn is_unusual(&self) -> bool {
+        self.kind != EntryKind::Plain || self.real_path.is_some()
+    }
 }
 
 /// The entry a normalised path names, if any.
@@ -48,7 +109,7 @@ mod tests {
     use super::*;
 
     fn e(path: &str) -> VaultEntry {
-        VaultEntry { path: path.into(), is_folder: !path.contains('.'), size: 0, created_ms: 0, modified_ms: 0 }
+        VaultEntry { path: path.into(), is_folder: !path.contains('.'), ..VaultEntry::default() }
     }
 
     #[test]

@@ -134,7 +134,7 @@ mod tests {
     use super::*;
 
     fn entry(path: &str, modified_ms: u64) -> VaultEntry {
-        VaultEntry { path: path.into(), is_folder: false, size: 0, created_ms: 0, modified_ms }
+        VaultEntry { path: path.into(), modified_ms, ..VaultEntry::default() }
     }
 
     #[test]

@@ -44,7 +44,7 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = renameFile)]
     fn rename_file(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultList)]
-    fn vault_list(this: &JsHostObject) -> Result<Promise, JsValue>;
+    fn vault_list(this: &JsHostObject, follow_linked_folders: bool) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultRead)]
     fn vault_read(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultCreate)]
@@ -252,8 +252,8 @@ impl Host for JsHost {
         settle(self.object.rename_file(from, to)).await.map(drop)
     }
 
-    async fn vault_list(&self) -> Result<Vec<VaultEntry>, HostError> {
-        let json = json_text(&settle(self.object.vault_list()).await?)?;
+    async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {
+        let json = json_text(&settle(self.object.vault_list(follow_linked_folders)).await?)?;
         serde_json::from_str(&json).map_err(|e| HostError::Io(format!("the host listed the vault badly: {e}")))
     }
 

@@ -94,6 +94,8 @@ export interface CoreSettings {
   protectedFolders?: string[];
   /** Tools approved in advance: any of "write_file", "delete_file", "move_file". */
   autoApproveTools?: string[];
+  /** Let the agent read, list and search folders linked from outside the vault (never write). */
+  followLinkedFolders?: boolean;
   /** The user's MCP servers (integrations). */
   mcpServers?: McpServerConfig[];
   /** Serve the local agent API (desktop only). */
@@ -212,7 +214,15 @@ export interface VaultEntry {
   size: number;
   createdMs: number;
   modifiedMs: number;
+  /** What it really is (absent: a plain file or folder, or a link to one inside the vault). */
+  kind?: VaultEntryKind;
+  /** A link whose real location is inside the vault: that location, vault-relative. */
+  realPath?: string;
 }
+
+/** outside: a link out of the vault; linked: inside a folder linked from outside (listed only
+ * when following them); the rest are never opened. */
+export type VaultEntryKind = "plain" | "outside" | "linked" | "dangling" | "loop" | "fifo" | "socket" | "device";
 
 export type ConversationStatus = "active" | "background" | "waiting_input" | "archived";
 
@@ -299,8 +309,10 @@ export interface CoreHost {
   listDir(dir: string): Promise<string[]>;
   removeFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;
-  /** Every file and folder of the vault, paths relative to its root (hidden folders left out). */
-  vaultList(): Promise<VaultEntry[]>;
+  /** Every file and folder of the vault, paths relative to its root (hidden folders left out).
+   * Links are reported with their kind and real path, not walked through; the content of
+   * folders linked from outside only when followLinkedFolders. */
+  vaultList(followLinkedFolders: boolean): Promise<VaultEntry[]>;
   vaultRead(path: string): Promise<string>;
   /** Creates a note that does not exist yet, and its folders. */
   vaultCreate(path: string, text: string): Promise<void>;

@@ -105,7 +105,7 @@ export class CoreRuntime {
       listDir: (d) => io.listDir(d),
       removeFile: (p) => io.removeFile(p),
       renameFile: (a, b) => io.renameFile(a, b),
-      vaultList: () => vault.vaultList(),
+      vaultList: (follow) => vault.vaultList(follow),
       vaultRead: (p) => vault.vaultRead(p),
       vaultCreate: (p, t) => vault.vaultCreate(p, t),
       vaultProcess: (p, edit) => vault.vaultProcess(p, edit),

@@ -26,6 +26,8 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
                          at least 32 characters, for example the output of: openssl rand -hex 32)
   --api-config FILE      its contexts and verification timeout: JSON {"agentContexts": [...],
                          "verificationTimeoutSeconds": N}
+  --follow-linked-folders  let the agent read, list and search folders linked into the vault from
+                         outside it (symbolic links; never written). Off: they are skipped
   --stats-ms N           every N ms, print [stats] {"t", "rss", "heapUsed", "wasm"} (bytes) to stderr
   --verbose              log the core's debug lines to stderr`;
 
@@ -52,6 +54,7 @@ function parse() {
       "api-token-env": { type: "string" },
       "api-config": { type: "string" },
       "stats-ms": { type: "string" },
+      "follow-linked-folders": { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
       },
@@ -81,6 +84,7 @@ export function readOptions() {
   if (values.hub !== undefined) settings.hubUrl = values.hub;
   if (values["hub-name"] !== undefined) settings.hubClientName = values["hub-name"];
   if (values["llm-base-url"]) settings.baseUrl = values["llm-base-url"];
+  if (values["follow-linked-folders"]) settings.followLinkedFolders = true;
   if (values.model) settings.model = values.model;
   if (values["max-tokens"] !== undefined) {
     const n = Number(values["max-tokens"]);

@@ -2,6 +2,7 @@
 // in-process (the headless command is the same pieces behind a CLI).
 export { loadCore } from "../core/load.ts";
 export { NodeHost } from "./node-host.ts";
+export { NodeVault } from "./node-vault.ts";
 export type { NodeHostOptions } from "./node-host.ts";
 export type { LogLevel } from "smarthole-core";
 export { HubSockets } from "../core/hub-sockets.ts";

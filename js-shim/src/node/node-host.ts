@@ -112,8 +112,8 @@ export class NodeHost implements CoreHost {
     await rename(this.resolve(from), target);
   }
 
-  vaultList(): Promise<VaultEntry[]> {
-    return this.vault.vaultList();
+  vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {
+    return this.vault.vaultList(followLinkedFolders);
   }
 
   vaultRead(relative: string): Promise<string> {

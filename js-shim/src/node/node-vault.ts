@@ -1,85 +1,297 @@
 // The vault on a real folder, for the headless command and the panel server: what Obsidian's
 // Vault and FileManager do for the plugin, done with Node's fs. Paths arrive checked by the core
-// (normalised, inside the vault, not protected); this class only refuses what would escape the
-// root. Differences from Obsidian: moving a note does not rewrite links to it, and there is no
-// editor, so no active note.
-import { mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
+// (normalised, inside the vault, not protected, links on the way resolved from the listing).
+//
+// Real locations: the listing reports links and special files as what they are (lstat, never
+// walking through a link: see VaultEntry.kind and realPath), so the core decides. As defence in
+// depth every operation resolves where its path really is (realpath; for a new path, its nearest
+// existing ancestor) and refuses anything whose real location leaves the vault or enters one of
+// its hidden folders; files inside folders linked from outside (listed only when the core asks to
+// follow them) may be read, never written. Nothing that is not a regular file is ever opened
+// (O_NONBLOCK, then fstat), so a FIFO named `x.md` cannot hang a read. Errors name paths relative
+// to the vault, never its absolute location.
+//
+// Differences from Obsidian: moving a note does not rewrite links to it, and there is no editor,
+// so no active note.
+import { constants } from "node:fs";
+import { lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import path from "node:path";
-import type { VaultEntry } from "smarthole-core";
+import type { VaultEntry, VaultEntryKind } from "smarthole-core";
 import type { VaultIO } from "../core/runtime.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
 const TRASH = ".trash";
+/** Folders of the vault no note operation may reach, whatever the path says. */
+const HIDDEN = [".obsidian", ".smarthole", ".git", ".trash"];
+/** Deepest folder nesting listed (a guard, not a limit anyone meets). */
+const MAX_DEPTH = 64;
+
+type Access = "read" | "write";
+
+function code(error: unknown): string | undefined {
+  return (error as { code?: string } | null)?.code;
+}
+
+function specialKind(info: Stats): VaultEntryKind | undefined {
+  if (info.isFIFO()) return "fifo";
+  if (info.isSocket()) return "socket";
+  if (info.isBlockDevice() || info.isCharacterDevice()) return "device";
+  return undefined;
+}
 
 export class NodeVault implements VaultIO {
   private readonly root: string;
+  private realRootCache: string | undefined;
+  /** Real paths of the folders linked from outside that the last listing followed. */
+  private followed = new Set<string>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
   }
 
+  /** The path as text, refused if it climbs out (the core already refused that). */
   private full(relative: string): string {
     const full = path.resolve(this.root, relative);
     if (full !== this.root && !full.startsWith(this.root + path.sep)) throw new Error(`path escapes the vault: ${relative}`);
     return full;
   }
 
-  async vaultList(): Promise<VaultEntry[]> {
+  private async realRoot(): Promise<string> {
+    this.realRootCache ??= await realpath(this.root);
+    return this.realRootCache;
+  }
+
+  /** The vault-relative form of a real path inside the vault, or undefined when it is outside. */
+  private async insideVault(real: string): Promise<string | undefined> {
+    const root = await this.realRoot();
+    if (real === root) return "";
+    if (!real.startsWith(root + path.sep)) return undefined;
+    return real.slice(root.length + 1).split(path.sep).join("/");
+  }
+
+  private inFollowed(real: string): boolean {
+    for (const dir of this.followed) if (real === dir || real.startsWith(dir + path.sep)) return true;
+    return false;
+  }
+
+  /** Refuses a real location the agent may not reach. */
+  private async check(real: string, relative: string, access: Access): Promise<void> {
+    const inside = await this.insideVault(real);
+    if (inside === undefined) {
+      if (access === "read" && this.inFollowed(real)) return;
+      throw new Error(`${relative} is really outside the vault; refused`);
+    }
+    const first = inside.split("/")[0].toLowerCase();
+    if (HIDDEN.includes(first)) throw new Error(`${relative} is really in ${first}, which the agent may not touch; refused`);
+  }
+
+  /** Where an existing path really is, checked. */
+  private async existing(relative: string, access: Access): Promise<string> {
+    let real: string;
+    try {
+      real = await realpath(this.full(relative));
+    } catch (error) {
+      if (code(error) === "ELOOP") throw new Error(`${relative} is a link that loops; refused`);
+      if (code(error) === "ENOENT" && (await lstat(this.full(relative)).catch(() => undefined))) {
+        throw new Error(`${relative} is a dangling link; refused`);
+      }
+      throw error;
+    }
+    await this.check(real, relative, access);
+    return real;
+  }
+
+  /** Where a path to create really goes: its nearest existing ancestor, resolved and checked. */
+  private async fresh(relative: string): Promise<string> {
+    const missing: string[] = [];
+    let probe = this.full(relative);
+    for (;;) {
+      try {
+        const real = await realpath(probe);
+        const target = path.join(real, ...missing);
+        await this.check(target, relative, "write");
+        return target;
+      } catch (error) {
+        if (code(error) !== "ENOENT" || probe === this.root) {
+          if (code(error) === "ELOOP") throw new Error(`${relative} goes through a link that loops; refused`);
+          throw error;
+        }
+        // Present but unresolvable: a dangling link on the way.
+        if (await lstat(probe).catch(() => undefined)) throw new Error(`${relative} goes through a dangling link; refused`);
+        missing.unshift(path.basename(probe));
+        probe = path.dirname(probe);
+      }
+    }
+  }
+
+  /** An entry itself (to move or trash): its folder resolved, its name as it is. */
+  private async entry(relative: string): Promise<string> {
+    const full = this.full(relative);
+    const real = path.join(await realpath(path.dirname(full)), path.basename(full));
+    await this.check(real, relative, "write");
+    return real;
+  }
+
+  /** Reads a regular file; anything else is refused without blocking on it. */
+  private async readRegular(real: string, relative: string): Promise<string> {
+    const handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new Error(`${relative} is not a regular file (a FIFO, socket or device); not opened`);
+      return await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Runs an operation with its errors told in vault-relative terms. */
+  private async scrubbed<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw new Error(this.scrub(error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  /** An error message without the vault's (or a linked folder's) absolute location. */
+  scrub(message: string): string {
+    let out = message;
+    for (const dir of [this.realRootCache, this.root].filter((d): d is string => d !== undefined)) {
+      out = out.split(dir + path.sep).join("").split(dir).join("<vault>");
+    }
+    for (const dir of this.followed) out = out.split(dir).join("<linked folder>");
+    return out;
+  }
+
+  vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {
+    return this.scrubbed(() => this.list(followLinkedFolders));
+  }
+
+  private async list(follow: boolean): Promise<VaultEntry[]> {
     const out: VaultEntry[] = [];
-    const walk = async (dir: string, prefix: string): Promise<void> => {
-      for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const followed = new Set<string>();
+    const push = (relative: string, info: Stats | undefined, isFolder: boolean, kind?: VaultEntryKind, realPath?: string): void => {
+      const entry: VaultEntry = {
+        path: relative,
+        isFolder,
+        size: isFolder || !info ? 0 : info.size,
+        createdMs: info ? Math.round(info.birthtimeMs) : 0,
+        modifiedMs: info ? Math.round(info.mtimeMs) : 0,
+      };
+      if (kind && kind !== "plain") entry.kind = kind;
+      if (realPath !== undefined) entry.realPath = realPath;
+      out.push(entry);
+    };
+    // `linked`: the real folder linked from outside this walk is inside, if any.
+    const walk = async (dir: string, prefix: string, linked: string | undefined, depth: number): Promise<void> => {
+      if (depth > MAX_DEPTH) return;
+      const inLinked = linked ? "linked" : undefined;
+      for (const dirent of await readdir(dir, { withFileTypes: true })) {
         // Hidden files and folders (.obsidian, .smarthole, .git, .trash) are not part of the vault.
-        if (entry.name.startsWith(".")) continue;
-        const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-        const full = path.join(dir, entry.name);
-        const info = await stat(full);
-        out.push({ path: relative, isFolder: entry.isDirectory(), size: entry.isDirectory() ? 0 : info.size, createdMs: Math.round(info.birthtimeMs), modifiedMs: Math.round(info.mtimeMs) });
-        if (entry.isDirectory()) await walk(full, relative);
+        if (dirent.name.startsWith(".")) continue;
+        const relative = prefix ? `${prefix}/${dirent.name}` : dirent.name;
+        const full = path.join(dir, dirent.name);
+        const own = await lstat(full).catch(() => undefined);
+        if (!own) continue;
+        if (own.isSymbolicLink()) {
+          let real: string;
+          let target: Stats;
+          try {
+            real = await realpath(full);
+            target = await stat(real);
+          } catch (error) {
+            push(relative, own, false, code(error) === "ELOOP" ? "loop" : "dangling");
+            continue;
+          }
+          const special = specialKind(target);
+          if (special) {
+            push(relative, own, false, special);
+            continue;
+          }
+          const isFolder = target.isDirectory();
+          const inside = await this.insideVault(real);
+          if (linked && (real === linked || real.startsWith(linked + path.sep))) {
+            // A link within a followed folder, to that same folder: listed, not walked again.
+            push(relative, target, isFolder, "linked");
+          } else if (inside !== undefined && !linked) {
+            // A link inside the vault: one entry with its real location; never walked through.
+            push(relative, target, isFolder, "plain", inside);
+          } else {
+            push(relative, target, isFolder, "outside");
+            if (isFolder && follow && !linked && !followed.has(real)) {
+              followed.add(real);
+              await walk(real, relative, real, depth + 1);
+            }
+          }
+          continue;
+        }
+        const special = specialKind(own);
+        if (special) push(relative, own, false, special);
+        else if (own.isDirectory()) {
+          push(relative, own, true, inLinked);
+          await walk(full, relative, linked, depth + 1);
+        } else push(relative, own, false, inLinked);
       }
     };
-    await walk(this.root, "");
+    await walk(this.root, "", undefined, 0);
+    this.followed = followed;
     return out;
   }
 
   vaultRead(relative: string): Promise<string> {
-    return readFile(this.full(relative), "utf8");
+    return this.scrubbed(async () => this.readRegular(await this.existing(relative, "read"), relative));
   }
 
-  async vaultCreate(relative: string, text: string): Promise<void> {
-    const full = this.full(relative);
-    await mkdir(path.dirname(full), { recursive: true });
-    // "wx": fails if the note appeared since the core looked.
-    await writeFile(full, text, { encoding: "utf8", flag: "wx" });
+  vaultCreate(relative: string, text: string): Promise<void> {
+    return this.scrubbed(async () => {
+      const full = await this.fresh(relative);
+      await mkdir(path.dirname(full), { recursive: true });
+      // "wx": fails if the note (or a link by its name) appeared since the core looked.
+      await writeFile(full, text, { encoding: "utf8", flag: "wx" });
+    });
   }
 
-  async vaultProcess(relative: string, edit: (text: string) => string | undefined): Promise<boolean> {
-    const full = this.full(relative);
-    const next = edit(await readFile(full, "utf8"));
-    if (next === undefined) return false;
-    await writeFileAtomic(full, next);
-    return true;
+  vaultProcess(relative: string, edit: (text: string) => string | undefined): Promise<boolean> {
+    return this.scrubbed(async () => {
+      const full = await this.existing(relative, "write");
+      const next = edit(await this.readRegular(full, relative));
+      if (next === undefined) return false;
+      await writeFileAtomic(full, next);
+      return true;
+    });
   }
 
-  async vaultCreateFolder(relative: string): Promise<void> {
-    await mkdir(this.full(relative), { recursive: true });
+  vaultCreateFolder(relative: string): Promise<void> {
+    return this.scrubbed(async () => {
+      await mkdir(await this.fresh(relative), { recursive: true });
+    });
   }
 
-  async vaultTrash(relative: string): Promise<void> {
-    const from = this.full(relative);
-    const trash = path.join(this.root, TRASH);
-    const parsed = path.parse(path.basename(relative));
-    let target = path.join(trash, parsed.base);
-    for (let n = 1; await exists(target); n++) target = path.join(trash, `${parsed.name} ${n}${parsed.ext}`);
-    await mkdir(trash, { recursive: true });
-    await rename(from, target);
+  vaultTrash(relative: string): Promise<void> {
+    return this.scrubbed(async () => {
+      const from = await this.entry(relative);
+      const root = await this.realRoot();
+      const trash = path.join(root, TRASH);
+      await mkdir(trash, { recursive: true });
+      // The trash itself must be the vault's own folder, not a link out of it.
+      if ((await realpath(trash)) !== trash) throw new Error(`${TRASH} is a link; nothing was moved to it`);
+      const parsed = path.parse(path.basename(relative));
+      let target = path.join(trash, parsed.base);
+      for (let n = 1; await exists(target); n++) target = path.join(trash, `${parsed.name} ${n}${parsed.ext}`);
+      await rename(from, target);
+    });
   }
 
-  async vaultRename(from: string, to: string): Promise<void> {
-    const target = this.full(to);
-    if (await exists(target)) throw new Error(`${to} already exists`);
-    await mkdir(path.dirname(target), { recursive: true });
-    await rename(this.full(from), target);
+  vaultRename(from: string, to: string): Promise<void> {
+    return this.scrubbed(async () => {
+      const source = await this.entry(from);
+      const target = await this.fresh(to);
+      if (await exists(target)) throw new Error(`${to} already exists`);
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(source, target);
+    });
   }
 
   activeNote(): Promise<string | null> {
@@ -89,7 +301,7 @@ export class NodeVault implements VaultIO {
 
 async function exists(full: string): Promise<boolean> {
   try {
-    await stat(full);
+    await lstat(full);
     return true;
   } catch {
     return false;

@@ -98,7 +98,7 @@ const server = createServer((req, res) => {
           await files.renameFile(p.get("from") ?? "", p.get("to") ?? "");
           return send(res, 204, "text/plain", "");
         case "GET /vault/list":
-          return send(res, 200, "application/json", JSON.stringify(await files.vaultList()));
+          return send(res, 200, "application/json", JSON.stringify(await files.vaultList(p.get("follow") === "1")));
         case "GET /vault/file":
           return send(res, 200, "text/plain; charset=utf-8", await files.vaultRead(p.get("path") ?? ""));
         case "POST /vault/file":

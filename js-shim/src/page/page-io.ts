@@ -45,8 +45,8 @@ export class PageIO implements HostIO {
 
 /** The notes, kept by the server in the vault folder (its NodeVault). */
 export class PageVault implements VaultIO {
-  async vaultList(): Promise<VaultEntry[]> {
-    return (await (await ok(await fetch("/vault/list"))).json()) as VaultEntry[];
+  async vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {
+    return (await (await ok(await fetch(`/vault/list${followLinkedFolders ? "?follow=1" : ""}`))).json()) as VaultEntry[];
   }
 
   async vaultRead(path: string): Promise<string> {

@@ -7,6 +7,7 @@ import { FileSystemAdapter, Platform, normalizePath, requestUrl, type App, type 
 import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
 import type { HostIO } from "../core/runtime.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
+import { RealLocator } from "./real-location.ts";
 
 /** The plugin's data folder, at the vault's root. */
 export const DATA_DIR = ".smarthole";
@@ -30,9 +31,13 @@ export class ObsidianIO implements HostIO {
   private readonly fetchBlocked = new Set<string>();
   private tmp = 0;
 
+  /** Desktop: the real-location check (a file of `.smarthole/` linked out of it is refused). */
+  private readonly locator: RealLocator | null;
+
   constructor(app: App) {
     this.adapter = app.vault.adapter;
     this.node = desktopFs(this.adapter);
+    this.locator = RealLocator.forApp(app);
   }
 
   private path(relative: string): string {
@@ -62,6 +67,7 @@ export class ObsidianIO implements HostIO {
     if (this.node) {
       const { fs, full } = this.node;
       const target = full(path);
+      await this.locator?.checkData(target, DATA_DIR);
       const temp = `${target}.${this.tmp++}.tmp`;
       const handle = await fs.open(temp, "w");
       try {
@@ -83,6 +89,7 @@ export class ObsidianIO implements HostIO {
     const path = this.path(relative);
     await this.ensureParent(path);
     if (this.node) {
+      await this.locator?.checkData(this.node.full(path), DATA_DIR);
       const handle = await this.node.fs.open(this.node.full(path), "a");
       try {
         await handle.writeFile(text, "utf8");

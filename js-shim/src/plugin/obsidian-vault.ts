@@ -1,12 +1,30 @@
 // The notes, through Obsidian's own API so that the editor, the file explorer and links stay in
 // step: Vault.create/process, FileManager.trashFile (the user's trash setting) and renameFile
-// (links updated). Paths arrive normalised and checked by the core.
+// (links updated). Paths arrive normalised and checked by the core. On desktop, the listing says
+// what each symbolic link really is and every operation checks the real location first
+// (real-location.ts); on mobile there are no symbolic links.
 import { TFile, TFolder, type App, type TAbstractFile } from "obsidian";
 import type { VaultEntry } from "smarthole-core";
 import type { VaultIO } from "../core/runtime.ts";
+import { RealLocator } from "./real-location.ts";
 
 export class ObsidianVault implements VaultIO {
-  constructor(private readonly app: App) {}
+  private readonly locator: RealLocator | null;
+
+  constructor(private readonly app: App) {
+    this.locator = RealLocator.forApp(app);
+  }
+
+  /** Checks the real location (desktop), then runs the operation; errors name vault paths only. */
+  private async guarded<T>(paths: string[], access: "read" | "write", run: () => Promise<T>): Promise<T> {
+    try {
+      for (const p of paths) await this.locator?.check(p, access);
+      return await run();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(this.locator ? this.locator.scrub(message) : message);
+    }
+  }
 
   private file(path: string): TFile {
     const file = this.app.vault.getFileByPath(path);
@@ -24,47 +42,66 @@ export class ObsidianVault implements VaultIO {
     if (path && !this.app.vault.getFolderByPath(path)) await this.app.vault.createFolder(path);
   }
 
-  vaultList(): Promise<VaultEntry[]> {
+  async vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {
     const out: VaultEntry[] = [];
-    for (const f of this.app.vault.getAllLoadedFiles()) {
-      if (f instanceof TFolder && f.isRoot()) continue;
-      if (f instanceof TFile) out.push({ path: f.path, isFolder: false, size: f.stat.size, createdMs: f.stat.ctime, modifiedMs: f.stat.mtime });
-      else out.push({ path: f.path, isFolder: true, size: 0, createdMs: 0, modifiedMs: 0 });
-    }
-    return Promise.resolve(out);
+    this.locator?.startListing();
+    const files = this.app.vault.getAllLoadedFiles().filter((f) => !(f instanceof TFolder && f.isRoot()));
+    // Obsidian walks into linked folders itself: each entry is asked what it really is.
+    const locator = this.locator;
+    const infos = locator ? await Promise.all(files.map((f) => locator.describe(f.path, followLinkedFolders))) : [];
+    files.forEach((f, i) => {
+      const info = infos[i] ?? {};
+      // Reached through a link inside the vault: the real entry is listed under its own path.
+      if (info.through) return;
+      if (info.kind === "linked" && !followLinkedFolders) return;
+      const entry: VaultEntry =
+        f instanceof TFile
+          ? { path: f.path, isFolder: false, size: f.stat.size, createdMs: f.stat.ctime, modifiedMs: f.stat.mtime }
+          : { path: f.path, isFolder: true, size: 0, createdMs: 0, modifiedMs: 0 };
+      if (info.kind && info.kind !== "plain") entry.kind = info.kind;
+      if (info.realPath !== undefined) entry.realPath = info.realPath;
+      out.push(entry);
+    });
+    return out;
   }
 
   vaultRead(path: string): Promise<string> {
-    return this.app.vault.cachedRead(this.file(path));
+    return this.guarded([path], "read", () => this.app.vault.cachedRead(this.file(path)));
   }
 
-  async vaultCreate(path: string, text: string): Promise<void> {
-    await this.ensureFolder(path.slice(0, Math.max(0, path.lastIndexOf("/"))));
-    await this.app.vault.create(path, text);
-  }
-
-  async vaultProcess(path: string, edit: (text: string) => string | undefined): Promise<boolean> {
-    let written = false;
-    await this.app.vault.process(this.file(path), (data) => {
-      const next = edit(data);
-      if (next === undefined) return data;
-      written = true;
-      return next;
+  vaultCreate(path: string, text: string): Promise<void> {
+    return this.guarded([path], "write", async () => {
+      await this.ensureFolder(path.slice(0, Math.max(0, path.lastIndexOf("/"))));
+      await this.app.vault.create(path, text);
     });
-    return written;
   }
 
-  async vaultCreateFolder(path: string): Promise<void> {
-    await this.ensureFolder(path);
+  vaultProcess(path: string, edit: (text: string) => string | undefined): Promise<boolean> {
+    return this.guarded([path], "write", async () => {
+      let written = false;
+      await this.app.vault.process(this.file(path), (data) => {
+        const next = edit(data);
+        if (next === undefined) return data;
+        written = true;
+        return next;
+      });
+      return written;
+    });
+  }
+
+  vaultCreateFolder(path: string): Promise<void> {
+    return this.guarded([path], "write", () => this.ensureFolder(path));
   }
 
   vaultTrash(path: string): Promise<void> {
-    return this.app.fileManager.trashFile(this.entry(path));
+    return this.guarded([path], "write", () => this.app.fileManager.trashFile(this.entry(path)));
   }
 
-  async vaultRename(from: string, to: string): Promise<void> {
-    await this.ensureFolder(to.slice(0, Math.max(0, to.lastIndexOf("/"))));
-    await this.app.fileManager.renameFile(this.entry(from), to);
+  vaultRename(from: string, to: string): Promise<void> {
+    return this.guarded([from, to], "write", async () => {
+      await this.ensureFolder(to.slice(0, Math.max(0, to.lastIndexOf("/"))));
+      await this.app.fileManager.renameFile(this.entry(from), to);
+    });
   }
 
   activeNote(): Promise<string | null> {

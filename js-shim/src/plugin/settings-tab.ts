@@ -129,6 +129,13 @@ export class SmartHoleSettingTab extends PluginSettingTab {
           void this.plugin.changeSetting("protectedFolders", folders);
         }),
       );
+    this.toggle(
+      containerEl,
+      defaults,
+      "followLinkedFolders",
+      "Read folders linked from outside",
+      "Let the agent read, list and search folders linked into the vault from elsewhere on this computer (symbolic links, desktop only). It never writes there. Off: they are skipped.",
+    );
     const approvals: [string, string, string][] = [
       ["write_file", "Overwrite notes without asking", "Let the agent replace a note's whole content without an approval card."],
       ["delete_file", "Delete notes without asking", "Let the agent move notes to the trash without an approval card."],

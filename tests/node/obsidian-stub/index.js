@@ -66,6 +66,9 @@ class FileSystemAdapter {
   constructor(base) {
     this.base = base;
   }
+  getBasePath() {
+    return this.base;
+  }
   getFullPath(p) {
     return path.join(this.base, p);
   }

@@ -297,6 +297,8 @@ export interface CoreHost {
   listDir(dir: string): Promise<string[]>;
   removeFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;
+  /** The file's size in bytes, null when it does not exist (asked before every read). */
+  fileSize(path: string): Promise<number | null>;
   /** Every file and folder of the vault, paths relative to its root (hidden folders left out). */
   vaultList(): Promise<VaultEntry[]>;
   vaultRead(path: string): Promise<string>;

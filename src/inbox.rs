@@ -78,7 +78,10 @@ pub(crate) enum Pending {
     },
     /// A file over the size limit: never read (it would stop the start), moved to `failed/`
     /// whole with its reason beside it.
-    Oversized { file: String, reason: String },
+    Oversized {
+        file: String,
+        reason: String,
+    },
 }
 
 /// Reads every pending message, oldest first. Removes leftovers of interrupted writes and
@@ -106,7 +109,8 @@ pub(crate) async fn list_pending<H: Host>(host: &H) -> Result<Vec<Pending>, Host
             Bounded::Missing => continue,
             Bounded::Text(raw) => raw,
             Bounded::TooLarge(size) => {
-                corrupt.push(Pending::Oversized { file: name.clone(), reason: too_large(&path, size, MAX_INBOX_BYTES) });
+                corrupt
+                    .push(Pending::Oversized { file: name.clone(), reason: too_large(&path, size, MAX_INBOX_BYTES) });
                 continue;
             }
         };

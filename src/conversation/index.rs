@@ -113,10 +113,15 @@ pub fn parse_index(text: &str) -> Result<(ConversationIndex, Vec<Quarantined>), 
     for item in items {
         match crate::lean::from_value::<Conversation>(&item) {
             Ok(conversation) => conversations.push(conversation),
-            Err(e) => quarantined.push(Quarantined { raw: item, reason: format!("unreadable conversation entry: {e}") }),
+            Err(e) => {
+                quarantined.push(Quarantined { raw: item, reason: format!("unreadable conversation entry: {e}") })
+            }
         }
     }
-    if current.as_ref().is_some_and(|id| quarantined.iter().any(|q| q.raw.get("id").and_then(Value::as_str) == Some(id))) {
+    if current
+        .as_ref()
+        .is_some_and(|id| quarantined.iter().any(|q| q.raw.get("id").and_then(Value::as_str) == Some(id)))
+    {
         // Its entry was set aside: its history stays on disk, and the next message opens a new one.
         current = None;
     }

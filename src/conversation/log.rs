@@ -67,7 +67,9 @@ pub fn parse_log(text: &str) -> LoadedLog {
         out.needs_newline = !whole;
         // A turn begun again (a retry after a crash wrote some of its lines) or another message's
         // turn: the earlier, unfinished lines are skipped (they stay in the file).
-        if open.first().is_some_and(|first| first.message_id != parsed.message_id || open.iter().any(|l| l.id == parsed.id))
+        if open
+            .first()
+            .is_some_and(|first| first.message_id != parsed.message_id || open.iter().any(|l| l.id == parsed.id))
         {
             out.warnings.push(format!("line {}: unfinished turn of message {} skipped", n + 1, open[0].message_id));
             open.clear();

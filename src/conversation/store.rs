@@ -14,8 +14,8 @@ use super::index::{
 };
 use super::line::{HistoryLine, LineRole, Turn};
 use super::log::{parse_log, LoadedLog};
-use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
+use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel, Millis};
 use crate::hub::frames::shorten_to_plain_text;
@@ -125,7 +125,10 @@ async fn load_log<H: Host>(host: &H, id: &str, repair: Option<&mut Vec<String>>)
         } else {
             host.write_file_atomic(&path, &text[..log.valid_len]).await?;
         }
-        host.log(LogLevel::Info, &format!("{path}: torn tail copied to {aside} and cut back to its last complete turn"));
+        host.log(
+            LogLevel::Info,
+            &format!("{path}: torn tail copied to {aside} and cut back to its last complete turn"),
+        );
     } else if log.needs_newline {
         host.append_file(&path, "\n").await?;
     }

@@ -511,7 +511,9 @@ impl<H: Host + 'static> Pipeline<H> {
                         Ok(path) => {
                             host.emit(&Event::Notice {
                                 level: NoticeLevel::Warning,
-                                text: format!("An inbox file too large to read was set aside in .smarthole/{path}: {reason}"),
+                                text: format!(
+                                    "An inbox file too large to read was set aside in .smarthole/{path}: {reason}"
+                                ),
                             });
                             summary.moved_to_failed.push(path);
                         }

@@ -56,17 +56,11 @@ pub(crate) fn too_large(path: &str, size: u64, limit: u64) -> String {
     format!("{path} is {size} bytes, over the {limit}-byte limit for this file")
 }
 
-/// The name a file is set aside under: `<stem>.<why>-<ms>.<ext>` beside it (the original
-/// bytes kept, the name saying why and when), so the next start does not meet it again.
+/// The name a file is set aside under: `<name>.<why>-<ms>` beside it (the original bytes kept,
+/// the name saying why and when, and no longer ending in `.json`/`.jsonl`, so nothing that reads
+/// those meets it again).
 pub(crate) fn aside_name(path: &str, why: &str, now_ms: u64) -> String {
-    let (dir, name) = match path.rfind('/') {
-        Some(i) => (&path[..=i], &path[i + 1..]),
-        None => ("", path),
-    };
-    match name.rfind('.').filter(|&i| i > 0) {
-        Some(i) => format!("{dir}{}.{why}-{now_ms}{}", &name[..i], &name[i..]),
-        None => format!("{dir}{name}.{why}-{now_ms}"),
-    }
+    format!("{path}.{why}-{now_ms}")
 }
 
 /// Renames a file that cannot be used aside (see [`aside_name`]) and logs it. Returns the new
@@ -83,10 +77,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn aside_names_keep_the_extension() {
-        assert_eq!(aside_name("conversations/index.json", "oversized", 7), "conversations/index.oversized-7.json");
-        assert_eq!(aside_name("conversations/c-1.jsonl", "torn", 7), "conversations/c-1.torn-7.jsonl");
-        assert_eq!(aside_name("retrospection", "oversized", 7), "retrospection.oversized-7");
-        assert_eq!(aside_name("a/.hidden", "x", 7), "a/.hidden.x-7");
+    fn aside_names_say_why_and_end_in_neither_json_nor_jsonl() {
+        assert_eq!(aside_name("conversations/index.json", "oversized", 7), "conversations/index.json.oversized-7");
+        assert_eq!(aside_name("conversations/c-1.jsonl", "torn", 7), "conversations/c-1.jsonl.torn-7");
     }
 }

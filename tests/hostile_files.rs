@@ -158,7 +158,7 @@ fn cases() -> Vec<Case> {
             },
             listed: &[0, 1, 2],
             check: |w, _| {
-                let torn = set_aside(w, &format!("conversations/{}.torn-", w.ids[2]), "torn");
+                let torn = set_aside(w, &format!("conversations/{}.jsonl.torn-", w.ids[2]), "torn");
                 assert_eq!(torn.len(), 1, "{:?}", w.host.paths());
                 assert_eq!(w.host.file(&torn[0]).unwrap(), "{\"id\":\"t#0\",\"messageId\":\"t\",\"ro");
             },
@@ -195,7 +195,7 @@ fn cases() -> Vec<Case> {
                 // torn line is ended and kept, and a copy of it set aside.
                 assert!(text.contains("\u{FFFD}\u{FFFD}"));
                 assert!(text.contains("{\"id\":\"t\n"), "{text}");
-                assert_eq!(set_aside(w, &format!("conversations/{}.torn-", w.ids[2]), "torn").len(), 1);
+                assert_eq!(set_aside(w, &format!("conversations/{}.jsonl.torn-", w.ids[2]), "torn").len(), 1);
             },
         },
         Case {
@@ -203,7 +203,7 @@ fn cases() -> Vec<Case> {
             damage: |w| w.host.put_file(INDEX_PATH, ""),
             listed: &[],
             check: |w, _| {
-                let aside = set_aside(w, "conversations/index.unreadable-", "unreadable");
+                let aside = set_aside(w, "conversations/index.json.unreadable-", "unreadable");
                 assert_eq!(aside.len(), 1, "{:?}", w.host.paths());
                 assert_eq!(w.host.file(&aside[0]).unwrap(), "");
             },
@@ -247,7 +247,7 @@ fn cases() -> Vec<Case> {
             listed: &[],
             check: |w, _| {
                 assert!(!w.host.reads().iter().any(|r| r == INDEX_PATH), "never read");
-                let aside = set_aside(w, "conversations/index.oversized-", "oversized");
+                let aside = set_aside(w, "conversations/index.json.oversized-", "oversized");
                 assert_eq!(aside.len(), 1, "{:?}", w.host.paths());
                 assert_eq!(w.host.file(&aside[0]), w.before.get(INDEX_PATH).cloned(), "kept, unchanged");
             },
@@ -261,7 +261,7 @@ fn cases() -> Vec<Case> {
             listed: &[0, 1, 2],
             check: |w, _| {
                 assert!(!w.host.reads().iter().any(|r| *r == current_log(w)), "never read");
-                let aside = set_aside(w, &format!("conversations/{}.oversized-", w.ids[2]), "oversized");
+                let aside = set_aside(w, &format!("conversations/{}.jsonl.oversized-", w.ids[2]), "oversized");
                 assert_eq!(aside.len(), 1, "{:?}", w.host.paths());
             },
         },
@@ -288,7 +288,7 @@ fn damaged_files_never_cost_data() {
             .host
             .paths_under("conversations")
             .iter()
-            .filter(|p| p.ends_with(".jsonl") || p.contains(".oversized-"))
+            .filter(|p| p.ends_with(".jsonl") || p.contains(".jsonl."))
             .map(|p| w.host.file(p).unwrap_or_default())
             .collect();
         for (path, text) in damaged.iter().filter(|(p, _)| p.starts_with("conversations/c-")) {

@@ -14,9 +14,10 @@ pub const INDEX_PATH: &str = "conversations/index.json";
 /// Where archived conversations go when they leave the index: one JSON line each, appended; a
 /// later line for the same id supersedes an earlier one.
 pub(crate) const ARCHIVE_PATH: &str = "conversations/archive.jsonl";
-/// Where index entries this version cannot read are set aside, one JSON line each
+/// Where index entries this version cannot read are set aside, one JSON line each (not named
+/// `.jsonl`: it holds no history)
 /// (`{"from", "reason", "at", "raw"}`), so one bad field never costs the other conversations.
-pub const QUARANTINE_PATH: &str = "conversations/quarantine.jsonl";
+pub const QUARANTINE_PATH: &str = "conversations/index.quarantine";
 /// Archived conversations kept in the index (the system prompt recalls the last two).
 pub(crate) const RECENT_ARCHIVED: usize = 5;
 

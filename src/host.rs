@@ -45,6 +45,9 @@ pub trait Host {
     async fn remove_file(&self, path: &str) -> Result<(), HostError>;
     /// Renames a file, replacing the target. Creates missing folders.
     async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError>;
+    /// The file's size in bytes, `None` when it does not exist: asked before a read, so no file
+    /// of `.smarthole/` (a 600 MB one a sync tool left) is ever loaded whole into memory.
+    async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError>;
 
     /// Every file and folder of the vault (the host's own hidden folders left out). Paths given
     /// to the `vault_*` operations are vault-relative and already checked by the core.

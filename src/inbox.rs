@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::bounded::{read_bounded, too_large, Bounded, MAX_INBOX_BYTES};
 use crate::host::Host;
 use crate::host_types::{HostError, Millis};
 use crate::ids::file_stem;
@@ -75,6 +76,12 @@ pub(crate) enum Pending {
         reason: String,
         raw: String,
     },
+    /// A file over the size limit: never read (it would stop the start), moved to `failed/`
+    /// whole with its reason beside it.
+    Oversized {
+        file: String,
+        reason: String,
+    },
 }
 
 /// Reads every pending message, oldest first. Removes leftovers of interrupted writes and
@@ -98,7 +105,15 @@ pub(crate) async fn list_pending<H: Host>(host: &H) -> Result<Vec<Pending>, Host
         if !name.ends_with(ENTRY_SUFFIX) {
             continue;
         }
-        let raw = host.read_file(&path).await?.unwrap_or_default();
+        let raw = match read_bounded(host, &path, MAX_INBOX_BYTES).await? {
+            Bounded::Missing => continue,
+            Bounded::Text(raw) => raw,
+            Bounded::TooLarge(size) => {
+                corrupt
+                    .push(Pending::Oversized { file: name.clone(), reason: too_large(&path, size, MAX_INBOX_BYTES) });
+                continue;
+            }
+        };
         match serde_json::from_str::<InboxEntry>(&raw) {
             Ok(entry) if entry_path(&entry.message.id) == path => entries.push(entry),
             Ok(entry) => corrupt.push(Pending::Corrupt {
@@ -139,6 +154,28 @@ pub(crate) async fn move_to_failed<H: Host>(
         host.remove_file(&format!("{INBOX_DIR}/{stem}{JOURNAL_SUFFIX}")).await?;
     }
     Ok(target)
+}
+
+/// Moves an inbox file too large to read to `failed/` as it is (renamed, never loaded), with
+/// `failed/<file>.reason.json` saying why. Returns the new path.
+pub(crate) async fn move_oversized_to_failed<H: Host>(host: &H, file: &str, reason: &str) -> Result<String, HostError> {
+    let record = json!({ "error": reason, "failedAt": format_iso(host.now_ms()), "file": file });
+    host.write_file_atomic(&format!("{FAILED_DIR}/{file}.reason.json"), &record.to_string()).await?;
+    let target = format!("{FAILED_DIR}/{file}");
+    host.rename_file(&format!("{INBOX_DIR}/{file}"), &target).await?;
+    if let Some(stem) = file.strip_suffix(ENTRY_SUFFIX) {
+        host.remove_file(&format!("{INBOX_DIR}/{stem}{JOURNAL_SUFFIX}")).await?;
+    }
+    Ok(target)
+}
+
+/// Reads one message's inbox entry (bounded); `None` when it is missing, too large or
+/// unreadable (start-up's [`list_pending`] sets such files aside).
+pub(crate) async fn load<H: Host>(host: &H, message_id: &str) -> Option<InboxEntry> {
+    match read_bounded(host, &entry_path(message_id), MAX_INBOX_BYTES).await.ok()? {
+        Bounded::Text(text) => serde_json::from_str(&text).ok(),
+        Bounded::Missing | Bounded::TooLarge(_) => None,
+    }
 }
 
 /// The inbox file name of a message.

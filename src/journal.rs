@@ -91,7 +91,9 @@ impl<'a, H: Host> Journal<'a, H> {
     /// Reads the steps recorded by an earlier run; a torn or unreadable line ends the replay
     /// there (what follows it cannot be trusted).
     pub(crate) async fn load(&self) -> Result<Vec<JournalRecord>, HostError> {
-        let text = self.host.read_file(&self.path).await?.unwrap_or_default();
+        let text = crate::bounded::read_within(self.host, &self.path, crate::bounded::MAX_LOG_BYTES)
+            .await?
+            .unwrap_or_default();
         let mut records = Vec::new();
         for line in text.split_inclusive('\n') {
             let Some(line) = line.strip_suffix('\n') else { break };

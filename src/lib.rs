@@ -14,6 +14,7 @@
 mod agent;
 mod api;
 mod approval;
+mod bounded;
 mod conversation;
 mod event;
 mod host;

@@ -32,7 +32,10 @@ pub mod internals {
     pub use crate::api::config::{listeners, Listener};
     pub use crate::api::BODY_LIMIT;
     pub use crate::approval::{APPROVAL_TIMEOUT_MS, SESSION_GRANT_MS};
-    pub use crate::conversation::index::{log_path, ConversationIndex, INDEX_PATH};
+    pub use crate::bounded::{MAX_INBOX_BYTES, MAX_INDEX_BYTES, MAX_LOG_BYTES};
+    pub use crate::conversation::index::{
+        log_path, parse_index, ConversationIndex, Quarantined, INDEX_PATH, QUARANTINE_PATH,
+    };
     pub use crate::conversation::log::parse_log;
     pub use crate::hub::frames::{parse_inbound, Inbound};
     pub use crate::llm::sse::{SseError, SseEvent, SseParser};
@@ -231,6 +234,8 @@ struct State {
     failing: RefCell<Vec<(FileOp, String)>>,
     file_ops: Cell<u64>,
     reads: RefCell<Vec<String>>,
+    /// Sizes a test claims for files (a 600 MB file without 600 MB of memory).
+    sizes: RefCell<BTreeMap<String, u64>>,
     /// The vault: notes (path → text, created, modified), folders, the trash, the open note.
     vault: RefCell<BTreeMap<String, (String, Millis, Millis)>>,
     folders: RefCell<Vec<String>>,
@@ -511,6 +516,13 @@ impl FakeHost {
         self.state.mcp_calls.borrow().clone()
     }
 
+    /// Makes `path` exist with `text` but report `bytes` as its size, as a huge file would: a
+    /// core that reads it anyway shows up in [`FakeHost::reads`].
+    pub fn put_sized_file(&self, path: &str, text: &str, bytes: u64) {
+        self.put_file(path, text);
+        self.state.sizes.borrow_mut().insert(path.to_owned(), bytes);
+    }
+
     /// Paths read so far, in order (tests check what start-up reads).
     pub fn reads(&self) -> Vec<String> {
         self.state.reads.borrow().clone()
@@ -742,6 +754,7 @@ impl Host for FakeHost {
 
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.check(FileOp::WriteAtomic, path).await?;
+        self.state.sizes.borrow_mut().remove(path);
         self.put_file(path, text);
         Ok(())
     }
@@ -769,6 +782,7 @@ impl Host for FakeHost {
     async fn remove_file(&self, path: &str) -> Result<(), HostError> {
         self.check(FileOp::Remove, path).await?;
         self.state.files.borrow_mut().remove(path);
+        self.state.sizes.borrow_mut().remove(path);
         Ok(())
     }
 
@@ -777,7 +791,18 @@ impl Host for FakeHost {
         let mut files = self.state.files.borrow_mut();
         let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
         files.insert(to.to_owned(), text);
+        let mut sizes = self.state.sizes.borrow_mut();
+        sizes.remove(to);
+        if let Some(size) = sizes.remove(from) {
+            sizes.insert(to.to_owned(), size);
+        }
         Ok(())
+    }
+
+    async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError> {
+        self.check(FileOp::Read, path).await?;
+        let Some(text) = self.file(path) else { return Ok(None) };
+        Ok(Some(self.state.sizes.borrow().get(path).copied().unwrap_or(text.len() as u64)))
     }
 
     async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {

@@ -40,6 +40,7 @@ export function makeHost(replies) {
     },
     async removeFile(p) { host.files.delete(p); },
     async renameFile(a, b) { host.files.set(b, host.files.get(a)); host.files.delete(a); },
+    async fileSize(p) { return host.files.has(p) ? new TextEncoder().encode(host.files.get(p)).length : null; },
     httpStart(req) {
       host.requests.push(JSON.parse(req.body));
       const index = host.requests.length - 1;

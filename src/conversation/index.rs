@@ -5,6 +5,7 @@
 //! a metadata change rewrites little.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::model::{Conversation, ConversationStatus};
 
@@ -13,6 +14,10 @@ pub const INDEX_PATH: &str = "conversations/index.json";
 /// Where archived conversations go when they leave the index: one JSON line each, appended; a
 /// later line for the same id supersedes an earlier one.
 pub(crate) const ARCHIVE_PATH: &str = "conversations/archive.jsonl";
+/// Where index entries this version cannot read are set aside, one JSON line each (not named
+/// `.jsonl`: it holds no history)
+/// (`{"from", "reason", "at", "raw"}`), so one bad field never costs the other conversations.
+pub const QUARANTINE_PATH: &str = "conversations/index.quarantine";
 /// Archived conversations kept in the index (the system prompt recalls the last two).
 pub(crate) const RECENT_ARCHIVED: usize = 5;
 
@@ -65,6 +70,63 @@ impl ConversationIndex {
         self.conversations = kept;
         out
     }
+}
+
+/// A part of the index this version could not read, kept with its raw JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quarantined {
+    /// The entry as it was (for `current`, `{"current": …}`).
+    pub raw: Value,
+    /// Why it was set aside.
+    pub reason: String,
+}
+
+/// Reads the index entry by entry: an entry with a field of the wrong type (a newer version, a
+/// sync conflict, a hand edit) is set aside with its reason, the others are kept. `Err` when the
+/// text is not a JSON object at all (then there is nothing to read entry by entry).
+pub fn parse_index(text: &str) -> Result<(ConversationIndex, Vec<Quarantined>), String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let Value::Object(mut fields) = value else { return Err("the index is not a JSON object".to_owned()) };
+    let mut quarantined = Vec::new();
+    let mut current = match fields.remove("current") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(id)) => Some(id),
+        Some(other) => {
+            quarantined.push(Quarantined {
+                raw: serde_json::json!({ "current": other }),
+                reason: "\"current\" is not a conversation id".to_owned(),
+            });
+            None
+        }
+    };
+    let items = match fields.remove("conversations") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            quarantined.push(Quarantined {
+                raw: serde_json::json!({ "conversations": other }),
+                reason: "\"conversations\" is not a list".to_owned(),
+            });
+            Vec::new()
+        }
+    };
+    let mut conversations = Vec::with_capacity(items.len());
+    for item in items {
+        match crate::lean::from_value::<Conversation>(&item) {
+            Ok(conversation) => conversations.push(conversation),
+            Err(e) => {
+                quarantined.push(Quarantined { raw: item, reason: format!("unreadable conversation entry: {e}") })
+            }
+        }
+    }
+    if current
+        .as_ref()
+        .is_some_and(|id| quarantined.iter().any(|q| q.raw.get("id").and_then(Value::as_str) == Some(id)))
+    {
+        // Its entry was set aside: its history stays on disk, and the next message opens a new one.
+        current = None;
+    }
+    Ok((ConversationIndex { current, conversations }, quarantined))
 }
 
 /// Reads the archive: the latest record of each conversation, in order of first appearance. A

@@ -1,5 +1,10 @@
-//! Reading a conversation's JSONL file: complete turns are kept, a torn last line (a crash
-//! mid-append) is skipped with a warning, a corrupt line elsewhere is reported and skipped.
+//! Reading a conversation's JSONL file: complete turns are kept; a line this version cannot
+//! read (whole JSON of another shape — a newer version, a sync conflict — or a damaged line with
+//! its newline) is skipped for the model, counted for the view, and left on disk untouched; only
+//! a provably torn tail (the last line, without its newline, and not JSON: a crash mid-append)
+//! may be cut, after being copied aside.
+
+use serde::de::IgnoredAny;
 
 use super::line::{HistoryLine, Turn};
 
@@ -9,42 +14,72 @@ pub struct LoadedLog {
     pub turns: Vec<Turn>,
     /// What was skipped, for the log and the user.
     pub warnings: Vec<String>,
-    /// Bytes up to the end of the last complete turn: the file should be cut back to this length
-    /// before anything is appended, when it is shorter than the file.
+    /// Bytes that may stay: the whole file, unless it ends in a torn tail; then the end of the
+    /// last complete turn or kept line before it. What follows is copied aside, then cut, before
+    /// anything is appended.
     pub valid_len: usize,
+    /// Lines kept on disk that this version could not read (the view says so).
+    pub unreadable: usize,
+    /// The file's last kept line has no newline (a whole line written by someone else): one goes
+    /// before the next append, so the two never run together.
+    pub needs_newline: bool,
+}
+
+impl LoadedLog {
+    /// Whether the file ends in a torn tail to cut.
+    pub fn torn(&self, text_len: usize) -> bool {
+        self.valid_len < text_len
+    }
 }
 
 /// Parses a history file.
 pub fn parse_log(text: &str) -> LoadedLog {
-    let mut out = LoadedLog::default();
+    let mut out = LoadedLog { valid_len: text.len(), ..LoadedLog::default() };
     let mut open: Vec<HistoryLine> = Vec::new();
+    // The end of the last line that must stay: a turn's closing line, a kept unreadable line, or
+    // the start of a turn begun after an abandoned one.
+    let mut keep_end = 0;
     let mut offset = 0;
     for (n, raw) in text.split_inclusive('\n').enumerate() {
+        let start = offset;
         offset += raw.len();
-        let Some(line) = raw.strip_suffix('\n') else {
-            out.warnings.push(format!("line {}: torn last line skipped (the plugin stopped mid-write)", n + 1));
-            break;
-        };
+        let whole = raw.ends_with('\n');
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() {
             continue;
         }
         let parsed: HistoryLine = match serde_json::from_str(line) {
             Ok(parsed) => parsed,
+            Err(_) if !whole && serde_json::from_str::<IgnoredAny>(line).is_err() => {
+                out.warnings.push(format!("line {}: torn last line skipped (the plugin stopped mid-write)", n + 1));
+                out.valid_len = keep_end;
+                break;
+            }
             Err(e) => {
-                out.warnings.push(format!("line {}: unreadable line skipped ({e})", n + 1));
+                out.warnings.push(format!("line {}: unreadable line skipped, kept in the file ({e})", n + 1));
+                out.unreadable += 1;
+                out.needs_newline = !whole;
+                keep_end = offset;
                 continue;
             }
         };
-        if open.first().is_some_and(|first| first.message_id != parsed.message_id) {
+        out.needs_newline = !whole;
+        // A turn begun again (a retry after a crash wrote some of its lines) or another message's
+        // turn: the earlier, unfinished lines are skipped (they stay in the file).
+        if open
+            .first()
+            .is_some_and(|first| first.message_id != parsed.message_id || open.iter().any(|l| l.id == parsed.id))
+        {
             out.warnings.push(format!("line {}: unfinished turn of message {} skipped", n + 1, open[0].message_id));
             open.clear();
+            keep_end = start;
         }
         let closes = parsed.turn.is_some();
         open.push(parsed);
         if closes {
             out.turns.push(Turn { lines: std::mem::take(&mut open) });
-            out.valid_len = offset;
+            keep_end = offset;
         }
     }
     if let Some(first) = open.first() {
@@ -104,5 +139,39 @@ mod tests {
         assert_eq!(log.turns.len(), 2);
         assert_eq!(log.warnings.len(), 1);
         assert!(log.warnings[0].starts_with("line 2"));
+    }
+
+    #[test]
+    fn lines_of_another_shape_are_kept_and_counted_never_cut() {
+        let a = line("a", 0, LineRole::User, true);
+        let future = "{\"id\":\"x#0\",\"messageId\":\"x\",\"role\":\"robot\",\"content\":[],\"v\":9}\n";
+        let b = line("b", 0, LineRole::User, true);
+        let text = a.clone() + future + &b + future.trim_end();
+        let log = parse_log(&text);
+        assert_eq!(log.turns.len(), 2);
+        assert_eq!(log.unreadable, 2);
+        assert_eq!(log.valid_len, text.len(), "nothing may be cut");
+        assert!(log.needs_newline, "the last line has no newline");
+    }
+
+    #[test]
+    fn a_turn_begun_again_replaces_its_unfinished_lines() {
+        let first_try = line("a", 0, LineRole::User, false);
+        let text = first_try.clone() + &first_try + &line("a", 1, LineRole::Assistant, true);
+        let log = parse_log(&text);
+        assert_eq!(log.turns.len(), 1);
+        assert_eq!(log.turns[0].lines.len(), 2);
+        assert_eq!(log.valid_len, text.len());
+    }
+
+    #[test]
+    fn a_damaged_middle_line_is_kept_and_a_torn_tail_after_it_is_cut_to_it() {
+        let a = line("a", 0, LineRole::User, true);
+        let damaged = "{\"id\":\"b#0\",\"mess\n";
+        let text = a.clone() + damaged + "{\"id\":\"c#0";
+        let log = parse_log(&text);
+        assert_eq!(log.turns.len(), 1);
+        assert_eq!(log.unreadable, 1);
+        assert_eq!(log.valid_len, a.len() + damaged.len());
     }
 }

@@ -8,10 +8,14 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use super::context::ContextCache;
-use super::index::{log_path, parse_archive, ConversationIndex, ARCHIVE_PATH, INDEX_PATH, RECENT_ARCHIVED};
+use super::index::{
+    log_path, parse_archive, parse_index, ConversationIndex, Quarantined, ARCHIVE_PATH, INDEX_PATH, QUARANTINE_PATH,
+    RECENT_ARCHIVED,
+};
 use super::line::{HistoryLine, LineRole, Turn};
-use super::log::parse_log;
+use super::log::{parse_log, LoadedLog};
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
+use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel, Millis};
 use crate::hub::frames::shorten_to_plain_text;
@@ -78,38 +82,137 @@ pub struct ConversationStore {
     current: Option<CurrentLog>,
     /// The archive, once something needed it.
     archive: Option<Vec<Conversation>>,
+    /// What the user should hear about damaged files met so far (the processor shows them).
+    notices: Vec<String>,
 }
 
-/// Reads a conversation's turns. With `repair`, a torn or unfinished tail is cut off the file so
-/// the next append starts on a clean line.
-async fn load_turns<H: Host>(host: &H, id: &str, repair: bool) -> Result<Vec<Turn>, StoreError> {
+/// Reads a conversation's history. With `repair` (before appending to it), the file is made
+/// safe to append to without losing a byte: one over the size limit is set aside (renamed) and
+/// a new one begins; a torn tail is copied aside to `<id>.torn-<ms>.jsonl`, then cut; a last
+/// line without its newline gets one. Lines this version cannot read stay as they are.
+async fn load_log<H: Host>(host: &H, id: &str, repair: Option<&mut Vec<String>>) -> Result<LoadedLog, StoreError> {
     let path = log_path(id);
-    let text = host.read_file(&path).await?.unwrap_or_default();
+    let text = match read_bounded(host, &path, MAX_LOG_BYTES).await? {
+        Bounded::Missing => return Ok(LoadedLog::default()),
+        Bounded::Text(text) => text,
+        Bounded::TooLarge(size) => {
+            let reason = too_large(&path, size, MAX_LOG_BYTES);
+            match repair {
+                Some(notices) => {
+                    let aside = set_aside(host, &path, "oversized", &reason).await?;
+                    notices.push(format!(
+                        "A conversation's history was too large to load ({reason}); it was set aside, unchanged, as .smarthole/{aside}, and the conversation goes on in a new file."
+                    ));
+                }
+                None => host.log(LogLevel::Warn, &format!("{reason}: not read")),
+            }
+            return Ok(LoadedLog::default());
+        }
+    };
     let log = parse_log(&text);
     for warning in &log.warnings {
         host.log(LogLevel::Warn, &format!("{path}: {warning}"));
     }
-    if repair && log.valid_len < text.len() {
-        host.write_file_atomic(&path, &text[..log.valid_len]).await?;
-        host.log(LogLevel::Info, &format!("{path}: cut back to its last complete turn"));
+    let Some(notices) = repair else { return Ok(log) };
+    if log.torn(text.len()) {
+        let tail = &text[log.valid_len..];
+        let aside = crate::bounded::aside_name(&path, "torn", host.now_ms());
+        host.write_file_atomic(&aside, tail).await?;
+        if text[..log.valid_len].contains('\u{FFFD}') {
+            // The host may have replaced bytes that were not UTF-8 there: rewriting the file
+            // would change them. The torn line is ended instead, and stays as an unreadable line.
+            host.append_file(&path, "\n").await?;
+        } else {
+            host.write_file_atomic(&path, &text[..log.valid_len]).await?;
+        }
+        host.log(
+            LogLevel::Info,
+            &format!("{path}: torn tail copied to {aside} and cut back to its last complete turn"),
+        );
+    } else if log.needs_newline {
+        host.append_file(&path, "\n").await?;
     }
-    Ok(log.turns)
+    if log.unreadable > 0 {
+        notices.push(format!(
+            "{} in a conversation's history could not be read by this version; kept unchanged in .smarthole/{path}.",
+            lines_phrase(log.unreadable)
+        ));
+    }
+    Ok(log)
+}
+
+/// "1 line" / "3 lines".
+fn lines_phrase(n: usize) -> String {
+    if n == 1 {
+        "1 line".to_owned()
+    } else {
+        format!("{n} lines")
+    }
+}
+
+/// Reads a conversation's turns (no repair).
+async fn load_turns<H: Host>(host: &H, id: &str) -> Result<Vec<Turn>, StoreError> {
+    Ok(load_log(host, id, None).await?.turns)
+}
+
+/// Reads the index: entry by entry, a bad entry set aside in the quarantine file (appended
+/// first, so it is on disk before the index is written without it); a file that is too large or
+/// not a JSON object is set aside whole and a new index begins.
+async fn read_index<H: Host>(host: &H, notices: &mut Vec<String>) -> Result<ConversationIndex, StoreError> {
+    let text = match read_bounded(host, INDEX_PATH, MAX_INDEX_BYTES).await? {
+        Bounded::Missing => return Ok(ConversationIndex::default()),
+        Bounded::Text(text) => text,
+        Bounded::TooLarge(size) => {
+            let reason = too_large(INDEX_PATH, size, MAX_INDEX_BYTES);
+            let aside = set_aside(host, INDEX_PATH, "oversized", &reason).await?;
+            notices.push(format!(
+                "The conversation index was too large to load ({reason}); it was set aside, unchanged, as .smarthole/{aside}, and a new one begins. The conversations' histories are all kept."
+            ));
+            return Ok(ConversationIndex::default());
+        }
+    };
+    let (index, quarantined) = match parse_index(&text) {
+        Ok(read) => read,
+        Err(e) => {
+            let aside = set_aside(host, INDEX_PATH, "unreadable", &e).await?;
+            notices.push(format!(
+                "The conversation index could not be read ({e}); it was set aside, unchanged, as .smarthole/{aside}, and a new one begins. The conversations' histories are all kept."
+            ));
+            return Ok(ConversationIndex::default());
+        }
+    };
+    if quarantined.is_empty() {
+        return Ok(index);
+    }
+    let mut lines = String::new();
+    let at = format_iso(host.now_ms());
+    for Quarantined { raw, reason } in &quarantined {
+        host.log(LogLevel::Warn, &format!("{INDEX_PATH}: entry set aside in {QUARANTINE_PATH}: {reason}"));
+        let record = serde_json::json!({ "from": INDEX_PATH, "reason": reason, "at": at, "raw": raw });
+        lines.push_str(&record.to_string());
+        lines.push('\n');
+    }
+    host.append_file(QUARANTINE_PATH, &lines).await?;
+    let text = serde_json::to_string(&index).map_err(|e| StoreError::Encode(e.to_string()))?;
+    host.write_file_atomic(INDEX_PATH, &text).await?;
+    let entries = if quarantined.len() == 1 { "1 entry".to_owned() } else { format!("{} entries", quarantined.len()) };
+    notices.push(format!(
+        "{entries} of the conversation index could not be read and {} set aside in .smarthole/{QUARANTINE_PATH} ({}); every other conversation is kept.",
+        if quarantined.len() == 1 { "was" } else { "were" },
+        quarantined[0].reason
+    ));
+    Ok(index)
 }
 
 impl ConversationStore {
     /// Reads the index and the current conversation only.
     pub async fn open<H: Host>(host: &H) -> Result<Self, StoreError> {
-        let index = match host.read_file(INDEX_PATH).await? {
-            None => ConversationIndex::default(),
-            Some(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
-                host.log(LogLevel::Warn, &format!("{INDEX_PATH} is unreadable ({e}); starting a new conversation"));
-                ConversationIndex::default()
-            }),
-        };
-        let mut store = ConversationStore { index, current: None, archive: None };
+        let mut notices = Vec::new();
+        let index = read_index(host, &mut notices).await?;
+        let mut store = ConversationStore { index, current: None, archive: None, notices };
         if let Some(id) = store.index.current.clone() {
             let mut current = CurrentLog::new(id);
-            let turns = load_turns(host, &current.id, true).await?;
+            let turns = load_log(host, &current.id, Some(&mut store.notices)).await?.turns;
             for turn in &turns {
                 current.push(turn);
             }
@@ -125,6 +228,12 @@ impl ConversationStore {
             }
         }
         Ok(store)
+    }
+
+    /// What the user should be told about damaged files met since the last call (set aside,
+    /// quarantined, kept unread).
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
     }
 
     /// The conversation new messages go to, if one is open.
@@ -145,7 +254,18 @@ impl ConversationStore {
     /// The archive, read once.
     async fn archive<H: Host>(&mut self, host: &H) -> Result<&mut Vec<Conversation>, StoreError> {
         if self.archive.is_none() {
-            let text = host.read_file(ARCHIVE_PATH).await?.unwrap_or_default();
+            let text = match read_bounded(host, ARCHIVE_PATH, MAX_LOG_BYTES).await? {
+                Bounded::Missing => String::new(),
+                Bounded::Text(text) => text,
+                Bounded::TooLarge(size) => {
+                    let reason = too_large(ARCHIVE_PATH, size, MAX_LOG_BYTES);
+                    let aside = set_aside(host, ARCHIVE_PATH, "oversized", &reason).await?;
+                    self.notices.push(format!(
+                        "The archive of old conversations was too large to load ({reason}); it was set aside, unchanged, as .smarthole/{aside}."
+                    ));
+                    String::new()
+                }
+            };
             self.archive = Some(parse_archive(&text));
         }
         Ok(self.archive.get_or_insert_with(Vec::new))
@@ -216,7 +336,7 @@ impl ConversationStore {
             return Ok(Some(recorded.clone()));
         }
         let Some(last) = self.index.recently_ended(1).first().map(|c| c.id.clone()) else { return Ok(None) };
-        let turns = load_turns(host, &last, false).await?;
+        let turns = load_turns(host, &last).await?;
         Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
     }
 
@@ -227,7 +347,7 @@ impl ConversationStore {
             return Ok(self.history(budget));
         }
         let mut context = ContextCache::new();
-        for turn in load_turns(host, id, false).await? {
+        for turn in load_turns(host, id).await? {
             context.push_turn(&turn);
         }
         Ok(context.history(budget))
@@ -243,7 +363,7 @@ impl ConversationStore {
         if let Some(current) = self.current.as_ref().filter(|c| c.id == id) {
             return Ok(current.recorded.get(message_id).cloned());
         }
-        let turns = load_turns(host, id, false).await?;
+        let turns = load_turns(host, id).await?;
         Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
     }
 
@@ -263,6 +383,8 @@ impl ConversationStore {
         if self.index.get(id).is_none() {
             return Err(StoreError::Unknown(id.to_owned()));
         }
+        // Made safe to append to first (a torn tail, a missing newline).
+        load_log(host, id, Some(&mut self.notices)).await?;
         host.append_file(&log_path(id), &encode_lines(&lines)?).await?;
         Ok(())
     }
@@ -272,7 +394,21 @@ impl ConversationStore {
         if self.find(host, id).await?.is_none() {
             return Err(StoreError::Unknown(id.to_owned()));
         }
-        Ok(load_turns(host, id, false).await?.into_iter().flat_map(|t| t.lines).collect())
+        Ok(load_turns(host, id).await?.into_iter().flat_map(|t| t.lines).collect())
+    }
+
+    /// Every line of a conversation's history for the chat view, and how many lines of its file
+    /// this version could not read (kept on disk; the view says so).
+    pub async fn read_view_lines<H: Host>(
+        &mut self,
+        host: &H,
+        id: &str,
+    ) -> Result<(Vec<HistoryLine>, usize), StoreError> {
+        if self.find(host, id).await?.is_none() {
+            return Err(StoreError::Unknown(id.to_owned()));
+        }
+        let log = load_log(host, id, None).await?;
+        Ok((log.turns.into_iter().flat_map(|t| t.lines).collect(), log.unreadable))
     }
 
     /// Appends a turn to the current conversation (opening one if none is), in one write.
@@ -316,7 +452,7 @@ impl ConversationStore {
             self.write_index(host, index).await?;
         }
         let mut current = CurrentLog::new(id.to_owned());
-        for turn in load_turns(host, id, true).await? {
+        for turn in load_log(host, id, Some(&mut self.notices)).await?.turns {
             current.push(&turn);
         }
         let mut index = self.index.clone();

@@ -54,7 +54,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let mut requests = Vec::new();
         for name in names.iter().filter(|n| n.ends_with(".json")) {
             let path = format!("{APPROVALS_DIR}/{name}");
-            match host.read_file(&path).await {
+            match crate::bounded::read_within(host, &path, crate::bounded::MAX_RECORD_BYTES).await {
                 Ok(Some(text)) => match serde_json::from_str::<ApprovalRequest>(&text) {
                     Ok(request) => requests.push(request),
                     Err(e) => host.log(LogLevel::Warn, &format!("ignoring unreadable approval {path}: {e}")),

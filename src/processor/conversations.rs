@@ -267,7 +267,19 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         let written = {
             let _file = self.inner.background.retrospection_file.lock().await;
-            match host.read_file(RETROSPECTION_PATH).await {
+            let existing =
+                match crate::bounded::read_bounded(host, RETROSPECTION_PATH, crate::bounded::MAX_RECORD_BYTES).await {
+                    Ok(crate::bounded::Bounded::TooLarge(size)) => {
+                        // Too large to prepend to: set aside whole, and a new file begins.
+                        let reason =
+                            crate::bounded::too_large(RETROSPECTION_PATH, size, crate::bounded::MAX_RECORD_BYTES);
+                        crate::bounded::set_aside(host, RETROSPECTION_PATH, "oversized", &reason).await.map(|_| None)
+                    }
+                    Ok(crate::bounded::Bounded::Text(text)) => Ok(Some(text)),
+                    Ok(crate::bounded::Bounded::Missing) => Ok(None),
+                    Err(e) => Err(e),
+                };
+            match existing {
                 Ok(existing) => {
                     let text =
                         prepend_section(&existing.unwrap_or_default(), &format_iso(host.now_ms()), title, &content);

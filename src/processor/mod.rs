@@ -325,7 +325,11 @@ impl<H: Host + 'static> Pipeline<H> {
     async fn initialize(&self) -> Result<(), ProcessorError> {
         let mut store = self.inner.store.lock().await;
         if store.is_none() {
-            *store = Some(ConversationStore::open(&self.inner.host).await?);
+            let mut opened = ConversationStore::open(&self.inner.host).await?;
+            for text in opened.take_notices() {
+                self.inner.host.emit(&Event::Notice { level: NoticeLevel::Warning, text });
+            }
+            *store = Some(opened);
             let names = self.inner.host.list_dir(inbox::INBOX_DIR).await.map_err(StoreError::from)?;
             self.inner.inbox.found_on_disk(names.iter().filter_map(|n| n.strip_suffix(".json")).map(str::to_owned));
             drop(store);
@@ -444,8 +448,7 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     async fn load_entry(&self, message_id: &str) -> Option<InboxEntry> {
-        let text = self.inner.host.read_file(&inbox::entry_path(message_id)).await.ok()??;
-        serde_json::from_str(&text).ok()
+        inbox::load(&self.inner.host, message_id).await
     }
 
     /// Counts a new attempt of a left-over message, or moves it to `failed/` when it has had
@@ -501,6 +504,21 @@ impl<H: Host + 'static> Pipeline<H> {
                             host.emit(&Event::Notice {
                                 level: NoticeLevel::Warning,
                                 text: format!("An unreadable inbox file was set aside in .smarthole/{path}: {reason}"),
+                            });
+                            summary.moved_to_failed.push(path);
+                        }
+                        Err(e) => host.log(LogLevel::Error, &format!("could not move {file} to failed/: {e}")),
+                    }
+                }
+                Pending::Oversized { file, reason } => {
+                    host.log(LogLevel::Warn, &format!("inbox file {file} is not read: {reason}"));
+                    match inbox::move_oversized_to_failed(host, &file, &reason).await {
+                        Ok(path) => {
+                            host.emit(&Event::Notice {
+                                level: NoticeLevel::Warning,
+                                text: format!(
+                                    "An inbox file too large to read was set aside in .smarthole/{path}: {reason}"
+                                ),
                             });
                             summary.moved_to_failed.push(path);
                         }

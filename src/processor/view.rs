@@ -58,12 +58,18 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(conversation_id)
     }
 
-    /// A conversation's lines, oldest first (hidden ones included; the view skips them).
+    /// A conversation's lines, oldest first (hidden ones included; the view skips them). Lines
+    /// of the file this version could not read are announced by one visible `system` line
+    /// first (`unreadable#0`), which the view shows as a notice; they stay on disk untouched.
     pub(super) async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
         self.initialize().await?;
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;
-        Ok(store.read_lines(&self.inner.host, id).await?)
+        let (mut lines, unreadable) = store.read_view_lines(&self.inner.host, id).await?;
+        if unreadable > 0 {
+            lines.insert(0, unreadable_line(unreadable));
+        }
+        Ok(lines)
     }
 
     /// The conversation new messages go to.
@@ -113,5 +119,24 @@ impl<H: Host + 'static> Pipeline<H> {
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;
         Ok(store.clear(&self.inner.host).await?)
+    }
+}
+
+/// The line the view shows for lines of a history file that could not be read.
+fn unreadable_line(count: usize) -> HistoryLine {
+    let text = if count == 1 {
+        "1 line of this conversation could not be read; it is kept unchanged in its file.".to_owned()
+    } else {
+        format!("{count} lines of this conversation could not be read; they are kept unchanged in its file.")
+    };
+    HistoryLine {
+        id: "unreadable#0".to_owned(),
+        message_id: "unreadable".to_owned(),
+        role: LineRole::System,
+        content: vec![ContentBlock::text(text)],
+        source: MessageSource::System,
+        visible: true,
+        ts: String::new(),
+        turn: None,
     }
 }

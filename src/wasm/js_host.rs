@@ -7,7 +7,8 @@
 //! ([`JsBody`]) and an MCP call abort when dropped, so Stop reaches them. Values cross as JSON
 //! (`convert.rs`), except a request's body (a plain string) and `vault_process`'s edit (a
 //! closure the host calls at most once). `emit` also feeds the seed's callbacks
-//! (`callbacks.rs`).
+//! (`callbacks.rs`). A `WebAssembly.RuntimeError` coming back from a host call is a trap of
+//! this instance (inside a callback the host made into it), never an I/O error: it is thrown on.
 
 use std::future::Future;
 use std::rc::Rc;
@@ -43,6 +44,8 @@ extern "C" {
     fn remove_file(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = renameFile)]
     fn rename_file(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = fileSize)]
+    fn file_size(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultList)]
     fn vault_list(this: &JsHostObject, follow_linked_folders: bool) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultRead)]
@@ -116,11 +119,24 @@ fn is_abort(value: &JsValue) -> bool {
     Reflect::get(value, &JsValue::from_str("name")).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
 }
 
+/// A host call that failed because this instance trapped inside it (the host called back into
+/// the core, e.g. `vault_process`'s edit, and the core trapped there) is no I/O error: the
+/// instance cannot be trusted any more. The error is thrown on, so it surfaces where every
+/// other trap does (the runtime rebuilds the core; the headless process stops) instead of the
+/// broken instance going on serving.
+fn rethrow_trap(value: &JsValue) {
+    if value.is_instance_of::<js_sys::WebAssembly::RuntimeError>() {
+        wasm_bindgen::throw_val(value.clone());
+    }
+}
+
 fn io_error(value: JsValue) -> HostError {
+    rethrow_trap(&value);
     HostError::Io(js_message(&value))
 }
 
 fn net_error(value: JsValue) -> HostError {
+    rethrow_trap(&value);
     if is_abort(&value) {
         HostError::Aborted
     } else {
@@ -150,6 +166,7 @@ impl Drop for AbortOnDrop {
 
 /// An MCP error from the shim: its `kind` (`not_connected`, `unauthorized`) says which.
 fn mcp_error(server: &str, value: &JsValue) -> McpError {
+    rethrow_trap(value);
     let kind = Reflect::get(value, &JsValue::from_str("kind")).ok().and_then(|k| k.as_string());
     let message = js_message(value);
     match kind.as_deref() {
@@ -252,6 +269,11 @@ impl Host for JsHost {
         settle(self.object.rename_file(from, to)).await.map(drop)
     }
 
+    async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError> {
+        let value = settle(self.object.file_size(path)).await?;
+        Ok(value.as_f64().filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64))
+    }
+
     async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {
         let json = json_text(&settle(self.object.vault_list(follow_linked_folders)).await?)?;
         serde_json::from_str(&json).map_err(|e| HostError::Io(format!("the host listed the vault badly: {e}")))
@@ -291,7 +313,10 @@ impl Host for JsHost {
     }
 
     fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String> {
-        let next = self.object.cron_next(expression, time_zone, after_ms as f64).map_err(|e| js_message(&e))?;
+        let next = self.object.cron_next(expression, time_zone, after_ms as f64).map_err(|e| {
+            rethrow_trap(&e);
+            js_message(&e)
+        })?;
         Ok(next.as_f64().filter(|ms| ms.is_finite() && *ms >= 0.0).map(|ms| ms as Millis))
     }
 
@@ -379,6 +404,7 @@ impl Host for JsHost {
     fn emit(&self, event: &Event) {
         let value = to_js(event);
         if let Err(e) = self.object.emit(value.clone()) {
+            rethrow_trap(&e);
             let _ = self.object.log("warn", &format!("host emit threw: {}", js_message(&e)));
         }
         self.callbacks.dispatch(event, value);

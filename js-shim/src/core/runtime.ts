@@ -26,7 +26,7 @@ import { NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
 import { CoreLinks } from "./links.ts";
 
 /** The platform's files (paths relative to `.smarthole/`) and HTTP. */
-export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "httpStart">;
+export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "fileSize" | "httpStart">;
 
 /** The platform's notes (paths relative to the vault, checked by the core). */
 export type VaultIO = Pick<
@@ -105,6 +105,7 @@ export class CoreRuntime {
       listDir: (d) => io.listDir(d),
       removeFile: (p) => io.removeFile(p),
       renameFile: (a, b) => io.renameFile(a, b),
+      fileSize: (p) => io.fileSize(p),
       vaultList: (follow) => vault.vaultList(follow),
       vaultRead: (p) => vault.vaultRead(p),
       vaultCreate: (p, t) => vault.vaultCreate(p, t),

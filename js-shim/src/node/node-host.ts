@@ -2,7 +2,7 @@
 // AbortController, callbacks for events and logs, and the links (hub sockets on `ws`, MCP over
 // stdio or HTTP, the agent API on node:http) wired as every host wires them (core/links.ts). It
 // makes no decisions: the core tells it exactly what to do.
-import { mkdir, open, readFile, readdir, rename, rm } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import WebSocket from "ws";
 import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, LogLevel, McpServerInfo, VaultEntry } from "smarthole-core";
@@ -110,6 +110,15 @@ export class NodeHost implements CoreHost {
     const target = this.resolve(to);
     await this.ensureDir(path.dirname(target));
     await rename(this.resolve(from), target);
+  }
+
+  async fileSize(relative: string): Promise<number | null> {
+    try {
+      return (await stat(this.resolve(relative))).size;
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
   }
 
   vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {

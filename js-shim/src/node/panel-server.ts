@@ -83,6 +83,10 @@ const server = createServer((req, res) => {
           const text = await files.readFile(p.get("path") ?? "");
           return text === null ? send(res, 404, "text/plain", "missing") : send(res, 200, "text/plain; charset=utf-8", text);
         }
+        case "GET /fs/size": {
+          const size = await files.fileSize(p.get("path") ?? "");
+          return size === null ? send(res, 404, "text/plain", "missing") : send(res, 200, "application/json", JSON.stringify(size));
+        }
         case "PUT /fs/file":
           await files.writeFileAtomic(p.get("path") ?? "", await body(req));
           return send(res, 204, "text/plain", "");

@@ -18,6 +18,12 @@ export class PageIO implements HostIO {
     return (await ok(res)).text();
   }
 
+  async fileSize(path: string): Promise<number | null> {
+    const res = await fetch(`/fs/size?${q({ path })}`);
+    if (res.status === 404) return null;
+    return (await (await ok(res)).json()) as number;
+  }
+
   async writeFileAtomic(path: string, text: string): Promise<void> {
     await ok(await fetch(`/fs/file?${q({ path })}`, { method: "PUT", body: text }));
   }

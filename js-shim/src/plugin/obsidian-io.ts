@@ -61,6 +61,16 @@ export class ObsidianIO implements HostIO {
     return null;
   }
 
+  async fileSize(relative: string): Promise<number | null> {
+    const path = this.path(relative);
+    // A rename a crash interrupted (mobile path): readFile will finish it and read the temp file.
+    for (const candidate of [path, `${path}.tmp`]) {
+      const stat = await this.adapter.stat(candidate);
+      if (stat) return stat.size;
+    }
+    return null;
+  }
+
   async writeFileAtomic(relative: string, text: string): Promise<void> {
     const path = this.path(relative);
     await this.ensureParent(path);

@@ -355,7 +355,7 @@ export class ChatPanel {
     }
     const lines = await this.backend.conversationLines(current.id);
     this.clearMessages();
-    await replayLines(lines, { addUser: (id, text, source) => this.addUser(id, text, source), answer: (id) => this.answer(id) }, this.options);
+    await replayLines(lines, { addUser: (id, text, source) => this.addUser(id, text, source), answer: (id) => this.answer(id), notice: (text) => this.notice(text) }, this.options);
     const question = current.state.pendingQuestion;
     if (current.status === "waiting_input" && question) this.addQuestion(question.prompt, question.type, question.options ?? []);
     this.showPendingApprovals();

@@ -9,6 +9,8 @@ import type { PanelOptions } from "./panel-api.ts";
 export interface ReplayTarget {
   addUser(id: string, text: string, source: MessageSource): void;
   answer(id: string): AnswerBubble;
+  /** A line of the panel's own (the core's visible `system` lines: "1 line could not be read"). */
+  notice?(text: string): void;
 }
 
 export async function replayLines(lines: HistoryLine[], target: ReplayTarget, options: PanelOptions): Promise<void> {
@@ -20,7 +22,10 @@ export async function replayLines(lines: HistoryLine[], target: ReplayTarget, op
   }
   for (const line of lines) {
     if (!line.visible) continue;
-    if (line.role === "user") {
+    if (line.role === "system") {
+      const text = line.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+      if (text) target.notice?.(text);
+    } else if (line.role === "user") {
       const text = line.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
       if (text) target.addUser(line.messageId, text, line.source);
     } else if (line.role === "assistant") {

@@ -94,6 +94,14 @@ class FileSystemAdapter {
       folders: entries.filter((e) => e.isDirectory()).map((e) => `${p}/${e.name}`),
     };
   }
+  async stat(p) {
+    try {
+      const st = await fsp.stat(this.getFullPath(p));
+      return { type: st.isDirectory() ? "folder" : "file", size: st.size, ctime: Math.round(st.birthtimeMs), mtime: Math.round(st.mtimeMs) };
+    } catch {
+      return null;
+    }
+  }
   async remove(p) {
     await fsp.rm(this.getFullPath(p), { force: true });
   }

@@ -1,0 +1,80 @@
+// Run by hostile-files.test.mjs in a process of its own: dist/main.js under the obsidian stub,
+// one read of .smarthole/ failing as a trap inside a host call does (a WebAssembly.RuntimeError),
+// Node's uncaught errors delivered to the plugin's window listeners as Obsidian's window would.
+// Prints one JSON line: what happened.
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { hostileWorld } from "./hostile-world.mjs";
+import { ROOT, waitFor } from "./helpers.mjs";
+
+const baseUrl = process.argv[2];
+const dir = mkdtempSync(path.join(tmpdir(), "smarthole-plugin-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+mkdirSync(path.join(dir, "node_modules"));
+cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
+cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
+const require = createRequire(path.join(dir, "main.js"));
+const Plugin = require("./main.js").default;
+const obsidian = require("obsidian");
+
+const listeners = { error: new Set(), unhandledrejection: new Set() };
+const surfaced = [];
+const win = {
+  addEventListener: (type, cb) => listeners[type]?.add(cb),
+  removeEventListener: (type, cb) => listeners[type]?.delete(cb),
+  fetch: (...args) => fetch(...args),
+};
+globalThis.window = win;
+globalThis.activeWindow = win;
+process.on("uncaughtException", (error) => {
+  surfaced.push(error);
+  for (const cb of listeners.error) cb({ error });
+});
+process.on("unhandledRejection", (reason) => {
+  surfaced.push(reason);
+  for (const cb of listeners.unhandledrejection) cb({ reason });
+});
+
+const { vault } = hostileWorld();
+const app = obsidian.__test.createApp(vault, { secrets: { "anthropic-api-key": "test-key" }, data: { baseUrl, hubEnabled: false } });
+const plugin = new Plugin(app, { id: "smarthole-agent", version: "0.1.0" });
+await plugin.onload();
+app.__layoutReady();
+await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+const first = await plugin.runtime.send("before the trap");
+if (!first.success) throw new Error(`first message: ${JSON.stringify(first)}`);
+const conversation = await plugin.runtime.currentConversation();
+const adapter = app.vault.adapter;
+const read = adapter.read.bind(adapter);
+let trapped = 0;
+adapter.read = async (p) => {
+  if (trapped === 0 && p.includes("conversations/")) {
+    trapped += 1;
+    throw new WebAssembly.RuntimeError("unreachable");
+  }
+  return read(p);
+};
+const lines = plugin.runtime.conversationLines(conversation.id).then(
+  () => "answered",
+  (error) => `refused: ${String(error)}`,
+);
+await waitFor(() => obsidian.__test.notices.join("\n").includes("restarted its core"), 10_000, "the rebuild");
+const outcome = await Promise.race([lines, new Promise((r) => setTimeout(() => r("abandoned with the old instance"), 200))]);
+await waitFor(() => plugin.runtime.ready, 10_000, "the rebuilt core");
+const after = await plugin.runtime.send("after the trap");
+const shown = await plugin.runtime.conversationLines(conversation.id);
+plugin.onunload();
+plugin.unload();
+console.log(
+  JSON.stringify({
+    trapped,
+    surfacedAsTrap: surfaced.some((e) => e instanceof WebAssembly.RuntimeError),
+    rebuilt: true,
+    outcome,
+    after: after.success === true,
+    historyReadsAgain: shown.some((l) => l.content[0]?.text === "before the trap"),
+  }),
+);
+process.exit(0);

@@ -20,7 +20,7 @@ import { createInterface } from "node:readline";
 import type { ApprovalDecision, CoreEvent, MessageProcessor, RoutedMessage } from "smarthole-core";
 import { loadCore, wasmMemoryBytes, type Core } from "../core/load.ts";
 import { NodeHost } from "./node-host.ts";
-import { readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
+import { checkConfigFields, readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
 import { EventPrinter } from "./headless-printer.ts";
 
 const DECISIONS: Record<string, ApprovalDecision> = { approve: "approve_once", "approve-session": "approve_conversation", reject: "reject" };
@@ -54,6 +54,7 @@ function printStats(core: Core, everyMs: number): void {
 /** The processor over the vault's .smarthole/, its links wired, what an earlier run left finished. */
 async function start(options: HeadlessOptions, printer: EventPrinter) {
   const core = await loadCore();
+  checkConfigFields(options, (value, document, source) => core.unknownSettingsFields(value, document, source));
   const kill = crashHook();
   const host = new NodeHost(path.join(options.vault, ".smarthole"), {
     onEvent: (event) => {

@@ -21,6 +21,9 @@ const STATUS_TEXT: Record<HubStatus, string> = {
 
 export default class SmartHoleAgentPlugin extends Plugin {
   saved: SavedSettings = {};
+  /** What data.json holds that the plugin does not use (unknown or wrong-typed fields): written
+   * back on every save, never dropped. */
+  private aside: Record<string, unknown> = {};
   runtime!: CoreRuntime;
   private statusEl: HTMLElement | null = null;
   /** Notices for approvals asked while the chat was closed, by request id. */
@@ -97,10 +100,25 @@ export default class SmartHoleAgentPlugin extends Plugin {
   private async startCore(): Promise<void> {
     try {
       await this.runtime.start();
-      this.saved = cleanSaved(this.saved, this.runtime.defaults!);
+      const raw: unknown = this.saved;
+      ({ saved: this.saved, aside: this.aside } = cleanSaved(raw, this.runtime.defaults!));
+      this.reportUnknownFields(raw);
     } catch (error) {
       new Notice(`SmartHole Agent could not start: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** Says which fields of data.json are not used (a misspelling, a newer version's setting). */
+  private reportUnknownFields(raw: unknown): void {
+    const unknown = this.runtime.unknownSettingsFields(raw, "pluginData", "data.json").map((u) => u.message);
+    const wrongType = Object.keys(this.aside)
+      .filter((key) => key === "apiKeySecretId" || (this.runtime.defaults !== null && key in this.runtime.defaults))
+      .map((key) => `field \`${key}\` in data.json has a value of the wrong type`);
+    const problems = [...unknown, ...wrongType];
+    if (problems.length === 0) return;
+    const text = `SmartHole Agent: ${problems.join("; ")}. They are kept in data.json but not used.`;
+    this.log("warn", text);
+    new Notice(text, 0);
   }
 
   /** Changes one setting: the core checks it first; an invalid value is refused with its reason. */
@@ -114,7 +132,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
       new Notice(error instanceof Error ? error.message : String(error));
       return;
     }
-    await this.saveData(this.saved);
+    await this.saveData({ ...this.aside, ...this.saved });
   }
 
   /** Settings as the core takes them (tests and the settings tab). */

@@ -159,7 +159,10 @@ mod tests {
             // Never cut inside an escape: every `~` is followed by two hex digits or `x`.
             for (i, _) in stem.match_indices('~') {
                 let next = &stem[i + 1..];
-                assert!(next.starts_with('x') || next.get(..2).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())), "{stem}");
+                assert!(
+                    next.starts_with('x') || next.get(..2).is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())),
+                    "{stem}"
+                );
             }
         }
         for (i, a) in stems.iter().enumerate() {

@@ -152,7 +152,8 @@ fn check_object(object: &serde_json::Map<String, Value>, known: &[&str], at: &st
 /// The known name `field` most likely means: the same letters in another case or with `_`/`-`
 /// (`allowed_actions`, `AllowedActions`), else one within two edits of it.
 fn suggest(field: &str, known: &[&str]) -> Option<String> {
-    let plain = |s: &str| -> String { s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect() };
+    let plain =
+        |s: &str| -> String { s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect() };
     let wanted = plain(field);
     if let Some(same) = known.iter().find(|k| plain(k) == wanted) {
         return Some((*same).to_owned());
@@ -223,7 +224,11 @@ mod tests {
     fn every_misspelling_is_named_with_what_was_meant() {
         let api = SettingsDocument::ApiConfig;
         let cases: Vec<(Value, SettingsDocument, Vec<(&str, &str, Option<&str>)>)> = vec![
-            (json!({"agentContexts": [{"name": "a", "allowedActions": []}], "verificationTimeoutSeconds": 3}), api, vec![]),
+            (
+                json!({"agentContexts": [{"name": "a", "allowedActions": []}], "verificationTimeoutSeconds": 3}),
+                api,
+                vec![],
+            ),
             (
                 json!({"agentContexts": [{"allowed_actions": [], "base_instruction": "x", "verification_required": false}]}),
                 api,
@@ -234,10 +239,22 @@ mod tests {
                 ],
             ),
             (json!({"agent_contexts": []}), api, vec![("", "agent_contexts", Some("agentContexts"))]),
-            (json!({"verification_timeout_seconds": 3}), api, vec![("", "verification_timeout_seconds", Some("verificationTimeoutSeconds"))]),
+            (
+                json!({"verification_timeout_seconds": 3}),
+                api,
+                vec![("", "verification_timeout_seconds", Some("verificationTimeoutSeconds"))],
+            ),
             (json!({"AgentContexts": []}), api, vec![("", "AgentContexts", Some("agentContexts"))]),
-            (json!({"agentContexts": [{}, {"alowedActions": []}]}), api, vec![("agentContexts[1]", "alowedActions", Some("allowedActions"))]),
-            (json!({"agentContexts": [{"allowedAction": []}]}), api, vec![("agentContexts[0]", "allowedAction", Some("allowedActions"))]),
+            (
+                json!({"agentContexts": [{}, {"alowedActions": []}]}),
+                api,
+                vec![("agentContexts[1]", "alowedActions", Some("allowedActions"))],
+            ),
+            (
+                json!({"agentContexts": [{"allowedAction": []}]}),
+                api,
+                vec![("agentContexts[0]", "allowedAction", Some("allowedActions"))],
+            ),
             (json!({"contexts": []}), api, vec![("", "contexts", None)]),
             (json!({"mcpServers": []}), api, vec![("", "mcpServers", None)]),
             (json!({"agentContexts": "not a list", "x": 1}), api, vec![("", "x", None)]),
@@ -248,16 +265,30 @@ mod tests {
                 SettingsDocument::McpConfig,
                 vec![("mcpServers[0]", "arg", Some("args")), ("mcpServers[0]", "environment", None)],
             ),
-            (json!({"mcpServers": [{"authSecretId": "s"}]}), SettingsDocument::McpConfig, vec![("mcpServers[0]", "authSecretId", None)]),
-            (json!({"mcpServers": [{"authSecretId": "s"}], "apiKeySecretId": "k"}), SettingsDocument::PluginData, vec![]),
-            (json!({"maxToken": 5, "hub_url": "ws://x", "base_url": "http://x"}), SettingsDocument::Settings, vec![
-                ("", "base_url", Some("baseUrl")),
-                ("", "hub_url", Some("hubUrl")),
-                ("", "maxToken", Some("maxTokens")),
-            ]),
-            (json!({"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz": 1}), SettingsDocument::Settings, vec![
-                ("", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", None),
-            ]),
+            (
+                json!({"mcpServers": [{"authSecretId": "s"}]}),
+                SettingsDocument::McpConfig,
+                vec![("mcpServers[0]", "authSecretId", None)],
+            ),
+            (
+                json!({"mcpServers": [{"authSecretId": "s"}], "apiKeySecretId": "k"}),
+                SettingsDocument::PluginData,
+                vec![],
+            ),
+            (
+                json!({"maxToken": 5, "hub_url": "ws://x", "base_url": "http://x"}),
+                SettingsDocument::Settings,
+                vec![
+                    ("", "base_url", Some("baseUrl")),
+                    ("", "hub_url", Some("hubUrl")),
+                    ("", "maxToken", Some("maxTokens")),
+                ],
+            ),
+            (
+                json!({"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz": 1}),
+                SettingsDocument::Settings,
+                vec![("", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", None)],
+            ),
             (json!(["not", "an", "object"]), api, vec![]),
         ];
         for (value, document, expected) in cases {

@@ -302,7 +302,12 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// A message's status: on a context's own port, only the messages sent on that port.
-    async fn message_status(&self, id: &str, own: Option<&AgentContext>, wait_ms: u64) -> Result<ApiResponse, ApiError> {
+    async fn message_status(
+        &self,
+        id: &str,
+        own: Option<&AgentContext>,
+        wait_ms: u64,
+    ) -> Result<ApiResponse, ApiError> {
         let viewer = own.map(|c| c.name.as_str());
         let run =
             self.inner.api_recent.borrow().get(id, viewer).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;

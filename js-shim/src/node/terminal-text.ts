@@ -7,9 +7,7 @@
 // it renders text, never markup or escapes.
 
 /** C0 controls but tab and newline, DEL, C1 controls, bidi controls, line/paragraph separators. */
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
 const UNSAFE_LINE = /\r\n|[\u0000-\u0008\n-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 function shown(ch: string, multiline: boolean): string {

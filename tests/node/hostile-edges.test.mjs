@@ -80,8 +80,9 @@ test("an agent API reason with escape sequences cannot rewrite the approval line
       await waitFor(() => headless.stderrText.slice(from).includes(`[approval ${id}]`), 10_000, `${label}: the approval line`);
       const printed = headless.stderrText.slice(from);
       assertTerminalSafe(printed, label);
-      // The whole request is one line, and the only approval line printed for it is its own.
-      const approvalLines = printed.split("\n").filter((l) => l.includes("[approval "));
+      // The whole request is one line, and the only approval request line printed is its own
+      // (a "[approval …]" inside the reason does not start a line).
+      const approvalLines = printed.split("\n").filter((l) => /^\[approval [^\]:]+\] /.test(l));
       assert.equal(approvalLines.length, 1, `${label}: ${JSON.stringify(approvalLines)}`);
       assert.ok(approvalLines[0].startsWith(`[approval ${id}] An external agent asks to deploy: `), `${label}: ${approvalLines[0]}`);
       assert.ok(approvalLines[0].endsWith(`/reject ${id}`), `${label}: the line ends as the printer wrote it: ${approvalLines[0]}`);
@@ -234,11 +235,12 @@ test("message ids too long for a file name once escaped: processed, their files 
     const next = await once(world.vault, server.url, "and now?");
     assert.equal(next.result.success, true, `${label}: the host answers the next message`);
   }
-  // A long id whose turn fails stays in the inbox under a short name, and is finished next start.
+  // A long id left in the inbox by a crash keeps a short name, and is finished at the next start.
   const id = "😀".repeat(50);
-  server.enqueue({ kind: "error", status: 400, type: "invalid_request_error" });
-  const failed = await runHeadless(["--vault", world.vault, "--llm-base-url", server.url, "--model", "scripted", "--once-json", JSON.stringify({ id, text: "keep me" })]);
-  assert.equal(failed.code, 1, failed.stderr);
+  const crashed = await runHeadless(["--vault", world.vault, "--llm-base-url", server.url, "--model", "scripted", "--once-json", JSON.stringify({ id, text: "keep me" })], {
+    env: { SMARTHOLE_TEST_KILL_AT: "inbox_written" },
+  });
+  assert.equal(crashed.signal, "SIGKILL", crashed.stderr);
   const left = readdirSafe(path.join(world.vault, ".smarthole/inbox"));
   assert.equal(left.length, 1, JSON.stringify(left));
   assert.ok(Buffer.byteLength(left[0].replace(/\.json$/, "")) <= 120, left[0]);

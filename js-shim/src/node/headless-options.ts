@@ -91,10 +91,10 @@ export function readOptions() {
   const configs: ConfigFile[] = [];
   if (values["mcp-config"] !== undefined) {
     const raw = readJson("--mcp-config", values["mcp-config"]);
-    configs.push({ flag: "--mcp-config", document: "mcpConfig", value: raw });
     const servers = (raw as { mcpServers?: unknown })?.mcpServers;
-    if (!Array.isArray(servers)) throw new UsageError(`--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`);
-    settings.mcpServers = servers as McpServerConfig[];
+    const problem = Array.isArray(servers) ? undefined : `--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`;
+    configs.push({ flag: "--mcp-config", document: "mcpConfig", value: raw, problem });
+    if (Array.isArray(servers)) settings.mcpServers = servers as McpServerConfig[];
   }
   if (values["api-port"] !== undefined) {
     const port = Number(values["api-port"]);
@@ -140,6 +140,8 @@ interface ConfigFile {
   flag: "--api-config" | "--mcp-config";
   document: "apiConfig" | "mcpConfig";
   value: unknown;
+  /** Its shape is wrong: said after its unknown fields, which are the likelier cause. */
+  problem?: string;
 }
 
 /**
@@ -148,7 +150,8 @@ interface ConfigFile {
  * each one, with the spelling probably meant.
  */
 export function checkConfigFields(options: { configs: ConfigFile[] }, unknownFields: (value: unknown, document: ConfigFile["document"], source: string) => { message: string }[]): void {
-  const problems = options.configs.flatMap((config) => unknownFields(config.value, config.document, config.flag).map((u) => u.message));
+  const unknown = options.configs.flatMap((config) => unknownFields(config.value, config.document, config.flag).map((u) => u.message));
+  const problems = unknown.length > 0 ? unknown : options.configs.flatMap((config) => config.problem ?? []);
   if (problems.length > 0) throw new UsageError(problems.join("\n"));
 }
 

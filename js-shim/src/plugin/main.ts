@@ -39,7 +39,8 @@ export default class SmartHoleAgentPlugin extends Plugin {
       openSocket: (url) => new WebSocket(url),
       // The agent API listens on the desktop app only, where Node's http module exists.
       loadHttp: Platform.isDesktop ? () => import("node:http") : null,
-      settings: () => coreSettings(this.app, this.saved),
+      // Only the fields it can use: a wrong-typed or unknown one in data.json never stops the start.
+      settings: () => coreSettings(this.app, this.runtime.defaults ? cleanSaved(this.saved, this.runtime.defaults).saved : this.saved),
       log: (level, message) => this.log(level, message),
       notify: (text) => new Notice(text),
     });

@@ -223,7 +223,8 @@ mod tests {
     #[test]
     fn every_misspelling_is_named_with_what_was_meant() {
         let api = SettingsDocument::ApiConfig;
-        let cases: Vec<(Value, SettingsDocument, Vec<(&str, &str, Option<&str>)>)> = vec![
+        type Expected<'a> = Vec<(&'a str, &'a str, Option<&'a str>)>;
+        let cases: Vec<(Value, SettingsDocument, Expected)> = vec![
             (
                 json!({"agentContexts": [{"name": "a", "allowedActions": []}], "verificationTimeoutSeconds": 3}),
                 api,

@@ -249,6 +249,11 @@ impl ApprovalBook {
         self.requests.borrow().get(id).map(|r| r.origin)
     }
 
+    /// The agent API session (`api:<context>`) a request belongs to, without touching it.
+    pub(crate) fn session_of(&self, id: &str) -> Option<String> {
+        self.requests.borrow().get(id).and_then(|r| r.session.clone())
+    }
+
     /// Pending requests, oldest first.
     pub(crate) fn pending(&self) -> Vec<ApprovalRequest> {
         let mut out: Vec<ApprovalRequest> =

@@ -48,6 +48,9 @@ pub mod internals {
     pub use crate::vault::real::{locate, Access};
 }
 
+/// Longest file name the fake disk takes, in bytes (ext4, APFS, NTFS: 255).
+const MAX_NAME_BYTES: usize = 255 - 20;
+
 /// Virtual time when a `FakeHost` starts: 2026-02-05T10:00:00Z.
 pub const START_MS: Millis = 1_770_285_600_000;
 
@@ -533,6 +536,11 @@ impl FakeHost {
         self.state.file_ops.set(self.state.file_ops.get() + 1);
         if self.state.failing.borrow().iter().any(|(o, p)| *o == op && path.starts_with(p.as_str())) {
             return Err(HostError::Io(format!("injected {op:?} failure on {path}")));
+        }
+        // As a real disk: a name over 255 bytes cannot be made (the temporary name of an atomic
+        // write is some twenty bytes longer than the file's).
+        if path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
+            return Err(HostError::Io(format!("File name too long: {path}")));
         }
         Ok(())
     }

@@ -60,6 +60,24 @@ pub(crate) fn route(method: &str, url: &str) -> Result<Routed, ApiError> {
     Ok(routed)
 }
 
+/// A request's URL as it may be logged: the path, and of the query only the parameters this
+/// API reads (`wait`, `context`); every other value is replaced by `[redacted]`. An agent that
+/// sends its token as `?token=…` (or anything else secret in the query) never finds it in a
+/// `--verbose` log.
+pub(crate) fn loggable_url(url: &str) -> String {
+    let Some((path, query)) = url.split_once('?') else { return url.to_owned() };
+    let pairs: Vec<String> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((key @ ("wait" | "context"), value)) => format!("{key}={value}"),
+            Some((key, _)) => format!("{key}=[redacted]"),
+            None => pair.to_owned(),
+        })
+        .collect();
+    format!("{path}?{}", pairs.join("&"))
+}
+
 /// Ids and names are plain ASCII; a percent sign or anything unusual is not one of ours.
 fn decode(field: &'static str, segment: &str) -> Result<String, ApiError> {
     if !segment.is_empty()
@@ -99,5 +117,20 @@ mod tests {
         }
         assert!(matches!(route("GET", "/verify/..%2f"), Err(ApiError::BadField { field: "path", .. })));
         assert!(matches!(route("POST", "/verify?context=a%20b"), Err(ApiError::BadField { field: "context", .. })));
+    }
+
+    #[test]
+    fn logged_urls_keep_no_secret() {
+        for (url, logged) in [
+            ("/config", "/config"),
+            ("/config?token=s3cret", "/config?token=[redacted]"),
+            ("/verify/ver-1?wait=30&access_token=s3cret", "/verify/ver-1?wait=30&access_token=[redacted]"),
+            ("/verify?context=ci&Authorization=Bearer%20s3cret", "/verify?context=ci&Authorization=[redacted]"),
+            ("/messages?key=a=b=s3cret&&x", "/messages?key=[redacted]&x"),
+            ("/config?TOKEN=s3cret#frag", "/config?TOKEN=[redacted]"),
+        ] {
+            assert_eq!(loggable_url(url), logged, "{url}");
+            assert!(!loggable_url(url).contains("s3cret"));
+        }
     }
 }

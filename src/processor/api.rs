@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use super::api_recent::ApiRun;
 use super::pipeline::Pipeline;
 use crate::api::config::{config_document, context_document, own_port_context};
-use crate::api::route::{route, Route, Routed};
+use crate::api::route::{loggable_url, route, Route, Routed};
 use crate::api::{bad, guard, ApiError, ApiRequest, ApiResponse, MAX_MESSAGES_IN_FLIGHT, MAX_PENDING_VERIFICATIONS};
 use crate::approval::{ApprovalOrigin, ApprovalRequest, ApprovalStatus, SettleReason};
 use crate::event::Event;
@@ -76,6 +76,12 @@ fn verification_view(request: &ApprovalRequest) -> Value {
     view
 }
 
+/// The agent API session of a context: what "approve for this session" covers, and what a
+/// verification belongs to.
+fn session_name(context: &AgentContext) -> String {
+    format!("api:{}", context.name)
+}
+
 fn message_view(id: &str, run: &ApiRun, current: Option<&str>) -> (u16, Value) {
     match run.peek() {
         Some(result) => {
@@ -108,7 +114,8 @@ impl<H: Host + 'static> Pipeline<H> {
             Ok(response) => response,
             Err(error) => {
                 let level = if error.status() >= 500 { LogLevel::Warn } else { LogLevel::Debug };
-                self.inner.host.log(level, &format!("agent API {} {}: {error}", request.method, request.url));
+                let url = loggable_url(&request.url);
+                self.inner.host.log(level, &format!("agent API {} {url}: {error}", request.method));
                 error.response()
             }
         }
@@ -134,9 +141,9 @@ impl<H: Host + 'static> Pipeline<H> {
                 let context = context(routed.context.as_deref())?;
                 self.create_verification(settings, context, &object(&request.body)?).await
             }
-            Route::Verification(id) => self.verification_status(&id, routed.wait_ms).await,
-            Route::CreateMessage => self.create_message(&object(&request.body)?, routed.wait_ms).await,
-            Route::Message(id) => self.message_status(&id, routed.wait_ms).await,
+            Route::Verification(id) => self.verification_status(&id, own, routed.wait_ms).await,
+            Route::CreateMessage => self.create_message(&object(&request.body)?, own, routed.wait_ms).await,
+            Route::Message(id) => self.message_status(&id, own, routed.wait_ms).await,
         }
     }
 
@@ -150,7 +157,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let action = text_field(body, "action", MAX_ACTION_CHARS)?;
         let reason = text_field(body, "reason", MAX_REASON_CHARS)?;
         let details = body.get("context").filter(|v| !v.is_null()).cloned();
-        let session = format!("api:{}", context.name);
+        let session = session_name(context);
         let now = host.now_ms();
         let mut request = ApprovalRequest {
             id: new_id(host, "ver-"),
@@ -230,13 +237,25 @@ impl<H: Host + 'static> Pipeline<H> {
         });
     }
 
-    async fn verification_status(&self, id: &str, wait_ms: u64) -> Result<ApiResponse, ApiError> {
+    /// A verification's status. On a context's own port only that context's verifications
+    /// exist (one made on the main port for another context is unknown there, as that context
+    /// is); the main port sees them all.
+    async fn verification_status(
+        &self,
+        id: &str,
+        own: Option<&AgentContext>,
+        wait_ms: u64,
+    ) -> Result<ApiResponse, ApiError> {
         let host = &self.inner.host;
-        if let Some(decided) = self.inner.api_recent.borrow().decided(id) {
+        let visible = |session: Option<&str>| own.is_none_or(|c| session == Some(session_name(c).as_str()));
+        let decided = self.inner.api_recent.borrow().decided(id);
+        if let Some(decided) = decided.filter(|d| visible(d.session.as_deref())) {
             return Ok(ApiResponse::json(200, &verification_view(&decided)));
         }
         // Only an external agent's requests are visible here (and touched: a lookup may expire).
-        if self.inner.approvals.origin_of(id) != Some(ApprovalOrigin::Api) {
+        if self.inner.approvals.origin_of(id) != Some(ApprovalOrigin::Api)
+            || !visible(self.inner.approvals.session_of(id).as_deref())
+        {
             return Err(ApiError::UnknownVerification(id.to_owned()));
         }
         let current = |this: &Self| {
@@ -255,7 +274,12 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(ApiResponse::json(200, &verification_view(&request)))
     }
 
-    async fn create_message(&self, body: &Map<String, Value>, wait_ms: u64) -> Result<ApiResponse, ApiError> {
+    async fn create_message(
+        &self,
+        body: &Map<String, Value>,
+        own: Option<&AgentContext>,
+        wait_ms: u64,
+    ) -> Result<ApiResponse, ApiError> {
         let host = &self.inner.host;
         let text = text_field(body, "text", crate::api::BODY_LIMIT)?;
         let metadata = match body.get("metadata") {
@@ -271,13 +295,22 @@ impl<H: Host + 'static> Pipeline<H> {
         let id = new_id(host, "api-");
         let raw = json!({"id": id, "text": text, "source": "api", "timestamp": format_iso(host.now_ms()), "metadata": metadata});
         let run: ApiRun = self.process(raw).boxed_local().shared();
-        self.inner.api_recent.borrow_mut().add(id.clone(), run.clone());
+        let owner = own.map(|c| c.name.clone());
+        self.inner.api_recent.borrow_mut().add(id.clone(), run.clone(), owner);
         self.spawn(run.clone().map(drop));
-        self.message_status(&id, wait_ms).await
+        self.message_status(&id, own, wait_ms).await
     }
 
-    async fn message_status(&self, id: &str, wait_ms: u64) -> Result<ApiResponse, ApiError> {
-        let run = self.inner.api_recent.borrow().get(id).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;
+    /// A message's status: on a context's own port, only the messages sent on that port.
+    async fn message_status(
+        &self,
+        id: &str,
+        own: Option<&AgentContext>,
+        wait_ms: u64,
+    ) -> Result<ApiResponse, ApiError> {
+        let viewer = own.map(|c| c.name.as_str());
+        let run =
+            self.inner.api_recent.borrow().get(id, viewer).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;
         if run.peek().is_none() && wait_ms > 0 {
             let _ = select(run.clone(), self.inner.host.sleep(wait_ms).boxed_local()).await;
         }

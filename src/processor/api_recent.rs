@@ -17,7 +17,8 @@ pub(super) type ApiRun = Shared<LocalBoxFuture<'static, ProcessResult>>;
 /// at once; both bounded, for polling.
 #[derive(Default)]
 pub(super) struct ApiRecent {
-    runs: VecDeque<(String, ApiRun)>,
+    /// Each message with the context whose own port it was sent on (`None`: the main port).
+    runs: VecDeque<(String, ApiRun, Option<String>)>,
     decided: VecDeque<ApprovalRequest>,
 }
 
@@ -33,21 +34,26 @@ impl ApiRecent {
         self.decided.iter().find(|r| r.id == id).cloned()
     }
 
-    pub(super) fn get(&self, id: &str) -> Option<ApiRun> {
-        self.runs.iter().find(|(i, _)| i == id).map(|(_, run)| run.clone())
+    /// A message by id, as `viewer` sees it: the main port (`None`) sees every message, a
+    /// context's own port only those sent on it.
+    pub(super) fn get(&self, id: &str, viewer: Option<&str>) -> Option<ApiRun> {
+        self.runs
+            .iter()
+            .find(|(i, _, owner)| i == id && viewer.is_none_or(|v| owner.as_deref() == Some(v)))
+            .map(|(_, run, _)| run.clone())
     }
 
     pub(super) fn unfinished(&self) -> usize {
-        self.runs.iter().filter(|(_, run)| run.peek().is_none()).count()
+        self.runs.iter().filter(|(_, run, _)| run.peek().is_none()).count()
     }
 
-    pub(super) fn add(&mut self, id: String, run: ApiRun) {
-        self.runs.push_back((id, run));
+    pub(super) fn add(&mut self, id: String, run: ApiRun, owner: Option<String>) {
+        self.runs.push_back((id, run, owner));
         // Keep the newest KEEP_RESULTS finished ones; unfinished ones are bounded by
         // MAX_MESSAGES_IN_FLIGHT (removing finished ones leaves their number as it is).
         let unfinished = self.unfinished();
         while self.runs.len() - unfinished > KEEP_RESULTS {
-            match self.runs.iter().position(|(_, run)| run.peek().is_some()) {
+            match self.runs.iter().position(|(_, run, _)| run.peek().is_some()) {
                 Some(oldest) => self.runs.remove(oldest),
                 None => break,
             };

@@ -676,3 +676,34 @@ pub fn default_settings() -> JsValue {
 pub fn agent_api_body_limit() -> usize {
     crate::api::BODY_LIMIT
 }
+
+/// The fields of a settings document its reader would ignore (misspelled or unknown), each with
+/// where it is, the name probably meant and a sentence saying so: the headless command refuses
+/// `--api-config`/`--mcp-config` files with any; the plugin keeps them in `data.json` and says
+/// they are not used. `document`: `settings`, `pluginData`, `apiConfig` or `mcpConfig`;
+/// `source` names the file in the sentence.
+#[wasm_bindgen(
+    js_name = unknownSettingsFields,
+    unchecked_return_type = "{ at: string; field: string; suggestion?: string; message: string }[]"
+)]
+pub fn unknown_settings_fields(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "\"settings\" | \"pluginData\" | \"apiConfig\" | \"mcpConfig\"")]
+    document: &str,
+    source: &str,
+) -> Result<JsValue, JsValue> {
+    let document = crate::SettingsDocument::from_name(document)
+        .ok_or_else(|| js_error(format!("unknown settings document {document:?}")))?;
+    let found: Vec<serde_json::Value> = crate::unknown_fields(&from_js(&value), document)
+        .into_iter()
+        .map(|u| {
+            let message = u.describe(source);
+            let mut v = serde_json::json!({"at": u.at, "field": u.field, "message": message});
+            if let Some(s) = u.suggestion {
+                v["suggestion"] = serde_json::Value::String(s);
+            }
+            v
+        })
+        .collect();
+    Ok(to_js(&found))
+}

@@ -145,7 +145,8 @@ export class AgentApiServer {
         localPort: request.socket.localPort ?? 0,
       });
     } catch (error) {
-      this.log(`agent API: ${request.method} ${request.url}: ${String(error)}`);
+      // The path only: a query may carry what the caller should not have sent (a token).
+      this.log(`agent API: ${request.method} ${(request.url ?? "/").split("?")[0]}: ${String(error)}`);
       answer = { status: 500, body: INTERNAL_ERROR };
     }
     if (response.destroyed) return;

@@ -165,6 +165,11 @@ export class CoreRuntime {
     this.options.log?.(level, message);
   }
 
+  /** The fields of a settings document the core's reader would ignore (none before it loads). */
+  unknownSettingsFields(value: unknown, document: "settings" | "pluginData", source: string): { field: string; message: string }[] {
+    return this.core?.unknownSettingsFields(value, document, source) ?? [];
+  }
+
   /** Builds the core, initialises it and finishes the inbox; then the views may send. */
   async start(): Promise<void> {
     performance.mark("smarthole:start");

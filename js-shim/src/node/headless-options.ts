@@ -91,10 +91,14 @@ export function readOptions() {
     if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);
     settings.maxTokens = n;
   }
+  // The files as written: their field names are checked by the core once it is loaded.
+  const configs: ConfigFile[] = [];
   if (values["mcp-config"] !== undefined) {
-    const servers = (readJson("--mcp-config", values["mcp-config"]) as { mcpServers?: unknown })?.mcpServers;
-    if (!Array.isArray(servers)) throw new UsageError(`--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`);
-    settings.mcpServers = servers as McpServerConfig[];
+    const raw = readJson("--mcp-config", values["mcp-config"]);
+    const servers = (raw as { mcpServers?: unknown })?.mcpServers;
+    const problem = Array.isArray(servers) ? undefined : `--mcp-config ${values["mcp-config"]}: expected {"mcpServers": [...]}`;
+    configs.push({ flag: "--mcp-config", document: "mcpConfig", value: raw, problem });
+    if (Array.isArray(servers)) settings.mcpServers = servers as McpServerConfig[];
   }
   if (values["api-port"] !== undefined) {
     const port = Number(values["api-port"]);
@@ -105,7 +109,12 @@ export function readOptions() {
     Object.assign(settings, { agentApiEnabled: true, agentApiPort: port, agentApiToken: token });
   }
   if (values["api-config"] !== undefined) {
-    const config = readJson("--api-config", values["api-config"]) as Pick<CoreSettings, "agentContexts" | "verificationTimeoutSeconds">;
+    const raw = readJson("--api-config", values["api-config"]);
+    configs.push({ flag: "--api-config", document: "apiConfig", value: raw });
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+      throw new UsageError(`--api-config ${values["api-config"]}: expected {"agentContexts": [...], "verificationTimeoutSeconds": N}`);
+    }
+    const config = raw as Pick<CoreSettings, "agentContexts" | "verificationTimeoutSeconds">;
     if (config.agentContexts !== undefined) settings.agentContexts = config.agentContexts;
     if (config.verificationTimeoutSeconds !== undefined) settings.verificationTimeoutSeconds = config.verificationTimeoutSeconds;
   }
@@ -127,7 +136,27 @@ export function readOptions() {
   const serving = values.hub !== undefined || values["api-port"] !== undefined;
   const statsMs = values["stats-ms"] === undefined ? 0 : Number(values["stats-ms"]);
   if (!Number.isInteger(statsMs) || statsMs < 0) throw new UsageError(`--stats-ms must be a whole number of milliseconds (got ${values["stats-ms"]})`);
-  return { vault, settings, once, serving, verbose: values.verbose, approvals, statsMs };
+  return { vault, settings, once, serving, verbose: values.verbose, approvals, statsMs, configs };
+}
+
+/** A settings file given on the command line, as read. */
+interface ConfigFile {
+  flag: "--api-config" | "--mcp-config";
+  document: "apiConfig" | "mcpConfig";
+  value: unknown;
+  /** Its shape is wrong: said after its unknown fields, which are the likelier cause. */
+  problem?: string;
+}
+
+/**
+ * Refuses a config file with a field its reader would ignore (a misspelling such as
+ * `allowed_actions` would otherwise leave the default in place without a word): the core names
+ * each one, with the spelling probably meant.
+ */
+export function checkConfigFields(options: { configs: ConfigFile[] }, unknownFields: (value: unknown, document: ConfigFile["document"], source: string) => { message: string }[]): void {
+  const unknown = options.configs.flatMap((config) => unknownFields(config.value, config.document, config.flag).map((u) => u.message));
+  const problems = unknown.length > 0 ? unknown : options.configs.flatMap((config) => config.problem ?? []);
+  if (problems.length > 0) throw new UsageError(problems.join("\n"));
 }
 
 function readJson(flag: string, file: string): unknown {

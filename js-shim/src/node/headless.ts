@@ -20,8 +20,9 @@ import { createInterface } from "node:readline";
 import type { ApprovalDecision, CoreEvent, MessageProcessor, RoutedMessage } from "smarthole-core";
 import { loadCore, wasmMemoryBytes, type Core } from "../core/load.ts";
 import { NodeHost } from "./node-host.ts";
-import { readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
+import { checkConfigFields, readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
 import { EventPrinter } from "./headless-printer.ts";
+import { terminalSafe, terminalSafeJson } from "./terminal-text.ts";
 
 const DECISIONS: Record<string, ApprovalDecision> = { approve: "approve_once", "approve-session": "approve_conversation", reject: "reject" };
 
@@ -54,6 +55,7 @@ function printStats(core: Core, everyMs: number): void {
 /** The processor over the vault's .smarthole/, its links wired, what an earlier run left finished. */
 async function start(options: HeadlessOptions, printer: EventPrinter) {
   const core = await loadCore();
+  checkConfigFields(options, (value, document, source) => core.unknownSettingsFields(value, document, source));
   const kill = crashHook();
   const host = new NodeHost(path.join(options.vault, ".smarthole"), {
     onEvent: (event) => {
@@ -67,7 +69,7 @@ async function start(options: HeadlessOptions, printer: EventPrinter) {
   links.attach((fn) => fn(processor), {
     bodyLimit: core.agentApiBodyLimit(),
     handle: (request) => processor.handleApiRequest(request),
-    log: (message) => process.stderr.write(`[${message}]\n`),
+    log: (message) => process.stderr.write(`[${terminalSafe(message)}]\n`),
   });
   // The core accepted the settings: connect the integrations they list.
   links.configureMcp(options.settings);
@@ -95,7 +97,7 @@ async function start(options: HeadlessOptions, printer: EventPrinter) {
 async function runOnce(processor: MessageProcessor, printer: EventPrinter, message: RoutedMessage): Promise<number> {
   const result = await processor.process(message);
   if (printer.streamed.has(result.messageId)) process.stderr.write("\n");
-  process.stdout.write(JSON.stringify(result) + "\n");
+  process.stdout.write(terminalSafeJson(JSON.stringify(result)) + "\n");
   return result.success ? 0 : 1;
 }
 
@@ -126,8 +128,8 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
     const command = /^\/(approve|approve-session|reject)\s+(\S+)$/.exec(text);
     if (command) {
       processor.decideApproval(command[2], DECISIONS[command[1]]).then(
-        (request) => process.stderr.write(`[${request.id}: ${request.status}]\n`),
-        (error: unknown) => process.stderr.write(`[error] ${error instanceof Error ? error.message : String(error)}\n`),
+        (request) => process.stderr.write(`[${terminalSafe(request.id)}: ${request.status}]\n`),
+        (error: unknown) => process.stderr.write(`[error] ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`),
       );
       continue;
     }
@@ -175,10 +177,10 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n${USAGE}\n`);
+      process.stderr.write(`error: ${terminalSafe(error.message, true)}\n${USAGE}\n`);
       process.exit(2);
     }
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`error: ${terminalSafe(error instanceof Error ? error.message : String(error), true)}\n`);
     process.exit(1);
   },
 );

@@ -8,3 +8,4 @@ export type { LogLevel } from "smarthole-core";
 export { HubSockets } from "../core/hub-sockets.ts";
 export { cronNext, localTimeZone } from "../core/clock.ts";
 export { McpConnections } from "../core/mcp.ts";
+export { terminalSafe, terminalSafeJson } from "./terminal-text.ts";

@@ -21,6 +21,9 @@ const STATUS_TEXT: Record<HubStatus, string> = {
 
 export default class SmartHoleAgentPlugin extends Plugin {
   saved: SavedSettings = {};
+  /** What data.json holds that the plugin does not use (unknown or wrong-typed fields): written
+   * back on every save, never dropped. */
+  private aside: Record<string, unknown> = {};
   runtime!: CoreRuntime;
   private statusEl: HTMLElement | null = null;
   /** Notices for approvals asked while the chat was closed, by request id. */
@@ -36,7 +39,8 @@ export default class SmartHoleAgentPlugin extends Plugin {
       openSocket: (url) => new WebSocket(url),
       // The agent API listens on the desktop app only, where Node's http module exists.
       loadHttp: Platform.isDesktop ? () => import("node:http") : null,
-      settings: () => coreSettings(this.app, this.saved),
+      // Only the fields it can use: a wrong-typed or unknown one in data.json never stops the start.
+      settings: () => coreSettings(this.app, this.runtime.defaults ? cleanSaved(this.saved, this.runtime.defaults).saved : this.saved),
       log: (level, message) => this.log(level, message),
       notify: (text) => new Notice(text),
     });
@@ -97,10 +101,25 @@ export default class SmartHoleAgentPlugin extends Plugin {
   private async startCore(): Promise<void> {
     try {
       await this.runtime.start();
-      this.saved = cleanSaved(this.saved, this.runtime.defaults!);
+      const raw: unknown = this.saved;
+      ({ saved: this.saved, aside: this.aside } = cleanSaved(raw, this.runtime.defaults!));
+      this.reportUnknownFields(raw);
     } catch (error) {
       new Notice(`SmartHole Agent could not start: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** Says which fields of data.json are not used (a misspelling, a newer version's setting). */
+  private reportUnknownFields(raw: unknown): void {
+    const unknown = this.runtime.unknownSettingsFields(raw, "pluginData", "data.json").map((u) => u.message);
+    const wrongType = Object.keys(this.aside)
+      .filter((key) => key === "apiKeySecretId" || (this.runtime.defaults !== null && key in this.runtime.defaults))
+      .map((key) => `field \`${key}\` in data.json has a value of the wrong type`);
+    const problems = [...unknown, ...wrongType];
+    if (problems.length === 0) return;
+    const text = `SmartHole Agent: ${problems.join("; ")}. They are kept in data.json but not used.`;
+    this.log("warn", text);
+    new Notice(text, 0);
   }
 
   /** Changes one setting: the core checks it first; an invalid value is refused with its reason. */
@@ -114,7 +133,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
       new Notice(error instanceof Error ? error.message : String(error));
       return;
     }
-    await this.saveData(this.saved);
+    await this.saveData({ ...this.aside, ...this.saved });
   }
 
   /** Settings as the core takes them (tests and the settings tab). */

@@ -18,16 +18,24 @@ export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "age
   mcpServers?: SavedMcpServer[];
 };
 
-/** Keeps only the fields we know, so an old or edited data.json cannot smuggle a key in. */
-export function cleanSaved(data: unknown, defaults: Required<CoreSettings>): SavedSettings {
-  const out: Record<string, unknown> = {};
-  if (data && typeof data === "object") {
+/**
+ * Splits data.json into the fields the plugin uses and the ones it sets aside: unknown names
+ * (a misspelling, a newer version's setting) and values of the wrong type. What is set aside is
+ * written back untouched on every save, so nothing the user wrote is lost; the core says which
+ * fields those are (see main.ts). A key or token found in data.json is neither used nor kept:
+ * they live in secret storage.
+ */
+export function cleanSaved(data: unknown, defaults: Required<CoreSettings>): { saved: SavedSettings; aside: Record<string, unknown> } {
+  const saved: Record<string, unknown> = {};
+  const aside: Record<string, unknown> = {};
+  if (data && typeof data === "object" && !Array.isArray(data)) {
     for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
-      if (key === "apiKeySecretId" && typeof value === "string") out[key] = value;
-      else if (key !== "apiKey" && key !== "agentApiToken" && key in defaults && typeof value === typeof (defaults as Record<string, unknown>)[key]) out[key] = value;
+      if (key === "apiKey" || key === "agentApiToken") continue;
+      const known = key === "apiKeySecretId" ? typeof value === "string" : key in defaults && typeof value === typeof (defaults as Record<string, unknown>)[key];
+      (known ? saved : aside)[key] = value;
     }
   }
-  return out;
+  return { saved, aside };
 }
 
 /** The settings the core runs with: the saved ones over the defaults, the secrets (the API key,

@@ -29,6 +29,7 @@ const SETTINGS: &[&str] = &[
     "hubClientName",
     "hubDescription",
     "protectedFolders",
+    "followLinkedFolders",
     "autoApproveTools",
     "mcpServers",
     "agentApiEnabled",

@@ -114,18 +114,24 @@ pub(super) async fn run<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &V
         Ok(args) => args,
         Err(e) => return e,
     };
-    if READ_ONLY.contains(&name) {
-        let work = std::pin::pin!(dispatch(ctx, name, &args));
-        let late = std::pin::pin!(ctx.host.sleep(TOOL_BUDGET_MS + HOST_GRACE_MS));
-        return match futures::future::select(work, late).await {
-            futures::future::Either::Left((output, _)) => output,
-            futures::future::Either::Right(_) => ToolOutput::error(format!(
-                "{name} got no answer from the vault within {} s and was stopped; nothing was changed. Try again, or narrow it (a folder, a smaller range).",
-                (TOOL_BUDGET_MS + HOST_GRACE_MS) / 1000
-            )),
-        };
+    // A write cut half-way would leave the note in doubt: only reads are abandoned.
+    let read_only = READ_ONLY.contains(&name);
+    let late = TOOL_BUDGET_MS + HOST_GRACE_MS;
+    let work = std::pin::pin!(dispatch(ctx, name, &args));
+    let timer = std::pin::pin!(async move {
+        if read_only {
+            ctx.host.sleep(late).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    });
+    match futures::future::select(work, timer).await {
+        futures::future::Either::Left((output, _)) => output,
+        futures::future::Either::Right(_) => ToolOutput::error(format!(
+            "{name} got no answer from the vault within {} s and was stopped; nothing was changed. Try again, or narrow it (a folder, a smaller range).",
+            late / 1000
+        )),
     }
-    dispatch(ctx, name, &args).await
 }
 
 async fn dispatch<H: Host>(ctx: &ToolContext<'_, H>, name: &str, args: &Args) -> ToolOutput {

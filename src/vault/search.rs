@@ -47,9 +47,13 @@ impl Matcher {
             return Ok(Matcher::Plain { needle, case_sensitive });
         }
         let mut last = String::new();
-        for limit in REGEX_SIZE_TIERS {
+        // Compiled sizes count pointers: halved on wasm32, so the tiers are too (the same
+        // pattern weighs the same on every host).
+        let scale = |limit: usize| limit / 8 * std::mem::size_of::<usize>();
+        for tier in REGEX_SIZE_TIERS {
+            let limit = scale(tier);
             match RegexBuilder::new(query).case_insensitive(!case_sensitive).size_limit(limit).build() {
-                Ok(re) => return Ok(Matcher::Regex(re, limit >> 10)),
+                Ok(re) => return Ok(Matcher::Regex(re, tier >> 10)),
                 Err(e) if e.to_string().contains("size limit") => last = e.to_string(),
                 Err(e) => return Err(format!("the regular expression is not valid: {e}")),
             }

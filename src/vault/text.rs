@@ -22,13 +22,13 @@ pub(crate) enum EditError {
     #[error("the line range {start}–{end} is not valid for {path}, which has {lines} lines")]
     BadRange { path: String, start: usize, end: usize, lines: usize },
     #[error("this edit would make {path} {bytes} bytes long, over the {MAX_NOTE_BYTES} bytes a note may have; replace fewer occurrences or a shorter text")]
-    TooLarge { path: String, bytes: usize },
+    TooLarge { path: String, bytes: u64 },
 }
 
 /// Refuses a result of `bytes` bytes over the limit, unless the note was already that large
 /// and the edit does not grow it.
-fn bounded(bytes: usize, before: usize, path: &str) -> Result<(), EditError> {
-    if bytes > MAX_NOTE_BYTES && bytes > before {
+fn bounded(bytes: u64, before: usize, path: &str) -> Result<(), EditError> {
+    if bytes > MAX_NOTE_BYTES as u64 && bytes > before as u64 {
         return Err(EditError::TooLarge { path: path.to_owned(), bytes });
     }
     Ok(())
@@ -58,8 +58,10 @@ pub(crate) fn apply(edit: &Edit, text: &str, path: &str) -> Result<String, EditE
             let count = text.matches(old.as_str()).count();
             if count == 1 || (count > 1 && *all) {
                 // The result's size is known before it is built.
-                let grown = count.saturating_mul(new.len()).saturating_add(text.len());
-                bounded(grown.saturating_sub(count.saturating_mul(old.len())), text.len(), path)?;
+                // In u64: a wasm32 usize would wrap at 4 GB.
+                let (count64, old64, new64) = (count as u64, old.len() as u64, new.len() as u64);
+                let grown = count64.saturating_mul(new64).saturating_add(text.len() as u64);
+                bounded(grown.saturating_sub(count64.saturating_mul(old64)), text.len(), path)?;
             }
             match count {
                 0 => Err(EditError::NotFound(path.to_owned())),
@@ -69,7 +71,7 @@ pub(crate) fn apply(edit: &Edit, text: &str, path: &str) -> Result<String, EditE
             }
         }
         Edit::Insert { line, after, text: insert } => {
-            bounded(text.len().saturating_add(insert.len()).saturating_add(1), text.len(), path)?;
+            bounded(text.len() as u64 + insert.len() as u64 + 1, text.len(), path)?;
             let mut all: Vec<&str> = if text.is_empty() { Vec::new() } else { lines(text) };
             let count = all.len();
             let at = match (*after, *line) {

@@ -41,31 +41,41 @@ async function processorOver(core, NodeHost, dir, server) {
 }
 
 /** One tool call through a turn: its time in ms (tool started → finished) and how it ended. */
-async function timedCall(core, NodeHost, server, dir, name, input) {
+async function timedCall(core, NodeHost, dir, name, input) {
+  // A server of its own: background requests of earlier runs (titles, summaries) take nothing from its queue.
+  const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   const { processor, marks } = await processorOver(core, NodeHost, dir, server);
   server.enqueue({ kind: "tool_use", tools: [{ id: "t", name, input }] }, { kind: "text", text: "done" });
   const result = await processor.process({ id: `b-${name}-${Date.now()}`, text: "go", source: "direct" });
   processor.free();
+  await server.close();
   if (!result.success) throw new Error(result.error);
+  if (marks.finished === undefined) throw new Error(`${name} did not run`);
   const outcome = marks.isError ? "refused" : /stopped after/.test(marks.output) ? "cut at the budget" : "answered";
   return { ms: round(marks.finished - marks.started), outcome };
 }
 
 /** Stop pressed `afterMs` into a long search: ms from Stop to the message's answer. */
-async function stopDuringSearch(core, NodeHost, server, dir, afterMs = 100) {
+async function stopDuringSearch(core, NodeHost, dir, afterMs = 100) {
+  const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   const { processor, marks } = await processorOver(core, NodeHost, dir, server);
   server.enqueue(
     { kind: "tool_use", tools: [{ id: "s", name: "search_files", input: { query: "(\\w+\\s){0,30}zebra", regex: true } }] },
     { kind: "text", text: "never" },
   );
   const answer = processor.process({ id: `stop-${Date.now()}`, text: "search", source: "direct" });
-  while (!marks.started) await new Promise((r) => setTimeout(r, 1));
+  const waitingSince = performance.now();
+  while (!marks.started) {
+    if (performance.now() - waitingSince > 30_000) throw new Error("the search never started");
+    await new Promise((r) => setTimeout(r, 1));
+  }
   await new Promise((r) => setTimeout(r, afterMs));
   const pressed = performance.now();
   processor.cancelCurrentProcessing();
   const result = await answer;
   const ms = performance.now() - pressed;
   processor.free();
+  await server.close();
   if (!result.cancelled) throw new Error("the search was not stopped");
   if (marks.finished) throw new Error("the search finished before Stop");
   return ms;
@@ -75,7 +85,6 @@ async function stopDuringSearch(core, NodeHost, server, dir, afterMs = 100) {
 export async function hostileToolBenchmarks() {
   const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
   const core = await loadCore();
-  const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   const out = {};
   const mbLine = "a".repeat(1_000_000);
   const mbOfLines = `${"a".repeat(1_000)}\n`.repeat(1_000);
@@ -93,17 +102,16 @@ export async function hostileToolBenchmarks() {
     ["replace_all_huge", vault(0, "", big(mbLine)), "edit_file", { path: "Big.md", operation: "replace", old_text: "a", new_text: mbLine, replace_all: true }],
   ];
   for (const [key, dir, name, input] of cases) {
-    const { ms, outcome } = await timedCall(core, NodeHost, server, dir, name, input);
+    const { ms, outcome } = await timedCall(core, NodeHost, dir, name, input);
     out[`hostile_${key}_ms`] = ms;
     out[`hostile_${key}_outcome`] = outcome;
   }
   const archive = vault(120, "lorem ipsum dolor sit amet, consectetur adipiscing elit\n".repeat(2_000));
   const stops = [];
-  for (let i = 0; i < 5; i++) stops.push(await stopDuringSearch(core, NodeHost, server, archive, 50 + 50 * i));
+  for (let i = 0; i < 5; i++) stops.push(await stopDuringSearch(core, NodeHost, archive, 50 + 50 * i));
   stops.sort((a, b) => a - b);
   out.hostile_stop_during_search_p50_ms = round(stops[Math.floor(stops.length / 2)]);
   out.hostile_stop_during_search_max_ms = round(stops[stops.length - 1]);
-  await server.close();
   for (const [, dir] of cases) rmSync(dir, { recursive: true, force: true });
   rmSync(archive, { recursive: true, force: true });
   return out;

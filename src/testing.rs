@@ -220,6 +220,8 @@ struct Timers {
 #[derive(Default)]
 struct State {
     now: Cell<Millis>,
+    /// Virtual time each reading of the clock by the core costs (a slow machine), 0 by default.
+    clock_step: Cell<Millis>,
     rng: Cell<u64>,
     timers: RefCell<Timers>,
     files: RefCell<BTreeMap<String, String>>,
@@ -327,6 +329,12 @@ impl FakeHost {
     /// The current virtual time.
     pub fn now(&self) -> Millis {
         self.state.now.get()
+    }
+
+    /// Makes every reading of the clock through `Host::now_ms` move it `ms` forward: the core's
+    /// own work then takes virtual time, as on a slow machine (deadlines inside a tool call).
+    pub fn set_clock_step(&self, ms: Millis) {
+        self.state.clock_step.set(ms);
     }
 
     /// Moves the clock forward, firing due timers.
@@ -731,6 +739,10 @@ impl Host for FakeHost {
     type Body = FakeBody;
 
     fn now_ms(&self) -> Millis {
+        let step = self.state.clock_step.get();
+        if step > 0 {
+            self.state.now.set(self.state.now.get() + step);
+        }
         self.now()
     }
 

@@ -3,6 +3,7 @@
 //! result that says what was wrong, never a failure of the turn.
 
 pub(crate) mod args;
+mod budget;
 mod call;
 mod end_conversation;
 mod get_conversation;

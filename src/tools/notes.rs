@@ -6,16 +6,17 @@ use crate::lean::fold_case;
 use serde_json::{json, Value};
 
 use super::args::Args;
+use super::budget::{thousands, Budget, TOOL_BUDGET_MS};
 use super::call::{tool_def, ToolContext, ToolOutput};
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::host::Host;
 use crate::llm::ToolDef;
-use crate::vault::glob;
+use crate::vault::glob::Glob;
 use crate::vault::path::{is_protected, normalize, parent, protected_folders, with_note_extension};
 use crate::vault::real::{listable, locate, Access, Skipped};
 use crate::vault::resolve::{existing, find};
-use crate::vault::search::{rank, search_file, Matcher};
-use crate::vault::text::{apply, lines, Edit};
+use crate::vault::search::{rank, FileScan, Matcher, LINE_WORK};
+use crate::vault::text::{apply, lines, Edit, MAX_NOTE_BYTES};
 use crate::vault::VaultEntry;
 
 /// Most lines `read_file` returns at once.
@@ -26,6 +27,13 @@ const MAX_READ_CHARS: usize = 20_000;
 const MAX_LIST: usize = 500;
 /// Most results `search_files` returns.
 const MAX_RESULTS: usize = 50;
+/// Work (bytes × the pattern's weight) `search_files` does between two looks at its budget.
+const SLICE_WORK: usize = LINE_WORK;
+/// Time a read-only tool may wait on the host beyond its budget before it answers anyway.
+const HOST_GRACE_MS: u64 = 2_000;
+/// The tools that only read: when the host does not answer in time they are abandoned (nothing
+/// half-done can be left behind), and the model is told.
+const READ_ONLY: [&str; 5] = ["read_file", "search_files", "list_files", "get_file_info", "get_active_note"];
 /// File types `search_files` reads.
 const SEARCHABLE: [&str; 3] = [".md", ".markdown", ".txt"];
 
@@ -107,16 +115,37 @@ pub(super) async fn run<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &V
         Ok(args) => args,
         Err(e) => return e,
     };
+    // A write cut half-way would leave the note in doubt: only reads are abandoned.
+    let read_only = READ_ONLY.contains(&name);
+    let late = TOOL_BUDGET_MS + HOST_GRACE_MS;
+    let work = std::pin::pin!(dispatch(ctx, name, &args));
+    let timer = std::pin::pin!(async move {
+        if read_only {
+            ctx.host.sleep(late).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    });
+    match futures::future::select(work, timer).await {
+        futures::future::Either::Left((output, _)) => output,
+        futures::future::Either::Right(_) => ToolOutput::error(format!(
+            "{name} got no answer from the vault within {} s and was stopped; nothing was changed. Try again, or narrow it (a folder, a smaller range).",
+            late / 1000
+        )),
+    }
+}
+
+async fn dispatch<H: Host>(ctx: &ToolContext<'_, H>, name: &str, args: &Args) -> ToolOutput {
     let result = match name {
-        "read_file" => read_file(ctx, &args).await,
-        "write_file" => write_file(ctx, &args).await,
-        "edit_file" => edit_file(ctx, &args).await,
-        "create_folder" => create_folder(ctx, &args).await,
-        "delete_file" => delete_file(ctx, &args).await,
-        "move_file" => move_file(ctx, &args).await,
-        "search_files" => search_files(ctx, &args).await,
-        "list_files" => list_files(ctx, &args).await,
-        "get_file_info" => get_file_info(ctx, &args).await,
+        "read_file" => read_file(ctx, args).await,
+        "write_file" => write_file(ctx, args).await,
+        "edit_file" => edit_file(ctx, args).await,
+        "create_folder" => create_folder(ctx, args).await,
+        "delete_file" => delete_file(ctx, args).await,
+        "move_file" => move_file(ctx, args).await,
+        "search_files" => search_files(ctx, args).await,
+        "list_files" => list_files(ctx, args).await,
+        "get_file_info" => get_file_info(ctx, args).await,
         _ => get_active_note(ctx).await,
     };
     result.unwrap_or_else(|e| e)
@@ -251,6 +280,13 @@ async fn read_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
 
 async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
     let content = args.string("content");
+    if content.len() > MAX_NOTE_BYTES {
+        return Err(ToolOutput::error(format!(
+            "The content is {} bytes; a note may have at most {} bytes. Nothing was written; split it into several notes.",
+            thousands(content.len()),
+            thousands(MAX_NOTE_BYTES)
+        )));
+    }
     let normalized = checked(ctx, &args.string("path"))?;
     if normalized.is_empty() {
         return Err(ToolOutput::error("write_file needs a file name, not the vault's root."));
@@ -403,33 +439,72 @@ async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<To
         None => String::new(),
     };
     let limit = args.number("max_results").unwrap_or(20).clamp(1, MAX_RESULTS);
-    let mut hits = Vec::new();
-    let mut scanned = 0;
+    let mut budget = Budget::start(ctx.host);
+    let prefix = format!("{}/", fold_case(&folder));
+    let protected = protected(ctx);
     let mut skipped = Skipped::default();
+    let mut candidates: Vec<VaultEntry> = Vec::new();
     for entry in all {
-        let in_folder = folder.is_empty() || fold_case(&entry.path).starts_with(&format!("{}/", fold_case(&folder)));
-        if !in_folder {
+        let path = fold_case(&entry.path);
+        if !folder.is_empty() && !path.starts_with(&prefix) {
             continue;
         }
-        if let Err(what) = listable(&entry, &protected(ctx), ctx.settings.follow_linked_folders) {
+        if let Err(what) = listable(&entry, &protected, ctx.settings.follow_linked_folders) {
             skipped.add(what);
             continue;
         }
-        let searchable = SEARCHABLE.iter().any(|ext| fold_case(&entry.path).ends_with(ext));
         // A link inside the vault is searched under its real path, not twice.
-        if entry.is_folder || !searchable || entry.real_path.is_some() {
-            continue;
-        }
-        scanned += 1;
-        let Ok(text) = ctx.host.vault_read(&entry.path).await else { continue };
-        if let Some(hit) = search_file(&matcher, &entry, &text) {
-            hits.push(hit);
+        if !entry.is_folder && entry.real_path.is_none() && SEARCHABLE.iter().any(|ext| path.ends_with(ext)) {
+            candidates.push(entry);
         }
     }
+    let mut hits = Vec::new();
+    let mut scanned = 0;
+    let mut cut_lines = 0;
+    let mut stopped = false;
+    'files: for entry in &candidates {
+        if !budget.pace().await {
+            stopped = true;
+            break;
+        }
+        let Ok(text) = ctx.host.vault_read(&entry.path).await else {
+            scanned += 1;
+            continue;
+        };
+        let mut scan = FileScan::new(&matcher, entry, &text);
+        while scan.step(&matcher, SLICE_WORK) {
+            if !budget.pace().await {
+                stopped = true;
+                cut_lines += scan.cut_lines;
+                hits.extend(scan.finish());
+                break 'files;
+            }
+        }
+        cut_lines += scan.cut_lines;
+        hits.extend(scan.finish());
+        scanned += 1;
+    }
+    let mut notes = String::new();
+    if stopped {
+        notes.push_str(&format!(
+            "\n\n[search stopped after {} s: {} of {} notes searched; narrow it with folder, or use a simpler pattern]",
+            budget.elapsed_s(),
+            thousands(scanned),
+            thousands(candidates.len())
+        ));
+    }
+    if cut_lines > 0 {
+        notes.push_str(&format!(
+            "\n\n[{} long lines were searched in their first {} characters only: the pattern is expensive (weight {}); a simpler one searches them whole]",
+            thousands(cut_lines),
+            thousands(LINE_WORK / matcher.weight()),
+            matcher.weight()
+        ));
+    }
+    notes.push_str(&skipped.describe());
     rank(&mut hits);
-    let skipped = skipped.describe();
     if hits.is_empty() {
-        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{skipped}", query)));
+        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{notes}", query)));
     }
     let total = hits.len();
     let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", query);
@@ -448,7 +523,7 @@ async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<To
     if total > limit {
         out.push_str(&format!("\n\n[{} more not shown]", total - limit));
     }
-    out.push_str(&skipped);
+    out.push_str(&notes);
     Ok(ToolOutput::ok(out))
 }
 
@@ -459,26 +534,49 @@ async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
         None => String::new(),
     };
     let limit = args.number("limit").unwrap_or(50).clamp(1, MAX_LIST);
+    let glob = match args.str("glob") {
+        Some(g) => Some(Glob::new(g).map_err(|e| ToolOutput::error(format!("Invalid input for list_files: {e}.")))?),
+        None => None,
+    };
+    let mut budget = Budget::start(ctx.host);
     let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
-    let mut skipped = Skipped::default();
+    let considered = all.len();
     let protected = protected(ctx);
-    let mut files: Vec<VaultEntry> = all
-        .into_iter()
-        .filter(|e| fold_case(&e.path).starts_with(&prefix))
-        .filter(|e| match listable(e, &protected, ctx.settings.follow_linked_folders) {
-            Ok(()) => true,
-            Err(what) => {
-                skipped.add(what);
-                false
-            }
-        })
-        .filter(|e| !e.is_folder)
-        .filter(|e| args.str("glob").is_none_or(|g| glob::matches(g, &e.path)))
-        .collect();
+    let mut skipped = Skipped::default();
+    let mut files: Vec<VaultEntry> = Vec::new();
+    let mut looked = 0;
+    let mut stopped = false;
+    for entry in all {
+        if !budget.pace().await {
+            stopped = true;
+            break;
+        }
+        looked += 1;
+        if !fold_case(&entry.path).starts_with(&prefix) {
+            continue;
+        }
+        if let Err(what) = listable(&entry, &protected, ctx.settings.follow_linked_folders) {
+            skipped.add(what);
+            continue;
+        }
+        if !entry.is_folder && glob.as_ref().is_none_or(|g| g.matches(&entry.path)) {
+            files.push(entry);
+        }
+    }
+    let mut notes = if stopped {
+        format!(
+            "\n[listing stopped after {} s: {} of {} entries looked at; narrow it with folder or a simpler glob]",
+            budget.elapsed_s(),
+            thousands(looked),
+            thousands(considered)
+        )
+    } else {
+        String::new()
+    };
+    notes.push_str(&skipped.describe());
     crate::lean::sort_by(&mut files, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
-    let skipped = skipped.describe();
     if files.is_empty() {
-        return Ok(ToolOutput::ok(format!("No files match.{skipped}")));
+        return Ok(ToolOutput::ok(format!("No files match.{notes}")));
     }
     let total = files.len();
     let mut out = format!("{total} files, newest first:");
@@ -488,7 +586,7 @@ async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
     if total > limit {
         out.push_str(&format!("\n[{} more; raise limit or narrow with folder/glob]", total - limit));
     }
-    out.push_str(&skipped);
+    out.push_str(&notes);
     Ok(ToolOutput::ok(out))
 }
 

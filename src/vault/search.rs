@@ -1,6 +1,13 @@
 //! `search_files`: plain text or a regular expression through `regex-lite`, a linear-time engine
 //! (no pattern can make it backtrack for ever), over the vault's text files; results ranked and
 //! shown with excerpts.
+//!
+//! Linear is not cheap: regex-lite's cost per byte grows with the compiled pattern (`a{0,1000}b`
+//! is a few thousand states, about 300 times the cost of `milk`). So a pattern is weighed when it
+//! is compiled (the smallest of a few size limits it fits in), patterns over the largest are
+//! refused, and a file is searched a slice of work at a time ([`FileScan`]) so the caller can
+//! check its deadline and let the host breathe between slices; a line longer than the pattern's
+//! weight allows is searched in its first part only, and the answer says so.
 
 use crate::lean::fold_case;
 use regex_lite::{Regex, RegexBuilder};
@@ -11,32 +18,65 @@ use super::resolve::VaultEntry;
 const EXCERPTS_PER_FILE: usize = 3;
 /// Longest excerpt, in characters.
 const EXCERPT_CHARS: usize = 160;
-/// Largest compiled pattern accepted, in bytes.
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// The size limits a pattern is tried against, smallest first; the last one is the largest
+/// compiled pattern accepted, in bytes. A pattern's weight is the first that fits, in KB.
+const REGEX_SIZE_TIERS: [usize; 5] = [1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18];
+/// Work (bytes × weight) one line may cost: about 10 ms natively whatever the pattern. A longer
+/// line is searched in its first `LINE_WORK / weight` bytes.
+pub(crate) const LINE_WORK: usize = 1 << 17;
 
 /// How the query matches a line.
 #[derive(Debug)]
 pub(crate) enum Matcher {
-    Plain { needle: String, case_sensitive: bool },
-    Regex(Regex),
+    Plain {
+        needle: String,
+        case_sensitive: bool,
+    },
+    /// A compiled pattern and its weight (its compiled size in KB, rounded up to a tier).
+    Regex(Regex, usize),
 }
 
 impl Matcher {
-    /// A plain-text or regex matcher; a bad pattern is an error the model can read.
+    /// A plain-text or regex matcher; a bad or too large pattern is an error the model can read.
     pub(crate) fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, String> {
         if query.is_empty() {
             return Err("the query is empty".to_owned());
         }
-        if regex {
-            RegexBuilder::new(query)
-                .case_insensitive(!case_sensitive)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-                .map(Matcher::Regex)
-                .map_err(|e| format!("the regular expression is not valid: {e}"))
-        } else {
+        if !regex {
             let needle = if case_sensitive { query.to_owned() } else { fold_case(query) };
-            Ok(Matcher::Plain { needle, case_sensitive })
+            return Ok(Matcher::Plain { needle, case_sensitive });
+        }
+        let mut last = String::new();
+        // Compiled sizes count pointers: halved on wasm32, so the tiers are too (the same
+        // pattern weighs the same on every host).
+        let scale = |limit: usize| limit / 8 * std::mem::size_of::<usize>();
+        for tier in REGEX_SIZE_TIERS {
+            let limit = scale(tier);
+            match RegexBuilder::new(query).case_insensitive(!case_sensitive).size_limit(limit).build() {
+                Ok(re) => return Ok(Matcher::Regex(re, tier >> 10)),
+                Err(e) if e.to_string().contains("size limit") => last = e.to_string(),
+                Err(e) => return Err(format!("the regular expression is not valid: {e}")),
+            }
+        }
+        Err(format!(
+            "the regular expression is too large once compiled ({last}, {} KB at most): counted repetitions such as {{0,1000}} multiply it; use smaller counts, + or *, or a plain-text search",
+            REGEX_SIZE_TIERS[REGEX_SIZE_TIERS.len() - 1] >> 10
+        ))
+    }
+
+    /// What one byte of text costs this matcher, relative to a plain regex.
+    pub(crate) fn weight(&self) -> usize {
+        match self {
+            Matcher::Plain { .. } => 1,
+            Matcher::Regex(_, weight) => (*weight).max(1),
+        }
+    }
+
+    /// Most bytes of one line searched (plain text is searched whole: it is fast at any length).
+    fn line_limit(&self) -> usize {
+        match self {
+            Matcher::Plain { .. } => usize::MAX,
+            Matcher::Regex(..) => LINE_WORK / self.weight(),
         }
     }
 
@@ -51,7 +91,7 @@ impl Matcher {
                 let first = haystack.find(needle.as_str()).map(|b| haystack[..b].chars().count());
                 (count, first)
             }
-            Matcher::Regex(re) => {
+            Matcher::Regex(re, _) => {
                 let mut count = 0;
                 let mut first = None;
                 for m in re.find_iter(line) {
@@ -95,27 +135,69 @@ fn excerpt(line: &str, at_char: usize) -> String {
     format!("{}{body}{}", if start > 0 { "…" } else { "" }, if start + EXCERPT_CHARS < chars.len() { "…" } else { "" })
 }
 
-/// Matches a file's name and text.
-pub(crate) fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> Option<FileHit> {
-    let (name_count, _) = matcher.find(&entry.path);
-    let mut hit = FileHit {
-        path: entry.path.clone(),
-        matches: 0,
-        name_matches: name_count > 0,
-        excerpts: Vec::new(),
-        modified_ms: entry.modified_ms,
-    };
-    for (n, line) in text.lines().enumerate() {
-        let (count, first) = matcher.find(line);
-        if count == 0 {
-            continue;
-        }
-        hit.matches += count;
-        if hit.excerpts.len() < EXCERPTS_PER_FILE {
-            hit.excerpts.push((n + 1, excerpt(line, first.unwrap_or(0))));
-        }
+/// One file's search under way, a slice of work at a time.
+pub(crate) struct FileScan<'t> {
+    lines: std::iter::Enumerate<std::str::Lines<'t>>,
+    hit: FileHit,
+    /// Lines searched in their first part only (longer than the pattern's weight allows).
+    pub(crate) cut_lines: usize,
+}
+
+impl<'t> FileScan<'t> {
+    /// Starts with the file's name (it counts as a match of its own).
+    pub(crate) fn new(matcher: &Matcher, entry: &VaultEntry, text: &'t str) -> Self {
+        let (name_count, _) = matcher.find(&entry.path);
+        let hit = FileHit {
+            path: entry.path.clone(),
+            matches: 0,
+            name_matches: name_count > 0,
+            excerpts: Vec::new(),
+            modified_ms: entry.modified_ms,
+        };
+        FileScan { lines: text.lines().enumerate(), hit, cut_lines: 0 }
     }
-    (hit.matches > 0 || hit.name_matches).then_some(hit)
+
+    /// Searches lines until about `work` (bytes × the matcher's weight) is spent; returns
+    /// whether lines remain.
+    pub(crate) fn step(&mut self, matcher: &Matcher, work: usize) -> bool {
+        let (weight, limit) = (matcher.weight(), matcher.line_limit());
+        let mut spent = 0usize;
+        for (n, line) in self.lines.by_ref() {
+            let mut end = line.len().min(limit);
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            if end < line.len() {
+                self.cut_lines += 1;
+            }
+            let line = &line[..end];
+            spent = spent.saturating_add(line.len().max(1).saturating_mul(weight));
+            let (count, first) = matcher.find(line);
+            if count > 0 {
+                self.hit.matches += count;
+                if self.hit.excerpts.len() < EXCERPTS_PER_FILE {
+                    self.hit.excerpts.push((n + 1, excerpt(line, first.unwrap_or(0))));
+                }
+            }
+            if spent >= work {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// What matched, if anything.
+    pub(crate) fn finish(self) -> Option<FileHit> {
+        (self.hit.matches > 0 || self.hit.name_matches).then_some(self.hit)
+    }
+}
+
+/// Matches a file's name and text, in one go.
+#[cfg(test)]
+pub(crate) fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> Option<FileHit> {
+    let mut scan = FileScan::new(matcher, entry, text);
+    while scan.step(matcher, usize::MAX) {}
+    scan.finish()
 }
 
 /// Best first.
@@ -177,5 +259,28 @@ mod tests {
         let shown = &hit.excerpts[0].1;
         assert!(shown.contains("needle") && shown.starts_with('…') && shown.ends_with('…'));
         assert!(shown.chars().count() <= EXCERPT_CHARS + 2);
+    }
+
+    #[test]
+    fn heavy_patterns_are_weighed_refused_or_cut() {
+        let light = Matcher::new("milk", true, false).unwrap();
+        assert_eq!(light.weight(), 1);
+        let heavy = Matcher::new("a{0,1000}b", true, true).unwrap();
+        assert!(heavy.weight() >= 64, "weight {}", heavy.weight());
+        for hostile in ["(a{0,100}){0,100}b", "a{0,1000}{0,1000}", "(?:\\w{0,500}){0,50}"] {
+            let e = Matcher::new(hostile, true, true).unwrap_err();
+            assert!(e.contains("too large") && e.contains("plain-text"), "{hostile}: {e}");
+        }
+        // One long line: searched in its first LINE_WORK / weight bytes, and counted as cut.
+        let line = format!("{}b", "a".repeat(100_000));
+        let mut scan = FileScan::new(&heavy, &entry("x.md", 0), &line);
+        assert!(!scan.step(&heavy, usize::MAX));
+        assert_eq!(scan.cut_lines, 1);
+        // Slices: a small budget returns after one line.
+        let text = "ab\n".repeat(10);
+        let mut scan = FileScan::new(&heavy, &entry("x.md", 0), &text);
+        assert!(scan.step(&heavy, 1));
+        while scan.step(&heavy, 1) {}
+        assert_eq!(scan.finish().unwrap().matches, 10);
     }
 }

@@ -4,6 +4,10 @@
 
 use thiserror::Error;
 
+/// Largest note an edit may produce, in bytes: checked before the new text is built, so a
+/// replace-all of one letter by a long text is refused instead of filling memory.
+pub(crate) const MAX_NOTE_BYTES: usize = 10 * 1024 * 1024;
+
 /// Why an edit was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub(crate) enum EditError {
@@ -17,6 +21,17 @@ pub(crate) enum EditError {
     LineOutOfRange { path: String, line: usize, lines: usize },
     #[error("the line range {start}–{end} is not valid for {path}, which has {lines} lines")]
     BadRange { path: String, start: usize, end: usize, lines: usize },
+    #[error("this edit would make {path} {bytes} bytes long, over the {MAX_NOTE_BYTES} bytes a note may have; replace fewer occurrences or a shorter text")]
+    TooLarge { path: String, bytes: u64 },
+}
+
+/// Refuses a result of `bytes` bytes over the limit, unless the note was already that large
+/// and the edit does not grow it.
+fn bounded(bytes: u64, before: usize, path: &str) -> Result<(), EditError> {
+    if bytes > MAX_NOTE_BYTES as u64 && bytes > before as u64 {
+        return Err(EditError::TooLarge { path: path.to_owned(), bytes });
+    }
+    Ok(())
 }
 
 /// An edit `edit_file` makes.
@@ -40,7 +55,15 @@ pub(crate) fn apply(edit: &Edit, text: &str, path: &str) -> Result<String, EditE
             if old.is_empty() {
                 return Err(EditError::EmptyPattern);
             }
-            match text.matches(old.as_str()).count() {
+            let count = text.matches(old.as_str()).count();
+            if count == 1 || (count > 1 && *all) {
+                // The result's size is known before it is built.
+                // In u64: a wasm32 usize would wrap at 4 GB.
+                let (count64, old64, new64) = (count as u64, old.len() as u64, new.len() as u64);
+                let grown = count64.saturating_mul(new64).saturating_add(text.len() as u64);
+                bounded(grown.saturating_sub(count64.saturating_mul(old64)), text.len(), path)?;
+            }
+            match count {
                 0 => Err(EditError::NotFound(path.to_owned())),
                 1 => Ok(text.replacen(old.as_str(), new, 1)),
                 _ if *all => Ok(text.replace(old.as_str(), new)),
@@ -48,6 +71,7 @@ pub(crate) fn apply(edit: &Edit, text: &str, path: &str) -> Result<String, EditE
             }
         }
         Edit::Insert { line, after, text: insert } => {
+            bounded(text.len() as u64 + insert.len() as u64 + 1, text.len(), path)?;
             let mut all: Vec<&str> = if text.is_empty() { Vec::new() } else { lines(text) };
             let count = all.len();
             let at = match (*after, *line) {
@@ -118,5 +142,20 @@ mod tests {
             apply(&Edit::DeleteLines { start: 0, end: 1 }, NOTE, "L.md"),
             Err(EditError::BadRange { .. })
         ));
+    }
+
+    #[test]
+    fn an_edit_whose_result_would_be_huge_is_refused_before_it_is_built() {
+        let note = "a".repeat(1_000_000);
+        let huge = Edit::Replace { old: "a".into(), new: "b".repeat(1_000_000), all: true };
+        let e = apply(&huge, &note, "Big.md").unwrap_err();
+        assert_eq!(e, EditError::TooLarge { path: "Big.md".into(), bytes: 1_000_000_000_000 });
+        assert!(e.to_string().contains("replace fewer occurrences"));
+        let insert = Edit::Insert { line: 1, after: true, text: "x".repeat(MAX_NOTE_BYTES) };
+        assert!(matches!(apply(&insert, "one\n", "N.md"), Err(EditError::TooLarge { .. })));
+        // Shrinking a note already over the limit is fine.
+        let big = "ab".repeat(MAX_NOTE_BYTES / 2 + 1);
+        let shrink = Edit::Replace { old: "b".into(), new: String::new(), all: true };
+        assert_eq!(apply(&shrink, &big, "B.md").unwrap().len(), MAX_NOTE_BYTES / 2 + 1);
     }
 }

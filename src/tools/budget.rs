@@ -1,0 +1,103 @@
+//! A tool call's time budget (DESIGN.md §6: a tool call on hostile input is answered within
+//! 10 s) and its manners while it works: the core is single-threaded, so a long scan that never
+//! gives the event loop a turn freezes chat, hub, agent API and Stop alike. A scan calls
+//! [`Budget::pace`] between pieces of work: every few milliseconds of host time it sleeps for
+//! 0 ms (a real turn of the host's event loop, where Stop and other messages arrive), every few
+//! pieces it yields once to the executor (what the FakeHost and `join!`ed futures need), and
+//! once the budget is spent it says so, and the scan returns what it has.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::host::Host;
+use crate::host_types::Millis;
+
+/// How long one tool call may work before it returns what it has.
+pub(crate) const TOOL_BUDGET_MS: Millis = 10_000;
+/// Host time between two turns of the event loop while a scan works.
+const YIELD_EVERY_MS: Millis = 16;
+/// Pieces of work between two yields to the executor.
+const YIELD_EVERY_STEPS: u32 = 32;
+
+/// The clock and the manners of one tool call.
+pub(crate) struct Budget<'h, H: Host> {
+    host: &'h H,
+    started: Millis,
+    deadline: Millis,
+    last_yield: Millis,
+    steps: u32,
+}
+
+impl<'h, H: Host> Budget<'h, H> {
+    /// Starts the budget now.
+    pub(crate) fn start(host: &'h H) -> Self {
+        let now = host.now_ms();
+        Budget { host, started: now, deadline: now.saturating_add(TOOL_BUDGET_MS), last_yield: now, steps: 0 }
+    }
+
+    /// Whole seconds since the start, at least 1 (for "stopped after 10 s").
+    pub(crate) fn elapsed_s(&self) -> u64 {
+        (self.host.now_ms().saturating_sub(self.started) / 1000).max(1)
+    }
+
+    /// Between two pieces of work: lets the host breathe now and then; `false` once the budget is
+    /// spent (the caller stops and says so).
+    pub(crate) async fn pace(&mut self) -> bool {
+        self.steps = self.steps.wrapping_add(1);
+        let now = self.host.now_ms();
+        if now >= self.deadline {
+            return false;
+        }
+        if now.saturating_sub(self.last_yield) >= YIELD_EVERY_MS {
+            self.host.sleep(0).await;
+            YieldOnce(false).await;
+            self.last_yield = self.host.now_ms();
+        } else if self.steps % YIELD_EVERY_STEPS == 0 {
+            YieldOnce(false).await;
+        }
+        true
+    }
+}
+
+/// Pending once, waking itself: the executor polls whatever else is ready first.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// `12345` → `12,345`, for counts the model and the user read.
+pub(crate) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_with_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234), "1,234");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -43,6 +43,12 @@ pub(crate) fn file_stem(id: &str) -> String {
     format!("{}{HASH_MARK}{hash}", &escaped[..cut])
 }
 
+/// The stem versions before the length bound gave every id: the escaped id, however long. An
+/// inbox file left under it by such a version is renamed to [`file_stem`]'s name, not set aside.
+pub(crate) fn unbounded_stem(id: &str) -> String {
+    escape(id)
+}
+
 /// The one-to-one escaping of an id (`~XX` for every byte but `[A-Za-z0-9_-]`).
 fn escape(id: &str) -> String {
     let mut out = String::with_capacity(id.len());

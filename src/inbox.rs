@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::bounded::{read_bounded, too_large, Bounded, MAX_INBOX_BYTES};
 use crate::host::Host;
 use crate::host_types::{HostError, Millis};
-use crate::ids::file_stem;
+use crate::ids::{file_stem, unbounded_stem};
 use crate::message::RoutedMessage;
 use crate::time::format_iso;
 
@@ -116,6 +116,16 @@ pub(crate) async fn list_pending<H: Host>(host: &H) -> Result<Vec<Pending>, Host
         };
         match serde_json::from_str::<InboxEntry>(&raw) {
             Ok(entry) if entry_path(&entry.message.id) == path => entries.push(entry),
+            // Left by a version whose file names were not bounded: moved to today's name (its
+            // journal with it), so a re-delivery of the id finds it.
+            Ok(entry) if name.strip_suffix(ENTRY_SUFFIX) == Some(&unbounded_stem(&entry.message.id)[..]) => {
+                let old_journal = format!("{INBOX_DIR}/{}{JOURNAL_SUFFIX}", unbounded_stem(&entry.message.id));
+                if names.iter().any(|n| format!("{INBOX_DIR}/{n}") == old_journal) {
+                    host.rename_file(&old_journal, &journal_path(&entry.message.id)).await?;
+                }
+                host.rename_file(&path, &entry_path(&entry.message.id)).await?;
+                entries.push(entry);
+            }
             Ok(entry) => corrupt.push(Pending::Corrupt {
                 file: name.clone(),
                 reason: format!("the file name does not match the message id {:?}", entry.message.id),

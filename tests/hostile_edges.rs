@@ -92,6 +92,46 @@ fn a_long_id_left_in_the_inbox_by_a_crash_is_found_and_finished_at_the_next_star
     }
 }
 
+#[test]
+fn a_long_id_left_under_an_older_versions_unbounded_file_name_is_renamed_and_finished() {
+    // Before file names were bounded, a stem was the escaped id however long: 30 × "é" was 180
+    // bytes of `~C3~A9`. Such a file (and its journal) is moved to today's name and answered.
+    let id = "é".repeat(30);
+    let escaped: String = id
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+                char::from(b).to_string()
+            } else {
+                format!("~{b:02X}")
+            }
+        })
+        .collect();
+    assert!(escaped.len() > 120 && escaped.len() <= 235, "{} bytes", escaped.len());
+    let crashed = FakeHost::new();
+    crashed.script([Reply::text("never")]);
+    let p = processor(&crashed);
+    let left = crashed.run_until(p.process(from_hub(&id, "remember")), |e| {
+        matches!(e, smarthole_agent::Event::Stage { stage: Stage::ModelRequest, .. })
+    });
+    assert!(left.is_none());
+    let entry = inbox(&crashed).into_iter().find(|p| p.ends_with(".json")).expect("an inbox entry");
+    let text = crashed.file(&entry).expect("its text");
+
+    let host = FakeHost::new();
+    host.put_file(&format!("inbox/{escaped}.json"), &text);
+    host.put_file(&format!("inbox/{escaped}.turn.jsonl"), "");
+    host.script([Reply::text("the answer")]);
+    let p = processor(&host);
+    let summary = host.run(p.reprocess_pending()).expect("reprocess");
+    assert_eq!(summary.moved_to_failed.len(), 0, "{summary:?}");
+    assert!(summary.results.iter().any(|r| r.success && r.message_id == id), "{summary:?}");
+    assert_eq!(recorded_count(&host, &id), 1);
+    assert!(inbox(&host).is_empty(), "{:?}", inbox(&host));
+    assert_short_names(&host, "renamed");
+    answers_the_next_message(&host, &p, "renamed");
+}
+
 const TOKEN: &str = "5f0c1d2e3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5";
 const MAIN: u16 = 8090;
 const REVIEWER: u16 = 8091;

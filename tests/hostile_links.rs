@@ -52,24 +52,11 @@ fn world(follow: bool) -> (FakeHost, MessageProcessor<FakeHost>) {
     (host, p)
 }
 
-/// Runs one tool call through a turn; returns the result the model read, and whether it was an
-/// error.
+/// Runs one tool call through a turn; returns the result the model read next, and whether it
+/// was an error.
 fn call(host: &FakeHost, p: &MessageProcessor<FakeHost>, name: &str, input: Value) -> (String, bool) {
     let id = format!("m{}", host.requests().len());
-    host.script([Reply::tools("", &[("t1", name, input)]), Reply::text("ok")]);
-    let result = host.run(p.process(direct(&id, "do it")));
-    assert!(result.success, "{result:?}");
-    let requests = host.requests();
-    let last = &requests.last().expect("a second model call").body;
-    let block = last["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .rev()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "t1")
-        .expect("the tool's result went to the model");
-    (block["content"].as_str().unwrap_or_default().to_owned(), block["is_error"] == json!(true))
+    tool_call(host, p, &id, name, input)
 }
 
 /// What a case expects: success with these words in the result, or a refusal with them.

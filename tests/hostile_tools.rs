@@ -12,28 +12,10 @@ use std::task::Poll;
 use common::*;
 use serde_json::{json, Value};
 use smarthole_agent::testing::{FakeHost, Reply};
-use smarthole_agent::{Event, MessageProcessor, ProcessResult, Settings};
+use smarthole_agent::{Event, ProcessResult, Settings};
 
 fn trusting() -> Settings {
     Settings { auto_approve_tools: vec!["write_file".into()], ..settings() }
-}
-
-/// Runs one tool call through a turn; the result the model read next, and whether it was an error.
-fn call(host: &FakeHost, p: &MessageProcessor<FakeHost>, id: &str, name: &str, input: Value) -> (String, bool) {
-    host.script([Reply::tools("", &[("t1", name, input)]), Reply::text("ok")]);
-    let result = host.run(p.process(direct(id, "do it")));
-    assert!(result.success, "{result:?}");
-    let requests = host.requests();
-    let last = &requests.last().expect("a second model call").body;
-    let block = last["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .rev()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "t1")
-        .expect("the tool's result went to the model");
-    (block["content"].as_str().unwrap_or_default().to_owned(), block["is_error"] == json!(true))
 }
 
 /// Every note and its text.
@@ -208,7 +190,7 @@ fn hostile_tool_calls_are_answered_or_refused_and_the_host_goes_on() {
         let (vault_before, history_before) = (vault_state(&host), history(&host));
 
         host.set_clock_step(case.clock_step);
-        let (out, is_error) = call(&host, &p, &format!("case-{n}"), case.tool, case.input);
+        let (out, is_error) = tool_call(&host, &p, &format!("case-{n}"), case.tool, case.input);
         host.set_clock_step(0);
         assert_eq!(is_error, case.error, "{}: {out}", case.name);
         for needle in case.says {

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::testing::FakeHost;
 use smarthole_agent::Event;
 use smarthole_agent::{MessageProcessor, Settings};
 
@@ -21,21 +21,8 @@ fn trusting() -> Settings {
 /// Runs one tool call through a turn; returns the result the model read next, and whether it
 /// was an error.
 fn call(host: &FakeHost, p: &MessageProcessor<FakeHost>, name: &str, input: Value) -> (String, bool) {
-    let before = host.requests().len();
-    host.script([Reply::tools("", &[("t1", name, input)]), Reply::text("ok")]);
-    let id = format!("m{before}");
-    let result = host.run(p.process(direct(&id, "do it")));
-    assert!(result.success, "{result:?}");
-    let requests = host.requests();
-    let last = &requests.last().expect("a second model call").body;
-    let messages = last["messages"].as_array().expect("messages");
-    let block = messages
-        .iter()
-        .rev()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "t1")
-        .expect("the tool's result went to the model");
-    (block["content"].as_str().unwrap_or_default().to_owned(), block["is_error"] == json!(true))
+    let id = format!("m{}", host.requests().len());
+    tool_call(host, p, &id, name, input)
 }
 
 fn ok(host: &FakeHost, p: &MessageProcessor<FakeHost>, name: &str, input: Value) -> String {

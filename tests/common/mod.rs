@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use smarthole_agent::testing::internals::{log_path, ConversationIndex, INDEX_PATH};
-use smarthole_agent::testing::FakeHost;
+use smarthole_agent::testing::{FakeHost, Reply};
 use smarthole_agent::HistoryLine;
 use smarthole_agent::{Event, Stage};
 use smarthole_agent::{MessageProcessor, Settings};
@@ -117,4 +117,29 @@ pub fn request_offsets(host: &FakeHost) -> Vec<u64> {
     let requests = host.requests();
     let first = requests.first().map(|r| r.at_ms).unwrap_or(0);
     requests.iter().map(|r| r.at_ms - first).collect()
+}
+
+/// Runs one tool call through a turn (message `id`); returns the result the model read next, and
+/// whether it was an error.
+pub fn tool_call(
+    host: &FakeHost,
+    p: &MessageProcessor<FakeHost>,
+    id: &str,
+    name: &str,
+    input: Value,
+) -> (String, bool) {
+    host.script([Reply::tools("", &[("t1", name, input)]), Reply::text("ok")]);
+    let result = host.run(p.process(direct(id, "do it")));
+    assert!(result.success, "{result:?}");
+    let requests = host.requests();
+    let last = &requests.last().expect("a second model call").body;
+    let block = last["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .rev()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "t1")
+        .expect("the tool's result went to the model");
+    (block["content"].as_str().unwrap_or_default().to_owned(), block["is_error"] == json!(true))
 }

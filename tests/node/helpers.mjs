@@ -104,3 +104,16 @@ export function freePort() {
     });
   });
 }
+
+/** The tool results a scripted model server was sent since its request `from`, by tool_use id. */
+export function toolResults(server, from) {
+  const out = {};
+  for (const r of server.requests.slice(from)) {
+    for (const m of r.body?.messages ?? []) {
+      for (const b of Array.isArray(m.content) ? m.content : []) {
+        if (b.type === "tool_result") out[b.tool_use_id] = b;
+      }
+    }
+  }
+  return out;
+}

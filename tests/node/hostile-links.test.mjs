@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { ROOT, startHeadless, waitFor } from "./helpers.mjs";
+import { ROOT, startHeadless, waitFor, toolResults } from "./helpers.mjs";
 import { hostileWorld } from "./hostile-world.mjs";
 
 const { NodeVault } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -100,18 +100,6 @@ const CASES = [
   ["search_files", { query: "plants" }, [], ok("Notes/Plan.md", "entries skipped")],
 ];
 
-/** The tool results the model was sent since request `from`, by tool_use id. */
-function toolResults(from) {
-  const out = {};
-  for (const r of server.requests.slice(from)) {
-    for (const m of r.body?.messages ?? []) {
-      for (const b of Array.isArray(m.content) ? m.content : []) {
-        if (b.type === "tool_result") out[b.tool_use_id] = b;
-      }
-    }
-  }
-  return out;
-}
 
 test("every symlink form, FIFO, dangling and looping link, through every note tool", { timeout: 600_000 }, async () => {
   for (const [i, [tool, input, flags, expect]] of CASES.entries()) {
@@ -133,7 +121,7 @@ test("every symlink form, FIFO, dangling and looping link, through every note to
     const { code } = await child.done;
     assert.equal(code, 0, `${label}: ${child.stderrText}`);
 
-    const result = toolResults(from).t;
+    const result = toolResults(server, from).t;
     assert.ok(result, `${label}: no tool result`);
     const text = String(result.content);
     assert.equal(result.is_error === true, expect.error, `${label}: ${text}`);

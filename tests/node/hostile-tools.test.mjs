@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { hostileWorld } from "./hostile-world.mjs";
-import { once, startHeadless, waitFor } from "./helpers.mjs";
+import { once, startHeadless, waitFor, toolResults } from "./helpers.mjs";
 
 let server;
 before(async () => {
@@ -18,18 +18,6 @@ before(async () => {
 });
 after(() => server.close());
 
-/** The tool results the model was sent, by tool_use id. */
-function toolResults(from) {
-  const out = {};
-  for (const r of server.requests.slice(from)) {
-    for (const m of r.body?.messages ?? []) {
-      for (const b of Array.isArray(m.content) ? m.content : []) {
-        if (b.type === "tool_result") out[b.tool_use_id] = b;
-      }
-    }
-  }
-  return out;
-}
 
 const MB_LINE = "a".repeat(1_000_000);
 const MB_OF_LINES = `${"a".repeat(1_000)}\n`.repeat(1_000);
@@ -126,7 +114,7 @@ for (const c of CASES) {
     const run = await once(world.vault, server.url, "do the hostile thing");
     const took = Date.now() - started;
     assert.equal(run.result?.success, true, run.stderr);
-    const result = toolResults(from).h;
+    const result = toolResults(server, from).h;
     assert.ok(result, "the tool answered the model");
     assert.equal(result.is_error === true, c.error, result.content.slice(0, 400));
     for (const pattern of c.says) assert.match(result.content, pattern);
@@ -159,7 +147,7 @@ test("Stop (Ctrl-C) during a long search: acknowledged, the search ends early, t
   child.kill("SIGINT");
   await waitFor(() => child.stdoutText.includes("[stopped]"), 5_000, "the stop");
   const stopMs = Date.now() - stoppedAt;
-  assert.equal(toolResults(from).s, undefined, "the search never reached the model: it ended before it completed");
+  assert.equal(toolResults(server, from).s, undefined, "the search never reached the model: it ended before it completed");
   child.stdin.write("and now?\n");
   await waitFor(() => child.stdoutText.includes("Answer after the stop."), 15_000, "the next answer");
   child.stdin.end();

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { tmpVault, once } from "./helpers.mjs";
+import { tmpVault, once, toolResults } from "./helpers.mjs";
 
 let server;
 before(async () => {
@@ -22,18 +22,6 @@ function vaultWithNote() {
   return vault;
 }
 
-/** The tool results the model was sent, by tool_use id. */
-function toolResults(from) {
-  const out = {};
-  for (const r of server.requests.slice(from)) {
-    for (const m of r.body?.messages ?? []) {
-      for (const b of Array.isArray(m.content) ? m.content : []) {
-        if (b.type === "tool_result") out[b.tool_use_id] = b;
-      }
-    }
-  }
-  return out;
-}
 
 test("create, edit, list and search notes in a real folder; hidden folders stay out", async () => {
   const vault = vaultWithNote();
@@ -48,7 +36,7 @@ test("create, edit, list and search notes in a real folder; hidden folders stay 
   const run = await once(vault, server.url, "start a garden note");
   assert.equal(run.result.success, true, run.stderr);
   assert.equal(readFileSync(path.join(vault, "Ideas/Garden.md"), "utf8"), "plant roses\nwater daily\n");
-  const results = toolResults(from);
+  const results = toolResults(server, from);
   assert.equal(results.w.content, "Created Ideas/Garden.md (2 lines).");
   assert.equal(results.e.content, "Edited Ideas/Garden.md (replace).");
   assert.match(results.l.content, /^2 files, newest first:/);
@@ -66,7 +54,7 @@ test("without a user to ask, a delete is rejected and the note stays", async () 
   assert.equal(run.result.success, true, run.stderr);
   assert.match(run.stderr, /\[approval: Delete Notes\/Old\.md \(to the trash\) → rejected/);
   assert.ok(existsSync(path.join(vault, "Notes/Old.md")));
-  assert.match(toolResults(from).d.content, /rejected/);
+  assert.match(toolResults(server, from).d.content, /rejected/);
   const approvals = readdirSync(path.join(vault, ".smarthole/approvals"));
   assert.equal(approvals.length, 1);
   assert.equal(JSON.parse(readFileSync(path.join(vault, ".smarthole/approvals", approvals[0]), "utf8")).status, "rejected");

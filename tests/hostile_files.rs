@@ -13,7 +13,7 @@ use common::*;
 use serde_json::{json, Value};
 use smarthole_agent::testing::internals::{log_path, parse_index, INDEX_PATH, QUARANTINE_PATH};
 use smarthole_agent::testing::{FakeHost, Reply};
-use smarthole_agent::{Event, LineRole, MessageProcessor};
+use smarthole_agent::{ConversationStatus, Event, LineRole, MessageProcessor};
 
 /// Three conversations: `ids[0]` and `ids[1]` ended, `ids[2]` current, two turns each.
 struct World {
@@ -201,11 +201,18 @@ fn cases() -> Vec<Case> {
         Case {
             name: "an empty index",
             damage: |w| w.host.put_file(INDEX_PATH, ""),
-            listed: &[],
-            check: |w, _| {
+            listed: &[0, 1, 2],
+            check: |w, p| {
                 let aside = set_aside(w, "conversations/index.json.unreadable-", "unreadable");
                 assert_eq!(aside.len(), 1, "{:?}", w.host.paths());
                 assert_eq!(w.host.file(&aside[0]).unwrap(), "");
+                // The three conversations are listed again from their history files, archived.
+                let all = w.host.run(p.conversations()).unwrap();
+                let recovered: Vec<_> =
+                    all.iter().filter(|c| c.title.as_deref() == Some("Recovered conversation")).collect();
+                assert_eq!(recovered.len(), 3, "{all:?}");
+                assert!(recovered.iter().all(|c| c.status == ConversationStatus::Archived && c.ended_at.is_some()));
+                assert!(notices(w).iter().any(|n| n.contains("3 conversations were listed again")), "{:?}", notices(w));
             },
         },
         Case {
@@ -244,7 +251,7 @@ fn cases() -> Vec<Case> {
                 let text = w.host.file(INDEX_PATH).unwrap();
                 w.host.put_sized_file(INDEX_PATH, &text, 600 * 1024 * 1024);
             },
-            listed: &[],
+            listed: &[0, 1, 2],
             check: |w, _| {
                 assert!(!w.host.reads().iter().any(|r| r == INDEX_PATH), "never read");
                 let aside = set_aside(w, "conversations/index.json.oversized-", "oversized");
@@ -296,7 +303,8 @@ fn damaged_files_never_cost_data() {
                 assert!(now.contains(line), "{}: a line of {path} was lost: {line}", case.name);
             }
         }
-        // Every index entry that was readable is still listed.
+        // Every conversation is still listed: its index entry if that was readable, else
+        // recovered from its history file.
         let listed: Vec<String> = w.host.run(p.conversations()).unwrap().into_iter().map(|c| c.id).collect();
         for &i in case.listed {
             assert!(listed.contains(&w.ids[i]), "{}: conversation {i} dropped out: {listed:?}", case.name);

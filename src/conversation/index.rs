@@ -143,7 +143,10 @@ pub(crate) fn parse_archive(text: &str) -> Vec<Conversation> {
     out
 }
 
+/// The folder of the index, the archive and the history files.
+pub(crate) const CONVERSATIONS_DIR: &str = "conversations";
+
 /// Path of a conversation's history file.
 pub fn log_path(conversation_id: &str) -> String {
-    format!("conversations/{conversation_id}.jsonl")
+    format!("{CONVERSATIONS_DIR}/{conversation_id}.jsonl")
 }

@@ -9,8 +9,8 @@ use thiserror::Error;
 
 use super::context::ContextCache;
 use super::index::{
-    log_path, parse_archive, parse_index, ConversationIndex, Quarantined, ARCHIVE_PATH, INDEX_PATH, QUARANTINE_PATH,
-    RECENT_ARCHIVED,
+    log_path, parse_archive, parse_index, ConversationIndex, Quarantined, ARCHIVE_PATH, CONVERSATIONS_DIR, INDEX_PATH,
+    QUARANTINE_PATH, RECENT_ARCHIVED,
 };
 use super::line::{HistoryLine, LineRole, Turn};
 use super::log::{parse_log, LoadedLog};
@@ -209,7 +209,11 @@ impl ConversationStore {
     pub async fn open<H: Host>(host: &H) -> Result<Self, StoreError> {
         let mut notices = Vec::new();
         let index = read_index(host, &mut notices).await?;
+        let index_damaged = !notices.is_empty();
         let mut store = ConversationStore { index, current: None, archive: None, notices };
+        if index_damaged {
+            store.recover_unlisted(host).await?;
+        }
         if let Some(id) = store.index.current.clone() {
             let mut current = CurrentLog::new(id);
             let turns = load_log(host, &current.id, Some(&mut store.notices)).await?.turns;
@@ -228,6 +232,45 @@ impl ConversationStore {
             }
         }
         Ok(store)
+    }
+
+    /// After a damaged index (set aside whole, or entries quarantined): every history file that
+    /// neither the index nor the archive lists is listed again, as an archived "Recovered
+    /// conversation" dated by its own lines, so no conversation drops out of the list.
+    async fn recover_unlisted<H: Host>(&mut self, host: &H) -> Result<(), StoreError> {
+        let mut recovered = Vec::new();
+        for name in host.list_dir(CONVERSATIONS_DIR).await? {
+            let Some(id) = name.strip_suffix(".jsonl") else { continue };
+            if log_path(id) == ARCHIVE_PATH || self.index.get(id).is_some() {
+                continue;
+            }
+            if self.archive(host).await?.iter().any(|c| c.id == id) {
+                continue;
+            }
+            let lines: Vec<HistoryLine> = load_turns(host, id).await?.into_iter().flat_map(|t| t.lines).collect();
+            let (Some(first), Some(last)) = (lines.first(), lines.last()) else { continue };
+            let mut conversation = Conversation::new(id.to_owned(), first.ts.clone());
+            conversation.status = ConversationStatus::Archived;
+            conversation.title = Some("Recovered conversation".to_owned());
+            conversation.ended_at = Some(last.ts.clone());
+            conversation.end_reason = Some("recovered: its index entry could not be read".to_owned());
+            recovered.push(conversation);
+        }
+        if recovered.is_empty() {
+            return Ok(());
+        }
+        host.log(LogLevel::Info, &format!("{} conversations recovered from their history files", recovered.len()));
+        self.notices.push(format!(
+            "{} listed again from {} history file{} (archived, as \"Recovered conversation\").",
+            if recovered.len() == 1 {
+                "1 conversation was".to_owned()
+            } else {
+                format!("{} conversations were", recovered.len())
+            },
+            if recovered.len() == 1 { "its" } else { "their" },
+            if recovered.len() == 1 { "" } else { "s" }
+        ));
+        self.append_archive(host, &recovered).await
     }
 
     /// What the user should be told about damaged files met since the last call (set aside,

@@ -384,10 +384,12 @@ async fn call_with_retry<H: Host>(
     call: ModelCall<'_>,
     message: &RoutedMessage,
 ) -> Result<ModelResponse, LlmError> {
+    // Read from the message once per call, not once per streamed piece.
+    let conversation_id = message.named_conversation();
     let mut on_text = |text: &str| {
         host.emit(&Event::TextDelta {
             message_id: message.id.clone(),
-            conversation_id: message.named_conversation(),
+            conversation_id: conversation_id.clone(),
             text: text.to_owned(),
         })
     };

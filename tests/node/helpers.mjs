@@ -1,7 +1,8 @@
 // Shared helpers for the end-to-end tests: run the headless command, read a vault's state.
 import { spawn } from "node:child_process";
 import net from "node:net";
-import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -116,4 +117,18 @@ export function toolResults(server, from) {
     }
   }
   return out;
+}
+
+/**
+ * dist/main.js installed in a fresh folder beside the stub `obsidian` module (as Obsidian gives a
+ * plugin the real one), removed when the process exits. Returns `require` rooted at it:
+ * `require("./main.js").default` is the plugin class, `require("obsidian")` the stub.
+ */
+export function installedPlugin() {
+  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-plugin-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(path.join(dir, "node_modules"));
+  cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
+  cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
+  return createRequire(path.join(dir, "main.js"));
 }

@@ -8,12 +8,10 @@
 // touched, nothing outside it or in a protected folder changed (hostile-world.mjs).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { ROOT, once, runHeadless, startHeadless, tmpVault, waitFor, freePort } from "./helpers.mjs";
+import { installedPlugin, once, runHeadless, startHeadless, tmpVault, waitFor, freePort } from "./helpers.mjs";
 import { hostileWorld } from "./hostile-world.mjs";
 
 const TOKEN = "e".repeat(64);
@@ -260,12 +258,7 @@ function readdirSafe(dir) {
 }
 
 test("data.json: unknown and misspelled fields are named in a notice, not used, and kept on every save", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-plugin-"));
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(path.join(dir, "node_modules"));
-  cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
-  cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
-  const require = createRequire(path.join(dir, "main.js"));
+  const require = installedPlugin();
   const Plugin = require("./main.js").default;
   const obsidian = require("obsidian");
   const win = { addEventListener() {}, removeEventListener() {}, fetch: (...a) => fetch(...a) };

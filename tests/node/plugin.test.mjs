@@ -3,25 +3,18 @@
 // A core that traps is rebuilt without losing the inbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { ROOT, freePort, history, inbox, tmpVault, waitFor } from "./helpers.mjs";
+import { freePort, history, inbox, installedPlugin, tmpVault, waitFor } from "./helpers.mjs";
 
 let server;
 let loadPlugin;
 before(async () => {
   server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   // main.js requires "obsidian": give it the stub, as Obsidian gives it the real module.
-  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-plugin-"));
-  mkdirSync(path.join(dir, "node_modules"));
-  cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
-  cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
-  const require = createRequire(path.join(dir, "main.js"));
+  const require = installedPlugin();
   loadPlugin = () => ({ Plugin: require("./main.js").default, obsidian: require("obsidian") });
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 });
 after(() => server.close());
 

@@ -2,20 +2,11 @@
 // one read of .smarthole/ failing as a trap inside a host call does (a WebAssembly.RuntimeError),
 // Node's uncaught errors delivered to the plugin's window listeners as Obsidian's window would.
 // Prints one JSON line: what happened.
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { hostileWorld } from "./hostile-world.mjs";
-import { ROOT, waitFor } from "./helpers.mjs";
+import { installedPlugin, waitFor } from "./helpers.mjs";
 
 const baseUrl = process.argv[2];
-const dir = mkdtempSync(path.join(tmpdir(), "smarthole-plugin-"));
-process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-mkdirSync(path.join(dir, "node_modules"));
-cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
-cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
-const require = createRequire(path.join(dir, "main.js"));
+const require = installedPlugin();
 const Plugin = require("./main.js").default;
 const obsidian = require("obsidian");
 

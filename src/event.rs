@@ -128,7 +128,7 @@ pub enum Event {
     /// hunks applied, so the chat view shows it with Undo.
     ChangeApplied { message_id: String, change: Box<crate::vault::diff::ProposedChange>, applied_hunks: Vec<usize> },
     /// A turn's changes were undone, note by note.
-    TurnUndone { report: Box<crate::undo::UndoReport> },
+    TurnUndone { report: Box<crate::vault::diff::UndoReport> },
     /// A scheduled run finished (or failed): the chat view tells the user.
     ScheduledRun { conversation_id: String, message_id: String, ok: bool, text: String },
     /// A retrospection finished (seed 003 `onRetrospection`).

@@ -66,6 +66,5 @@ pub use message::{MessageSource, ProcessResult, RoutedMessage};
 pub use processor::{MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange};
 pub use settings::{AgentContext, McpServerConfig, Settings};
 pub use settings_fields::{unknown_fields, SettingsDocument, UnknownField};
-pub use undo::{UndoRefusal, UndoReport};
-pub use vault::diff::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, WordSpan};
+pub use vault::diff::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};
 pub use vault::{EntryKind, VaultEntry};

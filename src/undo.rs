@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::ids::file_stem;
-use crate::vault::diff::{content_hash, ChangeKind};
+use crate::vault::diff::{content_hash, ChangeKind, UndoRefusal, UndoReport};
 
 /// Where the journals are kept (under `.smarthole/`).
 pub(crate) const UNDO_DIR: &str = "undo";
@@ -34,24 +34,6 @@ pub(crate) struct UndoRecord {
     /// The hash of the content the change left (edit, overwrite, create).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_hash: Option<String>,
-}
-
-/// A note undo left as it is, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UndoRefusal {
-    pub path: String,
-    pub reason: String,
-}
-
-/// What undoing a turn did: the UI and the headless host say it note by note.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UndoReport {
-    pub message_id: String,
-    /// Notes put back as they were before the turn (a move's original path).
-    pub restored: Vec<String>,
-    pub refused: Vec<UndoRefusal>,
 }
 
 fn journal_path(message_id: &str) -> String {

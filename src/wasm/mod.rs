@@ -542,7 +542,7 @@ impl WasmMessageProcessor {
         &self,
         id: String,
         #[wasm_bindgen(unchecked_param_type = "ApprovalDecision")] decision: String,
-        #[wasm_bindgen(unchecked_param_type = "number[] | undefined")] hunks: Option<Vec<u32>>,
+        #[wasm_bindgen(unchecked_optional_param_type = "number[]")] hunks: Option<Vec<u32>>,
     ) -> Promise {
         let core = self.core.clone();
         promise(async move {

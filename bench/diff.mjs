@@ -1,0 +1,66 @@
+// Review-first edits (issue 15): the diff of a 1 MB note with scattered changes, through the wasm
+// core on real files (NodeHost). A write_file over the note (auto-approved) is timed from the
+// tool's start to its result, against the same call with unchanged content (read and compare,
+// no diff): the difference is the diff, the apply inside the atomic write, and the undo record.
+// Reported, never asserted. `node bench/diff.mjs` after `make build`.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const round = (x) => Number(x.toFixed(1));
+
+/** About 1 MB of Markdown, and the same with one line in every `every` changed. */
+function texts(every = 400) {
+  const lines = [];
+  for (let i = 0; lines.join("\n").length < 1_000_000 && i < 1e6; i++) lines.push(`- item ${i}: some words about the garden, the bikes and the plan`);
+  const old = lines.join("\n") + "\n";
+  const changed = lines.map((l, i) => (i % every === 17 ? l.replace("garden", "orchard") : l)).join("\n") + "\n";
+  return { old, changed, changes: lines.filter((_, i) => i % every === 17).length };
+}
+
+async function timedWrite(core, NodeHost, dir, content) {
+  const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
+  const marks = {};
+  const host = new NodeHost(path.join(dir, ".smarthole"), {
+    onEvent: (event) => {
+      if (event.type === "tool_started") marks.started = performance.now();
+      if (event.type === "tool_finished") [marks.finished, marks.output] = [performance.now(), event.output];
+    },
+  });
+  const processor = new core.MessageProcessor(host, { baseUrl: server.url, model: "bench", apiKey: "k", autoApproveTools: ["write_file"] });
+  await processor.initialize();
+  server.enqueue({ kind: "tool_use", tools: [{ id: "t", name: "write_file", input: { path: "Big.md", content } }] }, { kind: "text", text: "done" });
+  const result = await processor.process({ id: `b-${Date.now()}-${Math.random()}`, text: "go", source: "direct" });
+  processor.free();
+  await server.close();
+  if (!result.success || marks.finished === undefined) throw new Error(`write_file did not run: ${result.error}`);
+  return { ms: marks.finished - marks.started, output: marks.output };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export async function diffBenchmark(runs = 5) {
+  const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+  const core = await loadCore();
+  const { old, changed, changes } = texts();
+  const same = [];
+  const diffed = [];
+  for (let i = 0; i < runs; i++) {
+    const dir = mkdtempSync(path.join(tmpdir(), "smarthole-bench-diff-"));
+    writeFileSync(path.join(dir, "Big.md"), old);
+    same.push((await timedWrite(core, NodeHost, dir, old)).ms);
+    const { ms, output } = await timedWrite(core, NodeHost, dir, changed);
+    if (!/^Replaced the content/.test(output)) throw new Error(output);
+    diffed.push(ms);
+  }
+  return { bytes: old.length, changes, unchanged_ms: round(median(same)), diffed_ms: round(median(diffed)), diff_ms: round(median(diffed) - median(same)) };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = await diffBenchmark();
+  console.log(`diff of a ${(r.bytes / 1e6).toFixed(2)} MB note with ${r.changes} scattered changes (wasm, median of 5): write_file ${r.diffed_ms} ms, unchanged-content baseline ${r.unchanged_ms} ms, difference ${r.diff_ms} ms`);
+}

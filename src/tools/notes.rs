@@ -280,6 +280,7 @@ async fn review_and_apply<H: Host>(
     action: &str,
     summary: String,
     details: Value,
+    base: String,
     change: ProposedChange,
 ) -> Step<Option<String>> {
     let accepted = approved(ctx, action, summary, details, Some(&change)).await?;
@@ -292,12 +293,13 @@ async fn review_and_apply<H: Host>(
     }
     let outcome = Rc::new(RefCell::new(Applied::Unchanged));
     let seen = Rc::clone(&outcome);
-    let (base_hash, hunks, picked) = (change.base_hash.clone(), change.hunks.clone(), accepted.clone());
+    let (hunks, picked) = (change.hunks.clone(), accepted.clone());
     ctx.host
         .vault_process(
             &change.path,
             Box::new(move |text| {
-                if content_hash(text) != base_hash {
+                // The content the diff was made from, compared whole (its hash is the request's).
+                if text != base {
                     *seen.borrow_mut() = Applied::Conflict;
                     return None;
                 }
@@ -415,7 +417,7 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
                 format!("Replace the whole content of {} ({} → {} characters)", entry.path, base.len(), content.len());
             let details = json!({"path": entry.path, "content": content});
             let path = entry.path.clone();
-            Ok(ToolOutput::ok(match review_and_apply(ctx, "write_file", summary, details, change).await? {
+            Ok(ToolOutput::ok(match review_and_apply(ctx, "write_file", summary, details, base, change).await? {
                 None => format!("Replaced the content of {path} ({lines_count} lines)."),
                 Some(applied) => {
                     format!("Changed the content of {path} in part: {applied}. Read it again to see what it holds now.")
@@ -475,7 +477,7 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
     let change = proposal(ChangeKind::Edit, &file.path, &base, &new);
     let summary = format!("Edit {} ({op}: {})", file.path, size_words(&change));
     let details = json!({"path": file.path, "operation": op});
-    Ok(ToolOutput::ok(match review_and_apply(ctx, "edit_file", summary, details, change).await? {
+    Ok(ToolOutput::ok(match review_and_apply(ctx, "edit_file", summary, details, base, change).await? {
         None => format!("Edited {} ({op}).", file.path),
         Some(applied) => format!("Edited {} ({op}) in part: {applied}.", file.path),
     }))

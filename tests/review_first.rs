@@ -62,7 +62,7 @@ fn result_of(host: &FakeHost, tool_use_id: &str) -> (String, bool) {
         .expect("the model was told the outcome")
 }
 
-/// An edit_file call changing both the first and the last line: two hunks.
+/// A write_file over the note changing its second and its last line: two hunks.
 fn two_hunk_edit() -> Vec<(&'static str, &'static str, Value)> {
     vec![(
         "t1",
@@ -188,5 +188,52 @@ fn a_rejection_never_changes_a_note_whatever_the_model_calls() {
     for id in ["t1", "t2", "t3", "t4"] {
         assert!(result_of(&host, id).1, "{id} reported as not done");
     }
-    let _ = host.now_ms();
+}
+
+#[test]
+fn an_auto_approved_edit_is_applied_shown_as_a_diff_and_undoable() {
+    let host = FakeHost::new();
+    host.put_note(NOTE, BEFORE);
+    let settings = smarthole_agent::Settings { auto_approve_tools: vec!["edit_file".into()], ..settings() };
+    let p = processor_with(&host, settings);
+    let (out, is_error) = tool_call(
+        &host,
+        &p,
+        "m1",
+        "edit_file",
+        json!({"path": NOTE, "operation": "replace", "old_text": "alpha", "new_text": "beta"}),
+    );
+    assert_eq!((out.as_str(), is_error), ("Edited Notes/Plan.md (replace).", false));
+    assert!(p.pending_approvals().is_empty());
+    let shown = host.events().into_iter().find_map(|e| match e {
+        Event::ChangeApplied { message_id, change, applied_hunks } => Some((message_id, change, applied_hunks)),
+        _ => None,
+    });
+    let (message_id, change, applied) = shown.expect("the change is shown");
+    assert_eq!((message_id.as_str(), applied), ("m1", vec![1]));
+    assert_eq!(change.hunks[0].lines.iter().filter(|l| l.kind == LineKind::Added).count(), 1);
+    let report = host.run(p.undo_turn("m1"));
+    assert_eq!(report.restored, vec![NOTE.to_owned()]);
+    assert_eq!(host.note(NOTE).unwrap(), BEFORE);
+}
+
+#[test]
+fn approve_for_this_conversation_covers_the_next_edit() {
+    let host = FakeHost::new();
+    host.put_note(NOTE, BEFORE);
+    let p = processor(&host);
+    let first =
+        [("t1", "edit_file", json!({"path": NOTE, "operation": "replace", "old_text": "alpha", "new_text": "beta"}))];
+    answer(&host, &p, "m1", &first, Decision::ApproveConversation, None, None);
+    let asked = host.events().iter().filter(|e| matches!(e, Event::ApprovalRequested { .. })).count();
+    let (out, is_error) = tool_call(
+        &host,
+        &p,
+        "m2",
+        "edit_file",
+        json!({"path": NOTE, "operation": "replace", "old_text": "omega", "new_text": "end"}),
+    );
+    assert!(!is_error, "{out}");
+    assert_eq!(host.events().iter().filter(|e| matches!(e, Event::ApprovalRequested { .. })).count(), asked);
+    assert_eq!(host.note(NOTE).unwrap(), BEFORE.replace("alpha", "beta").replace("omega", "end"));
 }

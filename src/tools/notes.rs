@@ -15,6 +15,7 @@ use std::rc::Rc;
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::event::Event;
 use crate::host::Host;
+use crate::host_types::LogLevel;
 use crate::llm::ToolDef;
 use crate::undo::{self, UndoRecord};
 use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
@@ -260,6 +261,24 @@ fn proposal(kind: ChangeKind, path: &str, base: &str, new: &str) -> ProposedChan
     ProposedChange { kind, path: path.to_owned(), to: None, base_hash: content_hash(base), hunks: diff(base, new) }
 }
 
+/// [`proposal`], with the diff's time in a debug log line (what bench/diff.mjs reads).
+fn timed_proposal<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    kind: ChangeKind,
+    path: &str,
+    base: &str,
+    new: &str,
+) -> ProposedChange {
+    let start = ctx.host.now_ms();
+    let change = proposal(kind, path, base, new);
+    let ms = ctx.host.now_ms().saturating_sub(start);
+    ctx.host.log(
+        LogLevel::Debug,
+        &format!("diff of {path} ({} bytes): {} hunks in {ms} ms", base.len(), change.hunks.len()),
+    );
+    change
+}
+
 /// "+3 −1 lines in 2 hunks": a change's size, for the card's summary.
 fn size_words(change: &ProposedChange) -> String {
     let count = |kind| change.hunks.iter().flat_map(|h| &h.lines).filter(|l| l.kind == kind).count();
@@ -412,7 +431,7 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
             if base == content {
                 return Ok(ToolOutput::ok(format!("{} already has this content; it was not changed.", entry.path)));
             }
-            let change = proposal(ChangeKind::Overwrite, &entry.path, &base, &content);
+            let change = timed_proposal(ctx, ChangeKind::Overwrite, &entry.path, &base, &content);
             let summary =
                 format!("Replace the whole content of {} ({} → {} characters)", entry.path, base.len(), content.len());
             let details = json!({"path": entry.path, "content": content});
@@ -474,7 +493,7 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
     if new == base {
         return Ok(ToolOutput::ok(format!("{} was not changed.", file.path)));
     }
-    let change = proposal(ChangeKind::Edit, &file.path, &base, &new);
+    let change = timed_proposal(ctx, ChangeKind::Edit, &file.path, &base, &new);
     let summary = format!("Edit {} ({op}: {})", file.path, size_words(&change));
     let details = json!({"path": file.path, "operation": op});
     Ok(ToolOutput::ok(match review_and_apply(ctx, "edit_file", summary, details, base, change).await? {

@@ -14,6 +14,7 @@ import { lineChart, svgToPng } from "./plot.mjs";
 import { localModelBenchmarks, localModelSection } from "./local-model.mjs";
 import { wasmSize, wasmSizeSection } from "./wasm-size.mjs";
 import { hostileToolBenchmarks, hostileToolsSection } from "./hostile-tools.mjs";
+import { diffBenchmarks, diffSection } from "./diff.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -285,6 +286,7 @@ const results = {
   ...(await browserBenchmarks()),
   ...(await localModelBenchmarks()),
   ...(await hostileToolBenchmarks()),
+  ...(await diffBenchmarks()),
 };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
@@ -293,5 +295,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

@@ -13,6 +13,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::host_types::Millis;
+use crate::vault::diff::ProposedChange;
 
 /// How long a request waits for an answer.
 pub const APPROVAL_TIMEOUT_MS: Millis = 5 * 60_000;
@@ -152,6 +153,12 @@ pub struct ApprovalRequest {
     /// Why it ended, as a tag (absent while pending, and in files written before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle_reason: Option<SettleReason>,
+    /// The change to a note it would make, with its diff (edit, overwrite, move, delete).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<Box<ProposedChange>>,
+    /// The hunks (by number) an approval accepted; absent means all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_hunks: Option<Vec<usize>>,
 }
 
 impl ApprovalRequest {
@@ -168,12 +175,15 @@ pub struct ApprovalAsk {
     pub action: String,
     pub summary: String,
     pub details: Value,
+    /// The proposed change to a note, shown as a diff whose hunks can be accepted one by one.
+    pub change: Option<ProposedChange>,
 }
 
 /// How the user answered a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalOutcome {
-    Approved,
+    /// Approved; with the hunks accepted when the user chose some (`None`: all).
+    Approved(Option<Vec<usize>>),
     Rejected,
     Expired,
 }
@@ -185,6 +195,8 @@ pub enum ApprovalError {
     Unknown(String),
     #[error("approval request {id} is already {}", status.as_str())]
     AlreadyDecided { id: String, status: ApprovalStatus },
+    #[error("approval request {id} has no hunk {hunk}")]
+    UnknownHunk { id: String, hunk: usize },
 }
 
 /// The requests in memory, the tasks waiting on them, and the conversation-wide grants.
@@ -271,6 +283,23 @@ impl ApprovalBook {
             .map(|r| r.id.clone())
             .collect();
         old.iter().filter_map(|id| map.remove(id)).collect()
+    }
+
+    /// Keeps the hunks a coming approval accepts, after checking the request has them.
+    pub(crate) fn accept_hunks(&self, id: &str, hunks: Vec<usize>) -> Result<(), ApprovalError> {
+        let mut map = self.requests.borrow_mut();
+        let r = map.get_mut(id).ok_or_else(|| ApprovalError::Unknown(id.to_owned()))?;
+        let total = r.change.as_ref().map_or(0, |c| c.hunks.len());
+        if let Some(&hunk) = hunks.iter().find(|&&n| n == 0 || n > total) {
+            return Err(ApprovalError::UnknownHunk { id: id.to_owned(), hunk });
+        }
+        r.accepted_hunks = Some(hunks);
+        Ok(())
+    }
+
+    /// The hunks an approved request accepted (`None`: all).
+    pub(crate) fn accepted_hunks(&self, id: &str) -> Option<Vec<usize>> {
+        self.requests.borrow().get(id).and_then(|r| r.accepted_hunks.clone())
     }
 
     /// A channel that receives the request's final status.
@@ -369,6 +398,8 @@ mod tests {
             scope: None,
             note: None,
             settle_reason: None,
+            change: None,
+            accepted_hunks: None,
         }
     }
 

@@ -124,6 +124,11 @@ pub enum Event {
     ApprovalRequested { request: Box<crate::approval::ApprovalRequest> },
     /// An approval request was approved, rejected or expired.
     ApprovalResolved { request: Box<crate::approval::ApprovalRequest> },
+    /// A note tool changed the vault (approved, auto-approved, or a new note): the diff and the
+    /// hunks applied, so the chat view shows it with Undo.
+    ChangeApplied { message_id: String, change: Box<crate::vault::diff::ProposedChange>, applied_hunks: Vec<usize> },
+    /// A turn's changes were undone, note by note.
+    TurnUndone { report: Box<crate::vault::diff::UndoReport> },
     /// A scheduled run finished (or failed): the chat view tells the user.
     ScheduledRun { conversation_id: String, message_id: String, ok: bool, text: String },
     /// A retrospection finished (seed 003 `onRetrospection`).

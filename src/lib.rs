@@ -36,6 +36,7 @@ mod settings_fields;
 mod summary;
 mod time;
 mod tools;
+mod undo;
 mod vault;
 
 #[cfg(any(test, feature = "testing"))]
@@ -65,4 +66,5 @@ pub use message::{MessageSource, ProcessResult, RoutedMessage};
 pub use processor::{MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange};
 pub use settings::{AgentContext, McpServerConfig, Settings};
 pub use settings_fields::{unknown_fields, SettingsDocument, UnknownField};
+pub use vault::diff::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};
 pub use vault::{EntryKind, VaultEntry};

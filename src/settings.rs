@@ -155,7 +155,7 @@ impl McpServerConfig {
 }
 
 /// The tools that ask the user before they act.
-pub(crate) const APPROVAL_TOOLS: [&str; 3] = ["write_file", "delete_file", "move_file"];
+pub(crate) const APPROVAL_TOOLS: [&str; 4] = ["write_file", "edit_file", "delete_file", "move_file"];
 
 /// The default retrospection question.
 pub(crate) const DEFAULT_RETROSPECTION_PROMPT: &str =

@@ -262,9 +262,15 @@ fn overwrite_and_move_ask_too_with_what_will_change() {
     with_answer(&host, &p, direct("b", "archive it"), Some(Decision::ApproveOnce), 0);
     assert_eq!(requested(&host)[1].summary, "Move Notes/Old.md to Archive/Old.md (links are updated)");
     assert_eq!(host.note("Archive/Old.md").as_deref(), Some("new"));
-    // Creating a note and editing part of one do not ask.
+    // Creating a note does not ask; editing part of one does (issue 15: every change is reviewed).
     host.script([
         Reply::tools("", &[("c1", "write_file", json!({"path": "Fresh.md", "content": "x"}))]),
+        Reply::text("ok"),
+    ]);
+    host.run(p.process(direct("c", "make a note")));
+    assert_eq!(requested(&host).len(), 2);
+    assert_eq!(host.note("Fresh.md").as_deref(), Some("x"));
+    host.script([
         Reply::tools(
             "",
             &[(
@@ -275,8 +281,8 @@ fn overwrite_and_move_ask_too_with_what_will_change() {
         ),
         Reply::text("ok"),
     ]);
-    host.run(p.process(direct("c", "make a note")));
-    assert_eq!(requested(&host).len(), 2);
+    with_answer(&host, &p, direct("d", "edit it"), Some(Decision::ApproveOnce), 0);
+    assert_eq!(requested(&host).len(), 3);
     assert_eq!(host.note("Fresh.md").as_deref(), Some("y"));
 }
 

@@ -33,6 +33,7 @@ use smarthole_agent::ReprocessSummary;
 use smarthole_agent::{AgentContext, McpServerConfig, Settings};
 use smarthole_agent::{ApiRequest, ApiResponse};
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
+use smarthole_agent::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};
 use smarthole_agent::{
     Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
     Schedule, ScheduleType, TurnEnd,
@@ -107,6 +108,8 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::HubStatus { .. },
         Event::ApprovalRequested { .. },
         Event::ApprovalResolved { .. },
+        Event::ChangeApplied { .. },
+        Event::TurnUndone { .. },
         Event::ScheduledRun { .. },
         Event::Retrospection { .. },
     )
@@ -214,6 +217,45 @@ fn approval_full() -> ApprovalRequest {
         scope: Some(ApprovalScope::Conversation),
         note: Some("approved by the user".into()),
         settle_reason: Some(SettleReason::Approved),
+        change: Some(Box::new(change_full())),
+        accepted_hunks: Some(vec![1]),
+    }
+}
+
+fn change_full() -> ProposedChange {
+    ProposedChange {
+        kind: ChangeKind::Move,
+        path: "Notes/Old.md".into(),
+        to: Some("Archive/Old.md".into()),
+        base_hash: "ab12".into(),
+        hunks: vec![Hunk {
+            number: 1,
+            old_start: 1,
+            old_lines: 2,
+            new_start: 1,
+            new_lines: 2,
+            lines: vec![
+                DiffLine { kind: LineKind::Context, text: "# Old\n".into(), words: vec![] },
+                DiffLine {
+                    kind: LineKind::Removed,
+                    text: "the quick fox\n".into(),
+                    words: vec![
+                        WordSpan { text: "the ".into(), changed: false },
+                        WordSpan { text: "quick".into(), changed: true },
+                        WordSpan { text: " fox\n".into(), changed: false },
+                    ],
+                },
+                DiffLine { kind: LineKind::Added, text: "the slow fox\n".into(), words: vec![] },
+            ],
+        }],
+    }
+}
+
+fn undo_full() -> UndoReport {
+    UndoReport {
+        message_id: "msg-1".into(),
+        restored: vec!["Notes/Old.md".into()],
+        refused: vec![UndoRefusal { path: "Notes/New.md".into(), reason: "it has changed since".into() }],
     }
 }
 
@@ -327,6 +369,7 @@ fn outgoing() -> Vec<Sample> {
         add(&format!("content_block_{tag}"), "Core.ContentBlock", json, true);
     }
     add("approval_full", "Core.ApprovalRequest", to_json(&approval_full()), true);
+    add("undo_report", "Core.UndoReport", to_json(&undo_full()), true);
     add(
         "api_response",
         "Core.ApiResponse",
@@ -392,6 +435,8 @@ fn events() -> Vec<Event> {
         Event::HubStatus { status: HubStatus::Error, detail: Some("registration refused".into()) },
         Event::ApprovalRequested { request: Box::new(approval_full()) },
         Event::ApprovalResolved { request: Box::new(approval_full()) },
+        Event::ChangeApplied { message_id: "msg-1".into(), change: Box::new(change_full()), applied_hunks: vec![1] },
+        Event::TurnUndone { report: Box::new(undo_full()) },
         Event::ScheduledRun {
             conversation_id: "conv-1".into(),
             message_id: "sched-1".into(),
@@ -619,6 +664,16 @@ fn enums() -> Vec<EnumSample> {
             name: "enum_approval_scope",
             ts_type: "NonNullable<Core.ApprovalRequest[\"scope\"]>",
             values: values(every!(ApprovalScope { Once, Conversation })),
+        },
+        EnumSample {
+            name: "enum_change_kind",
+            ts_type: "Core.ProposedChange[\"kind\"]",
+            values: values(every!(ChangeKind { Edit, Overwrite, Create, Move, Delete })),
+        },
+        EnumSample {
+            name: "enum_diff_line_kind",
+            ts_type: "Core.DiffLine[\"kind\"]",
+            values: values(every!(LineKind { Context, Removed, Added })),
         },
         EnumSample { name: "enum_approval_decision", ts_type: "Core.ApprovalDecision", values: values(decisions) },
         EnumSample {

@@ -14,7 +14,7 @@ use smarthole_agent::{EntryKind, MessageProcessor, Settings, VaultEntry};
 
 fn settings_for(follow: bool) -> Settings {
     Settings {
-        auto_approve_tools: vec!["write_file".into(), "delete_file".into(), "move_file".into()],
+        auto_approve_tools: vec!["write_file".into(), "edit_file".into(), "delete_file".into(), "move_file".into()],
         follow_linked_folders: follow,
         ..settings()
     }

@@ -15,7 +15,7 @@ use smarthole_agent::testing::{FakeHost, Reply};
 use smarthole_agent::{Event, ProcessResult, Settings};
 
 fn trusting() -> Settings {
-    Settings { auto_approve_tools: vec!["write_file".into()], ..settings() }
+    Settings { auto_approve_tools: vec!["write_file".into(), "edit_file".into()], ..settings() }
 }
 
 /// Every note and its text.

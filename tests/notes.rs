@@ -12,7 +12,7 @@ use smarthole_agent::{MessageProcessor, Settings};
 /// Settings with the approval-needing tools approved in advance (approvals have their own tests).
 fn trusting() -> Settings {
     Settings {
-        auto_approve_tools: vec!["write_file".into(), "delete_file".into(), "move_file".into()],
+        auto_approve_tools: vec!["write_file".into(), "edit_file".into(), "delete_file".into(), "move_file".into()],
         protected_folders: vec!["Private".into()],
         ..settings()
     }

@@ -175,6 +175,8 @@ impl<H: Host + 'static> Pipeline<H> {
             scope: None,
             note: None,
             settle_reason: None,
+            change: None,
+            accepted_hunks: None,
         };
         let decided_at_once = if !context.allowed_actions.contains(&request.action) {
             Some((

@@ -75,7 +75,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let conversation_id = self.conversation_for_approval().await;
         if let Some(conversation) = &conversation_id {
             if self.inner.approvals.granted(conversation, &ask.action, host.now_ms()) {
-                return ApprovalOutcome::Approved;
+                return ApprovalOutcome::Approved(None);
             }
         }
         let now = host.now_ms();
@@ -95,6 +95,8 @@ impl<H: Host + 'static> Pipeline<H> {
             scope: None,
             note: None,
             settle_reason: None,
+            change: ask.change.map(Box::new),
+            accepted_hunks: None,
         };
         if let Err(e) = self.persist_approval(&request).await {
             // Not persisted means a restart forgets it — which approves nothing, so go on asking.
@@ -122,14 +124,19 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         guard.id = None;
         match status {
-            ApprovalStatus::Approved => ApprovalOutcome::Approved,
+            ApprovalStatus::Approved => ApprovalOutcome::Approved(self.inner.approvals.accepted_hunks(&request.id)),
             ApprovalStatus::Expired | ApprovalStatus::Pending => ApprovalOutcome::Expired,
             ApprovalStatus::Rejected => ApprovalOutcome::Rejected,
         }
     }
 
     /// The user's answer to a request (from the card, the notice, or the agent API).
-    pub(super) async fn decide_approval(&self, id: &str, decision: Decision) -> Result<ApprovalRequest, ApprovalError> {
+    pub(super) async fn decide_approval(
+        &self,
+        id: &str,
+        decision: Decision,
+        hunks: Option<Vec<usize>>,
+    ) -> Result<ApprovalRequest, ApprovalError> {
         let now = self.inner.host.now_ms();
         match self.inner.approvals.get(id, now) {
             None => return Err(ApprovalError::Unknown(id.to_owned())),
@@ -139,6 +146,9 @@ impl<H: Host + 'static> Pipeline<H> {
                 return Err(ApprovalError::AlreadyDecided { id: id.to_owned(), status: request.status });
             }
             Some(_) => {}
+        }
+        if let (Some(hunks), false) = (hunks, decision == Decision::Reject) {
+            self.inner.approvals.accept_hunks(id, hunks)?;
         }
         let (reason, scope) = ApprovalBook::outcome(decision);
         let request = self.inner.approvals.settle(id, reason, scope, now)?;

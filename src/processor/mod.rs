@@ -255,7 +255,27 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// The user's answer to an approval request (the chat view's card, or the agent API).
     pub async fn decide_approval(&self, id: &str, decision: Decision) -> Result<ApprovalRequest, ApprovalError> {
-        self.pipeline.decide_approval(id, decision).await
+        self.pipeline.decide_approval(id, decision, None).await
+    }
+
+    /// An approval of a proposed change that accepts only some of its hunks (by number, from 1);
+    /// `None` accepts all, as [`Self::decide_approval`] does. Hunks are ignored on a rejection.
+    pub async fn decide_approval_hunks(
+        &self,
+        id: &str,
+        decision: Decision,
+        hunks: Option<Vec<usize>>,
+    ) -> Result<ApprovalRequest, ApprovalError> {
+        self.pipeline.decide_approval(id, decision, hunks).await
+    }
+
+    /// Reverses every change to the notes a message's turn made (newest first), each note only
+    /// when it is as the turn left it; says which were restored and which refused, and why.
+    pub async fn undo_turn(&self, message_id: &str) -> crate::vault::diff::UndoReport {
+        let host = &self.pipeline.inner.host;
+        let report = crate::undo::undo_turn(host, message_id).await;
+        host.emit(&crate::event::Event::TurnUndone { report: Box::new(report.clone()) });
+        report
     }
 
     /// Approval requests waiting for an answer, oldest first (the chat view shows their cards).

@@ -1,6 +1,7 @@
 //! The note tools: what the agent can do in the vault. Every path goes through `vault::path`
-//! first; overwrite, delete and move wait for the user's approval unless the user set that tool
-//! to auto-approve or approved it for this conversation.
+//! first; edit, overwrite, delete and move are proposed changes (a diff, `vault::diff`) that wait
+//! for the user's approval — of all hunks or some — unless the user set that tool to auto-approve
+//! or approved it for this conversation. Every applied change is recorded for undo (`undo`).
 
 use crate::lean::fold_case;
 use serde_json::{json, Value};
@@ -8,9 +9,16 @@ use serde_json::{json, Value};
 use super::args::Args;
 use super::budget::{thousands, Budget, TOOL_BUDGET_MS};
 use super::call::{tool_def, ToolContext, ToolOutput};
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
+use crate::event::Event;
 use crate::host::Host;
+use crate::host_types::LogLevel;
 use crate::llm::ToolDef;
+use crate::undo::{self, UndoRecord};
+use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
 use crate::vault::glob::Glob;
 use crate::vault::path::{is_protected, normalize, parent, protected_folders, with_note_extension};
 use crate::vault::real::{listable, locate, Access, Skipped};
@@ -223,13 +231,22 @@ async fn existing_file<H: Host>(ctx: &ToolContext<'_, H>, path: &str, access: Ac
     Ok(entry)
 }
 
-/// Waits for the user's yes unless the tool is auto-approved or approved for the conversation.
-async fn approved<H: Host>(ctx: &ToolContext<'_, H>, action: &str, summary: String, details: Value) -> Step<()> {
+/// Waits for the user's yes unless the tool is auto-approved or approved for the conversation;
+/// gives the hunks of `change` accepted (all of them unless the user chose some).
+async fn approved<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    action: &str,
+    summary: String,
+    details: Value,
+    change: Option<&ProposedChange>,
+) -> Step<Vec<usize>> {
+    let all: Vec<usize> = change.map_or(Vec::new(), |c| c.hunks.iter().map(|h| h.number).collect());
     if ctx.settings.auto_approve_tools.iter().any(|t| t == action) {
-        return Ok(());
+        return Ok(all);
     }
-    match (ctx.approve)(ApprovalAsk { action: action.to_owned(), summary: summary.clone(), details }).await {
-        ApprovalOutcome::Approved => Ok(()),
+    let ask = ApprovalAsk { action: action.to_owned(), summary: summary.clone(), details, change: change.cloned() };
+    match (ctx.approve)(ask).await {
+        ApprovalOutcome::Approved(hunks) => Ok(hunks.unwrap_or(all)),
         ApprovalOutcome::Rejected => Err(ToolOutput::error(format!(
             "The user rejected this: {summary}. Nothing was changed; do not try again unless they ask."
         ))),
@@ -237,6 +254,119 @@ async fn approved<H: Host>(ctx: &ToolContext<'_, H>, action: &str, summary: Stri
             "No answer from the user within 5 minutes, so this was not done: {summary}. Nothing was changed."
         ))),
     }
+}
+
+/// The change from `base` to `new` of a note, as proposed.
+fn proposal(kind: ChangeKind, path: &str, base: &str, new: &str) -> ProposedChange {
+    ProposedChange { kind, path: path.to_owned(), to: None, base_hash: content_hash(base), hunks: diff(base, new) }
+}
+
+/// [`proposal`], with the diff's time in a debug log line (what bench/diff.mjs reads).
+fn timed_proposal<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    kind: ChangeKind,
+    path: &str,
+    base: &str,
+    new: &str,
+) -> ProposedChange {
+    let start = ctx.host.now_ms();
+    let change = proposal(kind, path, base, new);
+    let ms = ctx.host.now_ms().saturating_sub(start);
+    ctx.host.log(
+        LogLevel::Debug,
+        &format!("diff of {path} ({} bytes): {} hunks in {ms} ms", base.len(), change.hunks.len()),
+    );
+    change
+}
+
+/// "+3 −1 lines in 2 hunks": a change's size, for the card's summary.
+fn size_words(change: &ProposedChange) -> String {
+    let count = |kind| change.hunks.iter().flat_map(|h| &h.lines).filter(|l| l.kind == kind).count();
+    let n = change.hunks.len();
+    format!(
+        "+{} −{} lines in {n} hunk{}",
+        count(LineKind::Added),
+        count(LineKind::Removed),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// Asks for an edit or overwrite and applies the accepted hunks atomically, against the content
+/// the diff was made from only; records its undo and tells the UI. Gives `None` when every hunk
+/// was applied, else what was ("hunks 1 and 3 applied, 2 rejected").
+async fn review_and_apply<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    action: &str,
+    summary: String,
+    details: Value,
+    base: String,
+    change: ProposedChange,
+) -> Step<Option<String>> {
+    let accepted = approved(ctx, action, summary, details, Some(&change)).await?;
+    let applied = applied_words(change.hunks.len(), &accepted);
+    if accepted.is_empty() {
+        return Err(ToolOutput::error(format!(
+            "The user accepted none of the change to {}: {applied}. Nothing was changed.",
+            change.path
+        )));
+    }
+    let outcome = Rc::new(RefCell::new(Applied::Unchanged));
+    let seen = Rc::clone(&outcome);
+    let (hunks, picked) = (change.hunks.clone(), accepted.clone());
+    ctx.host
+        .vault_process(
+            &change.path,
+            Box::new(move |text| {
+                // The content the diff was made from, compared whole (its hash is the request's).
+                if text != base {
+                    *seen.borrow_mut() = Applied::Conflict;
+                    return None;
+                }
+                let new = apply_hunks(text, &hunks, &picked);
+                *seen.borrow_mut() = Applied::Done { before: text.to_owned(), after_hash: content_hash(&new) };
+                Some(new)
+            }),
+        )
+        .await
+        .map_err(io("change the note"))?;
+    let outcome = outcome.borrow_mut().clone();
+    match outcome {
+        Applied::Conflict => Err(ToolOutput::error(format!(
+            "{} changed after this change was proposed, so nothing was written (conflict). Read it again and propose the change anew.",
+            change.path
+        ))),
+        Applied::Unchanged => Err(ToolOutput::error(format!("{} was not changed.", change.path))),
+        Applied::Done { before, after_hash } => {
+            let record = UndoRecord {
+                kind: change.kind,
+                path: change.path.clone(),
+                to: None,
+                before: Some(before),
+                after_hash: Some(after_hash),
+            };
+            undo::record(ctx.host, &ctx.message.id, &record).await;
+            let partial = (accepted.len() < change.hunks.len()).then_some(applied);
+            applied_event(ctx, change, accepted);
+            Ok(partial)
+        }
+    }
+}
+
+/// What the atomic apply found.
+#[derive(Clone)]
+enum Applied {
+    Unchanged,
+    Conflict,
+    Done { before: String, after_hash: String },
+}
+
+/// Tells the UI a change was applied (the diff and the hunks), for its card with Undo.
+fn applied_event<H: Host>(ctx: &ToolContext<'_, H>, change: ProposedChange, applied_hunks: Vec<usize>) {
+    ctx.host.emit(&Event::ChangeApplied {
+        message_id: ctx.message.id.clone(),
+        change: Box::new(change),
+        applied_hunks,
+    });
 }
 
 fn io<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> ToolOutput + '_ {
@@ -297,19 +427,36 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
     match found {
         Some(entry) if entry.is_folder => Err(ToolOutput::error(format!("{} is a folder.", entry.path))),
         Some(entry) => {
+            let base = ctx.host.vault_read(&entry.path).await.map_err(io("read the note"))?;
+            if base == content {
+                return Ok(ToolOutput::ok(format!("{} already has this content; it was not changed.", entry.path)));
+            }
+            let change = timed_proposal(ctx, ChangeKind::Overwrite, &entry.path, &base, &content);
             let summary =
-                format!("Replace the whole content of {} ({} → {} characters)", entry.path, entry.size, content.len());
-            approved(ctx, "write_file", summary, json!({"path": entry.path, "content": content})).await?;
-            let content = content.clone();
-            ctx.host
-                .vault_process(&entry.path, Box::new(move |_| Some(content.clone())))
-                .await
-                .map_err(io("write the note"))?;
-            Ok(ToolOutput::ok(format!("Replaced the content of {} ({lines_count} lines).", entry.path)))
+                format!("Replace the whole content of {} ({} → {} characters)", entry.path, base.len(), content.len());
+            let details = json!({"path": entry.path, "content": content});
+            let path = entry.path.clone();
+            Ok(ToolOutput::ok(match review_and_apply(ctx, "write_file", summary, details, base, change).await? {
+                None => format!("Replaced the content of {path} ({lines_count} lines)."),
+                Some(applied) => {
+                    format!("Changed the content of {path} in part: {applied}. Read it again to see what it holds now.")
+                }
+            }))
         }
         None => {
             let path = with_note_extension(&located);
             ctx.host.vault_create(&path, &content).await.map_err(io("create the note"))?;
+            let record = UndoRecord {
+                kind: ChangeKind::Create,
+                path: path.clone(),
+                to: None,
+                before: None,
+                after_hash: Some(content_hash(&content)),
+            };
+            undo::record(ctx.host, &ctx.message.id, &record).await;
+            let change = proposal(ChangeKind::Create, &path, "", &content);
+            let all = change.hunks.iter().map(|h| h.number).collect();
+            applied_event(ctx, change, all);
             Ok(ToolOutput::ok(format!("Created {path} ({lines_count} lines).")))
         }
     }
@@ -340,31 +487,18 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
         },
     };
     let file = existing_file(ctx, &args.string("path"), Access::Write).await?;
-    // The edit runs inside the host's atomic read-modify-write; a refusal leaves the note as is.
-    let refusal = std::rc::Rc::new(std::cell::RefCell::new(None));
-    let seen = std::rc::Rc::clone(&refusal);
-    let path = file.path.clone();
-    let written = ctx
-        .host
-        .vault_process(
-            &file.path,
-            Box::new(move |text| match apply(&edit, text, &path) {
-                Ok(new) => Some(new),
-                Err(e) => {
-                    *seen.borrow_mut() = Some(e);
-                    None
-                }
-            }),
-        )
-        .await
-        .map_err(io("edit the note"))?;
-    if let Some(e) = refusal.borrow_mut().take() {
-        return Err(ToolOutput::error(format!("{e}. The note was not changed.")));
+    let base = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
+    let new =
+        apply(&edit, &base, &file.path).map_err(|e| ToolOutput::error(format!("{e}. The note was not changed.")))?;
+    if new == base {
+        return Ok(ToolOutput::ok(format!("{} was not changed.", file.path)));
     }
-    Ok(ToolOutput::ok(if written {
-        format!("Edited {} ({op}).", file.path)
-    } else {
-        format!("{} was not changed.", file.path)
+    let change = timed_proposal(ctx, ChangeKind::Edit, &file.path, &base, &new);
+    let summary = format!("Edit {} ({op}: {})", file.path, size_words(&change));
+    let details = json!({"path": file.path, "operation": op});
+    Ok(ToolOutput::ok(match review_and_apply(ctx, "edit_file", summary, details, base, change).await? {
+        None => format!("Edited {} ({op}).", file.path),
+        Some(applied) => format!("Edited {} ({op}) in part: {applied}.", file.path),
     }))
 }
 
@@ -387,8 +521,33 @@ async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<T
 
 async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
     let file = existing_file(ctx, &args.string("path"), Access::Entry).await?;
-    approved(ctx, "delete_file", format!("Delete {} (to the trash)", file.path), json!({"path": file.path})).await?;
+    // A text note's content is kept for undo (and shown as removed lines); other files are not.
+    let before = if SEARCHABLE.iter().any(|ext| fold_case(&file.path).ends_with(ext)) {
+        ctx.host.vault_read(&file.path).await.ok()
+    } else {
+        None
+    };
+    let mut change = proposal(ChangeKind::Delete, &file.path, before.as_deref().unwrap_or(""), "");
+    if before.is_none() {
+        change.base_hash = String::new();
+    }
+    let summary = format!("Delete {} (to the trash)", file.path);
+    approved(ctx, "delete_file", summary, json!({"path": file.path}), Some(&change)).await?;
+    if before.is_some() {
+        // Deleted only as it was proposed: a note changed meanwhile is left for a new look.
+        let now = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
+        if content_hash(&now) != change.base_hash {
+            return Err(ToolOutput::error(format!(
+                "{} changed after its deletion was proposed, so it was not deleted (conflict).",
+                file.path
+            )));
+        }
+    }
     ctx.host.vault_trash(&file.path).await.map_err(io("delete the note"))?;
+    let record = UndoRecord { kind: ChangeKind::Delete, path: file.path.clone(), to: None, before, after_hash: None };
+    undo::record(ctx.host, &ctx.message.id, &record).await;
+    let all = change.hunks.iter().map(|h| h.number).collect();
+    applied_event(ctx, change, all);
     Ok(ToolOutput::ok(format!("Moved {} to the trash.", file.path)))
 }
 
@@ -414,11 +573,19 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
     if find(&target, &all).map_err(|e| ToolOutput::error(format!("{e}.")))?.is_some() {
         return Err(ToolOutput::error(format!("{target} already exists; choose another name.")));
     }
+    let change = ProposedChange {
+        kind: ChangeKind::Move,
+        path: file.path.clone(),
+        to: Some(target.clone()),
+        base_hash: String::new(),
+        hunks: Vec::new(),
+    };
     approved(
         ctx,
         "move_file",
         format!("Move {} to {target} (links are updated)", file.path),
         json!({"from": file.path, "to": target}),
+        Some(&change),
     )
     .await?;
     let folder = parent(&target);
@@ -426,6 +593,15 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
         ctx.host.vault_create_folder(folder).await.map_err(io("create the target folder"))?;
     }
     ctx.host.vault_rename(&file.path, &target).await.map_err(io("move the note"))?;
+    let record = UndoRecord {
+        kind: ChangeKind::Move,
+        path: file.path.clone(),
+        to: Some(target.clone()),
+        before: None,
+        after_hash: None,
+    };
+    undo::record(ctx.host, &ctx.message.id, &record).await;
+    applied_event(ctx, change, Vec::new());
     Ok(ToolOutput::ok(format!("Moved {} to {target}.", file.path)))
 }
 

@@ -1,6 +1,7 @@
 //! The vault as the note tools see it: path safety, the case rule, globs, search, and the text
 //! edits — all decided here, before the host touches a file.
 
+pub(crate) mod diff;
 pub(crate) mod glob;
 pub(crate) mod path;
 pub(crate) mod real;

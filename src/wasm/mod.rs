@@ -92,7 +92,7 @@ export interface CoreSettings {
   hubDescription?: string;
   /** Folders the note tools may not touch, besides .obsidian, .smarthole, .git and .trash. */
   protectedFolders?: string[];
-  /** Tools approved in advance: any of "write_file", "delete_file", "move_file". */
+  /** Tools approved in advance: any of "write_file", "edit_file", "delete_file", "move_file". */
   autoApproveTools?: string[];
   /** Let the agent read, list and search folders linked from outside the vault (never write). */
   followLinkedFolders?: boolean;
@@ -197,6 +197,47 @@ export interface ApprovalRequest {
   scope?: "once" | "conversation";
   note?: string;
   settleReason?: SettleReason;
+  /** The change to a note it would make, as a diff (edit, overwrite, move, delete). */
+  change?: ProposedChange;
+  /** The hunks (by number) the approval accepted; absent means all of them. */
+  acceptedHunks?: number[];
+}
+
+/** A change to a note the agent proposes (or made): the diff a card shows, hunk by hunk. */
+export interface ProposedChange {
+  kind: "edit" | "overwrite" | "create" | "move" | "delete";
+  path: string;
+  /** A move's new path. */
+  to?: string;
+  /** SHA-256 (hex) of the content the diff was made from. */
+  baseHash: string;
+  hunks: DiffHunk[];
+}
+
+/** A run of changes with up to 3 lines of context: what the user accepts or rejects. */
+export interface DiffHunk {
+  /** From 1, as "/approve ID 1,3" and the model name it. */
+  number: number;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: DiffLine[];
+}
+
+/** One line, exactly as in the note (with its line break, if it has one). */
+export interface DiffLine {
+  kind: "context" | "removed" | "added";
+  text: string;
+  /** The line in pieces, the changed words marked (removed/added lines of a small change). */
+  words?: { text: string; changed: boolean }[];
+}
+
+/** What undoing a turn did, note by note. */
+export interface UndoReport {
+  messageId: string;
+  restored: string[];
+  refused: { path: string; reason: string }[];
 }
 
 /** An MCP server as the core sees it. */
@@ -281,6 +322,8 @@ export type CoreEvent =
   | { type: "hub_status"; status: HubStatus; detail: string | null }
   | { type: "approval_requested"; request: ApprovalRequest }
   | { type: "approval_resolved"; request: ApprovalRequest }
+  | { type: "change_applied"; messageId: string; change: ProposedChange; appliedHunks: number[] }
+  | { type: "turn_undone"; report: UndoReport }
   | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
 
 export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";
@@ -492,12 +535,14 @@ impl WasmMessageProcessor {
     }
 
     /// The user's answer to an approval request; resolves with the request as it now stands,
-    /// rejects when it is unknown or already settled.
+    /// rejects when it is unknown or already settled. `hunks` (numbers from 1) accepts only
+    /// those hunks of a proposed change; left out, all of them.
     #[wasm_bindgen(js_name = decideApproval, unchecked_return_type = "Promise<ApprovalRequest>")]
     pub fn decide_approval(
         &self,
         id: String,
         #[wasm_bindgen(unchecked_param_type = "ApprovalDecision")] decision: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "number[]")] hunks: Option<Vec<u32>>,
     ) -> Promise {
         let core = self.core.clone();
         promise(async move {
@@ -505,8 +550,17 @@ impl WasmMessageProcessor {
                 crate::lean::from_value(&serde_json::Value::String(decision.clone())).map_err(|_| {
                     format!("unknown approval decision {decision:?}: use approve_once, approve_conversation or reject")
                 })?;
-            core.decide_approval(&id, decision).await.map_err(|e| e.to_string())
+            let hunks = hunks.map(|h| h.into_iter().map(|n| n as usize).collect());
+            core.decide_approval_hunks(&id, decision, hunks).await.map_err(|e| e.to_string())
         })
+    }
+
+    /// Undoes every change to the notes the message's turn made; resolves with which notes were
+    /// restored and which refused (changed since), and why.
+    #[wasm_bindgen(js_name = undoTurn, unchecked_return_type = "Promise<UndoReport>")]
+    pub fn undo_turn(&self, message_id: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.undo_turn(&message_id).await) })
     }
 
     /// Approval requests waiting for an answer, oldest first.

@@ -33,7 +33,7 @@ test("create, edit, list and search notes in a real folder; hidden folders stay 
     { kind: "tool_use", tools: [{ id: "x", name: "read_file", input: { path: ".obsidian/app.json" } }] },
     { kind: "text", text: "Done." },
   );
-  const run = await once(vault, server.url, "start a garden note");
+  const run = await once(vault, server.url, "start a garden note", ["--approvals", "approve"]);
   assert.equal(run.result.success, true, run.stderr);
   assert.equal(readFileSync(path.join(vault, "Ideas/Garden.md"), "utf8"), "plant roses\nwater daily\n");
   const results = toolResults(server, from);

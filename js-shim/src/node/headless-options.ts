@@ -18,7 +18,9 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --hub-name NAME        the client name to register with the hub (default obsidian)
   --approvals MODE       answer to approval requests (the agent overwriting, deleting or moving a note;
                          an external agent's verification): reject (default), approve, or ask (printed
-                         as [approval ID]; answer with /approve ID, /approve-session ID or /reject ID)
+                         as [approval ID], a note's change as a diff; answer with /approve ID,
+                         /approve ID 1,3 (those hunks), /approve-session ID or /reject ID; /undo
+                         reverts the last turn that changed notes)
   --mcp-config FILE      the MCP servers (integrations) to connect: JSON {"mcpServers": [{"name", "command",
                          "args", "env"} or {"name", "url", "headers"}]}
   --api-port N           serve the local agent API on 127.0.0.1:N (see docs/agent-api.md)

@@ -1,10 +1,11 @@
 // What the headless command prints: the answer streamed as it arrives (to stdout in the chat, to
 // stderr with --once, whose stdout is the result's JSON), retries, tools, agent messages,
 // notices, the hub's status, scheduled runs, approval requests (answered as --approvals says),
-// the core's log lines, and each result of the chat. Every text from outside goes through
+// the core's log lines, and each result of the chat. A proposed change to a note prints as a
+// unified diff (hunks numbered for /approve ID 1,3); applied changes are remembered for /undo. Every text from outside goes through
 // terminalSafe first: the model, tools, hub and external agents cannot send the terminal a control
 // sequence, nor start a line that looks like one of the printer's.
-import type { ApprovalDecision, CoreEvent, LogLevel, ProcessResult } from "smarthole-core";
+import type { ApprovalDecision, ApprovalRequest, CoreEvent, LogLevel, ProcessResult, ProposedChange } from "smarthole-core";
 import { terminalSafe } from "./terminal-text.ts";
 
 /** One line's worth of outside text. */
@@ -22,9 +23,26 @@ export interface PrinterOptions {
   decide: (id: string, decision: ApprovalDecision) => Promise<unknown>;
 }
 
+/** A proposed change as a unified diff, every line terminal-safe; hunks are numbered. */
+export function unifiedDiff(change: ProposedChange): string {
+  const out = [`--- ${line(change.path)}`, `+++ ${line(change.to ?? (change.kind === "delete" ? "/dev/null" : change.path))}`];
+  for (const hunk of change.hunks) {
+    out.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@ hunk ${hunk.number}`);
+    for (const l of hunk.lines) {
+      const mark = l.kind === "added" ? "+" : l.kind === "removed" ? "-" : " ";
+      const text = l.text.replace(/\r?\n$/, "");
+      out.push(mark + line(text));
+      if (text === l.text) out.push("\\ No newline at end of file");
+    }
+  }
+  return out.join("\n") + "\n";
+}
+
 export class EventPrinter {
   /** Messages whose answer was streamed (so it is not printed again). */
   readonly streamed = new Set<string>();
+  /** The last message whose turn changed notes (what /undo reverses). */
+  lastChanged: string | undefined;
   private readonly streamTo: NodeJS.WriteStream;
 
   constructor(private readonly options: PrinterOptions) {
@@ -57,7 +75,20 @@ export class EventPrinter {
         process.stderr.write(`\n[${event.ok ? "scheduled run" : "scheduled run failed"}] ${lines(event.text)}\n`);
         break;
       case "approval_requested":
-        this.approvalRequested(event.request.id, event.request.summary);
+        this.approvalRequested(event.request);
+        break;
+      case "change_applied":
+        this.lastChanged = event.messageId;
+        if (this.options.approvals === "ask") {
+          const { change, appliedHunks } = event;
+          const hunks = change.hunks.length > 0 ? ` (hunks ${appliedHunks.join(",") || "none"} of ${change.hunks.length})` : "";
+          process.stderr.write(`[changed ${line(change.path)}: ${change.kind}${hunks} — /undo reverts this turn]\n`);
+        }
+        break;
+      case "turn_undone":
+        for (const path of event.report.restored) process.stderr.write(`[undo: restored ${line(path)}]\n`);
+        for (const r of event.report.refused) process.stderr.write(`[undo: refused ${line(r.path)}: ${line(r.reason)}]\n`);
+        if (event.report.restored.length + event.report.refused.length === 0) process.stderr.write("[undo: nothing to undo]\n");
         break;
       case "approval_resolved":
         if (this.options.approvals === "ask") {
@@ -68,12 +99,15 @@ export class EventPrinter {
     }
   }
 
-  private approvalRequested(rawId: string, rawSummary: string): void {
+  private approvalRequested(request: ApprovalRequest): void {
     const decision = this.options.approvals;
+    const rawId = request.id;
     // One line each: a reason cannot print a line of its own ("[approval ver-…] …").
-    const [id, summary] = [line(rawId), line(rawSummary)];
+    const [id, summary] = [line(rawId), line(request.summary)];
     if (decision === "ask") {
-      process.stderr.write(`\n[approval ${id}] ${summary} — answer /approve ${id}, /approve-session ${id} or /reject ${id}\n`);
+      const diff = request.change && request.change.hunks.length > 0 ? unifiedDiff(request.change) : "";
+      const some = request.change && request.change.hunks.length > 1 ? `, /approve ${id} 1,3 (some hunks)` : "";
+      process.stderr.write(`\n${diff}[approval ${id}] ${summary} — answer /approve ${id}${some}, /approve-session ${id} or /reject ${id}\n`);
       return;
     }
     process.stderr.write(`\n[approval: ${summary} → ${decision === "reject" ? "rejected" : "approved"} (--approvals)]\n`);

@@ -14,7 +14,8 @@
 // --approvals says how approval requests (the agent's, and external agents' verifications) are
 // answered: rejected unless told otherwise, so nothing is overwritten, deleted or moved by a run
 // nobody watches; approved; or asked on the terminal, answered with /approve ID,
-// /approve-session ID or /reject ID.
+// /approve-session ID or /reject ID; a proposed change to a note prints as a unified diff and
+// /approve ID 1,3 accepts only those hunks. /undo reverts the last turn that changed notes.
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { ApprovalDecision, CoreEvent, MessageProcessor, RoutedMessage } from "smarthole-core";
@@ -125,9 +126,16 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
   for await (const line of rl) {
     const text = line.trim();
     if (text === "/quit" || text === "/exit") break;
-    const command = /^\/(approve|approve-session|reject)\s+(\S+)$/.exec(text);
+    if (text === "/undo") {
+      const last = printer.lastChanged;
+      if (last === undefined) process.stderr.write("[undo: no turn changed a note yet]\n");
+      else void processor.undoTurn(last).catch((error: unknown) => process.stderr.write(`[error] ${terminalSafe(String(error))}\n`));
+      continue;
+    }
+    const command = /^\/(approve|approve-session|reject)\s+(\S+)(?:\s+(\d+(?:\s*,\s*\d+)*))?$/.exec(text);
     if (command) {
-      processor.decideApproval(command[2], DECISIONS[command[1]]).then(
+      const hunks = command[3]?.split(",").map((n) => Number(n.trim()));
+      processor.decideApproval(command[2], DECISIONS[command[1]], hunks).then(
         (request) => process.stderr.write(`[${terminalSafe(request.id)}: ${request.status}]\n`),
         (error: unknown) => process.stderr.write(`[error] ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`),
       );

@@ -138,6 +138,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     );
     const approvals: [string, string, string][] = [
       ["write_file", "Overwrite notes without asking", "Let the agent replace a note's whole content without an approval card."],
+      ["edit_file", "Edit notes without asking", "Let the agent change part of a note without an approval card (the change is still shown, with Undo)."],
       ["delete_file", "Delete notes without asking", "Let the agent move notes to the trash without an approval card."],
       ["move_file", "Move notes without asking", "Let the agent rename and move notes without an approval card."],
     ];

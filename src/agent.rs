@@ -215,6 +215,7 @@ pub(crate) async fn run_turn<'a, H: Host>(
         notify_hub: input.notify_hub,
         approve: input.approve,
         integrations: input.integrations,
+        tool_use_id: String::new(),
     };
     let tools_json = input.tools.request_json(input.integrations);
     let (mut outcome, open) = replay(resume);
@@ -330,7 +331,7 @@ async fn run_one_tool<H: Host>(
         input: input.clone(),
     });
     journal.record(&JournalRecord::ToolStarted { tool_use_id: id.to_owned() }).await;
-    let output = tools.run(ctx, name, input).await;
+    let output = tools.run(&ToolContext { tool_use_id: id.to_owned(), ..*ctx }, name, input).await;
     journal
         .record(&JournalRecord::ToolDone {
             tool_use_id: id.to_owned(),

@@ -159,6 +159,9 @@ pub struct ApprovalRequest {
     /// The hunks (by number) an approval accepted; absent means all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accepted_hunks: Option<Vec<usize>>,
+    /// The tool call that asked: the chat view shows the card at its chip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
 }
 
 impl ApprovalRequest {
@@ -177,6 +180,8 @@ pub struct ApprovalAsk {
     pub details: Value,
     /// The proposed change to a note, shown as a diff whose hunks can be accepted one by one.
     pub change: Option<ProposedChange>,
+    /// The tool call asking.
+    pub tool_use_id: Option<String>,
 }
 
 /// How the user answered a tool.
@@ -270,6 +275,14 @@ impl ApprovalBook {
     pub(crate) fn pending(&self) -> Vec<ApprovalRequest> {
         let mut out: Vec<ApprovalRequest> =
             self.requests.borrow().values().filter(|r| r.status == ApprovalStatus::Pending).cloned().collect();
+        crate::lean::sort_by_key(&mut out, |r| r.created_ms);
+        out
+    }
+
+    /// The requests a message's turn made, oldest first (settled ones are kept a week).
+    pub(crate) fn of_message(&self, message_id: &str) -> Vec<ApprovalRequest> {
+        let mut out: Vec<ApprovalRequest> =
+            self.requests.borrow().values().filter(|r| r.message_id.as_deref() == Some(message_id)).cloned().collect();
         crate::lean::sort_by_key(&mut out, |r| r.created_ms);
         out
     }
@@ -400,6 +413,7 @@ mod tests {
             settle_reason: None,
             change: None,
             accepted_hunks: None,
+            tool_use_id: None,
         }
     }
 

@@ -126,7 +126,15 @@ pub enum Event {
     ApprovalResolved { request: Box<crate::approval::ApprovalRequest> },
     /// A note tool changed the vault (approved, auto-approved, or a new note): the diff and the
     /// hunks applied, so the chat view shows it with Undo.
-    ChangeApplied { message_id: String, change: Box<crate::vault::diff::ProposedChange>, applied_hunks: Vec<usize> },
+    ChangeApplied {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        /// The tool call that made it (empty outside one).
+        tool_use_id: String,
+        change: Box<crate::vault::diff::ProposedChange>,
+        applied_hunks: Vec<usize>,
+    },
     /// A turn's changes were undone, note by note.
     TurnUndone { report: Box<crate::vault::diff::UndoReport> },
     /// A scheduled run finished (or failed): the chat view tells the user.

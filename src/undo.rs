@@ -2,7 +2,8 @@
 //! create, move, delete to the trash) is appended, with what reverses it, to
 //! `undo/<file stem of the message id>.jsonl` before the tool answers, so it survives a restart.
 //! Undoing a turn reverses its records newest first, each only when the note is still as the turn
-//! left it (by hash): a note changed since is refused, with the reason, never overwritten.
+//! left it (by hash): a note changed since is refused, with the reason, never overwritten. Records
+//! stay, marked undone, so a reopened conversation redraws every diff and what became of it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::ids::file_stem;
-use crate::vault::diff::{content_hash, ChangeKind, UndoRefusal, UndoReport};
+use crate::vault::diff::{content_hash, ChangeKind, ProposedChange, UndoRefusal, UndoReport};
 
 /// Where the journals are kept (under `.smarthole/`).
 pub(crate) const UNDO_DIR: &str = "undo";
@@ -23,17 +24,33 @@ const MAX_UNDO_BYTES: u64 = crate::bounded::MAX_LOG_BYTES;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct UndoRecord {
-    pub kind: ChangeKind,
-    pub path: String,
-    /// A move's new path.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
+    /// The change as shown (its kind, path, a move's new path, the diff).
+    pub change: ProposedChange,
+    /// The hunks applied (all of them unless the user picked some; none for a move).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_hunks: Vec<usize>,
     /// The content before (edit, overwrite, and a delete of a text note).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
     /// The hash of the content the change left (edit, overwrite, create).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_hash: Option<String>,
+    /// The tool call that made it: the chat view draws the diff at its chip.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tool_use_id: String,
+    /// Reversed by an undo: kept so a reopened conversation still shows what happened.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undone: bool,
+}
+
+/// A change a turn applied, as the chat view redraws it when a conversation is reopened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppliedChange {
+    pub tool_use_id: String,
+    pub change: ProposedChange,
+    pub applied_hunks: Vec<usize>,
+    pub undone: bool,
 }
 
 fn journal_path(message_id: &str) -> String {
@@ -47,7 +64,7 @@ pub(crate) async fn record<H: Host>(host: &H, message_id: &str, record: &UndoRec
         Err(e) => return host.log(LogLevel::Warn, &format!("could not record an undo step: {e}")),
     };
     if let Err(e) = host.append_file(&journal_path(message_id), &format!("{line}\n")).await {
-        host.log(LogLevel::Warn, &format!("could not record the undo of {}: {e}", record.path));
+        host.log(LogLevel::Warn, &format!("could not record the undo of {}: {e}", record.change.path));
     }
 }
 
@@ -64,33 +81,48 @@ async fn records<H: Host>(host: &H, path: &str) -> Result<Vec<UndoRecord>, Strin
     Ok(out)
 }
 
-/// Reverses a turn's changes, newest first. Records that could not be reversed stay in the
-/// journal (a later undo may succeed); the journal goes once all are.
+/// The changes a turn applied, oldest first (none when its journal is gone or unreadable).
+pub(crate) async fn applied_changes<H: Host>(host: &H, message_id: &str) -> Vec<AppliedChange> {
+    let all = records(host, &journal_path(message_id)).await.unwrap_or_else(|e| {
+        host.log(LogLevel::Warn, &format!("could not read the undo journal of {message_id}: {e}"));
+        Vec::new()
+    });
+    all.into_iter()
+        .map(|r| AppliedChange {
+            tool_use_id: r.tool_use_id,
+            change: r.change,
+            applied_hunks: r.applied_hunks,
+            undone: r.undone,
+        })
+        .collect()
+}
+
+/// Reverses a turn's changes not undone yet, newest first. Each reversed record is marked undone
+/// (a record that could not be reversed stays as it was: a later undo may succeed).
 pub(crate) async fn undo_turn<H: Host>(host: &H, message_id: &str) -> UndoReport {
     let path = journal_path(message_id);
     let mut report = UndoReport { message_id: message_id.to_owned(), restored: Vec::new(), refused: Vec::new() };
-    let all = match records(host, &path).await {
+    let mut all = match records(host, &path).await {
         Ok(all) => all,
         Err(e) => {
             report.refused.push(UndoRefusal { path, reason: format!("the undo journal could not be read: {e}") });
             return report;
         }
     };
-    let mut kept = Vec::new();
-    for record in all.into_iter().rev() {
-        match reverse(host, &record).await {
-            Ok(()) => report.restored.push(record.path.clone()),
-            Err(reason) => {
-                report.refused.push(UndoRefusal { path: record.path.clone(), reason });
-                kept.push(record);
+    for record in all.iter_mut().rev().filter(|r| !r.undone) {
+        match reverse(host, record).await {
+            Ok(()) => {
+                record.undone = true;
+                report.restored.push(record.change.path.clone());
             }
+            Err(reason) => report.refused.push(UndoRefusal { path: record.change.path.clone(), reason }),
         }
     }
-    kept.reverse();
-    let left: String = kept.iter().filter_map(|r| serde_json::to_string(r).ok()).map(|l| l + "\n").collect();
-    let saved =
-        if left.is_empty() { host.remove_file(&path).await } else { host.write_file_atomic(&path, &left).await };
-    if let Err(e) = saved {
+    if report.restored.is_empty() {
+        return report;
+    }
+    let text: String = all.iter().filter_map(|r| serde_json::to_string(r).ok()).map(|l| l + "\n").collect();
+    if let Err(e) = host.write_file_atomic(&path, &text).await {
         host.log(LogLevel::Warn, &format!("could not update {path}: {e}"));
     }
     report
@@ -104,7 +136,8 @@ async fn exists<H: Host>(host: &H, path: &str) -> Result<bool, String> {
 
 async fn reverse<H: Host>(host: &H, record: &UndoRecord) -> Result<(), String> {
     let changed = "it has changed since the turn changed it".to_owned();
-    match record.kind {
+    let path = &record.change.path;
+    match record.change.kind {
         ChangeKind::Edit | ChangeKind::Overwrite => {
             let (Some(before), Some(after)) = (record.before.clone(), record.after_hash.clone()) else {
                 return Err("the journal lacks its content before".to_owned());
@@ -112,7 +145,7 @@ async fn reverse<H: Host>(host: &H, record: &UndoRecord) -> Result<(), String> {
             let moved_on = Rc::new(RefCell::new(false));
             let seen = Rc::clone(&moved_on);
             host.vault_process(
-                &record.path,
+                path,
                 Box::new(move |text| {
                     if content_hash(text) == after {
                         Some(before.clone())
@@ -130,30 +163,30 @@ async fn reverse<H: Host>(host: &H, record: &UndoRecord) -> Result<(), String> {
             Ok(())
         }
         ChangeKind::Create => {
-            let text = host.vault_read(&record.path).await.map_err(|e| format!("it could not be read: {e}"))?;
+            let text = host.vault_read(path).await.map_err(|e| format!("it could not be read: {e}"))?;
             if record.after_hash.as_deref() != Some(content_hash(&text).as_str()) {
                 return Err(changed);
             }
-            host.vault_trash(&record.path).await.map_err(|e| format!("it could not be deleted: {e}"))
+            host.vault_trash(path).await.map_err(|e| format!("it could not be deleted: {e}"))
         }
         ChangeKind::Move => {
-            let Some(to) = &record.to else { return Err("the journal lacks where it was moved".to_owned()) };
+            let Some(to) = &record.change.to else { return Err("the journal lacks where it was moved".to_owned()) };
             if !exists(host, to).await? {
                 return Err(format!("{to} is no longer there"));
             }
-            if exists(host, &record.path).await? {
-                return Err(format!("{} exists again", record.path));
+            if exists(host, path).await? {
+                return Err(format!("{} exists again", path));
             }
-            host.vault_rename(to, &record.path).await.map_err(|e| format!("it could not be moved back: {e}"))
+            host.vault_rename(to, path).await.map_err(|e| format!("it could not be moved back: {e}"))
         }
         ChangeKind::Delete => {
             let Some(before) = &record.before else {
                 return Err("it was not a text note: restore it from the trash".to_owned());
             };
-            if exists(host, &record.path).await? {
-                return Err(format!("{} exists again", record.path));
+            if exists(host, path).await? {
+                return Err(format!("{} exists again", path));
             }
-            host.vault_create(&record.path, before).await.map_err(|e| format!("it could not be recreated: {e}"))
+            host.vault_create(path, before).await.map_err(|e| format!("it could not be recreated: {e}"))
         }
     }
 }

@@ -32,8 +32,10 @@ use smarthole_agent::LogLevel;
 use smarthole_agent::ReprocessSummary;
 use smarthole_agent::{AgentContext, McpServerConfig, Settings};
 use smarthole_agent::{ApiRequest, ApiResponse};
+use smarthole_agent::{
+    AppliedChange, ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, TurnReview, UndoRefusal, UndoReport, WordSpan,
+};
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
-use smarthole_agent::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};
 use smarthole_agent::{
     Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
     Schedule, ScheduleType, TurnEnd,
@@ -219,6 +221,7 @@ fn approval_full() -> ApprovalRequest {
         settle_reason: Some(SettleReason::Approved),
         change: Some(Box::new(change_full())),
         accepted_hunks: Some(vec![1]),
+        tool_use_id: Some("toolu_1".into()),
     }
 }
 
@@ -370,6 +373,16 @@ fn outgoing() -> Vec<Sample> {
     }
     add("approval_full", "Core.ApprovalRequest", to_json(&approval_full()), true);
     add("undo_report", "Core.UndoReport", to_json(&undo_full()), true);
+    let review = TurnReview {
+        approvals: vec![approval_full()],
+        changes: vec![AppliedChange {
+            tool_use_id: "toolu_1".into(),
+            change: change_full(),
+            applied_hunks: vec![1],
+            undone: true,
+        }],
+    };
+    add("turn_review", "Core.TurnReview", to_json(&review), true);
     add(
         "api_response",
         "Core.ApiResponse",
@@ -435,7 +448,13 @@ fn events() -> Vec<Event> {
         Event::HubStatus { status: HubStatus::Error, detail: Some("registration refused".into()) },
         Event::ApprovalRequested { request: Box::new(approval_full()) },
         Event::ApprovalResolved { request: Box::new(approval_full()) },
-        Event::ChangeApplied { message_id: "msg-1".into(), change: Box::new(change_full()), applied_hunks: vec![1] },
+        Event::ChangeApplied {
+            message_id: "msg-1".into(),
+            conversation_id: Some("conv-1".into()),
+            tool_use_id: "toolu_1".into(),
+            change: Box::new(change_full()),
+            applied_hunks: vec![1],
+        },
         Event::TurnUndone { report: Box::new(undo_full()) },
         Event::ScheduledRun {
             conversation_id: "conv-1".into(),

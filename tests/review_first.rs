@@ -206,7 +206,7 @@ fn an_auto_approved_edit_is_applied_shown_as_a_diff_and_undoable() {
     assert_eq!((out.as_str(), is_error), ("Edited Notes/Plan.md (replace).", false));
     assert!(p.pending_approvals().is_empty());
     let shown = host.events().into_iter().find_map(|e| match e {
-        Event::ChangeApplied { message_id, change, applied_hunks } => Some((message_id, change, applied_hunks)),
+        Event::ChangeApplied { message_id, change, applied_hunks, .. } => Some((message_id, change, applied_hunks)),
         _ => None,
     });
     let (message_id, change, applied) = shown.expect("the change is shown");
@@ -236,4 +236,46 @@ fn approve_for_this_conversation_covers_the_next_edit() {
     assert!(!is_error, "{out}");
     assert_eq!(host.events().iter().filter(|e| matches!(e, Event::ApprovalRequested { .. })).count(), asked);
     assert_eq!(host.note(NOTE).unwrap(), BEFORE.replace("alpha", "beta").replace("omega", "end"));
+}
+
+#[test]
+fn a_reopened_turn_shows_each_card_at_its_tool_call_and_what_undo_did() {
+    let host = FakeHost::new();
+    host.put_note(NOTE, BEFORE);
+    host.put_note("Keep.md", "keep\n");
+    let p = processor(&host);
+    let calls = [
+        ("t1", "edit_file", json!({"path": NOTE, "operation": "replace", "old_text": "alpha", "new_text": "beta"})),
+        ("t2", "delete_file", json!({"path": "Keep.md"})),
+    ];
+    // The first is approved, the second rejected.
+    host.script([Reply::tools("", &calls), Reply::text("done")]);
+    let user = async {
+        for decision in [Decision::ApproveOnce, Decision::Reject] {
+            let request = loop {
+                if let Some(r) = p.pending_approvals().into_iter().next() {
+                    break r;
+                }
+                host.sleep(100).await;
+            };
+            p.decide_approval_hunks(&request.id, decision, None).await.expect("decided");
+        }
+    };
+    let (result, ()) = host.run(join(p.process(direct("m1", "tidy up")), user));
+    assert!(result.success, "{result:?}");
+    let restarted = processor(&host);
+    let review = host.run(restarted.turn_review("m1"));
+    let asked: Vec<(Option<&str>, &str)> =
+        review.approvals.iter().map(|r| (r.tool_use_id.as_deref(), r.status.as_str())).collect();
+    assert_eq!(asked, [(Some("t1"), "approved"), (Some("t2"), "rejected")]);
+    let changed: Vec<(&str, &str, bool)> =
+        review.changes.iter().map(|c| (c.tool_use_id.as_str(), c.change.path.as_str(), c.undone)).collect();
+    assert_eq!(changed, [("t1", NOTE, false)], "only the approved change was applied");
+    assert_eq!(review.changes[0].applied_hunks, vec![1]);
+    let report = host.run(restarted.undo_turn("m1"));
+    assert_eq!(report.restored, vec![NOTE.to_owned()]);
+    let after = host.run(restarted.turn_review("m1"));
+    assert!(after.changes[0].undone, "the change is still shown, as undone");
+    assert_eq!(host.note(NOTE).unwrap(), BEFORE);
+    assert_eq!(host.note("Keep.md").unwrap(), "keep\n");
 }

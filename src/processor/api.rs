@@ -177,6 +177,7 @@ impl<H: Host + 'static> Pipeline<H> {
             settle_reason: None,
             change: None,
             accepted_hunks: None,
+            tool_use_id: None,
         };
         let decided_at_once = if !context.allowed_actions.contains(&request.action) {
             Some((

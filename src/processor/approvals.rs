@@ -97,6 +97,7 @@ impl<H: Host + 'static> Pipeline<H> {
             settle_reason: None,
             change: ask.change.map(Box::new),
             accepted_hunks: None,
+            tool_use_id: ask.tool_use_id,
         };
         if let Err(e) = self.persist_approval(&request).await {
             // Not persisted means a restart forgets it — which approves nothing, so go on asking.

@@ -84,6 +84,15 @@ pub struct ReprocessSummary {
     pub moved_to_failed: Vec<String>,
 }
 
+/// What a turn asked and changed (`turnReview()`): the chat view redraws its cards from it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnReview {
+    /// Its approval requests, oldest first (settled ones are kept a week).
+    pub approvals: Vec<ApprovalRequest>,
+    /// The changes it applied, oldest first, and whether each was undone since.
+    pub changes: Vec<crate::undo::AppliedChange>,
+}
+
 /// Stops everything the processor runs when its last handle is dropped.
 struct Lifetime {
     tasks: Rc<TaskSet>,
@@ -276,6 +285,16 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let report = crate::undo::undo_turn(host, message_id).await;
         host.emit(&crate::event::Event::TurnUndone { report: Box::new(report.clone()) });
         report
+    }
+
+    /// What a turn asked and changed, for the chat view redrawing a reopened conversation: its
+    /// approval requests (settled ones for a week) and the changes it applied, undone or not.
+    pub async fn turn_review(&self, message_id: &str) -> TurnReview {
+        let inner = &self.pipeline.inner;
+        TurnReview {
+            approvals: inner.approvals.of_message(message_id),
+            changes: crate::undo::applied_changes(&inner.host, message_id).await,
+        }
     }
 
     /// Approval requests waiting for an answer, oldest first (the chat view shows their cards).

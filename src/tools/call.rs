@@ -120,6 +120,8 @@ pub struct ToolContext<'a, H: Host> {
     pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
     /// The user's integrations (MCP servers) as they were when the turn started.
     pub integrations: &'a [McpServer],
+    /// The tool call being run (empty between calls): the chat view draws its cards there.
+    pub tool_use_id: String,
 }
 
 /// A tool's definition with its schema written as JSON text (a `json!` literal costs several

@@ -244,7 +244,13 @@ async fn approved<H: Host>(
     if ctx.settings.auto_approve_tools.iter().any(|t| t == action) {
         return Ok(all);
     }
-    let ask = ApprovalAsk { action: action.to_owned(), summary: summary.clone(), details, change: change.cloned() };
+    let ask = ApprovalAsk {
+        action: action.to_owned(),
+        summary: summary.clone(),
+        details,
+        change: change.cloned(),
+        tool_use_id: Some(ctx.tool_use_id.to_owned()).filter(|id| !id.is_empty()),
+    };
     match (ctx.approve)(ask).await {
         ApprovalOutcome::Approved(hunks) => Ok(hunks.unwrap_or(all)),
         ApprovalOutcome::Rejected => Err(ToolOutput::error(format!(
@@ -337,16 +343,8 @@ async fn review_and_apply<H: Host>(
         ))),
         Applied::Unchanged => Err(ToolOutput::error(format!("{} was not changed.", change.path))),
         Applied::Done { before, after_hash } => {
-            let record = UndoRecord {
-                kind: change.kind,
-                path: change.path.clone(),
-                to: None,
-                before: Some(before),
-                after_hash: Some(after_hash),
-            };
-            undo::record(ctx.host, &ctx.message.id, &record).await;
             let partial = (accepted.len() < change.hunks.len()).then_some(applied);
-            applied_event(ctx, change, accepted);
+            record_applied(ctx, change, accepted, Some(before), Some(after_hash)).await;
             Ok(partial)
         }
     }
@@ -360,12 +358,24 @@ enum Applied {
     Done { before: String, after_hash: String },
 }
 
-/// Tells the UI a change was applied (the diff and the hunks), for its card with Undo.
-fn applied_event<H: Host>(ctx: &ToolContext<'_, H>, change: ProposedChange, applied_hunks: Vec<usize>) {
+/// An applied change: recorded with what reverses it (in the turn's undo journal) and shown to
+/// the UI (the diff and the hunks, at the tool call's chip, with Undo).
+async fn record_applied<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    change: ProposedChange,
+    applied_hunks: Vec<usize>,
+    before: Option<String>,
+    after_hash: Option<String>,
+) {
+    let record =
+        UndoRecord { change, applied_hunks, before, after_hash, tool_use_id: ctx.tool_use_id.clone(), undone: false };
+    undo::record(ctx.host, &ctx.message.id, &record).await;
     ctx.host.emit(&Event::ChangeApplied {
         message_id: ctx.message.id.clone(),
-        change: Box::new(change),
-        applied_hunks,
+        conversation_id: ctx.message.named_conversation(),
+        tool_use_id: record.tool_use_id,
+        change: Box::new(record.change),
+        applied_hunks: record.applied_hunks,
     });
 }
 
@@ -446,17 +456,9 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
         None => {
             let path = with_note_extension(&located);
             ctx.host.vault_create(&path, &content).await.map_err(io("create the note"))?;
-            let record = UndoRecord {
-                kind: ChangeKind::Create,
-                path: path.clone(),
-                to: None,
-                before: None,
-                after_hash: Some(content_hash(&content)),
-            };
-            undo::record(ctx.host, &ctx.message.id, &record).await;
             let change = proposal(ChangeKind::Create, &path, "", &content);
             let all = change.hunks.iter().map(|h| h.number).collect();
-            applied_event(ctx, change, all);
+            record_applied(ctx, change, all, None, Some(content_hash(&content))).await;
             Ok(ToolOutput::ok(format!("Created {path} ({lines_count} lines).")))
         }
     }
@@ -544,10 +546,8 @@ async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Too
         }
     }
     ctx.host.vault_trash(&file.path).await.map_err(io("delete the note"))?;
-    let record = UndoRecord { kind: ChangeKind::Delete, path: file.path.clone(), to: None, before, after_hash: None };
-    undo::record(ctx.host, &ctx.message.id, &record).await;
     let all = change.hunks.iter().map(|h| h.number).collect();
-    applied_event(ctx, change, all);
+    record_applied(ctx, change, all, before, None).await;
     Ok(ToolOutput::ok(format!("Moved {} to the trash.", file.path)))
 }
 
@@ -593,15 +593,7 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
         ctx.host.vault_create_folder(folder).await.map_err(io("create the target folder"))?;
     }
     ctx.host.vault_rename(&file.path, &target).await.map_err(io("move the note"))?;
-    let record = UndoRecord {
-        kind: ChangeKind::Move,
-        path: file.path.clone(),
-        to: Some(target.clone()),
-        before: None,
-        after_hash: None,
-    };
-    undo::record(ctx.host, &ctx.message.id, &record).await;
-    applied_event(ctx, change, Vec::new());
+    record_applied(ctx, change, Vec::new(), None, None).await;
     Ok(ToolOutput::ok(format!("Moved {} to {target}.", file.path)))
 }
 

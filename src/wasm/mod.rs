@@ -201,6 +201,8 @@ export interface ApprovalRequest {
   change?: ProposedChange;
   /** The hunks (by number) the approval accepted; absent means all of them. */
   acceptedHunks?: number[];
+  /** The tool call that asked: its card sits at that tool's chip. */
+  toolUseId?: string;
 }
 
 /** A change to a note the agent proposes (or made): the diff a card shows, hunk by hunk. */
@@ -231,6 +233,20 @@ export interface DiffLine {
   text: string;
   /** The line in pieces, the changed words marked (removed/added lines of a small change). */
   words?: { text: string; changed: boolean }[];
+}
+
+/** A change a turn applied, as a reopened conversation redraws it. */
+export interface AppliedChange {
+  toolUseId: string;
+  change: ProposedChange;
+  appliedHunks: number[];
+  undone: boolean;
+}
+
+/** What a turn asked and changed: its approval requests and the changes it applied. */
+export interface TurnReview {
+  approvals: ApprovalRequest[];
+  changes: AppliedChange[];
 }
 
 /** What undoing a turn did, note by note. */
@@ -322,7 +338,7 @@ export type CoreEvent =
   | { type: "hub_status"; status: HubStatus; detail: string | null }
   | { type: "approval_requested"; request: ApprovalRequest }
   | { type: "approval_resolved"; request: ApprovalRequest }
-  | { type: "change_applied"; messageId: string; change: ProposedChange; appliedHunks: number[] }
+  | { type: "change_applied"; messageId: string; conversationId?: string; toolUseId: string; change: ProposedChange; appliedHunks: number[] }
   | { type: "turn_undone"; report: UndoReport }
   | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
 
@@ -561,6 +577,14 @@ impl WasmMessageProcessor {
     pub fn undo_turn(&self, message_id: String) -> Promise {
         let core = self.core.clone();
         promise(async move { Ok::<_, String>(core.undo_turn(&message_id).await) })
+    }
+
+    /// What a turn asked and changed (approval requests, applied changes and whether each was
+    /// undone): the chat view redraws a reopened conversation's cards from it.
+    #[wasm_bindgen(js_name = turnReview, unchecked_return_type = "Promise<TurnReview>")]
+    pub fn turn_review(&self, message_id: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.turn_review(&message_id).await) })
     }
 
     /// Approval requests waiting for an answer, oldest first.

@@ -17,6 +17,8 @@ import type {
   ProcessResult,
   RoutedMessage,
   ScheduleChange,
+  TurnReview,
+  UndoReport,
 } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
 import { cronNext, localTimeZone } from "./clock.ts";
@@ -310,9 +312,20 @@ export class CoreRuntime {
     return this.processor ? this.call((p) => p.pendingApprovals()) : [];
   }
 
-  /** The user's answer to an approval card; rejects when the request is unknown or settled. */
-  decideApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRequest> {
-    return this.call((p) => p.decideApproval(id, decision));
+  /** The user's answer to an approval card (with the hunks accepted of a proposed change, when
+   *  not all); rejects when the request is unknown or settled. */
+  decideApproval(id: string, decision: ApprovalDecision, hunks?: number[]): Promise<ApprovalRequest> {
+    return this.call((p) => p.decideApproval(id, decision, hunks));
+  }
+
+  /** What a turn asked and changed, for redrawing its cards. */
+  turnReview(messageId: string): Promise<TurnReview> {
+    return this.call((p) => p.turnReview(messageId));
+  }
+
+  /** Undoes a turn's changes to the notes, note by note. */
+  undoTurn(messageId: string): Promise<UndoReport> {
+    return this.call((p) => p.undoTurn(messageId));
   }
 
   recordSystemLine(text: string): Promise<string> {

@@ -38,13 +38,16 @@ const runtime = new CoreRuntime({
 window.addEventListener("error", (event) => runtime.reportError(event.error));
 window.addEventListener("unhandledrejection", (event) => runtime.reportError(event.reason));
 
+const opened: { path: string; line?: number }[] = [];
 const app = document.getElementById("app");
 if (app) {
   const panel = new ChatPanel(app, runtime, {
     renderMarkdown: renderPlain,
     copy: (text) => navigator.clipboard.writeText(text),
+    // No editor on a page: the notes asked for are listed, for the tests.
+    openNote: (path, line) => opened.push({ path, line }),
   });
   panel.mount();
 }
-(window as unknown as { smarthole: unknown }).smarthole = { runtime };
+(window as unknown as { smarthole: unknown }).smarthole = { runtime, opened };
 void runtime.start();

@@ -1,5 +1,5 @@
 // The sidebar view: it mounts the chat panel over the plugin's runtime.
-import { ItemView, MarkdownRenderer, type WorkspaceLeaf } from "obsidian";
+import { ItemView, MarkdownRenderer, TFile, type WorkspaceLeaf } from "obsidian";
 import { ChatPanel } from "../ui/chat-panel.ts";
 import type { CoreRuntime } from "../core/runtime.ts";
 
@@ -32,6 +32,10 @@ export class ChatView extends ItemView {
     this.panel = new ChatPanel(this.contentEl, this.runtime, {
       renderMarkdown: (markdown, el) => MarkdownRenderer.render(this.app, markdown, el, "", this),
       copy: (text) => navigator.clipboard.writeText(text),
+      openNote: (path, line) => {
+        const file = this.app.vault.getAbstractFileByPath(path);
+        if (file instanceof TFile) void this.app.workspace.getLeaf(false).openFile(file, { eState: line ? { line: line - 1 } : undefined });
+      },
     });
     this.panel.mount();
   }

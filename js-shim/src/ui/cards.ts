@@ -1,10 +1,13 @@
 // The chat panel's cards: a question from the agent (buttons for a confirmation or a choice; a
-// free answer goes in the box) and approval requests (what will happen, and three answers; the
-// outcome in the words of chat-text.ts once the core settles it).
+// free answer goes in the box), approval requests (what will happen and the answers; a change to
+// a note as its diff, accepted or rejected hunk by hunk; the outcome in the words of chat-text.ts
+// once the core settles it), and changes applied without asking (a new note, an auto-approved
+// edit), each shown as a diff that says whether it was undone.
 import type {} from "obsidian";
-import type { ApprovalDecision, ApprovalRequest, QuestionType } from "smarthole-core";
+import type { ApprovalDecision, ApprovalRequest, ProposedChange, QuestionType, UndoReport } from "smarthole-core";
 import type { ChatBackend } from "./panel-api.ts";
-import { approvalOutcome } from "./chat-text.ts";
+import { appliedWords, approvalOutcome, changeTitle } from "./chat-text.ts";
+import { renderDiff } from "./diff-view.ts";
 
 /** Longest details shown on an approval card (a note's new content can be long). */
 const APPROVAL_DETAILS_CHARS = 4000;
@@ -38,34 +41,72 @@ export function addQuestionCard(parent: HTMLElement, prompt: string, kind: Quest
   }
 }
 
-/** The approval cards on screen, by request id. */
+/** What the cards need from the panel. */
+export interface CardHooks {
+  decideApproval: ChatBackend["decideApproval"];
+  openNote(path: string, line?: number): void;
+}
+
+/** A card drawn for a change to a note (an approval's or an applied one's), to mark it undone. */
+interface ChangeCard {
+  card: HTMLElement;
+  messageId: string;
+  change: ProposedChange;
+}
+
+/** The approval and change cards on screen: approvals by request id, changes by tool call. */
 export class ApprovalCards {
   private readonly cards = new Map<string, HTMLElement>();
+  private readonly changes = new Map<string, ChangeCard>();
 
-  constructor(private readonly backend: Pick<ChatBackend, "decideApproval">) {}
+  constructor(private readonly hooks: CardHooks) {}
 
-  /** A card for an action that waits on the user: what will happen, and three answers. Returns
-   *  whether a card was added (none when the request has one already). */
+  /** A card for an action that waits on the user: what will happen and the answers; for a change
+   *  to a note, its diff with Accept/Reject per hunk. Returns whether a card was added (none when
+   *  the request has one already). */
   add(parent: HTMLElement, request: ApprovalRequest): boolean {
     if (this.cards.has(request.id)) return false;
     const card = parent.createDiv({ cls: "smarthole-card smarthole-approval", attr: { "data-approval-id": request.id } });
     const external = request.origin === "api";
     card.createDiv({ cls: "smarthole-approval-title", text: external ? "An agent on this computer asks for approval" : "Approval needed" });
     card.createDiv({ cls: "smarthole-body", text: request.summary });
-    if (request.details !== undefined) {
+    const change = request.change;
+    const picked = new Map<number, boolean>();
+    if (change) {
+      this.remember(card, request.messageId, request.toolUseId, change);
+      renderDiff(card, change, {
+        openNote: (path, line) => this.hooks.openNote(path, line),
+        pick: (hunk, accept) => {
+          picked.set(hunk, accept);
+          // Every hunk decided: that is the answer.
+          if (picked.size === change.hunks.length) {
+            const accepted = change.hunks.map((h) => h.number).filter((n) => picked.get(n));
+            void this.decide(request.id, accepted.length > 0 ? "approve_once" : "reject", accepted);
+          }
+        },
+      });
+    } else if (request.details !== undefined) {
       const details = card.createEl("details", { cls: "smarthole-approval-details" });
       details.createEl("summary", { text: "Details" });
       const text = JSON.stringify(request.details, null, 2);
       details.createEl("pre", { text: text.length > APPROVAL_DETAILS_CHARS ? `${text.slice(0, APPROVAL_DETAILS_CHARS)}…` : text });
     }
     const expires = new Date(request.expiresMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    card.createDiv({ cls: "smarthole-hint", text: `Not done unless you approve by ${expires}.` });
+    const several = (change?.hunks.length ?? 0) > 1;
+    card.createDiv({ cls: "smarthole-hint", text: `${several ? "Accept or reject each change, or all at once. " : ""}Not done unless you approve by ${expires}.` });
     const buttons = card.createDiv({ cls: "smarthole-options" });
-    const choices: [string, ApprovalDecision, string][] = [
-      ["Approve once", "approve_once", "mod-cta"],
-      [external ? "Approve for this session" : "Approve for this conversation", "approve_conversation", ""],
-      ["Reject", "reject", "mod-warning"],
-    ];
+    const conversation = external ? "for this session" : "for this conversation";
+    const choices: [string, ApprovalDecision, string][] = several
+      ? [
+          ["Accept all", "approve_once", "mod-cta"],
+          [`Accept all ${conversation}`, "approve_conversation", ""],
+          ["Reject all", "reject", "mod-warning"],
+        ]
+      : [
+          ["Approve once", "approve_once", "mod-cta"],
+          [`Approve ${conversation}`, "approve_conversation", ""],
+          ["Reject", "reject", "mod-warning"],
+        ];
     for (const [label, decision, cls] of choices) {
       const button = buttons.createEl("button", { text: label, cls: `smarthole-approval-${decision} ${cls}`.trim() });
       button.addEventListener("click", () => void this.decide(request.id, decision));
@@ -80,20 +121,67 @@ export class ApprovalCards {
     const card = this.cards.get(request.id);
     if (!card) return;
     card.addClass("smarthole-answered", `smarthole-approval-${request.status}`);
-    for (const b of Array.from(card.querySelectorAll("button"))) b.disabled = true;
-    card.querySelector(".smarthole-approval-outcome")?.setText(approvalOutcome(request));
+    for (const b of Array.from(card.querySelectorAll("button:not(.smarthole-open-note)"))) (b as HTMLButtonElement).disabled = true;
+    const partial = request.status === "approved" && request.change && request.acceptedHunks;
+    const outcome = partial ? appliedWords(request.change as ProposedChange, request.acceptedHunks as number[]) : approvalOutcome(request);
+    card.querySelector(".smarthole-approval-outcome")?.setText(outcome);
+  }
+
+  /** A change was applied: under its approval's card when it had one, else on a card of its own
+   *  (a new note, an auto-approved edit). `undone`: reversed since. */
+  applied(parent: HTMLElement, messageId: string, toolUseId: string, change: ProposedChange, hunks: number[], undone: boolean): void {
+    let known = this.changes.get(toolUseId);
+    if (!known) {
+      const card = parent.createDiv({ cls: "smarthole-card smarthole-change" });
+      card.createDiv({ cls: "smarthole-approval-title", text: changeTitle(change, true) });
+      renderDiff(card, change, { openNote: (path, line) => this.hooks.openNote(path, line) });
+      card.createDiv({ cls: "smarthole-approval-outcome" });
+      known = this.remember(card, messageId, toolUseId, change);
+    }
+    const card = known.card;
+    card.addClass("smarthole-change-applied");
+    card.toggleClass("smarthole-change-undone", undone);
+    // An approval's card already says what was approved.
+    const outcome = card.querySelector(".smarthole-approval-outcome");
+    if (undone) outcome?.setText("Undone");
+    else if (!card.hasClass("smarthole-approval")) outcome?.setText(appliedWords(change, hunks));
+  }
+
+  /** A tool call failed: an approved change it did not apply (the note changed meanwhile) shows
+   *  why on its card. */
+  failed(toolUseId: string, output: string): void {
+    const card = this.changes.get(toolUseId)?.card;
+    if (!card?.hasClass("smarthole-approval-approved") || card.hasClass("smarthole-change-applied")) return;
+    card.addClass("smarthole-change-conflict");
+    card.querySelector(".smarthole-approval-outcome")?.setText(output);
+  }
+
+  /** A turn's changes were undone: the cards of the notes restored say so. */
+  undone(report: UndoReport): void {
+    for (const { card, messageId, change } of this.changes.values()) {
+      if (messageId !== report.messageId || !report.restored.includes(change.path)) continue;
+      card.addClass("smarthole-change-undone");
+      card.querySelector(".smarthole-approval-outcome")?.setText("Undone");
+    }
   }
 
   /** The messages were cleared: their cards are gone. */
   clear(): void {
     this.cards.clear();
+    this.changes.clear();
   }
 
-  private async decide(id: string, decision: ApprovalDecision): Promise<void> {
+  private remember(card: HTMLElement, messageId: string | undefined, toolUseId: string | undefined, change: ProposedChange): ChangeCard {
+    const known = { card, messageId: messageId ?? "", change };
+    if (toolUseId) this.changes.set(toolUseId, known);
+    return known;
+  }
+
+  private async decide(id: string, decision: ApprovalDecision, hunks?: number[]): Promise<void> {
     const card = this.cards.get(id);
-    for (const b of Array.from(card?.querySelectorAll("button") ?? [])) b.disabled = true;
+    for (const b of Array.from(card?.querySelectorAll("button:not(.smarthole-open-note)") ?? [])) (b as HTMLButtonElement).disabled = true;
     try {
-      this.settle(await this.backend.decideApproval(id, decision));
+      this.settle(await this.hooks.decideApproval(id, decision, decision === "reject" ? undefined : hunks));
     } catch (error) {
       card?.querySelector(".smarthole-approval-outcome")?.setText(error instanceof Error ? error.message : String(error));
     }

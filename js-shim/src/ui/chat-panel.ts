@@ -2,9 +2,10 @@
 // mount too (browser tests, the demo's browser mode). It renders what the core reports and sends
 // what the user types; every decision (order, retries, questions, history, ids) is the core's.
 // It builds DOM with Obsidian's helpers (createDiv, createEl…); a plain page installs them first
-// (page/dom-helpers.ts). Its parts: answer-bubble.ts (one answer), cards.ts (questions and
-// approvals), lists.ts (History, Tasks, schedule buttons), replay.ts (a conversation's history drawn
-// again), chat-text.ts (the words).
+// (page/dom-helpers.ts). Its parts: answer-bubble.ts (one answer), cards.ts (questions, approvals
+// and changes), diff-view.ts (a change as a diff), review.ts (cards at their tool calls, Undo),
+// lists.ts (History, Tasks, schedule buttons), replay.ts (a conversation's history drawn again),
+// chat-text.ts (the words).
 import type {} from "obsidian";
 import type {
   ApprovalRequest,
@@ -17,11 +18,12 @@ import type {
 } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime.ts";
 import type { ChatBackend, PanelOptions } from "./panel-api.ts";
-import { AnswerBubble } from "./answer-bubble.ts";
+import { addErrorBox, AnswerBubble } from "./answer-bubble.ts";
 import { addQuestionCard, ApprovalCards } from "./cards.ts";
 import { ConversationLists, scheduleControls } from "./lists.ts";
 import { sourceLabel } from "./chat-text.ts";
 import { replayLines } from "./replay.ts";
+import { drawReview, onReviewEvent, placeApproval } from "./review.ts";
 
 export type { ChatBackend, PanelOptions };
 
@@ -71,7 +73,10 @@ export class ChatPanel {
     this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent…", rows: "3" } });
     this.button = composer.createEl("button", { cls: "smarthole-send mod-cta", text: PREPARING });
     this.button.disabled = true;
-    this.approvals = new ApprovalCards(backend);
+    this.approvals = new ApprovalCards({
+      decideApproval: (id, decision, hunks) => backend.decideApproval(id, decision, hunks),
+      openNote: (path, line) => options.openNote(path, line),
+    });
 
     historyButton.addEventListener("click", () => void this.lists.toggleHistory());
     tasksButton.addEventListener("click", () => void this.lists.toggleTasks());
@@ -189,6 +194,7 @@ export class ChatPanel {
 
   private onEvent(event: RuntimeEvent): void {
     if (this.isElsewhere(event)) return;
+    if (onReviewEvent(event, this.approvals, (id, make) => (make ? this.answer(id) : this.answers.get(id)), this.backend)) return;
     switch (event.type) {
       case "ready":
         void this.onReady();
@@ -222,9 +228,10 @@ export class ChatPanel {
         return;
       case "tool_finished":
         this.answer(event.messageId).toolFinished(event.toolUseId, event.isError, event.output);
+        if (event.isError) this.approvals.failed(event.toolUseId, event.output);
         return;
       case "agent_message":
-        if (event.isQuestion) this.addQuestion(event.content, event.questionType ?? "input", event.options ?? []);
+        if (event.isQuestion) this.addQuestion(event.content, event.questionType ?? "input", event.options ?? [], event.messageId);
         else this.addAgentUpdate(event.content);
         return;
       case "response":
@@ -238,9 +245,6 @@ export class ChatPanel {
         return;
       case "approval_requested":
         this.addApproval(event.request);
-        return;
-      case "approval_resolved":
-        this.approvals.settle(event.request);
         return;
       case "scheduled_run":
         // A run in the conversation on screen was drawn as it happened.
@@ -272,18 +276,13 @@ export class ChatPanel {
   }
 
   private addError(result: ProcessResult): void {
-    const box = this.messages.createDiv({ cls: "smarthole-msg smarthole-msg-error", attr: { "data-message-id": result.messageId } });
-    box.createDiv({ cls: "smarthole-body", text: result.error ?? "Something went wrong." });
     const original = this.sent.get(result.messageId);
-    if (original && result.retryable) {
-      const retry = box.createEl("button", { text: "Retry", cls: "smarthole-retry" });
-      retry.addEventListener("click", () => {
-        box.remove();
-        this.inflight.add(original.id);
-        this.updateButton();
-        void this.backend.process(original);
-      });
-    }
+    const retry = original && (() => {
+      this.inflight.add(original.id);
+      this.updateButton();
+      void this.backend.process(original);
+    });
+    addErrorBox(this.messages, result, retry);
     this.scrollToEnd();
   }
 
@@ -294,9 +293,11 @@ export class ChatPanel {
     this.scrollToEnd();
   }
 
-  /** A question as a card: buttons for a confirmation or a choice; a free answer goes in the box. */
-  private addQuestion(prompt: string, kind: QuestionType, options: string[]): void {
-    addQuestionCard(this.messages, prompt, kind, options, {
+  /** A question as a card (under the answer that asked it): buttons for a confirmation or a
+   *  choice; a free answer goes in the box. */
+  private addQuestion(prompt: string, kind: QuestionType, options: string[], messageId?: string): void {
+    const bubble = messageId ? this.answers.get(messageId) : undefined;
+    addQuestionCard(bubble?.cardSlot() ?? this.messages, prompt, kind, options, {
       renderMarkdown: (markdown, el) => this.options.renderMarkdown(markdown, el),
       answer: (option) => void this.send(option),
       focusInput: () => this.input.focus(),
@@ -304,9 +305,9 @@ export class ChatPanel {
     this.scrollToEnd();
   }
 
-  /** A card for an action that waits on the user. */
+  /** A card for an action that waits on the user, under the tool call that asked. */
   private addApproval(request: ApprovalRequest): void {
-    if (this.approvals.add(this.messages, request)) this.scrollToEnd();
+    if (placeApproval(this.approvals, this.answers.get(request.messageId ?? ""), this.messages, request)) this.scrollToEnd();
   }
 
   private notice(text: string): void {
@@ -355,7 +356,16 @@ export class ChatPanel {
     }
     const lines = await this.backend.conversationLines(current.id);
     this.clearMessages();
-    await replayLines(lines, { addUser: (id, text, source) => this.addUser(id, text, source), answer: (id) => this.answer(id), notice: (text) => this.notice(text) }, this.options);
+    await replayLines(
+      lines,
+      {
+        addUser: (id, text, source) => this.addUser(id, text, source),
+        answer: (id) => this.answer(id),
+        notice: (text) => this.notice(text),
+        review: async (id, bubble) => drawReview(this.approvals, bubble, id, await this.backend.turnReview(id), this.backend),
+      },
+      this.options,
+    );
     const question = current.state.pendingQuestion;
     if (current.status === "waiting_input" && question) this.addQuestion(question.prompt, question.type, question.options ?? []);
     this.showPendingApprovals();

@@ -1,6 +1,7 @@
 // The chat panel's words for what the core reports: an approval's outcome (from its settle
-// reason), a schedule, where a message came from. Plain functions, no DOM.
-import type { ApprovalRequest, MessageSource, Schedule } from "smarthole-core";
+// reason), a schedule, where a message came from, a tool call and a change to a note. Plain
+// functions, no DOM.
+import type { ApprovalRequest, MessageSource, ProposedChange, Schedule, UndoReport } from "smarthole-core";
 
 /** How a settled approval reads on its card, from the reason the core gives. */
 export function approvalOutcome(request: ApprovalRequest): string {
@@ -54,4 +55,83 @@ export function sourceLabel(source: MessageSource | undefined, metadata?: Record
     default:
       return "Typed here";
   }
+}
+
+/** A tool call in words, for its chip ("Delete Notes/Old.md"); the raw input is one click away. */
+export function toolWords(name: string, input: unknown): string {
+  const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  const arg = (key: string): string => {
+    const value = args[key];
+    return typeof value === "string" ? value : "";
+  };
+  switch (name) {
+    case "read_file":
+      return `Read ${arg("path")}`;
+    case "write_file":
+      return `Write ${arg("path")}`;
+    case "edit_file":
+      return `Edit ${arg("path")}`;
+    case "delete_file":
+      return `Delete ${arg("path")}`;
+    case "move_file":
+      return `Move ${arg("from")} to ${arg("to")}`;
+    case "create_folder":
+      return `Create the folder ${arg("path")}`;
+    case "search_files":
+      return `Search the notes for “${arg("query")}”`;
+    case "list_files":
+      return `List ${arg("folder") || "the vault"}${arg("glob") ? ` (${arg("glob")})` : ""}`;
+    case "get_file_info":
+      return `Look up ${arg("path")}`;
+    case "get_active_note":
+      return "Read the open note";
+    case "needs_input":
+      return "Ask you";
+    case "send_message":
+      return "Send you an update";
+    case "get_conversation":
+      return "Read a past conversation";
+    case "end_conversation":
+      return "End the conversation";
+    case "create_schedule":
+      return "Schedule a task";
+    case "state_update":
+      return "Update the task's notes";
+    case "keep_question_open":
+      return "Keep the question open";
+    default: {
+      const [, server, tool] = /^mcp__(.+?)__(.+)$/.exec(name) ?? [];
+      return server && tool ? `${tool} (${server})` : name;
+    }
+  }
+}
+
+/** What became of a tool call, after its words: "— rejected", "— failed"; nothing when done. */
+export function toolOutcome(isError: boolean, approval: ApprovalRequest | undefined): string {
+  if (approval && approval.status !== "approved" && approval.status !== "pending") return ` — ${approvalOutcome(approval).toLowerCase()}`;
+  return isError ? " — failed" : "";
+}
+
+/** A change to a note, as its card's title. */
+export function changeTitle(change: ProposedChange, applied: boolean): string {
+  const verbs = applied
+    ? { edit: "Edited", overwrite: "Rewrote", create: "Created", move: "Moved", delete: "Deleted" }
+    : { edit: "Edit", overwrite: "Rewrite", create: "Create", move: "Move", delete: "Delete" };
+  const where = change.kind === "move" ? `${change.path} to ${change.to ?? ""}` : change.path;
+  return `${verbs[change.kind]} ${where}`;
+}
+
+/** The hunks applied of a change, when not all: "Applied changes 1 and 3 of 3". */
+export function appliedWords(change: ProposedChange, applied: number[]): string {
+  if (change.hunks.length === 0 || applied.length === change.hunks.length) return "Applied";
+  const list = applied.length === 1 ? `${applied[0]}` : `${applied.slice(0, -1).join(", ")} and ${applied.at(-1)}`;
+  return `Applied change${applied.length === 1 ? "" : "s"} ${list} of ${change.hunks.length}`;
+}
+
+/** What Undo did, in a line: restored notes, and each refusal with its reason. */
+export function undoWords(report: UndoReport): string {
+  const parts: string[] = [];
+  if (report.restored.length > 0) parts.push(`Undone: ${report.restored.join(", ")}.`);
+  for (const refused of report.refused) parts.push(`Not undone: ${refused.path} (${refused.reason}).`);
+  return parts.join(" ") || "Nothing left to undo.";
 }

@@ -8,6 +8,8 @@ import type {
   ProcessResult,
   RoutedMessage,
   ScheduleChange,
+  TurnReview,
+  UndoReport,
 } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime.ts";
 
@@ -26,7 +28,9 @@ export interface ChatBackend {
   openConversation(id: string): Promise<Conversation>;
   recordSystemLine(text: string): Promise<string>;
   pendingApprovals(): ApprovalRequest[];
-  decideApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRequest>;
+  decideApproval(id: string, decision: ApprovalDecision, hunks?: number[]): Promise<ApprovalRequest>;
+  turnReview(messageId: string): Promise<TurnReview>;
+  undoTurn(messageId: string): Promise<UndoReport>;
   scheduled(): Promise<Conversation[]>;
   changeSchedule(id: string, change: ScheduleChange): Promise<Conversation>;
 }
@@ -35,4 +39,6 @@ export interface PanelOptions {
   /** Renders Markdown into an element (MarkdownRenderer in Obsidian). */
   renderMarkdown(markdown: string, el: HTMLElement): Promise<void>;
   copy(text: string): Promise<void>;
+  /** Shows a note in the editor, at a line (1-based) when given. */
+  openNote(path: string, line?: number): void;
 }

@@ -1,6 +1,7 @@
 // A conversation's history drawn again in the chat panel (when it is shown or reopened): the
 // visible user lines as user bubbles, the assistant's lines as answers with their tool chips and
-// results, finished as Markdown where the turn ended.
+// results, the cards of each turn that called tools at those calls, finished as Markdown where the
+// turn ended.
 import type { HistoryLine, MessageSource } from "smarthole-core";
 import type { AnswerBubble } from "./answer-bubble.ts";
 import type { PanelOptions } from "./panel-api.ts";
@@ -11,6 +12,8 @@ export interface ReplayTarget {
   answer(id: string): AnswerBubble;
   /** A line of the panel's own (the core's visible `system` lines: "1 line could not be read"). */
   notice?(text: string): void;
+  /** A turn that called tools: its approval and change cards, drawn at its tool calls. */
+  review?(messageId: string, bubble: AnswerBubble): Promise<void>;
 }
 
 export async function replayLines(lines: HistoryLine[], target: ReplayTarget, options: PanelOptions): Promise<void> {
@@ -20,6 +23,8 @@ export async function replayLines(lines: HistoryLine[], target: ReplayTarget, op
       if (block.type === "tool_result") results.set(block.tool_use_id, { content: block.content, isError: block.is_error === true });
     }
   }
+  /** Turns that called tools. */
+  const called = new Set<string>();
   for (const line of lines) {
     if (!line.visible) continue;
     if (line.role === "system") {
@@ -35,12 +40,14 @@ export async function replayLines(lines: HistoryLine[], target: ReplayTarget, op
         if (block.type === "text") bubble.append(block.text);
         if (block.type === "tool_use") {
           bubble.toolStarted(block.id, block.name, block.input);
+          called.add(line.messageId);
           const result = results.get(block.id);
           if (result) bubble.toolFinished(block.id, result.isError, result.content);
         }
       }
       if (line.turn) {
         bubble.commit();
+        if (called.has(line.messageId)) await target.review?.(line.messageId, bubble);
         await bubble.finish(bubble.text, undefined, options);
       }
     }

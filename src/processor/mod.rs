@@ -84,6 +84,9 @@ pub struct ReprocessSummary {
     pub moved_to_failed: Vec<String>,
 }
 
+/// How many of the newest turns `/undo` looks through for changes still standing.
+const UNDO_LOOKBACK_TURNS: usize = 100;
+
 /// What a turn asked and changed (`turnReview()`): the chat view redraws its cards from it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TurnReview {
@@ -295,6 +298,29 @@ impl<H: Host + 'static> MessageProcessor<H> {
             approvals: inner.approvals.of_message(message_id),
             changes: crate::undo::applied_changes(&inner.host, message_id).await,
         }
+    }
+
+    /// The newest turn of the current conversation with a change to the notes not undone yet,
+    /// among its last [`UNDO_LOOKBACK_TURNS`]: what the headless `/undo` reverts, also after a
+    /// restart.
+    pub async fn last_undoable_turn(&self) -> Option<String> {
+        let current = self.current_conversation().await?;
+        let lines = self.conversation_lines(&current.id).await.ok()?;
+        let host = &self.pipeline.inner.host;
+        let mut seen: Vec<&str> = Vec::new();
+        for line in lines.iter().rev() {
+            if seen.contains(&line.message_id.as_str()) {
+                continue;
+            }
+            if seen.len() == UNDO_LOOKBACK_TURNS {
+                break;
+            }
+            seen.push(&line.message_id);
+            if crate::undo::applied_changes(host, &line.message_id).await.iter().any(|c| !c.undone) {
+                return Some(line.message_id.clone());
+            }
+        }
+        None
     }
 
     /// Approval requests waiting for an answer, oldest first (the chat view shows their cards).

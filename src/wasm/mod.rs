@@ -587,6 +587,14 @@ impl WasmMessageProcessor {
         promise(async move { Ok::<_, String>(core.turn_review(&message_id).await) })
     }
 
+    /// The newest turn of the current conversation whose changes to the notes can be undone
+    /// (null when none): what the headless `/undo` reverts.
+    #[wasm_bindgen(js_name = lastUndoableTurn, unchecked_return_type = "Promise<string | null>")]
+    pub fn last_undoable_turn(&self) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.last_undoable_turn().await) })
+    }
+
     /// Approval requests waiting for an answer, oldest first.
     #[wasm_bindgen(js_name = pendingApprovals, unchecked_return_type = "ApprovalRequest[]")]
     pub fn pending_approvals(&self) -> JsValue {

@@ -74,3 +74,28 @@ test("reject: no edit, overwrite, move or delete changes a note", async () => {
   const results = toolResults(server, from);
   for (const id of ["e", "w", "m", "d"]) assert.equal(results[id].is_error, true, `${id}: ${results[id].content}`);
 });
+
+test("/undo after a restart reverts the newest turn whose changes still stand, then the one before", async () => {
+  const dir = vault();
+  const edit = (from, to) => ({ kind: "tool_use", tools: [{ name: "edit_file", input: { path: "Notes/Plan.md", operation: "replace", old_text: from, new_text: to } }] });
+  server.enqueue(edit("# Plan", "# Plan A"), { kind: "text", text: "One." }, edit("alpha omega", "the end"), { kind: "text", text: "Two." });
+  for (const text of ["first", "second"]) {
+    const run = await once(dir, server.url, text, ["--approvals", "approve"]);
+    assert.equal(run.result.success, true, run.stderr);
+  }
+  const both = BEFORE.replace("# Plan", "# Plan A").replace("alpha omega", "the end");
+  assert.equal(readFileSync(path.join(dir, "Notes/Plan.md"), "utf8"), both);
+  // A new session: it knows nothing of those turns but what is on disk.
+  const child = startHeadless(["--vault", dir, "--llm-base-url", server.url], { stdin: "pipe" });
+  child.stdin.write("/undo\n");
+  await waitFor(() => child.stderrText.includes("[undo: restored Notes/Plan.md]"), 10_000, "the first undo");
+  assert.equal(readFileSync(path.join(dir, "Notes/Plan.md"), "utf8"), BEFORE.replace("# Plan", "# Plan A"));
+  child.stdin.write("/undo\n");
+  await waitFor(() => child.stderrText.split("[undo: restored Notes/Plan.md]").length === 3, 10_000, "the second undo");
+  child.stdin.write("/undo\n");
+  await waitFor(() => child.stderrText.includes("[undo: no change to a note is left to undo]"), 10_000, "nothing left");
+  child.stdin.end();
+  const { code } = await child.done;
+  assert.equal(code, 0, child.stderrText);
+  assert.equal(readFileSync(path.join(dir, "Notes/Plan.md"), "utf8"), BEFORE);
+});

@@ -41,8 +41,6 @@ export function unifiedDiff(change: ProposedChange): string {
 export class EventPrinter {
   /** Messages whose answer was streamed (so it is not printed again). */
   readonly streamed = new Set<string>();
-  /** The last message whose turn changed notes (what /undo reverses). */
-  lastChanged: string | undefined;
   private readonly streamTo: NodeJS.WriteStream;
 
   constructor(private readonly options: PrinterOptions) {
@@ -78,7 +76,6 @@ export class EventPrinter {
         this.approvalRequested(event.request);
         break;
       case "change_applied":
-        this.lastChanged = event.messageId;
         if (this.options.approvals === "ask") {
           const { change, appliedHunks } = event;
           const hunks = change.hunks.length > 0 ? ` (hunks ${appliedHunks.join(",") || "none"} of ${change.hunks.length})` : "";

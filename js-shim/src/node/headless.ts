@@ -15,7 +15,7 @@
 // answered: rejected unless told otherwise, so nothing is overwritten, deleted or moved by a run
 // nobody watches; approved; or asked on the terminal, answered with /approve ID,
 // /approve-session ID or /reject ID; a proposed change to a note prints as a unified diff and
-// /approve ID 1,3 accepts only those hunks. /undo reverts the last turn that changed notes.
+// /approve ID 1,3 accepts only those hunks. /undo reverts the newest turn of the conversation whose changes still stand (also after a restart).
 import path from "node:path";
 import { createInterface } from "node:readline";
 import type { ApprovalDecision, CoreEvent, MessageProcessor, RoutedMessage } from "smarthole-core";
@@ -127,9 +127,13 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
     const text = line.trim();
     if (text === "/quit" || text === "/exit") break;
     if (text === "/undo") {
-      const last = printer.lastChanged;
-      if (last === undefined) process.stderr.write("[undo: no turn changed a note yet]\n");
-      else void processor.undoTurn(last).catch((error: unknown) => process.stderr.write(`[error] ${terminalSafe(String(error))}\n`));
+      processor
+        .lastUndoableTurn()
+        .then(async (last) => {
+          if (last === null) process.stderr.write("[undo: no change to a note is left to undo]\n");
+          else await processor.undoTurn(last);
+        })
+        .catch((error: unknown) => process.stderr.write(`[error] ${terminalSafe(String(error))}\n`));
       continue;
     }
     const command = /^\/(approve|approve-session|reject)\s+(\S+)(?:\s+(\d+(?:\s*,\s*\d+)*))?$/.exec(text);

@@ -299,7 +299,7 @@ fn size_words(change: &ProposedChange) -> String {
 
 /// Asks for an edit or overwrite and applies the accepted hunks atomically, against the content
 /// the diff was made from only; records its undo and tells the UI. Gives `None` when every hunk
-/// was applied, else what was ("hunks 1 and 3 applied, 2 rejected").
+/// was applied, else what was ("hunks 1 and 3 applied, 2 rejected") and the note's content now.
 async fn review_and_apply<H: Host>(
     ctx: &ToolContext<'_, H>,
     action: &str,
@@ -329,7 +329,8 @@ async fn review_and_apply<H: Host>(
                     return None;
                 }
                 let new = apply_hunks(text, &hunks, &picked);
-                *seen.borrow_mut() = Applied::Done { before: text.to_owned(), after_hash: content_hash(&new) };
+                *seen.borrow_mut() =
+                    Applied::Done { before: text.to_owned(), after_hash: content_hash(&new), after: new.clone() };
                 Some(new)
             }),
         )
@@ -342,11 +343,24 @@ async fn review_and_apply<H: Host>(
             change.path
         ))),
         Applied::Unchanged => Err(ToolOutput::error(format!("{} was not changed.", change.path))),
-        Applied::Done { before, after_hash } => {
-            let partial = (accepted.len() < change.hunks.len()).then_some(applied);
+        Applied::Done { before, after_hash, after } => {
+            let partial = (accepted.len() < change.hunks.len()).then(|| partial_words(&applied, &after));
             record_applied(ctx, change, accepted, Some(before), Some(after_hash)).await;
             Ok(partial)
         }
+    }
+}
+
+/// Longest note content the model is given back after a partial apply (past it, it reads again).
+const SHOW_AFTER_PARTIAL_CHARS: usize = 4000;
+
+/// What a partial apply tells the model: which hunks, and what the note holds now (it cannot
+/// guess which of its changes stand).
+fn partial_words(applied: &str, after: &str) -> String {
+    if after.len() <= SHOW_AFTER_PARTIAL_CHARS {
+        format!("{applied}. The note now reads:\n{after}")
+    } else {
+        format!("{applied}. Read it again to see what it holds now.")
     }
 }
 
@@ -355,7 +369,7 @@ async fn review_and_apply<H: Host>(
 enum Applied {
     Unchanged,
     Conflict,
-    Done { before: String, after_hash: String },
+    Done { before: String, after_hash: String, after: String },
 }
 
 /// An applied change: recorded with what reverses it (in the turn's undo journal) and shown to
@@ -449,7 +463,7 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
             Ok(ToolOutput::ok(match review_and_apply(ctx, "write_file", summary, details, base, change).await? {
                 None => format!("Replaced the content of {path} ({lines_count} lines)."),
                 Some(applied) => {
-                    format!("Changed the content of {path} in part: {applied}. Read it again to see what it holds now.")
+                    format!("Changed the content of {path} in part: {applied}")
                 }
             }))
         }
@@ -500,7 +514,7 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
     let details = json!({"path": file.path, "operation": op});
     Ok(ToolOutput::ok(match review_and_apply(ctx, "edit_file", summary, details, base, change).await? {
         None => format!("Edited {} ({op}).", file.path),
-        Some(applied) => format!("Edited {} ({op}) in part: {applied}.", file.path),
+        Some(applied) => format!("Edited {} ({op}) in part: {applied}", file.path),
     }))
 }
 

@@ -42,7 +42,10 @@ test("ask: an edit prints as a diff, one hunk of two is accepted, /undo restores
   child.stdin.write(`/approve ${id} 1\n`);
   await waitFor(() => child.stdoutText.includes("Rewritten."), 10_000, "the answer");
   assert.equal(readFileSync(path.join(dir, "Notes/Plan.md"), "utf8"), BEFORE.replace("alpha", "ALPHA"));
-  assert.equal(toolResults(server, from).w.content, "Edited Notes/Plan.md (replace) in part: hunk 1 applied, 2 rejected.");
+  assert.equal(
+    toolResults(server, from).w.content,
+    `Edited Notes/Plan.md (replace) in part: hunk 1 applied, 2 rejected. The note now reads:\n${BEFORE.replace("alpha", "ALPHA")}`,
+  );
   child.stdin.write("/undo\n");
   await waitFor(() => child.stderrText.includes("[undo: restored Notes/Plan.md]"), 10_000, "the undo");
   child.stdin.end();

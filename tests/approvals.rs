@@ -52,18 +52,6 @@ fn with_answer(
     host.run(join(p.process(message), user))
 }
 
-/// The tool result the model read for `tool_use_id`.
-fn tool_result(host: &FakeHost, tool_use_id: &str) -> (String, bool) {
-    let requests = host.requests();
-    requests
-        .iter()
-        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
-        .map(|b| (b["content"].as_str().unwrap_or_default().to_owned(), b["is_error"] == json!(true)))
-        .expect("the model was told the outcome")
-}
-
 fn requested(host: &FakeHost) -> Vec<ApprovalRequest> {
     host.events()
         .into_iter()

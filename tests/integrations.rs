@@ -28,16 +28,6 @@ fn server(name: &str, state: McpState, tools: &[&str]) -> McpServer {
     }
 }
 
-fn tool_result(host: &FakeHost, id: &str) -> (String, bool) {
-    host.requests()
-        .iter()
-        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)
-        .map(|b| (b["content"].as_str().unwrap().to_owned(), b["is_error"] == json!(true)))
-        .expect("the model got the result")
-}
-
 fn setup() -> FakeHost {
     let host = FakeHost::new();
     host.put_mcp_server(server("everything", McpState::Connected, &["echo", "get-sum"]));

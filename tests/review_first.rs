@@ -52,16 +52,6 @@ fn answer(
     seen
 }
 
-fn result_of(host: &FakeHost, tool_use_id: &str) -> (String, bool) {
-    host.requests()
-        .iter()
-        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default())
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
-        .map(|b| (b["content"].as_str().unwrap_or_default().to_owned(), b["is_error"] == json!(true)))
-        .expect("the model was told the outcome")
-}
-
 /// A write_file over the note changing its second and its last line: two hunks.
 fn two_hunk_edit() -> Vec<(&'static str, &'static str, Value)> {
     vec![(
@@ -87,7 +77,7 @@ fn an_edit_is_proposed_as_hunks_with_the_changed_words() {
     let words: Vec<&str> = removed.words.iter().filter(|w| w.changed).map(|w| w.text.as_str()).collect();
     assert_eq!(words, ["alpha"]);
     assert_eq!(host.note(NOTE).unwrap(), BEFORE.replace("alpha", "beta"));
-    let (out, is_error) = result_of(&host, "t1");
+    let (out, is_error) = tool_result(&host, "t1");
     assert_eq!((out.as_str(), is_error), ("Edited Notes/Plan.md (replace).", false));
 }
 
@@ -99,7 +89,7 @@ fn partial_acceptance_applies_exactly_the_accepted_hunks() {
     let seen = answer(&host, &p, "m1", &two_hunk_edit(), Decision::ApproveOnce, Some(vec![2]), None);
     assert_eq!(seen[0].change.as_ref().unwrap().hunks.len(), 2);
     assert_eq!(host.note(NOTE).unwrap(), BEFORE.replace("omega", "OMEGA"));
-    let (out, _) = result_of(&host, "t1");
+    let (out, _) = tool_result(&host, "t1");
     assert!(out.contains("hunk 2 applied, 1 rejected"), "{out}");
     // The model cannot guess which of its changes stand: it is given the note as it is now.
     assert!(out.ends_with(&format!("The note now reads:\n{}", BEFORE.replace("omega", "OMEGA"))), "{out}");
@@ -118,7 +108,7 @@ fn a_note_changed_between_proposal_and_approval_is_not_overwritten() {
     let meanwhile: Meanwhile = Box::new(|h: &FakeHost| h.put_note(NOTE, "the user typed this\n"));
     answer(&host, &p, "m1", &two_hunk_edit(), Decision::ApproveOnce, None, Some(meanwhile));
     assert_eq!(host.note(NOTE).unwrap(), "the user typed this\n");
-    let (out, is_error) = result_of(&host, "t1");
+    let (out, is_error) = tool_result(&host, "t1");
     assert!(is_error && out.contains("conflict"), "{out}");
 }
 
@@ -188,7 +178,7 @@ fn a_rejection_never_changes_a_note_whatever_the_model_calls() {
     assert_eq!(host.note("Other.md").unwrap(), "other\n");
     assert_eq!(host.note("Moved.md"), None);
     for id in ["t1", "t2", "t3", "t4"] {
-        assert!(result_of(&host, id).1, "{id} reported as not done");
+        assert!(tool_result(&host, id).1, "{id} reported as not done");
     }
 }
 

@@ -131,15 +131,18 @@ pub fn tool_call(
     host.script([Reply::tools("", &[("t1", name, input)]), Reply::text("ok")]);
     let result = host.run(p.process(direct(id, "do it")));
     assert!(result.success, "{result:?}");
-    let requests = host.requests();
-    let last = &requests.last().expect("a second model call").body;
-    let block = last["messages"]
-        .as_array()
-        .expect("messages")
+    tool_result(host, "t1")
+}
+
+/// The newest result the model read for the tool call `tool_use_id`, and whether it was an error
+/// (tests reuse tool ids from turn to turn).
+pub fn tool_result(host: &FakeHost, tool_use_id: &str) -> (String, bool) {
+    host.requests()
         .iter()
         .rev()
+        .flat_map(|r| r.body["messages"].as_array().cloned().unwrap_or_default().into_iter().rev())
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "t1")
-        .expect("the tool's result went to the model");
-    (block["content"].as_str().unwrap_or_default().to_owned(), block["is_error"] == json!(true))
+        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == tool_use_id)
+        .map(|b| (b["content"].as_str().unwrap_or_default().to_owned(), b["is_error"] == json!(true)))
+        .expect("the model was told the tool's result")
 }

@@ -10,6 +10,7 @@ import { gzipAsync } from "@gfx/zopfli";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { glueFactory } from "./glue-factory.mjs";
+import { sdkTrim } from "./sdk-trim.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, "..");
@@ -26,15 +27,6 @@ function wasmGzBase64() {
   );
   return wasmGz;
 }
-
-/** The MCP SDK imports its Ajv-based validator by default; the bundles get a pass-through one
- * instead (see src/core/ajv-free-validator.ts). */
-const noAjv = {
-  name: "no-ajv",
-  setup(b) {
-    b.onResolve({ filter: /validation\/ajv-provider\.js$/ }, () => ({ path: path.join(here, "src/core/ajv-free-validator.ts") }));
-  },
-};
 
 const corePlugin = {
   name: "smarthole-core",
@@ -58,7 +50,7 @@ const node = {
   platform: "node",
   format: "esm",
   target: "node20",
-  plugins: [corePlugin, noAjv],
+  plugins: [corePlugin, sdkTrim],
   // The wasm-bindgen glue's fallback `new URL("…_bg.wasm", import.meta.url)` is never used: we
   // always pass the bytes.
   logOverride: { "empty-import-meta": "silent" },
@@ -75,7 +67,7 @@ const plugin = {
   platform: "browser",
   format: "cjs",
   target: "es2022",
-  plugins: [corePlugin, noAjv],
+  plugins: [corePlugin, sdkTrim],
   // Node's built-ins exist on the desktop app only, and are loaded only by the stdio transport
   // of command-line MCP servers, which the plugin imports lazily there.
   external: ["obsidian", "electron", "node:*", "child_process", "fs", "path", "os", "util", "stream", "events", "process"],

@@ -25,6 +25,7 @@ setup:
 pkg/smarthole_agent_bg.wasm: $(CORE_SRC)
 	cargo build --release --target wasm32-unknown-unknown
 	wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section $(WASM_OUT)
+	scripts/wasm-opt.sh pkg/smarthole_agent_bg.wasm
 
 js-shim/dist/headless.js: pkg/smarthole_agent_bg.wasm $(SHIM_SRC)
 	node js-shim/build.mjs

@@ -3,7 +3,7 @@
 //
 // The shipped file has no names (`make build` strips them), so this rebuilds the same file with its
 // name section kept: wasm-bindgen over the same cargo output (the Makefile's command without
-// --remove-name-section), into a temporary folder. Then `twiggy top` gives each item's own bytes.
+// --remove-name-section) and scripts/wasm-opt.sh with -g, into a temporary folder. Then `twiggy top` gives each item's own bytes.
 // The name section itself is left out of every total: the shipped file does not carry it.
 //
 //   node bench/wasm-size.mjs            print the breakdown
@@ -57,7 +57,10 @@ function twiggy(args, file) {
 function namedCopy() {
   const dir = mkdtempSync(path.join(tmpdir(), "wasm-size-"));
   execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--remove-producers-section", CARGO_WASM], { stdio: "inherit" });
-  return { dir, file: path.join(dir, "smarthole_agent_bg.wasm") };
+  const file = path.join(dir, "smarthole_agent_bg.wasm");
+  // The Makefile's wasm-opt step too, keeping the names (-g).
+  execFileSync(path.join(ROOT, "scripts/wasm-opt.sh"), [file, "-g"], { stdio: "inherit" });
+  return { dir, file };
 }
 
 /** The breakdown as numbers (for target/bench/results.json and the section). */

@@ -3,14 +3,15 @@
 //
 // The shipped file has no names (`make build` strips them), so this rebuilds the same file with its
 // name section kept: wasm-bindgen over the same cargo output (the Makefile's command without
-// --remove-name-section) and scripts/wasm-opt.sh with -g, into a temporary folder. Then `twiggy top` gives each item's own bytes.
+// --remove-name-section) after scripts/wasm-opt.sh with -g, into a temporary folder. Then `twiggy
+// top` gives each item's own bytes.
 // The name section itself is left out of every total: the shipped file does not carry it.
 //
 //   node bench/wasm-size.mjs            print the breakdown
 //   node bench/wasm-size.mjs --write    … and put it in docs/BENCHMARKS.md in place of the old one
 // `make bench` calls it (wasmSize(), wasmSizeSection()); it needs `twiggy` (scripts/ensure-tools.sh twiggy).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -56,11 +57,13 @@ function twiggy(args, file) {
 /** The shipped wasm rebuilt with names, in a temporary folder (removed by the caller). */
 function namedCopy() {
   const dir = mkdtempSync(path.join(tmpdir(), "wasm-size-"));
-  execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--remove-producers-section", CARGO_WASM], { stdio: "inherit" });
-  const file = path.join(dir, "smarthole_agent_bg.wasm");
-  // The Makefile's wasm-opt step too, keeping the names (-g).
-  execFileSync(path.join(ROOT, "scripts/wasm-opt.sh"), [file, "-g"], { stdio: "inherit" });
-  return { dir, file };
+  // The Makefile's steps: wasm-opt (keeping the names: -g), then wasm-bindgen.
+  const optimised = path.join(dir, "opt", "smarthole_agent.wasm");
+  mkdirSync(path.dirname(optimised));
+  copyFileSync(CARGO_WASM, optimised);
+  execFileSync(path.join(ROOT, "scripts/wasm-opt.sh"), [optimised, "-g"], { stdio: "inherit" });
+  execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--remove-producers-section", optimised], { stdio: "inherit" });
+  return { dir, file: path.join(dir, "smarthole_agent_bg.wasm") };
 }
 
 /** The breakdown as numbers (for target/bench/results.json and the section). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Shrinks the core's wasm in place with binaryen's wasm-opt (the Makefile after wasm-bindgen, and
-# bench/wasm-size.mjs on its named copy, which adds -g to keep the names).
+# Shrinks the core's wasm in place with binaryen's wasm-opt: the Makefile runs it on the cargo
+# output before wasm-bindgen (Debian's binaryen 108 mixes up the externref table wasm-bindgen adds),
+# bench/wasm-size.mjs on its copy with -g (names kept).
 #   scripts/wasm-opt.sh FILE [more wasm-opt flags]
 # -Os with inlining turned off: binaryen's inlining makes the file smaller but its gzip larger,
 # and the gzip is what dist/main.js carries (docs/BENCHMARKS.md, "What the wasm is made of").

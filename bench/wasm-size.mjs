@@ -161,14 +161,18 @@ the settings'). What was cut, and what was measured and left (2026-11-23, issue 
   call (−9.2 KB raw, −1.7 KB gzip, the same document).
 - **Kept \`opt-level = "z"\`**: \`"s"\` gives 945.5 KB raw, 335.2 KB gzip against "z"'s 822.2 / 293.8.
   LTO, one codegen unit and \`panic = "abort"\` are already set.
-- **No wasm-opt**: binaryen 132 (its npm package, ~100 MB) at \`-Oz\` makes the file smaller raw
-  (748.9 KB) but *larger* gzip (310.5 KB: its inlining compresses worse); without inlining it saves
-  −51 KB raw and −5.4 KB gzip (1.4 % of \`dist/main.js\`), adds ~30 s to each build, and inflating
-  plus compiling the wasm took the same 9.2 ms either way. Debian's binaryen 108 at \`-O1\`: −2.5 KB gzip.
-- **Left**: \`serde_json::from_slice\` in \`llm/client.rs\` instantiates a second JSON reader (−8 KB raw,
-  −2.1 KB gzip if it went through \`from_str\`), but the error text for a body that is not UTF-8 would
-  change. The float formatting in \`core\` (~18 KB) is reached only through serde's error messages
-  ("invalid type: floating point \`1.5\`").
+- **wasm-opt** (2026-11-23, issue 16): Debian's binaryen 108, \`-Os\` with inlining off
+  (scripts/wasm-opt.sh), on the cargo output before wasm-bindgen: −42 KB raw, −3.5 KB gzip of
+  \`dist/main.js\`. Its \`-Oz\` makes the gzip *larger* (+21 KB: its inlining compresses worse; binaryen
+  132 from npm did the same). Run after wasm-bindgen, binaryen 108 pointed the
+  \`__wbindgen_externrefs\` export at the function table and the core could not start. \`-O1\`/\`-O2\`/\`-O3\`
+  without inlining land within 0.3 KB of \`-Os\`.
+- **Cut**: \`serde_json::from_slice\` in \`llm/client.rs\` (a second JSON reader): bodies are checked as
+  UTF-8, then parsed with \`from_str\`; a body that is not UTF-8 says so (−7.4 KB raw, −1.6 KB gzip of
+  \`dist/main.js\`).
+- **Left**: the float formatting in \`core\` (~18 KB) is reached only through serde's error messages
+  ("invalid type: floating point \`1.5\`"). Rebuilding std at \`opt-level = "z"\` (\`-Zbuild-std\`) needs
+  nightly with rust-src, which the build does not use.
 `;
 }
 

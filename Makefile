@@ -5,6 +5,9 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 WASM_OUT := target/wasm32-unknown-unknown/release/smarthole_agent.wasm
+# The cargo output after scripts/wasm-opt.sh (before wasm-bindgen: Debian's binaryen 108 mixes up
+# the externref table wasm-bindgen adds).
+WASM_OPT_OUT := target/wasm-opt/smarthole_agent.wasm
 CORE_SRC := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 SHIM_SRC := $(shell find js-shim/src -name '*.ts') js-shim/build.mjs js-shim/glue-factory.mjs styles.css manifest.json
 
@@ -24,7 +27,9 @@ setup:
 
 pkg/smarthole_agent_bg.wasm: $(CORE_SRC)
 	cargo build --release --target wasm32-unknown-unknown
-	wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section $(WASM_OUT)
+	mkdir -p $(dir $(WASM_OPT_OUT)) && cp $(WASM_OUT) $(WASM_OPT_OUT)
+	scripts/wasm-opt.sh $(WASM_OPT_OUT)
+	wasm-bindgen --target web --out-dir pkg --remove-name-section --remove-producers-section $(WASM_OPT_OUT)
 
 js-shim/dist/headless.js: pkg/smarthole_agent_bg.wasm $(SHIM_SRC)
 	node js-shim/build.mjs

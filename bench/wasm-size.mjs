@@ -3,14 +3,15 @@
 //
 // The shipped file has no names (`make build` strips them), so this rebuilds the same file with its
 // name section kept: wasm-bindgen over the same cargo output (the Makefile's command without
-// --remove-name-section), into a temporary folder. Then `twiggy top` gives each item's own bytes.
+// --remove-name-section) after scripts/wasm-opt.sh with -g, into a temporary folder. Then `twiggy
+// top` gives each item's own bytes.
 // The name section itself is left out of every total: the shipped file does not carry it.
 //
 //   node bench/wasm-size.mjs            print the breakdown
 //   node bench/wasm-size.mjs --write    … and put it in docs/BENCHMARKS.md in place of the old one
 // `make bench` calls it (wasmSize(), wasmSizeSection()); it needs `twiggy` (scripts/ensure-tools.sh twiggy).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -56,7 +57,12 @@ function twiggy(args, file) {
 /** The shipped wasm rebuilt with names, in a temporary folder (removed by the caller). */
 function namedCopy() {
   const dir = mkdtempSync(path.join(tmpdir(), "wasm-size-"));
-  execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--remove-producers-section", CARGO_WASM], { stdio: "inherit" });
+  // The Makefile's steps: wasm-opt (keeping the names: -g), then wasm-bindgen.
+  const optimised = path.join(dir, "opt", "smarthole_agent.wasm");
+  mkdirSync(path.dirname(optimised));
+  copyFileSync(CARGO_WASM, optimised);
+  execFileSync(path.join(ROOT, "scripts/wasm-opt.sh"), [optimised, "-g"], { stdio: "inherit" });
+  execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", dir, "--remove-producers-section", optimised], { stdio: "inherit" });
   return { dir, file: path.join(dir, "smarthole_agent_bg.wasm") };
 }
 
@@ -155,14 +161,18 @@ the settings'). What was cut, and what was measured and left (2026-11-23, issue 
   call (−9.2 KB raw, −1.7 KB gzip, the same document).
 - **Kept \`opt-level = "z"\`**: \`"s"\` gives 945.5 KB raw, 335.2 KB gzip against "z"'s 822.2 / 293.8.
   LTO, one codegen unit and \`panic = "abort"\` are already set.
-- **No wasm-opt**: binaryen 132 (its npm package, ~100 MB) at \`-Oz\` makes the file smaller raw
-  (748.9 KB) but *larger* gzip (310.5 KB: its inlining compresses worse); without inlining it saves
-  −51 KB raw and −5.4 KB gzip (1.4 % of \`dist/main.js\`), adds ~30 s to each build, and inflating
-  plus compiling the wasm took the same 9.2 ms either way. Debian's binaryen 108 at \`-O1\`: −2.5 KB gzip.
-- **Left**: \`serde_json::from_slice\` in \`llm/client.rs\` instantiates a second JSON reader (−8 KB raw,
-  −2.1 KB gzip if it went through \`from_str\`), but the error text for a body that is not UTF-8 would
-  change. The float formatting in \`core\` (~18 KB) is reached only through serde's error messages
-  ("invalid type: floating point \`1.5\`").
+- **wasm-opt** (2026-11-23, issue 16): Debian's binaryen 108, \`-Os\` with inlining off
+  (scripts/wasm-opt.sh), on the cargo output before wasm-bindgen: −42 KB raw, −3.5 KB gzip of
+  \`dist/main.js\`. Its \`-Oz\` makes the gzip *larger* (+21 KB: its inlining compresses worse; binaryen
+  132 from npm did the same). Run after wasm-bindgen, binaryen 108 pointed the
+  \`__wbindgen_externrefs\` export at the function table and the core could not start. \`-O1\`/\`-O2\`/\`-O3\`
+  without inlining land within 0.3 KB of \`-Os\`.
+- **Cut**: \`serde_json::from_slice\` in \`llm/client.rs\` (a second JSON reader): bodies are checked as
+  UTF-8, then parsed with \`from_str\`; a body that is not UTF-8 says so (−7.4 KB raw, −1.6 KB gzip of
+  \`dist/main.js\`).
+- **Left**: the float formatting in \`core\` (~18 KB) is reached only through serde's error messages
+  ("invalid type: floating point \`1.5\`"). Rebuilding std at \`opt-level = "z"\` (\`-Zbuild-std\`) needs
+  nightly with rust-src, which the build does not use.
 `;
 }
 

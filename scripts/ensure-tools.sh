@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and is missing; skips what is already there.
-#   scripts/ensure-tools.sh            Rust wasm target, wasm-bindgen-cli, npm packages
+#   scripts/ensure-tools.sh            Rust wasm target, wasm-bindgen-cli, binaryen's wasm-opt, npm packages
 #   scripts/ensure-tools.sh model      … and the local model's Python venv
 #   scripts/ensure-tools.sh chromium   … and Debian's chromium (browser tests)
 #   scripts/ensure-tools.sh fuzz       … and cargo-fuzz (libFuzzer targets in fuzz/)
@@ -22,6 +22,13 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " ${WASM_BINDGEN_VERSION}\$"; 
   # resolving its dependencies afresh (same CLI version either way).
   cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}" --locked 2>/dev/null \
     || cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}" --force
+fi
+
+if ! command -v wasm-opt >/dev/null 2>&1; then
+  say "installing Debian's binaryen (wasm-opt shrinks the core's wasm: scripts/wasm-opt.sh)"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q binaryen >/dev/null \
+    || { $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q binaryen >/dev/null; }
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

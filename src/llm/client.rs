@@ -61,10 +61,17 @@ async fn read_all<B: HttpBody>(body: &mut B) -> Result<Vec<u8>, LlmError> {
     Ok(out)
 }
 
+/// A body read as JSON: checked as UTF-8 first, then parsed as text. (`serde_json::from_slice`
+/// would bring a second copy of the JSON reader into the wasm, ~8 KB; every other parse is text.)
+fn json_text(body: &[u8]) -> Result<Value, String> {
+    let text = std::str::from_utf8(body).map_err(|e| format!("it is not UTF-8 text ({e})"))?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
 /// Turns an error response into a failure, reading the server's hints.
 async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) -> LlmError {
     let body = read_all(&mut response.body).await.unwrap_or_default();
-    let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+    let parsed: Option<Value> = json_text(&body).ok();
     let error_type = parsed.as_ref().and_then(|v| v.pointer("/error/type")).and_then(Value::as_str);
     let message = parsed
         .as_ref()
@@ -98,7 +105,7 @@ pub(crate) async fn call_model<H: Host>(
     }
     if !settings.streaming {
         let body = read_all(&mut response.body).await?;
-        let value: Value = serde_json::from_slice(&body)
+        let value: Value = json_text(&body)
             .map_err(|e| LlmError::new(ErrorKind::InvalidResponse, format!("response is not JSON: {e}")))?;
         return parse_response(&value)
             .ok_or_else(|| LlmError::new(ErrorKind::InvalidResponse, "response has no content"));
@@ -167,5 +174,18 @@ pub(crate) async fn call_with_retry<H: Host>(
         host.log(LogLevel::Info, &format!("model call failed ({error}); retry {retries} in {delay_ms} ms"));
         on_attempt(Attempt::Retry { attempt: retries as u32 + 1, delay_ms, error: &error });
         host.sleep(delay_ms).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_text;
+
+    #[test]
+    fn a_body_that_is_not_utf8_says_so() {
+        let error = json_text(b"{\"error\":\"caf\xe9\"}").unwrap_err();
+        assert!(error.starts_with("it is not UTF-8 text ("), "{error}");
+        assert_eq!(json_text(b"{\"a\":1}").unwrap(), serde_json::json!({"a": 1}));
+        assert!(json_text(b"{\"a\":").unwrap_err().contains("EOF"));
     }
 }

@@ -227,3 +227,38 @@ fn typed_messages_never_go_to_the_hub() {
     assert!(host.hub_frames().is_empty());
     let _ = host.now_ms();
 }
+
+#[test]
+fn typing_a_description_registers_once_after_a_pause_and_never_ends_in_error() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let first = host.last_hub_socket().unwrap();
+    let registrations = host.hub_registrations().len();
+    let mut description = String::from("Notes");
+    // Twenty keystrokes, ten a second.
+    for c in "and my shopping list".chars() {
+        description.push(c);
+        p.update_settings(Settings { hub_description: description.clone(), ..settings() }).unwrap();
+        host.run_for(100);
+        assert_eq!(host.last_hub_socket(), Some(first), "no reconnect while typing");
+        assert_ne!(p.hub_status().0, HubStatus::Error);
+    }
+    host.run_for(1_000);
+    let second = host.last_hub_socket().unwrap();
+    assert!(second > first, "one reconnect once typing paused");
+    assert!(!host.hub_sockets().iter().find(|(s, _, _)| *s == first).unwrap().2, "the old socket closed");
+    p.hub_opened(second);
+    assert_eq!(host.hub_registrations().len(), registrations, "no registration before the old socket's close");
+    p.hub_closed(first, "closed (1000)");
+    assert_eq!(host.hub_registrations().len(), registrations + 1);
+    assert_eq!(host.hub_registrations().last().unwrap()["payload"]["description"], description.as_str());
+    // The hub has not handled the close yet on its side: our own name is refused once.
+    p.hub_frame(second, &refused("DUPLICATE_NAME"));
+    assert_eq!(p.hub_status().0, HubStatus::Connecting);
+    assert!(!host.events().iter().any(|e| matches!(e, Event::Notice { text, .. } if text.contains("Another app"))));
+    let third = next_socket(&host, second);
+    p.hub_opened(third);
+    p.hub_frame(third, REGISTERED);
+    assert_eq!(p.hub_status().0, HubStatus::Connected);
+    assert_eq!(host.hub_sockets().len(), 3);
+}

@@ -85,12 +85,19 @@ pub(crate) fn reject(message_id: &str, reason: &str) -> String {
 
 /// A notification shown by the hub for a message: `text` (Markdown) becomes its body, shortened
 /// to plain text of at most [`NOTIFICATION_BODY_CHARS`]. The one place such a frame is built.
+#[cfg(test)]
 pub(crate) fn notification(message_id: &str, title: &str, text: &str, priority: Priority) -> String {
     let body = shorten_to_plain_text(text, NOTIFICATION_BODY_CHARS);
+    notification_frame(message_id, title, &body, priority)
+}
+
+/// A notification frame with its title and body as they are (`hub::display` decides them).
+pub(crate) fn notification_frame(message_id: &str, title: &str, body: &str, priority: Priority) -> String {
     response(message_id, "notification", json!({"title": title, "body": body, "priority": priority}))
 }
 
 /// Longest notification body, in characters.
+#[cfg(test)]
 const NOTIFICATION_BODY_CHARS: usize = 240;
 
 /// A short plain-text version of Markdown, at most `max_chars`: markup removed, lines joined,

@@ -618,7 +618,7 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         let system = system_prompt(&settings, &message, &context.prompt, host.now_ms());
         let notify_hub = |text: &str, priority| {
-            self.notify_hub(&settings, &message.id, text, priority, message_time(host, &message));
+            self.notify_hub(&settings, &message.id, &message.text, text, priority, message_time(host, &message));
         };
         let approve = |ask| self.ask_approval(&message, ask).boxed_local();
         let input = TurnInput {
@@ -655,7 +655,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 body = format!("{body} ({notice})");
             }
             let priority = if outcome.waiting() { Priority::High } else { Priority::Normal };
-            self.notify_hub(&settings, &message.id, &body, priority, message_time(host, message));
+            self.notify_hub(&settings, &message.id, &message.text, &body, priority, message_time(host, message));
         }
         let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting());
         result.notice = outcome.notice.clone();
@@ -699,7 +699,7 @@ impl<H: Host + 'static> Pipeline<H> {
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
         if message.from_hub() {
             let body = format!("Error: {user_message}");
-            self.notify_hub(&settings, &message.id, &body, Priority::High, message_time(host, &message));
+            self.notify_hub(&settings, &message.id, &message.text, &body, Priority::High, message_time(host, &message));
         }
         entry.last_error = Some(error.to_string());
         entry.last_error_code = Some(error.kind.code().to_owned());

@@ -188,12 +188,18 @@ fn malformed_unknown_and_oversized_frames_are_dropped_and_the_connection_goes_on
     }
     assert_eq!(host.logs().iter().filter(|(_, l)| l.starts_with("dropped a frame from the hub")).count(), 5);
     assert_eq!(p.hub_status().0, HubStatus::Connected);
-    assert!(host.hub_frames().is_empty(), "nothing answered");
+    // Issue 16: only the oversized message is answered — refused by its id (the hub never
+    // re-delivers, so dropping it silently would lose it).
+    let frames = host.hub_frames();
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(frames[0]["payload"]["type"], "reject");
+    assert_eq!(frames[0]["payload"]["messageId"], "big");
+    assert!(frames[0]["payload"]["payload"]["reason"].as_str().unwrap().contains("1 MB"));
     // A message with a bad payload is refused with a reason.
     p.hub_frame(socket, r#"{"type":"message","payload":{"id":"bad-1","text":42}}"#);
     let rejects = host.hub_responses("reject");
-    assert_eq!(rejects.len(), 1);
-    assert!(rejects[0]["payload"]["payload"]["reason"].as_str().unwrap().contains("text must be a string"));
+    assert_eq!(rejects.len(), 2);
+    assert!(rejects[1]["payload"]["payload"]["reason"].as_str().unwrap().contains("text must be a string"));
     // Still works.
     p.hub_frame(socket, &routed("good", "hi"));
     host.run_for(1_000);

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::config::HubConfig;
-use super::frames::{parse_inbound, registration, Inbound};
+use super::frames::{oversized_message_id, parse_inbound, registration, FrameError, Inbound};
 use crate::host_types::{LogLevel, Millis};
 
 /// First reconnect delay.
@@ -156,6 +156,9 @@ pub(crate) struct HubClient {
     name_retries: u32,
 }
 
+/// The reason given to the hub for a routed message over the 1 MB frame limit.
+pub(crate) const OVERSIZED_REJECT_REASON: &str = "the message is over 1 MB, more than Obsidian takes in one message";
+
 /// The reason given to the hub for a message that arrived as the connection was being closed.
 pub(crate) const CLOSING_REJECT_REASON: &str = "the SmartHole connection is being turned off in Obsidian";
 
@@ -182,7 +185,7 @@ fn permanent_refusal(code: &str, config: &HubConfig) -> Option<String> {
             config.client_name
         )),
         "INVALID_DESCRIPTION" => Some(
-            "The SmartHole hub refused the routing description: it must be 1 to 1024 characters (Settings → SmartHole hub → Routing description).".to_owned(),
+            "The SmartHole hub refused the routing description: it must be 1 to 1024 characters as the hub counts them (most emoji count as two) (Settings → SmartHole hub → Routing description).".to_owned(),
         ),
         "DUPLICATE_NAME" => Some(format!(
             "Another app is already connected to the SmartHole hub as \"{}\". Choose another client name (Settings → SmartHole hub → Client name).",
@@ -356,6 +359,15 @@ impl HubClient {
         }
         let frame = match parse_inbound(text) {
             Ok(frame) => frame,
+            Err(e @ FrameError::TooLarge(_)) => {
+                out.push(HubAction::Log(LogLevel::Warn, format!("dropped a frame from the hub: {e}")));
+                // The hub never re-delivers: refuse it by its id, if one can be read, so it is
+                // not lost without a trace.
+                if let (Some(id), Phase::Registered { .. }) = (oversized_message_id(text), &self.phase) {
+                    out.push(HubAction::Send { socket, frame: super::frames::reject(id, OVERSIZED_REJECT_REASON) });
+                }
+                return out;
+            }
             Err(e) => {
                 out.push(HubAction::Log(LogLevel::Warn, format!("dropped a frame from the hub: {e}")));
                 return out;

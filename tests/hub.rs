@@ -188,12 +188,18 @@ fn malformed_unknown_and_oversized_frames_are_dropped_and_the_connection_goes_on
     }
     assert_eq!(host.logs().iter().filter(|(_, l)| l.starts_with("dropped a frame from the hub")).count(), 5);
     assert_eq!(p.hub_status().0, HubStatus::Connected);
-    assert!(host.hub_frames().is_empty(), "nothing answered");
+    // Issue 16: only the oversized message is answered — refused by its id (the hub never
+    // re-delivers, so dropping it silently would lose it).
+    let frames = host.hub_frames();
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(frames[0]["payload"]["type"], "reject");
+    assert_eq!(frames[0]["payload"]["messageId"], "big");
+    assert!(frames[0]["payload"]["payload"]["reason"].as_str().unwrap().contains("1 MB"));
     // A message with a bad payload is refused with a reason.
     p.hub_frame(socket, r#"{"type":"message","payload":{"id":"bad-1","text":42}}"#);
     let rejects = host.hub_responses("reject");
-    assert_eq!(rejects.len(), 1);
-    assert!(rejects[0]["payload"]["payload"]["reason"].as_str().unwrap().contains("text must be a string"));
+    assert_eq!(rejects.len(), 2);
+    assert!(rejects[1]["payload"]["payload"]["reason"].as_str().unwrap().contains("text must be a string"));
     // Still works.
     p.hub_frame(socket, &routed("good", "hi"));
     host.run_for(1_000);
@@ -226,4 +232,39 @@ fn typed_messages_never_go_to_the_hub() {
     host.run(p.process(direct("d", "hi")));
     assert!(host.hub_frames().is_empty());
     let _ = host.now_ms();
+}
+
+#[test]
+fn typing_a_description_registers_once_after_a_pause_and_never_ends_in_error() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let first = host.last_hub_socket().unwrap();
+    let registrations = host.hub_registrations().len();
+    let mut description = String::from("Notes");
+    // Twenty keystrokes, ten a second.
+    for c in "and my shopping list".chars() {
+        description.push(c);
+        p.update_settings(Settings { hub_description: description.clone(), ..settings() }).unwrap();
+        host.run_for(100);
+        assert_eq!(host.last_hub_socket(), Some(first), "no reconnect while typing");
+        assert_ne!(p.hub_status().0, HubStatus::Error);
+    }
+    host.run_for(1_000);
+    let second = host.last_hub_socket().unwrap();
+    assert!(second > first, "one reconnect once typing paused");
+    assert!(!host.hub_sockets().iter().find(|(s, _, _)| *s == first).unwrap().2, "the old socket closed");
+    p.hub_opened(second);
+    assert_eq!(host.hub_registrations().len(), registrations, "no registration before the old socket's close");
+    p.hub_closed(first, "closed (1000)");
+    assert_eq!(host.hub_registrations().len(), registrations + 1);
+    assert_eq!(host.hub_registrations().last().unwrap()["payload"]["description"], description.as_str());
+    // The hub has not handled the close yet on its side: our own name is refused once.
+    p.hub_frame(second, &refused("DUPLICATE_NAME"));
+    assert_eq!(p.hub_status().0, HubStatus::Connecting);
+    assert!(!host.events().iter().any(|e| matches!(e, Event::Notice { text, .. } if text.contains("Another app"))));
+    let third = next_socket(&host, second);
+    p.hub_opened(third);
+    p.hub_frame(third, REGISTERED);
+    assert_eq!(p.hub_status().0, HubStatus::Connected);
+    assert_eq!(host.hub_sockets().len(), 3);
 }

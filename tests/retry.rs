@@ -231,3 +231,76 @@ fn a_retry_after_a_tool_ran_repeats_only_the_model_call() {
     // One hub notification for the agent message, one for the outcome.
     assert_eq!(host.hub_responses("notification").len(), 2);
 }
+
+/// Issue 16: a model down for two minutes. Every request in those two minutes fails (529).
+fn model_down_until(host: &FakeHost, until: u64) {
+    while host.now() < until {
+        if host.script_left() == 0 {
+            host.script([Reply::error(529, "overloaded_error")]);
+        }
+        host.run_for(250);
+    }
+}
+
+#[test]
+fn a_model_down_for_two_minutes_answers_the_hub_message_once_it_is_back_without_a_restart() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let start = host.now();
+    host.script((0..4).map(|_| Reply::error(529, "overloaded_error")));
+    let result = host.run(p.process(from_hub("down-1", "add milk to my list")));
+    assert!(!result.success, "the first attempt ran out of retries");
+    assert_eq!(inbox(&host).len(), 1, "it waits in the inbox");
+    assert!(host
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::Notice { text, .. } if text.starts_with("Waiting to try again in 1 min (attempt 2 of 5)"))));
+    model_down_until(&host, start + 120_000);
+    let failed_requests = host.requests().len();
+    assert!(failed_requests >= 8, "the model was asked again while down: {failed_requests}");
+    assert_eq!(history(&host).len(), 0);
+    // Back.
+    host.script([Reply::text("Added milk.")]);
+    for _ in 0..(20 * 60) {
+        if !history(&host).is_empty() && inbox(&host).is_empty() {
+            break;
+        }
+        host.run_for(1_000);
+    }
+    assert_eq!(recorded_count(&host, "down-1"), 1, "recorded once");
+    assert!(inbox(&host).is_empty());
+    assert!(host.now() - start < 10 * 60_000, "answered within minutes: {} s", (host.now() - start) / 1000);
+    let notes = host.hub_responses("notification");
+    assert!(notes.iter().any(|n| n["payload"]["payload"]["body"] == "Added milk."), "{notes:?}");
+    assert_eq!(host.hub_responses("ack").len(), 1, "acked once, on arrival");
+    assert!(host
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::Response { result, .. } if result.success && result.message_id == "down-1")));
+}
+
+#[test]
+fn a_model_that_stays_down_sets_the_message_aside_after_five_attempts_and_tells_the_user() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let start = host.now();
+    host.script((0..4).map(|_| Reply::error(529, "overloaded_error")));
+    let result = host.run(p.process(direct("down-2", "summarise my week")));
+    assert!(!result.success);
+    model_down_until(&host, start + 40 * 60_000);
+    assert!(inbox(&host).is_empty());
+    assert_eq!(host.paths_under("failed").len(), 1, "set aside in failed/");
+    let waits: Vec<String> = host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Notice { text, .. } if text.starts_with("Waiting to try again") => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(waits.len(), 4, "{waits:?}");
+    for (text, (min, attempt)) in waits.iter().zip([(1, 2), (2, 3), (4, 4), (8, 5)]) {
+        assert!(text.starts_with(&format!("Waiting to try again in {min} min (attempt {attempt} of 5)")), "{text}");
+    }
+    assert!(host.events().iter().any(|e| matches!(e, Event::Notice { text, .. } if text.contains("failed 5 times"))));
+}

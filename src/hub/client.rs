@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::config::HubConfig;
-use super::frames::{parse_inbound, registration, Inbound};
+use super::frames::{oversized_message_id, parse_inbound, registration, FrameError, Inbound};
 use crate::host_types::{LogLevel, Millis};
 
 /// First reconnect delay.
@@ -26,6 +26,18 @@ pub(crate) const CONNECT_TIMEOUT_MS: Millis = 10_000;
 pub(crate) const NOTIFICATION_MAX_AGE_MS: Millis = 10 * 60_000;
 /// Most responses kept while disconnected.
 const OUTBOX_LIMIT: usize = 100;
+/// Longest wait for the close of the socket that held our name before registering on the new
+/// one anyway: the hub frees a name only once it has handled the old socket's close.
+pub(crate) const CLOSE_WAIT_MS: Millis = 2_000;
+/// How long after our own registration ended a `DUPLICATE_NAME` for the same name is taken as
+/// the hub still holding our previous connection (retried), not another app (permanent).
+pub(crate) const OWN_NAME_GRACE_MS: Millis = 10_000;
+/// First retry after such a `DUPLICATE_NAME`; doubles up to [`NAME_RETRY_MAX_MS`].
+const NAME_RETRY_START_MS: Millis = 250;
+const NAME_RETRY_MAX_MS: Millis = 2_000;
+/// How long the client name and description must stay unchanged before a connected client
+/// registers again with them (the settings tab applies a change on every keystroke).
+pub(crate) const SETTINGS_SETTLE_MS: Millis = 1_000;
 
 /// What the status bar shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -88,6 +100,12 @@ enum Phase {
         socket: u64,
         deadline: Millis,
     },
+    /// Open; registration held back until the previous connection's close is reported (or
+    /// `deadline`).
+    Opened {
+        socket: u64,
+        deadline: Millis,
+    },
     /// Open; registration sent.
     Registering {
         socket: u64,
@@ -128,7 +146,18 @@ pub(crate) struct HubClient {
     /// The socket closed because the user turned the connection off or changed its settings: a
     /// message that was already on its way on it is refused rather than silently lost.
     closing: Option<u64>,
+    /// The socket that held our name, closed by a settings change, whose close the host has not
+    /// reported yet: the next registration waits for it.
+    releasing: Option<u64>,
+    /// The name our last registration held and when it ended: a `DUPLICATE_NAME` for it soon
+    /// after is our own previous connection, which the hub has not let go of yet.
+    released: Option<(String, Millis)>,
+    /// `DUPLICATE_NAME` retries since then.
+    name_retries: u32,
 }
+
+/// The reason given to the hub for a routed message over the 1 MB frame limit.
+pub(crate) const OVERSIZED_REJECT_REASON: &str = "the message is over 1 MB, more than Obsidian takes in one message";
 
 /// The reason given to the hub for a message that arrived as the connection was being closed.
 pub(crate) const CLOSING_REJECT_REASON: &str = "the SmartHole connection is being turned off in Obsidian";
@@ -156,7 +185,7 @@ fn permanent_refusal(code: &str, config: &HubConfig) -> Option<String> {
             config.client_name
         )),
         "INVALID_DESCRIPTION" => Some(
-            "The SmartHole hub refused the routing description: it must be 1 to 1024 characters (Settings → SmartHole hub → Routing description).".to_owned(),
+            "The SmartHole hub refused the routing description: it must be 1 to 1024 characters as the hub counts them (most emoji count as two) (Settings → SmartHole hub → Routing description).".to_owned(),
         ),
         "DUPLICATE_NAME" => Some(format!(
             "Another app is already connected to the SmartHole hub as \"{}\". Choose another client name (Settings → SmartHole hub → Client name).",
@@ -178,6 +207,9 @@ impl HubClient {
             owed_acks: VecDeque::new(),
             status: (HubStatus::Disabled, None),
             closing: None,
+            releasing: None,
+            released: None,
+            name_retries: 0,
         }
     }
 
@@ -188,9 +220,10 @@ impl HubClient {
 
     fn socket(&self) -> Option<u64> {
         match self.phase {
-            Phase::Connecting { socket, .. } | Phase::Registering { socket, .. } | Phase::Registered { socket } => {
-                Some(socket)
-            }
+            Phase::Connecting { socket, .. }
+            | Phase::Opened { socket, .. }
+            | Phase::Registering { socket, .. }
+            | Phase::Registered { socket } => Some(socket),
             _ => None,
         }
     }
@@ -235,6 +268,11 @@ impl HubClient {
         if config == self.config && self.phase != Phase::Off {
             return out;
         }
+        if let (Phase::Registered { socket }, Some(old)) = (&self.phase, &self.config) {
+            self.releasing = Some(*socket);
+            self.released = Some((old.client_name.clone(), now));
+        }
+        self.name_retries = 0;
         self.closing = self.socket();
         self.close(&mut out);
         self.config = config;
@@ -258,10 +296,24 @@ impl HubClient {
     /// The socket opened: register.
     pub(crate) fn on_open(&mut self, socket: u64, now: Millis) -> Vec<HubAction> {
         let mut out = Vec::new();
-        let (Phase::Connecting { socket: current, .. }, Some(config)) = (&self.phase, &self.config) else { return out };
+        let Phase::Connecting { socket: current, .. } = &self.phase else { return out };
         if *current != socket {
             return out;
         }
+        if self.releasing.is_some() {
+            // The hub still holds our name on the old socket until it has handled its close.
+            let deadline = now + CLOSE_WAIT_MS;
+            self.phase = Phase::Opened { socket, deadline };
+            out.push(HubAction::Wake { at_ms: deadline });
+            return out;
+        }
+        self.register(socket, now, &mut out);
+        out
+    }
+
+    /// Sends the registration on an open socket.
+    fn register(&mut self, socket: u64, now: Millis, out: &mut Vec<HubAction>) {
+        let Some(config) = &self.config else { return };
         out.push(HubAction::Send {
             socket,
             frame: registration(&config.client_name, &config.description, &config.version),
@@ -269,7 +321,26 @@ impl HubClient {
         let deadline = now + REGISTRATION_TIMEOUT_MS;
         self.phase = Phase::Registering { socket, deadline };
         out.push(HubAction::Wake { at_ms: deadline });
-        out
+    }
+
+    /// Whether a `DUPLICATE_NAME` now may be the hub still holding our own previous connection.
+    fn own_name_may_linger(&self, now: Millis) -> bool {
+        match (&self.released, &self.config) {
+            (Some((name, at)), Some(config)) => {
+                *name == config.client_name && now.saturating_sub(*at) <= OWN_NAME_GRACE_MS
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `config` differs from the current one only in who we are (name, description,
+    /// version) while a connection is kept: such a change waits for the settings to settle.
+    pub(crate) fn is_identity_change(&self, config: &Option<HubConfig>) -> bool {
+        let live = !matches!(self.phase, Phase::Off | Phase::Stopped);
+        match (&self.config, config) {
+            (Some(old), Some(new)) => live && old.url == new.url && old != new,
+            _ => false,
+        }
     }
 
     /// A text frame arrived.
@@ -288,6 +359,15 @@ impl HubClient {
         }
         let frame = match parse_inbound(text) {
             Ok(frame) => frame,
+            Err(e @ FrameError::TooLarge(_)) => {
+                out.push(HubAction::Log(LogLevel::Warn, format!("dropped a frame from the hub: {e}")));
+                // The hub never re-delivers: refuse it by its id, if one can be read, so it is
+                // not lost without a trace.
+                if let (Some(id), Phase::Registered { .. }) = (oversized_message_id(text), &self.phase) {
+                    out.push(HubAction::Send { socket, frame: super::frames::reject(id, OVERSIZED_REJECT_REASON) });
+                }
+                return out;
+            }
             Err(e) => {
                 out.push(HubAction::Log(LogLevel::Warn, format!("dropped a frame from the hub: {e}")));
                 return out;
@@ -301,6 +381,8 @@ impl HubClient {
                 }
                 self.phase = Phase::Registered { socket };
                 self.failures = 0;
+                self.name_retries = 0;
+                self.released = None;
                 out.push(HubAction::Log(
                     LogLevel::Info,
                     format!("registered with the hub as {}", client_id.unwrap_or_default()),
@@ -310,6 +392,22 @@ impl HubClient {
             }
             Inbound::RegistrationResponse { success: false, code, message, .. } => {
                 let code = code.unwrap_or_default();
+                if code == "DUPLICATE_NAME" && self.own_name_may_linger(now) {
+                    // Our own previous connection, not yet let go of: try again shortly.
+                    self.close(&mut out);
+                    let delay =
+                        NAME_RETRY_START_MS.saturating_mul(1 << self.name_retries.min(4)).min(NAME_RETRY_MAX_MS);
+                    self.name_retries += 1;
+                    self.phase = Phase::Waiting { until: now + delay };
+                    out.push(HubAction::Wake { at_ms: now + delay });
+                    out.push(HubAction::Log(
+                        LogLevel::Info,
+                        "the hub still holds our previous connection's name; registering again shortly".to_owned(),
+                    ));
+                    let detail = "waiting for the hub to let go of the previous connection".to_owned();
+                    self.set_status(HubStatus::Connecting, Some(detail), &mut out);
+                    return out;
+                }
                 let config = self.config.clone();
                 match config.as_ref().and_then(|c| permanent_refusal(&code, c)) {
                     Some(text) => {
@@ -342,8 +440,18 @@ impl HubClient {
     /// The socket closed (or never opened, or the hub dropped it without a close frame).
     pub(crate) fn on_close(&mut self, socket: u64, now: Millis, random: f64, why: &str) -> Vec<HubAction> {
         let mut out = Vec::new();
+        if self.releasing == Some(socket) {
+            self.releasing = None;
+            if let Phase::Opened { socket: current, .. } = self.phase {
+                self.register(current, now, &mut out);
+            }
+            return out;
+        }
         if self.socket() != Some(socket) {
             return out;
+        }
+        if let (Phase::Registered { .. }, Some(config)) = (&self.phase, &self.config) {
+            self.released = Some((config.client_name.clone(), now));
         }
         self.back_off(now, random, why, &mut out);
         out
@@ -358,6 +466,12 @@ impl HubClient {
             Phase::Connecting { deadline, .. } if now >= deadline => {
                 self.close(&mut out);
                 self.back_off(now, random, "the hub did not accept the connection", &mut out);
+            }
+            Phase::Opened { socket, deadline } if now >= deadline => {
+                // The old socket's close was never reported: register anyway (a refusal for our
+                // own name is retried).
+                self.releasing = None;
+                self.register(socket, now, &mut out);
             }
             Phase::Registering { deadline, .. } if now >= deadline => {
                 self.close(&mut out);
@@ -583,7 +697,9 @@ mod tests {
         let out = c.configure(Some(changed), 0);
         assert_eq!(out[0], HubAction::Close { socket: s });
         let s2 = sockets(&out)[0];
-        let out = c.on_open(s2, 0);
+        // Issue 16: the registration waits for the old socket's close (the hub frees the name then).
+        assert!(frames(&c.on_open(s2, 0)).is_empty(), "not registered before the old socket closed");
+        let out = c.on_close(s, 0, 0.5, "closed");
         assert!(matches!(&out[0], HubAction::Send { frame, .. } if frame.contains("different")));
         let out = c.configure(None, 0);
         assert!(out.contains(&HubAction::Close { socket: s2 }));
@@ -749,5 +865,83 @@ mod tests {
         assert_eq!(sent.len(), OUTBOX_LIMIT);
         assert_eq!(sent.first(), Some(&"a-first"));
         assert_eq!(sent.last().copied(), Some(format!("a-m{}", OUTBOX_LIMIT - 1).as_str()));
+    }
+
+    #[test]
+    fn a_new_registration_waits_for_the_old_sockets_close_or_two_seconds() {
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        let mut changed = config("obsidian");
+        changed.description = "new words".into();
+        let s2 = sockets(&c.configure(Some(changed), 0))[0];
+        let out = c.on_open(s2, 10);
+        assert!(frames(&out).is_empty());
+        assert_eq!(wake(&out), Some(10 + CLOSE_WAIT_MS));
+        assert!(frames(&c.on_timer(10 + CLOSE_WAIT_MS - 1, 0.5)).is_empty());
+        let out = c.on_timer(10 + CLOSE_WAIT_MS, 0.5);
+        assert!(matches!(frames(&out)[..], [f] if f.contains("new words")), "registered anyway: {out:?}");
+        // The old socket's close, reported late, changes nothing.
+        assert!(c.on_close(s, 3_000, 0.5, "closed").is_empty());
+        c.on_frame(s2, OK, 3_000, 0.5);
+        assert_eq!(c.status().0, HubStatus::Connected);
+    }
+
+    #[test]
+    fn duplicate_name_for_our_own_previous_connection_is_retried_then_permanent() {
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        let mut changed = config("obsidian");
+        changed.description = "again".into();
+        let s2 = sockets(&c.configure(Some(changed), 0))[0];
+        c.on_close(s, 0, 0.5, "closed");
+        c.on_open(s2, 0);
+        // The hub has not handled the old close yet: our own name is "taken".
+        let mut now = 5;
+        let mut socket = s2;
+        let mut delays = Vec::new();
+        loop {
+            let out = c.on_frame(socket, &refused("DUPLICATE_NAME"), now, 0.5);
+            if c.status().0 == HubStatus::Error {
+                assert!(out.iter().any(|a| matches!(a, HubAction::Notice(t) if t.contains("Another app"))));
+                break;
+            }
+            assert_eq!(c.status().0, HubStatus::Connecting, "not an error while it may be ourselves");
+            let at = wake(&out).expect("a retry");
+            delays.push(at - now);
+            now = at;
+            socket = sockets(&c.on_timer(now, 0.5))[0];
+            assert!(!frames(&c.on_open(socket, now)).is_empty(), "registers at once: nothing to wait for");
+        }
+        assert_eq!(&delays[..5], [250, 500, 1_000, 2_000, 2_000]);
+        assert!(
+            now > OWN_NAME_GRACE_MS && now <= OWN_NAME_GRACE_MS + NAME_RETRY_MAX_MS + 5,
+            "gave up after the grace: {now}"
+        );
+        // Once the hub lets go, it registers.
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        c.on_close(s, 100, 0.5, "connection lost");
+        let s2 = sockets(&c.on_timer(1_100, 0.5))[0];
+        c.on_open(s2, 1_100);
+        let out = c.on_frame(s2, &refused("DUPLICATE_NAME"), 1_100, 0.5);
+        let s3 = sockets(&c.on_timer(wake(&out).unwrap(), 0.5))[0];
+        c.on_open(s3, 1_400);
+        c.on_frame(s3, OK, 1_400, 0.5);
+        assert_eq!(c.status().0, HubStatus::Connected);
+    }
+
+    #[test]
+    fn only_a_live_connection_waits_for_identity_changes_to_settle() {
+        let mut c = HubClient::new();
+        let mut other = config("obsidian");
+        other.description = "x".into();
+        assert!(!c.is_identity_change(&Some(other.clone())), "off: apply at once");
+        registered(&mut c, 0);
+        assert!(c.is_identity_change(&Some(other.clone())));
+        assert!(!c.is_identity_change(&Some(config("obsidian"))), "unchanged");
+        let mut moved = other.clone();
+        moved.url = "ws://127.0.0.1:1".into();
+        assert!(!c.is_identity_change(&Some(moved)), "a new address is not debounced");
+        assert!(!c.is_identity_change(&None), "turning off is not debounced");
     }
 }

@@ -28,10 +28,18 @@ pub enum HubConfigError {
         "the client name {0:?} is not allowed by the hub: it must start with a letter and use only letters, digits, - and _ (at most 64 characters)"
     )]
     Name(String),
-    #[error("the routing description must be 1 to 1024 characters (it has {0})")]
+    #[error(
+        "the routing description must be 1 to 1024 characters as the hub counts them (UTF-16 units: most emoji and some rare characters count as two); it has {0}"
+    )]
     Description(usize),
     #[error("the hub URL must start with ws:// or wss:// (got {0:?})")]
     Url(String),
+}
+
+/// A text's length as the hub counts it: a JavaScript string's length, in UTF-16 code units
+/// (an emoji outside the Basic Multilingual Plane is two).
+pub(crate) fn hub_length(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
 }
 
 /// `^[A-Za-z][A-Za-z0-9_-]{0,63}$`, the hub's rule.
@@ -52,9 +60,9 @@ impl HubConfig {
         if !valid_client_name(&self.client_name) {
             return Err(HubConfigError::Name(self.client_name.clone()));
         }
-        let chars = self.description.chars().count();
-        if !(1..=1024).contains(&chars) {
-            return Err(HubConfigError::Description(chars));
+        let units = hub_length(&self.description);
+        if !(1..=1024).contains(&units) {
+            return Err(HubConfigError::Description(units));
         }
         Ok(())
     }
@@ -85,6 +93,16 @@ mod tests {
         assert_eq!(config("ok", "").validate(), Err(HubConfigError::Description(0)));
         assert_eq!(config("ok", &"é".repeat(1025)).validate(), Err(HubConfigError::Description(1025)));
         assert!(config("ok", &"é".repeat(1024)).validate().is_ok());
+        // Counted as the hub counts: 600 emoji are 1,200 UTF-16 units.
+        assert_eq!(hub_length(&"😀".repeat(600)), 1_200);
+        assert_eq!(config("ok", &"😀".repeat(600)).validate(), Err(HubConfigError::Description(1_200)));
+        assert!(config("ok", &"😀".repeat(512)).validate().is_ok());
+        assert_eq!(
+            config("ok", &format!("{}😀", "a".repeat(1023))).validate(),
+            Err(HubConfigError::Description(1_025))
+        );
+        let text = HubConfigError::Description(1_200).to_string();
+        assert!(text.contains("UTF-16") && text.contains("1200"), "{text}");
         let mut c = config("ok", "d");
         c.url = "http://x".into();
         assert!(matches!(c.validate(), Err(HubConfigError::Url(_))));

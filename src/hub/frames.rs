@@ -54,6 +54,36 @@ pub fn parse_inbound(text: &str) -> Result<Inbound, FrameError> {
     }
 }
 
+/// The id of a routed message in a frame too large to parse, found by scanning the text: the
+/// frame must say `"type":"message"`, and the first `"id"` key after `"payload"` must hold a
+/// plain string (no escapes, at most 1024 bytes). Inside a JSON string every quote is escaped,
+/// so `"id"` followed by a colon is a key.
+pub(crate) fn oversized_message_id(text: &str) -> Option<&str> {
+    let key_value = |key: &str, from: usize| -> Option<(usize, &str)> {
+        let mut at = from;
+        loop {
+            let found = at + text.get(at..)?.find(key)?;
+            let rest = text[found + key.len()..].trim_start();
+            if let Some(value) = rest.strip_prefix(':') {
+                let value = value.trim_start();
+                let start = text.len() - value.len();
+                return Some((start, value));
+            }
+            at = found + key.len();
+        }
+    };
+    let (_, kind) = key_value("\"type\"", 0)?;
+    if !kind.starts_with("\"message\"") {
+        return None;
+    }
+    let (payload_at, _) = key_value("\"payload\"", 0)?;
+    let (_, value) = key_value("\"id\"", payload_at)?;
+    let value = value.strip_prefix('"')?;
+    let end = value.find('"')?;
+    let id = &value[..end];
+    (!id.is_empty() && end <= 1024 && !id.contains('\\')).then_some(id)
+}
+
 /// The first frame on a connection.
 pub(crate) fn registration(name: &str, description: &str, version: &str) -> String {
     json!({"type": "registration", "payload": {"name": name, "description": description, "version": version, "capabilities": []}})
@@ -85,12 +115,19 @@ pub(crate) fn reject(message_id: &str, reason: &str) -> String {
 
 /// A notification shown by the hub for a message: `text` (Markdown) becomes its body, shortened
 /// to plain text of at most [`NOTIFICATION_BODY_CHARS`]. The one place such a frame is built.
+#[cfg(test)]
 pub(crate) fn notification(message_id: &str, title: &str, text: &str, priority: Priority) -> String {
     let body = shorten_to_plain_text(text, NOTIFICATION_BODY_CHARS);
+    notification_frame(message_id, title, &body, priority)
+}
+
+/// A notification frame with its title and body as they are (`hub::display` decides them).
+pub(crate) fn notification_frame(message_id: &str, title: &str, body: &str, priority: Priority) -> String {
     response(message_id, "notification", json!({"title": title, "body": body, "priority": priority}))
 }
 
 /// Longest notification body, in characters.
+#[cfg(test)]
 const NOTIFICATION_BODY_CHARS: usize = 240;
 
 /// A short plain-text version of Markdown, at most `max_chars`: markup removed, lines joined,
@@ -199,6 +236,27 @@ mod tests {
         assert_eq!(parse_inbound(r#"{"type":"party","payload":{}}"#), Err(FrameError::UnknownType("party".into())));
         let big = format!(r#"{{"type":"message","payload":{{"text":"{}"}}}}"#, "x".repeat(MAX_FRAME_BYTES));
         assert_eq!(parse_inbound(&big), Err(FrameError::TooLarge(big.len())));
+    }
+
+    #[test]
+    fn an_oversized_messages_id_is_found_without_parsing() {
+        let big = "x".repeat(MAX_FRAME_BYTES);
+        let frame = format!(r#"{{"type":"message","payload":{{"id":"msg-7","text":"{big}"}}}}"#);
+        assert_eq!(oversized_message_id(&frame), Some("msg-7"));
+        // Key order and spacing as any JSON writer may choose; an "id" inside the text is not a key.
+        let frame = format!(
+            r#"{{ "payload" : {{ "text" : "say \"id\": \"no\" {big}", "metadata": {{}}, "id" : "msg-8" }}, "type" : "message" }}"#
+        );
+        assert_eq!(oversized_message_id(&frame), Some("msg-8"));
+        for bad in [
+            format!(r#"{{"type":"registration_response","payload":{{"id":"x","t":"{big}"}}}}"#),
+            format!(r#"{{"type":"message","payload":{{"text":"{big}"}}}}"#),
+            format!(r#"{{"type":"message","payload":{{"id":7,"text":"{big}"}}}}"#),
+            format!(r#"{{"type":"message","payload":{{"id":"a\"b","text":"{big}"}}}}"#),
+            format!(r#"{{"type":"message","payload":{{"id":"{big}"}}}}"#),
+        ] {
+            assert_eq!(oversized_message_id(&bad), None, "{}", &bad[..60]);
+        }
     }
 
     #[test]

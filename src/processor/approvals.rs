@@ -109,7 +109,14 @@ impl<H: Host + 'static> Pipeline<H> {
         host.emit(&Event::ApprovalRequested { request: Box::new(request.clone()) });
         if message.from_hub() {
             let body = format!("Approval needed: {}. Open Obsidian to approve or reject.", request.summary);
-            self.notify_hub(&self.settings(), &message.id, &body, Priority::High, message_time(host, message));
+            self.notify_hub(
+                &self.settings(),
+                &message.id,
+                &message.text,
+                &body,
+                Priority::High,
+                message_time(host, message),
+            );
         }
         let status = match select(answer, host.sleep(APPROVAL_TIMEOUT_MS).boxed_local()).await {
             Either::Left((Ok(status), _)) => status,

@@ -597,7 +597,7 @@ impl<H: Host + 'static> Pipeline<H> {
                     let ticket = self.inner.run.ticket();
                     let this = self.clone();
                     let (id, conversation) = (entry.message.id.clone(), entry.message.named_conversation());
-                    let work = async move { this.resume(entry, ticket).await }.boxed_local();
+                    let work = async move { this.resume(entry, ticket, true).await }.boxed_local();
                     runs.push(self.track(id, conversation, work));
                 }
             }
@@ -612,12 +612,12 @@ impl<H: Host + 'static> Pipeline<H> {
     /// that saved it may have died before its ack left, and the hub, which matches answers by
     /// client name and message id rather than by connection, still waits for one before the
     /// answer (an ack that did leave is repeated; the hub takes it as the same answer).
-    async fn resume(self, entry: InboxEntry, ticket: Ticket) -> ProcessResult {
+    async fn resume(self, entry: InboxEntry, ticket: Ticket, ack_again: bool) -> ProcessResult {
         let id = entry.message.id.clone();
         let message = entry.message.clone();
         let Some(entry) = self.next_attempt(entry).await else { return gave_up_result(&id) };
         let host = &self.inner.host;
-        if message.from_hub() {
+        if ack_again && message.from_hub() {
             self.respond(&id, ResponseKind::Ack, ack(&id), message_time(host, &message));
             host.emit(&Event::stage(&message, Stage::AckSent));
         }
@@ -663,7 +663,7 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         let system = system_prompt(&settings, &message, &context.prompt, host.now_ms());
         let notify_hub = |text: &str, priority| {
-            self.notify_hub(&settings, &message.id, text, priority, message_time(host, &message));
+            self.notify_hub(&settings, &message.id, &message.text, text, priority, message_time(host, &message));
         };
         let approve = |ask| self.ask_approval(&message, ask).boxed_local();
         let input = TurnInput {
@@ -700,7 +700,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 body = format!("{body} ({notice})");
             }
             let priority = if outcome.waiting() { Priority::High } else { Priority::Normal };
-            self.notify_hub(&settings, &message.id, &body, priority, message_time(host, message));
+            self.notify_hub(&settings, &message.id, &message.text, &body, priority, message_time(host, message));
         }
         let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting());
         result.notice = outcome.notice.clone();
@@ -744,7 +744,7 @@ impl<H: Host + 'static> Pipeline<H> {
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
         if message.from_hub() {
             let body = format!("Error: {user_message}");
-            self.notify_hub(&settings, &message.id, &body, Priority::High, message_time(host, &message));
+            self.notify_hub(&settings, &message.id, &message.text, &body, Priority::High, message_time(host, &message));
         }
         entry.last_error = Some(error.to_string());
         entry.last_error_code = Some(error.kind.code().to_owned());
@@ -759,8 +759,54 @@ impl<H: Host + 'static> Pipeline<H> {
                 host.log(LogLevel::Error, &format!("could not note the failure of {}: {e}", message.id));
             }
             self.inner.inbox.kept_on_disk(&message.id);
+            if error.retryable() {
+                self.retry_later(&entry);
+            }
         }
         ProcessResult::failure(&message.id, error.kind.code(), user_message)
+    }
+
+    /// A message whose model calls failed for a passing reason (overloaded, rate limited, the
+    /// network) is tried again later in this session — 1 minute after its first attempt,
+    /// doubling — until its attempts run out; the user is told it waits. (It also stays in the
+    /// inbox, so a restart continues it as before.)
+    fn retry_later(&self, entry: &InboxEntry) {
+        let host = &self.inner.host;
+        let delay = later_retry_delay(entry.attempts);
+        let message = &entry.message;
+        host.log(
+            LogLevel::Info,
+            &format!(
+                "message {} waits {} s for attempt {} of {MAX_ATTEMPTS}",
+                message.id,
+                delay / 1000,
+                entry.attempts + 1
+            ),
+        );
+        host.emit(&Event::Notice {
+            level: NoticeLevel::Warning,
+            text: format!(
+                "Waiting to try again in {} min (attempt {} of {MAX_ATTEMPTS}): “{}”",
+                delay.div_ceil(60_000),
+                entry.attempts + 1,
+                shorten_to_plain_text(&message.text, 80)
+            ),
+        });
+        let this = self.clone();
+        let id = message.id.clone();
+        self.spawn(async move {
+            this.inner.host.sleep(delay).await;
+            // A Retry click or a re-delivery may have run it already, or be running it now.
+            if this.inner.inbox.is_in_flight(&id) {
+                return;
+            }
+            let Some(entry) = this.load_entry(&id).await else { return };
+            let ticket = this.inner.run.ticket();
+            let runner = this.clone();
+            let conversation = entry.message.named_conversation();
+            let work = async move { runner.resume(entry, ticket, false).await }.boxed_local();
+            this.track(id, conversation, work).await;
+        });
     }
 
     fn storage_failure(&self, message: &RoutedMessage, why: &str) -> ProcessResult {
@@ -778,6 +824,12 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         self.inner.inbox.removed_from_disk(message_id);
     }
+}
+
+/// The wait before a failed message's next attempt in the same session: 1 minute after the
+/// first, doubling, at most 15 minutes (a model outage of minutes, not days).
+fn later_retry_delay(attempts: u32) -> u64 {
+    (60_000u64 << attempts.saturating_sub(1).min(4)).min(15 * 60_000)
 }
 
 /// The result of a left-over message that had used all its attempts.

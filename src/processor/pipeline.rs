@@ -21,6 +21,7 @@ use crate::approval::ApprovalBook;
 use crate::conversation::ConversationStore;
 use crate::host::Host;
 use crate::host_types::Millis;
+use crate::hub::display::Pacer;
 use crate::hub::{HubAction, HubClient, HubStatus, ResponseKind};
 use crate::ids::file_stem;
 use crate::message::ProcessResult;
@@ -187,9 +188,24 @@ impl Drop for CurrentGuard<'_> {
 pub(super) struct HubLink {
     pub(super) client: RefCell<HubClient>,
     last_notified: RefCell<Option<String>>,
+    /// Notifications paced to the hub's display limits.
+    pub(super) pacer: RefCell<Pacer>,
+    /// Bumped by every settings change, so a delayed re-registration applies only the last one.
+    settings_generation: Cell<u64>,
 }
 
 impl HubLink {
+    /// A settings change: returns its generation.
+    pub(super) fn settings_changed(&self) -> u64 {
+        self.settings_generation.set(self.settings_generation.get() + 1);
+        self.settings_generation.get()
+    }
+
+    /// The newest settings change's generation.
+    pub(super) fn settings_generation(&self) -> u64 {
+        self.settings_generation.get()
+    }
+
     /// A response about a message, handed to the state machine; returns its actions.
     pub(super) fn respond(
         &self,

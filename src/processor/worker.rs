@@ -254,7 +254,7 @@ impl<H: Host + 'static> Pipeline<H> {
     fn notify_hub_of_run(&self, text: &str, failed: bool) {
         let Some(last) = self.inner.hub.last_notified() else { return };
         let priority = if failed { Priority::High } else { Priority::Normal };
-        self.notify_hub(&self.settings(), &last, text, priority, self.inner.host.now_ms());
+        self.notify_hub(&self.settings(), &last, "scheduled task", text, priority, self.inner.host.now_ms());
     }
 
     /// Pauses, resumes or deletes a conversation's schedule (the chat view's buttons).

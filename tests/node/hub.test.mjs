@@ -79,9 +79,13 @@ test("malformed and oversized frames are logged and dropped; the connection goes
   }
   hub.sendRaw("obsidian", JSON.stringify({ type: "message", payload: { id: "huge", text: "x".repeat(1_200_000) } }));
   hub.sendRaw("obsidian", JSON.stringify({ type: "message", payload: { id: "bad-text", text: 7 } }));
-  await hub.waitFor(() => hub.messages.size === 0 && hub.frames.some((f) => f.parsed?.payload?.type === "reject"), 5_000, "the reject of the bad message");
-  const reject = hub.frames.find((f) => f.parsed?.payload?.type === "reject").parsed.payload;
+  const rejectOf = (id) => hub.frames.find((f) => f.parsed?.payload?.type === "reject" && f.parsed.payload.messageId === id)?.parsed.payload;
+  await hub.waitFor(() => hub.messages.size === 0 && rejectOf("bad-text"), 5_000, "the reject of the bad message");
+  const reject = rejectOf("bad-text");
   assert.equal(reject.messageId, "bad-text");
+  // Issue 16: the oversized message is refused by its id (the hub never re-delivers).
+  await hub.waitFor(() => rejectOf("huge"), 5_000, "the reject of the oversized message");
+  assert.match(rejectOf("huge").payload.reason, /1 MB/);
   assert.match(reject.payload.reason, /text must be a string/);
   await waitFor(() => (child.stderrText.match(/dropped a frame from the hub/g) ?? []).length >= 5, 5_000, "five log lines");
   // Still the same connection, still working.

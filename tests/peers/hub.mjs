@@ -24,8 +24,19 @@ const RECENT_IDS = 100; // the hub only remembers this many routed ids
 const NOTIFICATION_WINDOW_MS = 60_000; // the hub shows about 10 notifications a minute
 const NOTIFICATIONS_PER_WINDOW = 10;
 
+// The hub's display queue (what the user sees): notifications of the same title merge within
+// 5 s, at most 10 are shown a minute and at least 1 s apart, at most 20 wait (low, then medium
+// priority dropped first). Written from the behaviour described in
+// shared/reference/smarthole-hub-protocol.md.
+const DISPLAY = { mergeWindowMs: 5_000, perMinute: 10, minIntervalMs: 1_000, maxWaiting: 20 };
+const QUEUE_PRIORITY = { low: 1, normal: 2, high: 3 };
+
 const DEFAULTS = {
   port: 0,
+  // How long after a socket closes its name stays taken (the real hub frees it only when it has
+  // handled the close): a client registering again at once may get DUPLICATE_NAME for itself.
+  nameReleaseMs: 30,
+  display: DISPLAY,
   pingIntervalMs: 30_000,
   pongTimeoutMs: 10_000,
   answerDeadlineMs: 30_000,
@@ -63,6 +74,19 @@ class Hub extends EventEmitter {
     this._notificationTimes = new Map(); // client name -> timestamps of recent notifications
     this._nextConnId = 1;
     this._msgCounter = 0;
+    // What the user would have seen: shown (in order, with when and for which message ids),
+    // merged into another (body replaced, or gone if that one was already on screen), dropped.
+    this.display = { shown: [], merged: [], dropped: [] };
+    this._displayQueue = [];
+    this._displayKeys = new Map(); // title -> { lastUpdate, count, queued }
+    this._displayTimes = [];
+    this._displayLast = -Infinity;
+    this._displayTimer = null;
+  }
+
+  /** Every text the user saw on screen (titles and bodies), for "is this answer visible". */
+  visibleText() {
+    return this.display.shown.map((n) => `${n.title}\n${n.body}`).join("\n");
   }
 
   // -------------------------------------------------------------------------------------------
@@ -75,7 +99,7 @@ class Hub extends EventEmitter {
 
   /** Sends a `message` frame to a registered client; returns the message id. */
   route(clientName, { id, text, metadata } = {}) {
-    const conn = this._byName(clientName);
+    const conn = this._open().find((c) => c.info.name === clientName);
     if (!conn) throw new Error(`route: no registered client named ${JSON.stringify(clientName)}`);
     id ??= `msg-${++this._msgCounter}`;
     let record = this.messages.get(id);
@@ -131,6 +155,7 @@ class Hub extends EventEmitter {
   close() {
     if (this._closing) return this._closing;
     for (const record of this.messages.values()) this._clearTimers(record.id);
+    clearTimeout(this._displayTimer);
     for (const ws of this._wss.clients) ws.terminate(); // including sockets refused with 1013
     this._closing = new Promise((resolve) => this._wss.close(() => resolve()));
     return this._closing;
@@ -179,8 +204,14 @@ class Hub extends EventEmitter {
     ws.on("close", (code) => {
       clearInterval(conn.pingTimer);
       clearTimeout(conn.pongTimer);
-      this._conns.delete(conn); // this releases the name
-      this.emit("disconnected", { name: conn.name, code, conn: conn.id });
+      conn.closed = true;
+      // The close is handled, and the name released, a moment later ("disconnected").
+      const release = () => {
+        this._conns.delete(conn);
+        this.emit("disconnected", { name: conn.name, code, conn: conn.id });
+      };
+      if (this.opts.nameReleaseMs > 0 && conn.info && !this._closing) setTimeout(release, this.opts.nameReleaseMs).unref?.();
+      else release();
     });
 
     // One outstanding pong deadline at a time, started by the first unanswered ping.
@@ -200,6 +231,11 @@ class Hub extends EventEmitter {
 
   _registered() {
     return [...this._conns].filter((c) => c.info);
+  }
+
+  /** Registered connections that are still open (what a message can be routed to). */
+  _open() {
+    return this._registered().filter((c) => !c.closed);
   }
 
   _byName(name) {
@@ -356,7 +392,7 @@ class Hub extends EventEmitter {
       this.emit("failed", { id: record.id });
       return;
     }
-    const registered = this._registered();
+    const registered = this._open();
     const target = registered.find((c) => c.info.name !== fromName) ?? registered.find((c) => c.info.name === fromName);
     if (target) this._deliver(record, target);
   }
@@ -383,6 +419,67 @@ class Hub extends EventEmitter {
     const notification = { title: title || name, body, priority };
     record.notifications.push(notification);
     this.emit("notification", { id: record.id, payload: notification, name });
+    this._enqueueDisplay({ ...notification, ids: [record.id], client: name });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The display queue
+
+  _enqueueDisplay(n) {
+    const d = this.opts.display;
+    const now = Date.now();
+    const key = this._displayKeys.get(n.title);
+    if (key && now - key.lastUpdate < d.mergeWindowMs) {
+      key.count += 1;
+      key.lastUpdate = now;
+      const body = `${n.body} (${key.count} occurrences)`;
+      const queued = this._displayQueue.find((q) => q.title === n.title);
+      if (queued) {
+        this.display.merged.push({ ...queued, into: "queued" });
+        Object.assign(queued, { body, ids: [...queued.ids, ...n.ids] });
+      } else {
+        this.display.merged.push({ ...n, into: "shown" });
+      }
+      return;
+    }
+    this._displayKeys.set(n.title, { lastUpdate: now, count: 1 });
+    if (n.priority === "high" && !this._rateLimited(now)) return this._show(n, now);
+    this._displayQueue.push(n);
+    this._displayQueue.sort((a, b) => QUEUE_PRIORITY[b.priority] - QUEUE_PRIORITY[a.priority]);
+    while (this._displayQueue.length > d.maxWaiting) {
+      let at = this._displayQueue.findLastIndex((q) => q.priority === "low");
+      if (at < 0) at = this._displayQueue.findLastIndex((q) => q.priority === "normal");
+      if (at < 0) break;
+      this.display.dropped.push(...this._displayQueue.splice(at, 1));
+    }
+    this._scheduleDisplay(now);
+  }
+
+  _rateLimited(now) {
+    this._displayTimes = this._displayTimes.filter((t) => now - t < 60_000);
+    return this._displayTimes.length >= this.opts.display.perMinute || now - this._displayLast < this.opts.display.minIntervalMs;
+  }
+
+  _show(n, now) {
+    this.display.shown.push({ ...n, at: now });
+    this._displayTimes.push(now);
+    this._displayLast = now;
+    this.emit("shown", n);
+  }
+
+  _scheduleDisplay(now) {
+    if (this._displayTimer || this._closing) return;
+    const { minIntervalMs, perMinute } = this.opts.display;
+    let delay = Math.max(0, minIntervalMs - (now - this._displayLast));
+    const recent = this._displayTimes.filter((t) => now - t < 60_000);
+    if (recent.length >= perMinute) delay = Math.max(delay, recent[recent.length - perMinute] + 60_000 - now);
+    this._displayTimer = setTimeout(() => {
+      this._displayTimer = null;
+      const at = Date.now();
+      if (this._displayQueue.length === 0) return;
+      if (!this._rateLimited(at)) this._show(this._displayQueue.shift(), at);
+      if (this._displayQueue.length > 0) this._scheduleDisplay(at);
+    }, delay);
   }
 
   _clearTimers(id) {

@@ -20,7 +20,8 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
                          an external agent's verification): reject (default), approve, or ask (printed
                          as [approval ID], a note's change as a diff; answer with /approve ID,
                          /approve ID 1,3 (those hunks), /approve-session ID or /reject ID; /undo
-                         reverts the last turn that changed notes)
+                         reverts the last turn that changed notes; /set KEY VALUE changes a setting
+                         while running, VALUE as JSON or else as text, e.g. /set hubDescription My notes)
   --mcp-config FILE      the MCP servers (integrations) to connect: JSON {"mcpServers": [{"name", "command",
                          "args", "env"} or {"name", "url", "headers"}]}
   --api-port N           serve the local agent API on 127.0.0.1:N (see docs/agent-api.md)

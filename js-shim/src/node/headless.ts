@@ -16,9 +16,10 @@
 // nobody watches; approved; or asked on the terminal, answered with /approve ID,
 // /approve-session ID or /reject ID; a proposed change to a note prints as a unified diff and
 // /approve ID 1,3 accepts only those hunks. /undo reverts the newest turn of the conversation whose changes still stand (also after a restart).
+// /set KEY VALUE changes a setting while running (VALUE as JSON, else as text).
 import path from "node:path";
 import { createInterface } from "node:readline";
-import type { ApprovalDecision, CoreEvent, MessageProcessor, RoutedMessage } from "smarthole-core";
+import type { ApprovalDecision, CoreEvent, CoreSettings, MessageProcessor, RoutedMessage } from "smarthole-core";
 import { loadCore, wasmMemoryBytes, type Core } from "../core/load.ts";
 import { NodeHost } from "./node-host.ts";
 import { checkConfigFields, readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
@@ -103,7 +104,8 @@ async function runOnce(processor: MessageProcessor, printer: EventPrinter, messa
 }
 
 /** The chat on the terminal (or over a pipe): resolves with how many messages failed, at the end of input. */
-async function runChat(processor: MessageProcessor, printer: EventPrinter, shutdown: (code: number) => void): Promise<number> {
+async function runChat(processor: MessageProcessor, printer: EventPrinter, shutdown: (code: number) => void, initial: CoreSettings): Promise<number> {
+  let settings = initial;
   const tty = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty });
   const busy = () => processor.currentMessageId !== undefined;
@@ -134,6 +136,23 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
           else await processor.undoTurn(last);
         })
         .catch((error: unknown) => process.stderr.write(`[error] ${terminalSafe(String(error))}\n`));
+      continue;
+    }
+    const set = /^\/set\s+([A-Za-z]+)\s?(.*)$/.exec(line);
+    if (set) {
+      // A setting changed while running (as the settings tab does): JSON values, else text.
+      let value: unknown = set[2];
+      try {
+        value = JSON.parse(set[2]);
+      } catch {
+        // plain text
+      }
+      try {
+        settings = { ...settings, [set[1]]: value };
+        processor.updateSettings(settings);
+      } catch (error) {
+        process.stderr.write(`[error] ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`);
+      }
       continue;
     }
     const command = /^\/(approve|approve-session|reject)\s+(\S+)(?:\s+(\d+(?:\s*,\s*\d+)*))?$/.exec(text);
@@ -176,7 +195,7 @@ async function main(): Promise<number> {
     close();
     return code;
   }
-  const failures = await runChat(processor, printer, shutdown);
+  const failures = await runChat(processor, printer, shutdown, options.settings);
   if (options.serving) {
     // Serving the hub or the agent API: keep running until SIGTERM / SIGINT.
     await new Promise<never>(() => {});

@@ -64,6 +64,30 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       .addText((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v.trim())));
   }
 
+  /**
+   * A text setting applied when typing pauses (1 s) or the field loses focus: the hub's name and
+   * description make the core register again, which must not happen on every keystroke.
+   */
+  private paused(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string, area: boolean): void {
+    let timer: number | undefined;
+    let typed: string | undefined;
+    const apply = () => {
+      window.clearTimeout(timer);
+      if (typed === undefined) return;
+      const value = area ? typed : typed.trim();
+      typed = undefined;
+      void this.plugin.changeSetting(key, value);
+    };
+    const onChange = (v: string) => {
+      typed = v;
+      window.clearTimeout(timer);
+      timer = window.setTimeout(apply, 1000);
+    };
+    const setting = new Setting(container).setName(name).setDesc(desc);
+    if (area) setting.addTextArea((t) => (t.setValue(String(this.value(key, defaults))).onChange(onChange), t.inputEl.addEventListener("blur", apply)));
+    else setting.addText((t) => (t.setValue(String(this.value(key, defaults))).onChange(onChange), t.inputEl.addEventListener("blur", apply)));
+  }
+
   private area(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {
     new Setting(container)
       .setName(name)
@@ -161,8 +185,15 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     new Setting(containerEl).setName("SmartHole hub").setHeading();
     this.toggle(containerEl, defaults, "hubEnabled", "Connect to the hub", "Take the messages the SmartHole desktop hub routes here.");
     this.text(containerEl, defaults, "hubUrl", "Hub URL", "The hub's WebSocket address.");
-    this.text(containerEl, defaults, "hubClientName", "Client name", "How the hub knows this vault: letters, digits, - and _, starting with a letter.");
-    this.area(containerEl, defaults, "hubDescription", "Routing description", "What the hub's router reads to decide what to send here (1 to 1024 characters).");
+    this.paused(containerEl, defaults, "hubClientName", "Client name", "How the hub knows this vault: letters, digits, - and _, starting with a letter.", false);
+    this.paused(
+      containerEl,
+      defaults,
+      "hubDescription",
+      "Routing description",
+      "What the hub's router reads to decide what to send here (1 to 1024 characters, counted as the hub counts them: most emoji count as two). Applied when you pause typing.",
+      true,
+    );
 
     new Setting(containerEl).setName("Advanced").setHeading();
     this.toggle(containerEl, defaults, "verboseLogging", "Verbose logging", "Write the agent's debug lines to the developer console.");

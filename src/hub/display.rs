@@ -1,0 +1,341 @@
+//! How answers look on the hub's screen. The hub's display queue merges notifications of the same
+//! title within 5 s (keeping only the newest body), shows at most 10 a minute, at least 1 s apart,
+//! and drops normal ones when more than 20 wait. So the plugin paces its own notifications below
+//! that rate and never reuses a title within the merge window: an answer goes out at once when a
+//! slot is free, under the settings' title (or, if that was used moments ago, a title made from
+//! the request); answers that come faster wait for the next slot and go out together as one
+//! notification listing each request with its answer's gist. Plain decisions, no I/O: the
+//! processor asks, sends what it is given, and wakes the pacer when told.
+
+use std::collections::VecDeque;
+
+use super::frames::{notification_frame, shorten_to_plain_text, Priority};
+use crate::host_types::Millis;
+
+/// The hub's window for merging notifications of the same title (5 s), with a margin.
+pub(crate) const TITLE_REUSE_MS: Millis = 6_000;
+/// At most this many notifications in any minute (the hub shows 10).
+const PER_MINUTE: usize = 10;
+/// Never two closer than this (the hub shows one a second).
+const MIN_GAP_MS: Millis = 1_200;
+/// In a burst, one notification per this much time: ten a minute, evenly, so a long burst never
+/// fills the hub's queue and each notification carries a few answers rather than many.
+pub(crate) const BURST_SPACING_MS: Millis = 6_500;
+/// Longest single answer body, in characters (the hub shows a desktop notification).
+pub(crate) const ANSWER_BODY_CHARS: usize = 240;
+/// Longest body of a notification that lists several answers.
+const LIST_BODY_CHARS: usize = 900;
+/// Most answers one notification lists by name; the rest are counted.
+const LIST_MAX_ITEMS: usize = 20;
+/// What a shortened answer says about where the rest is.
+pub(crate) const FULL_ANSWER_POINTER: &str = " (full answer in Obsidian)";
+
+/// An answer (or question, or error) waiting for its notification.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) message_id: String,
+    /// The user's request, as sent (Markdown or plain).
+    pub(crate) request: String,
+    /// What to tell (Markdown).
+    pub(crate) text: String,
+    pub(crate) priority: Priority,
+    /// When the message was sent (for how long the hub still knows its id).
+    pub(crate) message_at: Millis,
+}
+
+/// A notification ready to send: the frame, and the message it answers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ready {
+    pub(crate) message_id: String,
+    pub(crate) message_at: Millis,
+    pub(crate) frame: String,
+    /// How many answers it carries.
+    pub(crate) answers: usize,
+}
+
+/// What to do with an answer offered to the pacer.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Paced {
+    /// Send this now.
+    Now(Ready),
+    /// It waits; call [`Pacer::due`] at this time.
+    WakeAt(Millis),
+    /// It joins answers that already wait for a wake-up.
+    Waiting,
+}
+
+/// The plugin's side of the hub's display limits.
+#[derive(Debug, Default)]
+pub(crate) struct Pacer {
+    /// When notifications went out, the last minute's.
+    sent: VecDeque<Millis>,
+    /// Titles used lately, with when.
+    titles: VecDeque<(String, Millis)>,
+    waiting: Vec<Answer>,
+}
+
+impl Pacer {
+    /// The earliest time at or after `now` a notification may go out.
+    pub(crate) fn next_slot(&self, now: Millis) -> Millis {
+        let mut at = now;
+        let n = self.sent.len();
+        if let Some(&last) = self.sent.back() {
+            at = at.max(last + MIN_GAP_MS);
+            let second = if n >= 2 { self.sent[n - 2] + 2 * BURST_SPACING_MS } else { 0 };
+            if at < last + BURST_SPACING_MS && at < second {
+                at = (last + BURST_SPACING_MS).min(second);
+            }
+        }
+        if n >= PER_MINUTE {
+            at = at.max(self.sent[n - PER_MINUTE] + 60_001);
+        }
+        at
+    }
+
+    /// An answer to show on the hub, with `title` the settings' notification title.
+    pub(crate) fn offer(&mut self, answer: Answer, title: &str, now: Millis) -> Paced {
+        let had_waiting = !self.waiting.is_empty();
+        self.waiting.push(answer);
+        if had_waiting {
+            return Paced::Waiting;
+        }
+        let slot = self.next_slot(now);
+        if slot <= now {
+            return self.take(title, now).map_or(Paced::Waiting, Paced::Now);
+        }
+        Paced::WakeAt(slot)
+    }
+
+    /// A wake-up: the answers that waited, as one notification, if their slot has come; else when
+    /// to try again.
+    pub(crate) fn due(&mut self, title: &str, now: Millis) -> Result<Option<Ready>, Millis> {
+        if self.waiting.is_empty() {
+            return Ok(None);
+        }
+        let slot = self.next_slot(now);
+        if slot > now {
+            return Err(slot);
+        }
+        Ok(self.take(title, now))
+    }
+
+    /// Answers still waiting for a slot.
+    #[cfg(test)]
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Builds the notification for everything waiting and counts it as sent.
+    fn take(&mut self, base_title: &str, now: Millis) -> Option<Ready> {
+        let answers = std::mem::take(&mut self.waiting);
+        let newest = answers.last()?.clone();
+        self.titles.retain(|(_, at)| now.saturating_sub(*at) < TITLE_REUSE_MS);
+        while self.sent.front().is_some_and(|at| now.saturating_sub(*at) > 60_000) {
+            self.sent.pop_front();
+        }
+        let priority =
+            if answers.iter().any(|a| a.priority == Priority::High) { Priority::High } else { Priority::Normal };
+        let (title, body) = if answers.len() == 1 {
+            (self.single_title(base_title, &newest.request), answer_body(&newest.text))
+        } else {
+            (self.unused(format!("{base_title}: {} answers", answers.len())), list_body(&answers))
+        };
+        self.titles.push_back((title.clone(), now));
+        self.sent.push_back(now);
+        Some(Ready {
+            frame: notification_frame(&newest.message_id, &title, &body, priority),
+            message_id: newest.message_id,
+            message_at: newest.message_at,
+            answers: answers.len(),
+        })
+    }
+
+    /// The settings' title, or — used moments ago, so the hub would merge the two — one made
+    /// from the request.
+    fn single_title(&self, base: &str, request: &str) -> String {
+        if !self.used(base) {
+            return base.to_owned();
+        }
+        let gist = shorten_to_plain_text(request, 40);
+        if gist.is_empty() {
+            return self.unused(base.to_owned());
+        }
+        self.unused(format!("{base}: {gist}"))
+    }
+
+    fn used(&self, title: &str) -> bool {
+        self.titles.iter().any(|(t, _)| t == title)
+    }
+
+    /// `title`, numbered if it was used moments ago.
+    fn unused(&self, title: String) -> String {
+        if !self.used(&title) {
+            return title;
+        }
+        (2..).map(|n| format!("{title} ({n})")).find(|t| !self.used(t)).unwrap_or(title)
+    }
+}
+
+/// An answer as a notification body: plain text, shortened, saying where the rest is when cut.
+pub(crate) fn answer_body(text: &str) -> String {
+    let whole = shorten_to_plain_text(text, ANSWER_BODY_CHARS);
+    if !whole.ends_with('…') {
+        return whole;
+    }
+    let budget = ANSWER_BODY_CHARS - FULL_ANSWER_POINTER.chars().count();
+    format!("{}{FULL_ANSWER_POINTER}", shorten_to_plain_text(text, budget))
+}
+
+/// Several answers in one body: each request's gist with its answer's gist, one per line.
+fn list_body(answers: &[Answer]) -> String {
+    let shown = answers.len().min(LIST_MAX_ITEMS);
+    let per_item = (LIST_BODY_CHARS / shown).max(40);
+    let request_chars = (per_item / 3).clamp(12, 40);
+    let mut lines: Vec<String> = answers[..shown]
+        .iter()
+        .map(|a| {
+            let request = shorten_to_plain_text(&a.request, request_chars);
+            let answer = shorten_to_plain_text(&a.text, per_item.saturating_sub(request.chars().count() + 4));
+            if request.is_empty() {
+                format!("• {answer}")
+            } else {
+                format!("• {request}: {answer}")
+            }
+        })
+        .collect();
+    if answers.len() > shown {
+        lines.push(format!("…and {} more", answers.len() - shown));
+    }
+    lines.push("Full answers in Obsidian.".to_owned());
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn answer(i: usize) -> Answer {
+        Answer {
+            message_id: format!("m{i}"),
+            request: format!("request number {i}"),
+            text: format!("answer number {i}"),
+            priority: Priority::Normal,
+            message_at: 0,
+        }
+    }
+
+    fn payload(ready: &Ready) -> Value {
+        let v: Value = serde_json::from_str(&ready.frame).unwrap();
+        v["payload"]["payload"].clone()
+    }
+
+    /// Offers one answer a second for `count` seconds, waking the pacer when asked; returns
+    /// every notification with its time.
+    fn burst(count: usize) -> Vec<(Millis, Ready)> {
+        let mut pacer = Pacer::default();
+        let mut out = Vec::new();
+        let mut wake: Option<Millis> = None;
+        let mut now = 0;
+        let mut offered = 0;
+        while offered < count || pacer.waiting() > 0 {
+            if let Some(at) = wake.filter(|at| *at <= now) {
+                wake = None;
+                match pacer.due("Obsidian", at) {
+                    Ok(Some(ready)) => out.push((at, ready)),
+                    Ok(None) => {}
+                    Err(later) => wake = Some(later),
+                }
+            }
+            if offered < count && now == offered as Millis * 1_000 {
+                match pacer.offer(answer(offered), "Obsidian", now) {
+                    Paced::Now(ready) => out.push((now, ready)),
+                    Paced::WakeAt(at) => wake = Some(at),
+                    Paced::Waiting => {}
+                }
+                offered += 1;
+            }
+            now += 100;
+        }
+        out
+    }
+
+    #[test]
+    fn a_burst_keeps_to_the_hubs_limits_and_every_answer_is_listed() {
+        for count in [5, 20, 100] {
+            let sent = burst(count);
+            assert_eq!(sent.iter().map(|(_, r)| r.answers).sum::<usize>(), count, "{count}: every answer once");
+            for pair in sent.windows(2) {
+                assert!(pair[1].0 - pair[0].0 >= MIN_GAP_MS, "{count}: at least 1 s apart");
+            }
+            for (i, (at, _)) in sent.iter().enumerate() {
+                let in_minute = sent[..=i].iter().filter(|(t, _)| at - t < 60_000).count();
+                assert!(in_minute <= PER_MINUTE, "{count}: {in_minute} in the minute before {at}");
+            }
+            for pair in sent.windows(2) {
+                let (a, b) = (payload(&pair[0].1), payload(&pair[1].1));
+                assert!(pair[1].0 - pair[0].0 >= TITLE_REUSE_MS || a["title"] != b["title"], "{count}: no merge");
+            }
+            let bodies: String = sent.iter().map(|(_, r)| payload(r)["body"].as_str().unwrap().to_owned()).collect();
+            for i in 0..count {
+                assert!(bodies.contains(&format!("answer number {i}")), "{count}: answer {i} is shown");
+            }
+            // Readable: a few answers per notification, never dozens.
+            assert!(
+                sent.iter().all(|(_, r)| r.answers <= 8),
+                "{count}: {:?}",
+                sent.iter().map(|(_, r)| r.answers).collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn a_lone_answer_goes_at_once_under_the_settings_title_and_a_close_second_gets_its_own() {
+        let mut pacer = Pacer::default();
+        let Paced::Now(first) = pacer.offer(answer(1), "Obsidian", 0) else { panic!("not at once") };
+        assert_eq!(payload(&first)["title"], "Obsidian");
+        assert_eq!(payload(&first)["body"], "answer number 1");
+        let Paced::Now(second) = pacer.offer(answer(2), "Obsidian", 3_000) else {
+            panic!("the second of a pair goes at once")
+        };
+        assert_eq!(payload(&second)["title"], "Obsidian: request number 2");
+        assert_eq!(second.message_id, "m2");
+        // Later than the merge window, the plain title again.
+        assert_eq!(pacer.offer(answer(3), "Obsidian", 4_000), Paced::WakeAt(3_000 + BURST_SPACING_MS));
+        let ready = pacer.due("Obsidian", 20_000).unwrap().unwrap();
+        assert_eq!(payload(&ready)["title"], "Obsidian");
+    }
+
+    #[test]
+    fn answers_that_waited_go_as_one_list_under_the_newest_id_with_the_highest_priority() {
+        let mut pacer = Pacer::default();
+        assert!(matches!(pacer.offer(answer(0), "Obsidian", 0), Paced::Now(_)));
+        assert!(matches!(pacer.offer(answer(1), "Obsidian", 1_200), Paced::Now(_)));
+        assert_eq!(pacer.offer(answer(2), "Obsidian", 2_000), Paced::WakeAt(1_200 + BURST_SPACING_MS));
+        let mut high = answer(3);
+        high.priority = Priority::High;
+        assert_eq!(pacer.offer(high, "Obsidian", 3_000), Paced::Waiting);
+        assert_eq!(pacer.due("Obsidian", 5_000), Err(1_200 + BURST_SPACING_MS));
+        let ready = pacer.due("Obsidian", 1_200 + BURST_SPACING_MS).unwrap().unwrap();
+        assert_eq!((ready.message_id.as_str(), ready.answers), ("m3", 2));
+        let p = payload(&ready);
+        assert_eq!(p["title"], "Obsidian: 2 answers");
+        assert_eq!(p["priority"], "high");
+        assert_eq!(
+            p["body"],
+            "• request number 2: answer number 2\n• request number 3: answer number 3\nFull answers in Obsidian."
+        );
+        assert_eq!(pacer.due("Obsidian", 100_000), Ok(None));
+    }
+
+    #[test]
+    fn a_long_answer_says_where_the_rest_is() {
+        let body = answer_body(&"word ".repeat(100));
+        assert!(body.ends_with(FULL_ANSWER_POINTER), "{body}");
+        assert!(body.chars().count() <= ANSWER_BODY_CHARS);
+        assert_eq!(answer_body("Short."), "Short.");
+        let many: Vec<Answer> = (0..30).map(answer).collect();
+        let body = list_body(&many);
+        assert!(body.contains("…and 10 more") && body.chars().count() <= LIST_BODY_CHARS + 200, "{body}");
+    }
+}

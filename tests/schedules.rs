@@ -318,10 +318,7 @@ fn state_updates_merge_and_the_next_run_sees_them() {
     assert_eq!(state.data.get("seen"), Some(&json!(4)));
     assert_eq!(state.data.len(), 2);
     host.run_for(HOUR);
-    let second = host.requests_matching("Scheduled run (").last().unwrap().body["system"][1]["text"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let second = message_context(&host.requests_matching("Scheduled run (").last().unwrap().body);
     assert!(second.contains(r#""step":"counting""#) && second.contains("count new notes"), "{second}");
 }
 

@@ -143,3 +143,37 @@ pub fn tool_call(
         .expect("the tool's result went to the model");
     (block["content"].as_str().unwrap_or_default().to_owned(), block["is_error"] == json!(true))
 }
+
+/// A request's `messages` as the conversation reads, without what issue 17 adds for the prompt
+/// cache: the message context block that opens each user message (`<context>…`) and the
+/// `cache_control` marks. Tests about which turns are sent compare this.
+pub fn sent_messages(body: &Value) -> Value {
+    let mut messages = body["messages"].clone();
+    for message in messages.as_array_mut().into_iter().flatten() {
+        if let Some(content) = message["content"].as_array_mut() {
+            content.retain(|b| !b["text"].as_str().is_some_and(|t| t.starts_with("<context>")));
+            for block in content.iter_mut() {
+                if let Some(block) = block.as_object_mut() {
+                    block.remove("cache_control");
+                }
+            }
+        }
+    }
+    messages
+}
+
+/// The message context a request sent: the `<context>` block of its newest user message (the
+/// time, the source, the conversation's state, recent summaries, a pending question).
+pub fn message_context(body: &Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let user = messages.iter().rev().find(|m| m["role"] == "user").cloned().unwrap_or(Value::Null);
+    user["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .filter(|t| t.starts_with("<context>"))
+        .last()
+        .unwrap_or("")
+        .to_owned()
+}

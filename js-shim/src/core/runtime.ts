@@ -17,6 +17,7 @@ import type {
   ProcessResult,
   RoutedMessage,
   ScheduleChange,
+  UsageTotals,
 } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
 import { cronNext, localTimeZone } from "./clock.ts";
@@ -300,6 +301,11 @@ export class CoreRuntime {
 
   openConversation(id: string): Promise<Conversation> {
     return this.call((p) => p.openConversation(id));
+  }
+
+  /** The day's and the month's usage, for the settings. */
+  usageTotals(): Promise<UsageTotals> {
+    return this.call((p) => p.usageTotals());
   }
 
   clearHistory(): Promise<number> {

@@ -10,6 +10,8 @@ export class AnswerBubble {
   private readonly body: HTMLElement;
   private readonly tools: HTMLElement;
   private readonly status: HTMLElement;
+  /** Where the turn's usage line goes (ui/usage.ts). */
+  readonly usage: HTMLElement;
   private committed = "";
   private live = "";
   private readonly liveNode: Text;
@@ -23,6 +25,7 @@ export class AnswerBubble {
     this.liveNode = this.body.ownerDocument.createTextNode("");
     this.body.appendChild(this.liveNode);
     this.status = this.el.createDiv({ cls: "smarthole-status" });
+    this.usage = this.el.createDiv({ cls: "smarthole-usage" });
   }
 
   /** Everything streamed so far. */

@@ -22,6 +22,7 @@ import { addQuestionCard, ApprovalCards } from "./cards.ts";
 import { ConversationLists, scheduleControls } from "./lists.ts";
 import { sourceLabel } from "./chat-text.ts";
 import { replayLines } from "./replay.ts";
+import { ConversationUsage } from "./usage.ts";
 
 export type { ChatBackend, PanelOptions };
 
@@ -37,6 +38,7 @@ export class ChatPanel {
   private readonly messages: HTMLElement;
   private readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
+  private readonly usage: ConversationUsage;
   private readonly answers = new Map<string, AnswerBubble>();
   private readonly users = new Map<string, HTMLElement>();
   private readonly sent = new Map<string, RoutedMessage>();
@@ -67,6 +69,7 @@ export class ChatPanel {
     });
     this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
     this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
+    this.usage = new ConversationUsage(this.root);
     const composer = this.root.createDiv({ cls: "smarthole-composer" });
     this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent…", rows: "3" } });
     this.button = composer.createEl("button", { cls: "smarthole-send mod-cta", text: PREPARING });
@@ -268,6 +271,7 @@ export class ChatPanel {
       return;
     }
     await this.answer(id).finish(result.response ?? "", result.notice, this.options);
+    this.usage.turn(this.answer(id), result.usage);
     this.scrollToEnd();
   }
 
@@ -355,7 +359,7 @@ export class ChatPanel {
     }
     const lines = await this.backend.conversationLines(current.id);
     this.clearMessages();
-    await replayLines(lines, { addUser: (id, text, source) => this.addUser(id, text, source), answer: (id) => this.answer(id), notice: (text) => this.notice(text) }, this.options);
+    await replayLines(lines, { addUser: (id, text, source) => this.addUser(id, text, source), answer: (id) => this.answer(id), notice: (text) => this.notice(text), usage: (b, u) => this.usage.turn(b, u) }, this.options);
     const question = current.state.pendingQuestion;
     if (current.status === "waiting_input" && question) this.addQuestion(question.prompt, question.type, question.options ?? []);
     this.showPendingApprovals();
@@ -373,6 +377,7 @@ export class ChatPanel {
 
   private clearMessages(): void {
     this.messages.empty();
+    this.usage.reset();
     this.answers.clear();
     this.users.clear();
     this.approvals.clear();

@@ -1,7 +1,7 @@
 // A conversation's history drawn again in the chat panel (when it is shown or reopened): the
 // visible user lines as user bubbles, the assistant's lines as answers with their tool chips and
 // results, finished as Markdown where the turn ended.
-import type { HistoryLine, MessageSource } from "smarthole-core";
+import type { HistoryLine, MessageSource, Usage } from "smarthole-core";
 import type { AnswerBubble } from "./answer-bubble.ts";
 import type { PanelOptions } from "./panel-api.ts";
 
@@ -11,6 +11,8 @@ export interface ReplayTarget {
   answer(id: string): AnswerBubble;
   /** A line of the panel's own (the core's visible `system` lines: "1 line could not be read"). */
   notice?(text: string): void;
+  /** A recorded turn's usage (ui/usage.ts). */
+  usage?(bubble: AnswerBubble, usage: Usage | undefined): void;
 }
 
 export async function replayLines(lines: HistoryLine[], target: ReplayTarget, options: PanelOptions): Promise<void> {
@@ -42,6 +44,7 @@ export async function replayLines(lines: HistoryLine[], target: ReplayTarget, op
       if (line.turn) {
         bubble.commit();
         await bubble.finish(bubble.text, undefined, options);
+        target.usage?.(bubble, line.turn.usage);
       }
     }
   }

@@ -172,8 +172,7 @@ pub fn message_context(body: &Value) -> String {
         .into_iter()
         .flatten()
         .filter_map(|b| b["text"].as_str())
-        .filter(|t| t.starts_with("<context>"))
-        .last()
+        .rfind(|t| t.starts_with("<context>"))
         .unwrap_or("")
         .to_owned()
 }

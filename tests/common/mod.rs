@@ -162,17 +162,15 @@ pub fn sent_messages(body: &Value) -> Value {
     messages
 }
 
-/// The message context a request sent: the `<context>` block of its newest user message (the
-/// time, the source, the conversation's state, recent summaries, a pending question).
+/// The message context a request sent: the newest `<context>` block (it opens the user message of
+/// the turn: the time, the source, the conversation's state, recent summaries, a pending question).
 pub fn message_context(body: &Value) -> String {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
-    let user = messages.iter().rev().find(|m| m["role"] == "user").cloned().unwrap_or(Value::Null);
-    user["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|b| b["text"].as_str())
+    messages
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|b| b["text"].as_str().map(str::to_owned))
         .rfind(|t| t.starts_with("<context>"))
-        .unwrap_or("")
-        .to_owned()
+        .unwrap_or_default()
 }

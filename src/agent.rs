@@ -14,8 +14,10 @@ use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::hub::Priority;
 use crate::journal::{Journal, JournalRecord};
+use crate::llm::request::CacheTtl;
 use crate::llm::{
     client, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,
+    Usage,
 };
 use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
@@ -33,8 +35,11 @@ pub(crate) struct TurnInput<'a> {
     pub system: &'a [SystemPart],
     /// The earlier conversation, serialised.
     pub history: &'a MessagesJson,
-    /// The message being answered, as the model sees it.
-    pub user_message: ApiMessage,
+    /// The message context that opens the user's message (`prompt::message_context`); a resumed
+    /// turn uses the one its journal recorded instead.
+    pub context: String,
+    /// The prompt-cache lifetime its requests ask for.
+    pub ttl: CacheTtl,
     pub tools: &'a ToolRegistry,
     pub message: &'a RoutedMessage,
     /// The conversations, for tools that read them.
@@ -69,6 +74,12 @@ pub(crate) struct TurnOutcome {
     pub notice: Option<String>,
     /// Model calls answered so far (merged messages would undercount them).
     model_calls: u32,
+    /// The message context the turn's requests sent, recorded with the user's message.
+    pub context: String,
+    /// Whether the context is in the journal already.
+    context_journaled: bool,
+    /// What the turn's model calls consumed, summed (the context filled is the newest call's).
+    pub usage: Usage,
 }
 
 /// A question asked in a turn.
@@ -159,7 +170,14 @@ fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenStep>) {
     let mut open: Option<OpenStep> = None;
     for record in records {
         match record {
-            JournalRecord::Assistant { content } => {
+            JournalRecord::Context { content } => {
+                outcome.context = content;
+                outcome.context_journaled = true;
+            }
+            JournalRecord::Assistant { content, usage } => {
+                if let Some(usage) = usage {
+                    outcome.usage.add(&usage);
+                }
                 if let Some(step) = open.take() {
                     // The model was called again, so every tool of that step had finished.
                     let results = pending_calls(&outcome)
@@ -219,6 +237,13 @@ pub(crate) async fn run_turn<'a, H: Host>(
     };
     let tools_json = input.tools.request_json(input.integrations);
     let (mut outcome, open) = replay(resume);
+    if !outcome.context_journaled {
+        outcome.context = input.context.clone();
+    }
+    let user_message = ApiMessage {
+        role: Role::User,
+        content: vec![ContentBlock::text(outcome.context.clone()), ContentBlock::text(input.message.text.clone())],
+    };
     if let Some(step) = open {
         finish_open_step(host, &journal, &tool_ctx, input.tools, &mut outcome, step).await;
     }
@@ -233,13 +258,22 @@ pub(crate) async fn run_turn<'a, H: Host>(
             ));
             break;
         }
-        let mut messages = vec![input.user_message.clone()];
+        let mut messages = vec![user_message.clone()];
         for m in &outcome.messages {
             push_merged(&mut messages, m.clone());
         }
-        let call = ModelCall { system: input.system, history: input.history, messages: &messages, tools: &tools_json };
-        let response = call_with_retry(host, settings, call, input.message).await?;
+        let call = ModelCall {
+            system: input.system,
+            history: input.history,
+            messages: &messages,
+            tools: &tools_json,
+            ttl: input.ttl,
+        };
+        let mut response = call_with_retry(host, settings, call, input.message).await?;
         outcome.model_calls += 1;
+        response.usage.model_calls = 1;
+        response.usage.context_tokens = response.usage.total_input() + response.usage.output_tokens;
+        outcome.usage.add(&response.usage);
         if !step(host, &journal, &tool_ctx, input.tools, settings, &mut outcome, response).await {
             break;
         }
@@ -280,18 +314,23 @@ Raise \"max tokens\" in settings or ask for a smaller step.",
         });
         return false;
     }
+    let usage = response.usage;
     let message = ApiMessage { role: Role::Assistant, content: response.content };
     if !has_tools {
         let pause = response.stop_reason == StopReason::PauseTurn;
         if !message.content.is_empty() {
             if pause {
-                journal.record(&JournalRecord::Assistant { content: message.content.clone() }).await;
+                journal_context(journal, outcome).await;
+                journal
+                    .record(&JournalRecord::Assistant { content: message.content.clone(), usage: Some(usage) })
+                    .await;
             }
             outcome.push(message);
         }
         return pause;
     }
-    journal.record(&JournalRecord::Assistant { content: message.content.clone() }).await;
+    journal_context(journal, outcome).await;
+    journal.record(&JournalRecord::Assistant { content: message.content.clone(), usage: Some(usage) }).await;
     outcome.tools_used.extend(message.tool_uses().map(|(_, name, _)| name.to_owned()));
     outcome.push(message);
     let mut results = Vec::new();
@@ -300,6 +339,14 @@ Raise \"max tokens\" in settings or ask for a smaller step.",
     }
     outcome.push(ApiMessage { role: Role::User, content: results });
     !outcome.waiting()
+}
+
+/// Writes the turn's message context to the journal ahead of its first step, once.
+async fn journal_context<H: Host>(journal: &Journal<'_, H>, outcome: &mut TurnOutcome) {
+    if !outcome.context_journaled {
+        journal.record(&JournalRecord::Context { content: outcome.context.clone() }).await;
+        outcome.context_journaled = true;
+    }
 }
 
 /// Runs one tool call, journaled and reported; after a question, the rest of the batch waits.

@@ -9,15 +9,23 @@ use crate::host::Host;
 use crate::host_types::{HostError, LogLevel};
 use crate::inbox::journal_path;
 use crate::llm::types::field;
-use crate::llm::ContentBlock;
+use crate::llm::{ContentBlock, Usage};
 use crate::tools::ToolEffect;
 
 /// One step of a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case", try_from = "FlatRecord")]
 pub(crate) enum JournalRecord {
-    /// A model answer the turn continues from (it asked for tools, or paused).
-    Assistant { content: Vec<ContentBlock> },
+    /// The message context the turn's requests open the user's message with: a resumed turn
+    /// sends the same, so its requests read what the earlier run wrote to the prompt cache.
+    Context { content: String },
+    /// A model answer the turn continues from (it asked for tools, or paused), with what the
+    /// call consumed.
+    Assistant {
+        content: Vec<ContentBlock>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+    },
     /// A tool call is about to run.
     ToolStarted { tool_use_id: String },
     /// A tool call finished.
@@ -35,6 +43,7 @@ struct FlatRecord {
     is_error: bool,
     #[serde(default)]
     effect: ToolEffect,
+    usage: Option<Usage>,
 }
 
 impl TryFrom<FlatRecord> for JournalRecord {
@@ -45,8 +54,15 @@ impl TryFrom<FlatRecord> for JournalRecord {
         match step {
             "assistant" => {
                 let content = field(f.content, step, "content")?;
-                Ok(JournalRecord::Assistant { content: crate::lean::from_value(&content).map_err(|e| e.to_string())? })
+                Ok(JournalRecord::Assistant {
+                    content: crate::lean::from_value(&content).map_err(|e| e.to_string())?,
+                    usage: f.usage,
+                })
             }
+            "context" => match field(f.content, step, "content")? {
+                serde_json::Value::String(content) => Ok(JournalRecord::Context { content }),
+                _ => Err("a context record's content must be text".to_owned()),
+            },
             "tool_started" => {
                 Ok(JournalRecord::ToolStarted { tool_use_id: field(f.tool_use_id, step, "tool_use_id")? })
             }

@@ -37,6 +37,7 @@ mod summary;
 mod time;
 mod tools;
 mod undo;
+mod usage;
 mod vault;
 
 #[cfg(any(test, feature = "testing"))]
@@ -61,11 +62,13 @@ pub use host::Host;
 pub use host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis, NoteEdit};
 pub use hub::client::HubStatus;
 pub use llm::types::ContentBlock;
+pub use llm::types::Usage;
 pub use mcp::{McpError, McpServer, McpState, McpTool};
 pub use message::{MessageSource, ProcessResult, RoutedMessage};
 pub use processor::{MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, TurnReview};
 pub use settings::{AgentContext, McpServerConfig, Settings};
 pub use settings_fields::{unknown_fields, SettingsDocument, UnknownField};
 pub use undo::AppliedChange;
+pub use usage::{ModelPrice, UsageTotals};
 pub use vault::diff::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};
 pub use vault::{EntryKind, VaultEntry};

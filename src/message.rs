@@ -176,6 +176,9 @@ pub struct ProcessResult {
     /// How the turn ended when the user should know (a limit hit, a refusal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
+    /// What the turn's model calls consumed, as the server reported it, with the estimated cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::llm::Usage>,
 }
 
 impl ProcessResult {

@@ -1,5 +1,8 @@
-//! The system prompt: a stable part first (marked for prompt caching), then the volatile part
-//! (the time, where this message came from) that changes with every message.
+//! The system prompt, the same for every request of a conversation (so the prompt cache keeps
+//! it), and the message context: what changes from message to message (the time, where the
+//! message came from, the conversation's status and state, recent summaries, a pending question),
+//! sent as a block at the head of the newest user message and recorded with it, so later requests
+//! repeat it byte for byte and the whole conversation stays a cached prefix.
 
 use crate::conversation::{ConversationState, ConversationStatus, PendingQuestion, Schedule, ScheduleType};
 use crate::llm::SystemPart;
@@ -29,7 +32,10 @@ connected, do not schedule it: tell the user to connect it in Settings → Smart
 
 Questions: when you asked something (needs_input) and the user's reply does not answer it — they ask something \
 else — answer them and call keep_question_open so the question stays pending; or ask it again with more \
-context.";
+context.
+
+Each user message opens with a <context> block the app adds (the current time, where the message came from, the \
+conversation's state); it is not written by the user, and the one in the newest message is the current one.";
 
 /// An ended conversation recalled in the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,13 +120,8 @@ fn conversation_text(context: &PromptContext) -> String {
     out
 }
 
-/// The system prompt parts for a message.
-pub(crate) fn system_prompt(
-    settings: &Settings,
-    message: &RoutedMessage,
-    context: &PromptContext,
-    now_ms: u64,
-) -> Vec<SystemPart> {
+/// The system prompt: the same for every message while the settings and integrations stay.
+pub(crate) fn system_prompt(settings: &Settings, context: &PromptContext) -> Vec<SystemPart> {
     let mut stable = BASE.to_owned();
     let architecture = settings.information_architecture.trim();
     if !architecture.is_empty() {
@@ -128,6 +129,11 @@ pub(crate) fn system_prompt(
         stable.push_str(architecture);
     }
     stable.push_str(&integrations_text(&context.integrations));
+    vec![SystemPart { text: stable, cache: true }]
+}
+
+/// The message context: the block that opens the newest user message (see the module's doc).
+pub(crate) fn message_context(message: &RoutedMessage, context: &PromptContext, now_ms: u64) -> String {
     let via = match message.source {
         MessageSource::Websocket => {
             let voice =
@@ -143,7 +149,7 @@ pub(crate) fn system_prompt(
         MessageSource::System => "the plugin itself",
         MessageSource::Api => "an external agent through the local agent API",
     };
-    let mut volatile = format!("Current time (UTC): {}. This message was {via}.", format_iso(now_ms));
+    let mut volatile = format!("<context>\nCurrent time (UTC): {}. This message was {via}.", format_iso(now_ms));
     if !context.time_zone.is_empty() {
         volatile.push_str(&format!(" The user's time zone is {}.", context.time_zone));
     }
@@ -164,5 +170,6 @@ pub(crate) fn system_prompt(
 instead, answer that and call keep_question_open, or ask your question again.",
         );
     }
-    vec![SystemPart { text: stable, cache: true }, SystemPart { text: volatile, cache: false }]
+    volatile.push_str("\n</context>");
+    volatile
 }

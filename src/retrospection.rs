@@ -32,7 +32,13 @@ pub(crate) async fn reflect<H: Host>(host: &H, settings: &Settings, transcript: 
         settings.retrospection_prompt.trim()
     ))];
     let history = MessagesJson::new();
-    let call = ModelCall { system: &system, history: &history, messages: &messages, tools: "" };
+    let call = ModelCall {
+        system: &system,
+        history: &history,
+        messages: &messages,
+        tools: "",
+        ttl: crate::llm::request::CacheTtl::Off,
+    };
     let response = call_with_retry(host, &call_settings, call, &mut |_| {}, &mut |_| {}).await?;
     Ok(ApiMessage { role: Role::Assistant, content: response.content }.text())
 }

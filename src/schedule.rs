@@ -168,6 +168,29 @@ pub fn plan(
     Ok(schedule)
 }
 
+/// The prompt-cache lifetime a message's requests ask for. A scheduled run whose next run is due
+/// 5 to 55 minutes later asks for one hour: a five-minute entry would be gone by then, and the
+/// next run reads its whole conversation (tools, system prompt, every earlier run) at a tenth of
+/// the price instead of writing it again at 1.25x; the hour's write costs 2x, once, on what is new.
+/// Runs further apart than that (an hourly or daily cron) would pay the dearer write for
+/// nothing, and everything else — chat turns, closer runs — keeps the five minutes each request
+/// renews.
+pub(crate) fn cache_ttl(
+    message: &crate::message::RoutedMessage,
+    schedule: Option<&Schedule>,
+    now: Millis,
+) -> crate::llm::request::CacheTtl {
+    use crate::llm::request::CacheTtl;
+    const MINUTE: Millis = 60_000;
+    if message.source != crate::message::MessageSource::Worker {
+        return CacheTtl::FiveMinutes;
+    }
+    match schedule.and_then(next_run_ms).map(|next| next.saturating_sub(now)) {
+        Some(gap) if gap > 5 * MINUTE && gap <= 55 * MINUTE => CacheTtl::OneHour,
+        _ => CacheTtl::FiveMinutes,
+    }
+}
+
 /// When the schedule runs next, in milliseconds (none when paused or not due ever again).
 pub(crate) fn next_run_ms(schedule: &Schedule) -> Option<Millis> {
     if schedule.paused {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::hub::config::{HubConfig, DEFAULT_CLIENT_NAME, DEFAULT_DESCRIPTION, DEFAULT_HUB_URL};
+use crate::usage::ModelPrice;
 
 /// Default Anthropic endpoint.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -69,6 +70,9 @@ pub struct Settings {
     pub verification_timeout_seconds: u32,
     /// The instruction contexts external agents read; the first is the default.
     pub agent_contexts: Vec<AgentContext>,
+    /// Prices per model, for the estimated cost shown with each answer and in the totals
+    /// (defaults: the current Claude models; editable).
+    pub model_prices: Vec<ModelPrice>,
 }
 
 /// An instruction context of the agent API (seed 002): what an external agent is told, and
@@ -220,6 +224,7 @@ impl Default for Settings {
             agent_api_token: String::new(),
             verification_timeout_seconds: 300,
             agent_contexts: vec![AgentContext::default()],
+            model_prices: crate::usage::default_prices(),
         }
     }
 }
@@ -247,6 +252,8 @@ pub enum SettingsError {
     McpServer { name: String, reason: String },
     #[error("agent API: {0}")]
     AgentApi(String),
+    #[error("model prices: {0}")]
+    Prices(String),
     #[error("settings are not valid: {0}")]
     Shape(String),
 }
@@ -298,6 +305,9 @@ impl Settings {
             if let Some(reason) = problem {
                 return Err(SettingsError::McpServer { name: server.name.clone(), reason });
             }
+        }
+        if let Some(why) = self.model_prices.iter().find_map(crate::usage::price_problem) {
+            return Err(SettingsError::Prices(why));
         }
         self.agent_api_problem().map_or(Ok(()), |why| Err(SettingsError::AgentApi(why)))
     }

@@ -37,6 +37,7 @@ const SETTINGS: &[&str] = &[
     "agentApiToken",
     "verificationTimeoutSeconds",
     "agentContexts",
+    "modelPrices",
 ];
 
 /// The fields of [`crate::AgentContext`].
@@ -45,6 +46,9 @@ const CONTEXT: &[&str] =
 
 /// The fields of [`crate::McpServerConfig`].
 const MCP_SERVER: &[&str] = &["name", "command", "args", "env", "url", "headers"];
+
+/// The fields of [`crate::ModelPrice`].
+const MODEL_PRICE: &[&str] = &["model", "inputPerMtok", "outputPerMtok", "contextWindow"];
 
 /// What the plugin adds in `data.json`: the ids of secrets in secret storage.
 const PLUGIN_EXTRA: &[&str] = &["apiKeySecretId"];
@@ -93,6 +97,7 @@ impl SettingsDocument {
                 Some(MCP_SERVER.iter().chain(PLUGIN_MCP_EXTRA).copied().collect())
             }
             "mcpServers" => Some(MCP_SERVER.to_vec()),
+            "modelPrices" => Some(MODEL_PRICE.to_vec()),
             _ => None,
         }
     }
@@ -219,6 +224,8 @@ mod tests {
             headers: [("H".into(), "V".into())].into(),
         };
         assert_eq!(keys(serde_json::to_value(server).unwrap()), sorted(MCP_SERVER));
+        let price = crate::usage::default_prices().remove(0);
+        assert_eq!(keys(serde_json::to_value(price).unwrap()), sorted(MODEL_PRICE));
     }
 
     #[test]

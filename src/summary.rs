@@ -67,7 +67,13 @@ pub(crate) async fn summarize<H: Host>(
     let system = [SystemPart { text: INSTRUCTIONS.to_owned(), cache: false }];
     let messages = [ApiMessage::user_text(format!("The conversation:\n\n{transcript}"))];
     let history = MessagesJson::new();
-    let call = ModelCall { system: &system, history: &history, messages: &messages, tools: "" };
+    let call = ModelCall {
+        system: &system,
+        history: &history,
+        messages: &messages,
+        tools: "",
+        ttl: crate::llm::request::CacheTtl::Off,
+    };
     let response = call_with_retry(host, &settings, call, &mut |_| {}, &mut |_| {}).await?;
     let text = ApiMessage { role: crate::llm::Role::Assistant, content: response.content }.text();
     Ok(parse_summary(&text))

@@ -44,6 +44,7 @@ use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
 use smarthole_agent::{McpServer, McpState, McpTool};
 use smarthole_agent::{MessageSource, ProcessResult, RoutedMessage};
+use smarthole_agent::{ModelPrice, Usage, UsageTotals};
 
 /// One value and the TypeScript type it must be.
 struct Sample {
@@ -154,6 +155,22 @@ fn result_full() -> ProcessResult {
         cancelled: true,
         notice: Some("Stopped after 10 model calls.".into()),
         retryable: true,
+        usage: Some(usage_full()),
+    }
+}
+
+fn usage_full() -> Usage {
+    Usage {
+        input_tokens: 20,
+        cache_creation_input_tokens: 900,
+        cache_creation_1h_tokens: 300,
+        cache_read_input_tokens: 12_000,
+        output_tokens: 450,
+        model_calls: 2,
+        context_tokens: 13_370,
+        model: "claude-sonnet-4-5".into(),
+        context_window: 200_000,
+        cost_usd: Some(0.0133),
     }
 }
 
@@ -283,7 +300,9 @@ fn history_line_full() -> HistoryLine {
             tools_used: vec!["read_file".into()],
             waiting: true,
             ends_conversation: Some("the user said goodbye".into()),
+            usage: Some(usage_full()),
         }),
+        context: Some("<context>\nCurrent time (UTC): 2026-03-01T09:30:00.000Z.\n</context>".into()),
     }
 }
 
@@ -324,6 +343,12 @@ fn settings_full() -> Settings {
             base_instruction: "Ask first.".into(),
             allowed_actions: vec!["git_push".into()],
             verification_required: false,
+        }],
+        model_prices: vec![ModelPrice {
+            model: "local-model".into(),
+            input_per_mtok: 0.5,
+            output_per_mtok: 1.5,
+            context_window: 32_768,
         }],
     }
 }
@@ -401,6 +426,14 @@ fn outgoing() -> Vec<Sample> {
         true,
     );
     add("settings_default", "ReturnType<typeof Core.defaultSettings>", to_json(&Settings::default()), false);
+    let totals = UsageTotals {
+        today: usage_full(),
+        month: usage_full(),
+        day_start: TS.into(),
+        month_start: "2026-02-28T23:00:00.000Z".into(),
+    };
+    add("usage_totals", "Core.UsageTotals", to_json(&totals), true);
+    add("usage_sparse", "Core.Usage", to_json(&Usage::default()), false);
     samples
 }
 

@@ -25,8 +25,10 @@ fn summary_reply(title: &str, summary: &str) -> Reply {
     Reply::text(&json!({"title": title, "summary": summary}).to_string())
 }
 
+/// What the model is told besides the conversation: the system prompt and the message context.
 fn system_text(body: &Value) -> String {
-    body["system"].as_array().unwrap().iter().map(|b| b["text"].as_str().unwrap()).collect::<Vec<_>>().join("\n")
+    let system = body["system"].as_array().unwrap().iter().map(|b| b["text"].as_str().unwrap());
+    system.chain([message_context(body).as_str()]).collect::<Vec<_>>().join("\n")
 }
 
 #[test]
@@ -45,7 +47,7 @@ fn the_idle_boundary_is_decided_before_the_message_is_processed() {
     // The reply was made in the new conversation: no earlier history was sent.
     let body = &host.requests_matching("after a long break")[0].body;
     assert_eq!(
-        body["messages"],
+        sent_messages(body),
         json!([{"role": "user", "content": [{"type": "text", "text": "after a long break"}]}])
     );
     host.run_for(MINUTE);
@@ -179,8 +181,13 @@ fn recent_summaries_go_into_the_system_prompt_after_the_stable_part() {
     let body = &host.requests_matching("what did we do?")[0].body;
     let system = body["system"].as_array().unwrap();
     assert_eq!(system[0]["cache_control"]["type"], "ephemeral", "stable part first, cached");
-    let volatile = system[1]["text"].as_str().unwrap();
-    assert!(system[1].get("cache_control").is_none());
+    // Issue 17: the volatile part travels after the cached prefix as the message context that
+    // opens the newest user message, not as a second system block.
+    assert_eq!(system.len(), 1);
+    let volatile = &message_context(body);
+    let newest = body["messages"].as_array().unwrap().last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(newest[newest.len() - 2]["text"], volatile.as_str());
+    assert!(newest[newest.len() - 2].get("cache_control").is_none());
     assert!(volatile.contains("Taxes") && volatile.contains("Filed taxes.") && volatile.contains("Shed"));
     assert!(!volatile.contains("Bought milk."), "only the two most recent");
     assert!(volatile.find("Taxes").unwrap() < volatile.find("Shed").unwrap(), "most recent first");

@@ -40,7 +40,7 @@ fn direct_message_is_answered_recorded_and_cleaned_up() {
     assert_eq!(req.header("anthropic-dangerous-direct-browser-access"), Some("true"));
     assert_eq!(req.body["model"], "test-model");
     assert_eq!(req.body["stream"], true);
-    assert_eq!(req.body["messages"], json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]));
+    assert_eq!(sent_messages(&req.body), json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]));
     assert_eq!(req.body["system"][0]["cache_control"]["type"], "ephemeral");
     let received: Vec<_> = host.events().into_iter().filter(|e| matches!(e, Event::MessageReceived { .. })).collect();
     assert_eq!(received.len(), 1);
@@ -78,7 +78,7 @@ fn second_message_sees_the_first_turn_as_context() {
     host.run(p.process(direct("b", "what is my cat called?")));
     let body = &host.requests()[1].body;
     assert_eq!(
-        body["messages"],
+        sent_messages(body),
         json!([
             {"role": "user", "content": [{"type": "text", "text": "my cat is Miso"}]},
             {"role": "assistant", "content": [{"type": "text", "text": "Noted: your cat is Miso."}]},
@@ -296,7 +296,7 @@ fn a_corrupt_history_line_in_the_middle_is_reported_and_skipped() {
     let p = processor(&host);
     assert!(host.logs().iter().any(|(_, l)| l.contains("line 2: unreadable line skipped")));
     host.run(p.process(direct("c", "third")));
-    let sent = host.requests().last().unwrap().body["messages"].clone();
+    let sent = sent_messages(&host.requests().last().unwrap().body);
     // Turn a lost its closing line, so only b's turn and c are sent.
     assert_eq!(sent[0]["content"][0]["text"], "second");
 }

@@ -262,3 +262,37 @@ fn a_crash_between_recording_an_ending_turn_and_updating_the_index_still_ends_th
     let fixed: serde_json::Value = serde_json::from_str(&host.file("conversations/index.json").unwrap()).unwrap();
     assert!(fixed["current"].is_null());
 }
+
+/// Issue 17: a turn resumed after a crash sends the message context its first run journaled, so
+/// its requests repeat the earlier ones byte for byte up to where they ended (a prompt-cache
+/// read), an hour later too; the recorded user line keeps that same context.
+#[test]
+fn a_resumed_turn_repeats_the_message_context_of_its_first_run() {
+    let host = FakeHost::new();
+    host.script([Reply::tools("", &[("t1", "send_message", json!({"message": "first step done"}))])]);
+    let p = processor(&host);
+    let mut model_requests = 0;
+    let out = host.run_until(p.process(from_hub("j", "two steps")), move |e| {
+        if matches!(e, Event::Stage { stage: Stage::ModelRequest, .. }) {
+            model_requests += 1;
+        }
+        model_requests == 2
+    });
+    assert!(out.is_none());
+    drop(p);
+    let first = host.requests()[0].body.clone();
+    let context = message_context(&first);
+    assert!(context.starts_with("<context>") && context.contains("Current time"), "{context}");
+    host.clear_records();
+    host.advance(3_600_000);
+    host.script([Reply::text("second step done")]);
+    restart(&host);
+    let resumed = host.requests()[0].body.clone();
+    assert_eq!(message_context(&resumed), context, "the same context, not a new time");
+    // Everything the first request sent is the start of the resumed one, marks aside.
+    assert_eq!(sent_messages(&resumed)[0], sent_messages(&first)[0]);
+    assert_eq!(resumed["system"], first["system"]);
+    let user = history(&host).into_iter().find(|l| l.message_id == "j").unwrap();
+    assert_eq!(user.context.as_deref(), Some(context.as_str()));
+    assert_eq!(user.content, vec![smarthole_agent::ContentBlock::text("two steps")], "what the user wrote, alone");
+}

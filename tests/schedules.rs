@@ -318,10 +318,7 @@ fn state_updates_merge_and_the_next_run_sees_them() {
     assert_eq!(state.data.get("seen"), Some(&json!(4)));
     assert_eq!(state.data.len(), 2);
     host.run_for(HOUR);
-    let second = host.requests_matching("Scheduled run (").last().unwrap().body["system"][1]["text"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let second = message_context(&host.requests_matching("Scheduled run (").last().unwrap().body);
     assert!(second.contains(r#""step":"counting""#) && second.contains("count new notes"), "{second}");
 }
 
@@ -402,4 +399,32 @@ fn a_crash_during_a_run_is_finished_once_after_the_restart() {
         1,
         "recorded once"
     );
+}
+
+/// Issue 17: a run whose next run comes 5 to 55 minutes later asks for the one-hour cache TTL on
+/// every breakpoint (so the next run reads its conversation instead of writing it again); an
+/// hourly run, and every chat turn, keep the default five minutes.
+#[test]
+fn runs_a_quarter_hour_apart_ask_for_the_one_hour_cache_and_hourly_runs_do_not() {
+    let ttls = |body: &Value| -> Vec<String> {
+        let text = body.to_string();
+        let marks: Vec<String> = text
+            .match_indices("\"cache_control\":")
+            .map(|(i, _)| text[i..].split('}').next().unwrap_or("").to_owned())
+            .collect();
+        assert!(!marks.is_empty() && marks.len() <= 4, "{marks:?}");
+        marks
+    };
+    for (expression, one_hour) in [("*/15 * * * *", true), ("0 * * * *", false)] {
+        let host = host_at("2026-02-05T10:00:00Z", "UTC");
+        let p = processor(&host);
+        create(&host, &p, "a", json!({"type": "cron", "expression": expression, "task": "check the inbox note"}));
+        let chat = host.requests().last().unwrap().body.clone();
+        assert!(ttls(&chat).iter().all(|m| !m.contains("1h")), "a chat turn keeps five minutes");
+        host.script_matching("Scheduled run (", Reply::text("checked"));
+        host.run_for(HOUR + MINUTE);
+        let run = host.requests_matching("Scheduled run (").last().expect("a run").body.clone();
+        let marks = ttls(&run);
+        assert!(marks.iter().all(|m| m.contains("\"ttl\":\"1h\"") == one_hour), "{expression}: {marks:?}");
+    }
 }

@@ -45,7 +45,7 @@ fn a_question_ends_the_turn_and_the_reply_continues_it() {
 
     let answer = host.run(p.process(from_hub("b", "work")));
     assert_eq!(answer.response.as_deref(), Some("Added to the work list."));
-    let messages = host.requests()[1].body["messages"].clone();
+    let messages = sent_messages(&host.requests()[1].body);
     assert_eq!(messages.as_array().unwrap().len(), 3);
     assert_eq!(messages[2]["content"][0]["type"], "tool_result", "the question's result comes first");
     assert_eq!(messages[2]["content"][1], json!({"type": "text", "text": "work"}));
@@ -120,7 +120,7 @@ fn end_conversation_keeps_the_turn_in_the_ended_conversation() {
     let old = host.file(&format!("conversations/{}.jsonl", first.id)).unwrap();
     assert!(old.contains("thanks, bye") && old.contains("Goodbye.") && !old.contains("new topic"));
     // The new conversation starts without the old history.
-    let sent = host.requests()[2].body["messages"].clone();
+    let sent = sent_messages(&host.requests()[2].body);
     assert_eq!(sent, json!([{"role": "user", "content": [{"type": "text", "text": "new topic"}]}]));
 }
 
@@ -194,7 +194,7 @@ fn pause_turn_sends_the_paused_answer_back_to_continue() {
     let p = processor(&host);
     let result = host.run(p.process(direct("a", "hard question")));
     assert_eq!(host.requests().len(), 2);
-    let messages = host.requests()[1].body["messages"].clone();
+    let messages = sent_messages(&host.requests()[1].body);
     assert_eq!(messages[1], json!({"role": "assistant", "content": [{"type": "text", "text": "Let me think"}]}));
     assert_eq!(result.response.as_deref(), Some("Let me think — done."));
 }

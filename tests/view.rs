@@ -88,7 +88,7 @@ fn a_past_conversation_can_be_opened_and_continued() {
     assert!(opened.ended_at.is_none());
     host.run(p.process(direct("c", "what is my cat called?")));
     let body = &host.requests_matching("what is my cat called?")[0].body;
-    assert_eq!(body["messages"][0]["content"][0]["text"], "my cat is Miso", "its history came back");
+    assert_eq!(sent_messages(body)[0]["content"][0]["text"], "my cat is Miso", "its history came back");
     let idx = index(&host);
     assert_eq!(idx.current.as_deref(), Some(cat.as_str()));
     assert_eq!(idx.conversations[1].end_reason.as_deref(), Some("switched to another conversation"));

@@ -7,6 +7,12 @@ use super::line::Turn;
 use crate::llm::messages_json::content_json;
 use crate::llm::{ApiMessage, MessagesJson, Role};
 
+/// The history sent is trimmed in steps of this fraction of the budget: when the conversation
+/// outgrows the budget, the oldest turns go until a quarter of it is free, and the same turns
+/// are sent again until that quarter has filled up. Trimming a turn at a time would change the
+/// start of the conversation with every request, and with it the whole cached prefix.
+const TRIM_STEPS_PER_BUDGET: usize = 4;
+
 /// A rough token count of serialised content: about four bytes of JSON per token.
 pub(crate) fn estimate_tokens(json_len: usize) -> usize {
     json_len / 4 + 4
@@ -27,6 +33,9 @@ pub(crate) struct ContextCache {
     tokens_before: Vec<usize>,
     /// Index of the first message of each turn.
     turn_starts: Vec<usize>,
+    /// Tokens of the turns forgotten: `tokens_before` counts from there, the trimming steps from
+    /// the conversation's start (so forgetting never moves them).
+    forgotten_tokens: usize,
 }
 
 impl ContextCache {
@@ -60,6 +69,7 @@ impl ContextCache {
             return;
         }
         let base = self.tokens_before[start];
+        self.forgotten_tokens += base;
         self.messages.drain(..start);
         self.tokens_before.drain(..start);
         for tokens in &mut self.tokens_before {
@@ -82,10 +92,16 @@ impl ContextCache {
     }
 
     /// The newest whole turns within `budget` tokens, oldest first, opening with a user message.
+    /// Old turns go in steps (see [`TRIM_STEPS_PER_BUDGET`]): the history starts at the first turn
+    /// at or after the first multiple of `budget / 4` tokens (counted from the conversation's
+    /// start) that leaves at most `budget` after it — the same turn from request to request
+    /// until the conversation has grown by another step.
     pub(crate) fn history(&self, budget: usize) -> MessagesJson {
-        let total = self.total_tokens();
-        // The first turn whose start leaves at most `budget` tokens after it.
-        let first_turn = self.turn_starts.partition_point(|&start| total - self.tokens_before[start] > budget);
+        let total = self.forgotten_tokens + self.total_tokens();
+        let step = (budget / TRIM_STEPS_PER_BUDGET).max(1);
+        let cut = total.saturating_sub(budget).div_ceil(step) * step;
+        let forgotten = self.forgotten_tokens;
+        let first_turn = self.turn_starts.partition_point(|&start| forgotten + self.tokens_before[start] < cut);
         let mut out = MessagesJson::new();
         let Some(&start) = self.turn_starts.get(first_turn) else { return out };
         let mut opened = false;
@@ -127,6 +143,7 @@ mod tests {
             visible,
             ts: String::new(),
             turn: end.then(TurnEnd::default),
+            context: None,
         }
     }
 
@@ -200,24 +217,35 @@ mod tests {
     }
 
     #[test]
-    fn trimming_drops_whole_old_turns_only() {
+    fn trimming_drops_whole_old_turns_only_in_steps_that_keep_the_start_in_place() {
+        // Turns of one size T (two-digit names), a budget of 12 T: steps of 3 T.
         let mut cache = ContextCache::new();
-        let turns: Vec<Turn> = (0..50).map(|i| tool_turn(&i.to_string())).collect();
-        let mut per_turn = Vec::new();
-        for t in &turns {
-            let before = cache.total_tokens();
-            cache.push_turn(t);
-            per_turn.push(cache.total_tokens() - before);
+        cache.push_turn(&tool_turn("00"));
+        let t = cache.total_tokens();
+        let budget = 12 * t;
+        let mut starts = vec![0];
+        for i in 1..50 {
+            cache.push_turn(&tool_turn(&format!("{i:02}")));
+            let msgs = sent(&cache, budget);
+            let blocks: Vec<&Value> =
+                msgs.as_array().unwrap().iter().flat_map(|m| m["content"].as_array().unwrap()).collect();
+            let uses = blocks.iter().filter(|b| b["type"] == "tool_use").count();
+            let results = blocks.iter().filter(|b| b["type"] == "tool_result").count();
+            let first: usize = msgs[0]["content"][0]["text"].as_str().unwrap().trim_end_matches('?').parse().unwrap();
+            // Whole turns only, every tool call with its result, opening with the user.
+            assert_eq!((uses, results), (i + 1 - first, i + 1 - first), "after turn {i}");
+            // Within the budget, and never more than a step below it.
+            let expected = if i < 12 { i + 1..=i + 1 } else { 9..=12 };
+            assert!(expected.contains(&(i + 1 - first)), "after turn {i}: {} turns sent", i + 1 - first);
+            starts.push(first);
         }
-        let last_three: usize = per_turn[47..].iter().sum();
-        let msgs = sent(&cache, last_three);
-        let blocks: Vec<&Value> =
-            msgs.as_array().unwrap().iter().flat_map(|m| m["content"].as_array().unwrap()).collect();
-        let uses = blocks.iter().filter(|b| b["type"] == "tool_use").count();
-        let results = blocks.iter().filter(|b| b["type"] == "tool_result").count();
-        assert_eq!((uses, results), (3, 3));
-        assert_eq!(msgs[0]["content"][0], json!({"type": "text", "text": "47?"}));
-        assert_eq!(sent(&cache, last_three - 1)[0]["content"][0]["text"], "48?");
+        // The start moves three turns at a time, never one: a request repeats the previous
+        // one's prefix until the conversation has grown by a step.
+        for pair in starts.windows(2) {
+            assert!(pair[1] == pair[0] || pair[1] == pair[0] + 3, "{starts:?}");
+        }
+        // 13 changes of the start in 50 turns, where trimming a turn at a time makes 38.
+        assert_eq!(starts.windows(2).filter(|p| p[0] != p[1]).count(), 13, "{starts:?}");
         assert_eq!(sent(&cache, 0), json!([]));
     }
 }

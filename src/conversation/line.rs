@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::{ApiMessage, ContentBlock, Role};
+use crate::llm::{ApiMessage, ContentBlock, Role, Usage};
 use crate::message::MessageSource;
 
 /// Who wrote a line. `system` lines are the plugin's own (hidden markers).
@@ -16,7 +16,7 @@ pub enum LineRole {
 
 /// Written on the last line of a turn. A turn counts as recorded only once this line is on
 /// disk, so a crash mid-append never leaves half a turn that looks whole.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnEnd {
     #[serde(default)]
@@ -26,6 +26,9 @@ pub struct TurnEnd {
     /// The turn ended its conversation (`end_conversation`), with the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_conversation: Option<String>,
+    /// What the turn's model calls consumed, as the server reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// A history line.
@@ -45,6 +48,11 @@ pub struct HistoryLine {
     pub ts: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<TurnEnd>,
+    /// The message context sent ahead of the user's text (time, source, conversation state),
+    /// kept apart from what the user wrote and sent again exactly as it was, so the conversation
+    /// stays a prompt-cache prefix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 impl HistoryLine {
@@ -55,7 +63,12 @@ impl HistoryLine {
             (true, LineRole::Assistant) => Role::Assistant,
             _ => return None,
         };
-        Some(ApiMessage { role, content: self.content.clone() })
+        let mut content = Vec::with_capacity(self.content.len() + 1);
+        if let (Role::User, Some(context)) = (role, &self.context) {
+            content.push(ContentBlock::text(context.clone()));
+        }
+        content.extend(self.content.iter().cloned());
+        Some(ApiMessage { role, content })
     }
 }
 

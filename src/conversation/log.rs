@@ -105,6 +105,7 @@ mod tests {
             visible: true,
             ts: "2026-01-01T00:00:00.000Z".into(),
             turn: end.then(TurnEnd::default),
+            context: None,
         };
         serde_json::to_string(&l).unwrap() + "\n"
     }

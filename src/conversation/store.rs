@@ -37,17 +37,23 @@ pub enum StoreError {
 }
 
 /// What a recorded turn answered, for a message delivered again.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RecordedTurn {
     pub response: String,
     pub tools_used: Vec<String>,
     pub waiting: bool,
+    pub usage: Option<crate::llm::Usage>,
 }
 
 impl From<&Turn> for RecordedTurn {
     fn from(turn: &Turn) -> Self {
         let end = turn.end();
-        RecordedTurn { response: turn.response_text(), tools_used: end.tools_used, waiting: end.waiting }
+        RecordedTurn {
+            response: turn.response_text(),
+            tools_used: end.tools_used,
+            waiting: end.waiting,
+            usage: end.usage,
+        }
     }
 }
 

@@ -78,6 +78,7 @@ mod tests {
             visible,
             ts: String::new(),
             turn: None,
+            context: None,
         }
     }
 

@@ -25,16 +25,21 @@ pub(crate) fn content_json(content: &[ContentBlock]) -> String {
 pub struct MessagesJson {
     buf: String,
     open: Option<Role>,
+    /// Where each closed message's last block ends (the offset of its closing `}` in `buf`), with
+    /// the message's role: where prompt-cache breakpoints can go.
+    ends: Vec<(usize, Role)>,
 }
 
-/// Appends one message's content to an open array held in `buf`/`open`.
-fn push_into(buf: &mut String, open: &mut Option<Role>, role: Role, content: &str) {
+/// Appends one message's content to an open array held in `buf`/`open`, noting in `ends` where
+/// a message it closes ended.
+fn push_into(buf: &mut String, open: &mut Option<Role>, ends: &mut Vec<(usize, Role)>, role: Role, content: &str) {
     if content.is_empty() {
         return;
     }
     match *open {
         Some(r) if r == role => buf.push(','),
-        Some(_) => {
+        Some(r) => {
+            ends.push((buf.len() - 1, r));
             buf.push_str("]},");
             start(buf, role);
         }
@@ -58,7 +63,7 @@ impl MessagesJson {
 
     /// Appends a message given its content JSON (as [`content_json`] makes it).
     pub fn push_content(&mut self, role: Role, content: &str) {
-        push_into(&mut self.buf, &mut self.open, role, content);
+        push_into(&mut self.buf, &mut self.open, &mut self.ends, role, content);
     }
 
     /// Appends a message.
@@ -78,18 +83,23 @@ impl MessagesJson {
         self.buf.len()
     }
 
-    /// Writes `[…]` to `out`: these messages, then `more`, merged across the seam.
-    pub fn write_with(&self, more: &[ApiMessage], out: &mut String) {
+    /// Writes `[…]` to `out`: these messages, then `more`, merged across the seam. Returns where
+    /// each message's last block ends in `out` (the offset of its closing `}`), oldest first.
+    pub fn write_with(&self, more: &[ApiMessage], out: &mut String) -> Vec<(usize, Role)> {
         out.push('[');
+        let base = out.len();
         out.push_str(&self.buf);
+        let mut ends: Vec<(usize, Role)> = self.ends.iter().map(|&(at, role)| (base + at, role)).collect();
         let mut open = self.open;
         for message in more {
-            push_into(out, &mut open, message.role, &content_json(&message.content));
+            push_into(out, &mut open, &mut ends, message.role, &content_json(&message.content));
         }
-        if open.is_some() {
+        if let Some(role) = open {
+            ends.push((out.len() - 1, role));
             out.push_str("]}");
         }
         out.push(']');
+        ends
     }
 }
 

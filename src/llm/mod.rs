@@ -13,4 +13,4 @@ pub(crate) mod types;
 pub(crate) use error::{ErrorKind, LlmError};
 pub(crate) use messages_json::MessagesJson;
 pub(crate) use request::ModelCall;
-pub(crate) use types::{ApiMessage, ContentBlock, ModelResponse, Role, StopReason, SystemPart, ToolDef};
+pub(crate) use types::{ApiMessage, ContentBlock, ModelResponse, Role, StopReason, SystemPart, ToolDef, Usage};

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::error::{ErrorKind, LlmError};
 use super::sse::SseEvent;
-use super::types::{ContentBlock, ModelResponse, StopReason, TruncatedToolUse};
+use super::types::{ContentBlock, ModelResponse, StopReason, TruncatedToolUse, Usage};
 
 /// A content block being streamed.
 #[derive(Debug)]
@@ -25,6 +25,7 @@ enum Partial {
 pub(crate) struct StreamAccumulator {
     blocks: Vec<(u64, Partial)>,
     stop_reason: Option<String>,
+    usage: Usage,
     started: bool,
     finished: bool,
 }
@@ -58,7 +59,12 @@ impl StreamAccumulator {
         let kind = data.get("type").and_then(Value::as_str).unwrap_or(event.event.as_str());
         let index = data.get("index").and_then(Value::as_u64);
         match kind {
-            "message_start" => self.started = true,
+            "message_start" => {
+                self.started = true;
+                if let Some(usage) = data.pointer("/message/usage") {
+                    self.usage.update_from(usage);
+                }
+            }
             "content_block_start" => {
                 let index = index.ok_or_else(|| unreadable("content_block_start without index"))?;
                 let block = data.get("content_block").ok_or_else(|| unreadable("content_block_start without block"))?;
@@ -95,6 +101,9 @@ impl StreamAccumulator {
             "message_delta" => {
                 if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
                     self.stop_reason = Some(reason.to_owned());
+                }
+                if let Some(usage) = data.get("usage") {
+                    self.usage.update_from(usage);
                 }
             }
             "message_stop" => self.finished = true,
@@ -141,7 +150,7 @@ impl StreamAccumulator {
                 Partial::Ignored => {}
             }
         }
-        Ok(ModelResponse { content, stop_reason, truncated_tools })
+        Ok(ModelResponse { content, stop_reason, truncated_tools, usage: self.usage })
     }
 }
 
@@ -194,6 +203,32 @@ mod tests {
         assert_eq!(
             r.content[1],
             ContentBlock::ToolUse { id: "t1".into(), name: "send_message".into(), input: json!({"message": "hi"}) }
+        );
+    }
+
+    #[test]
+    fn usage_comes_from_message_start_and_the_cumulative_message_delta() {
+        let (r, _) = run(&[
+            json!({"type": "message_start", "message": {"id": "m", "content": [], "usage": {
+                "input_tokens": 12, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 4000,
+                "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 200},
+                "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 57, "input_tokens": null, "cache_read_input_tokens": 4001}}),
+            json!({"type": "message_stop"}),
+        ]);
+        assert_eq!(
+            r.unwrap().usage,
+            Usage {
+                input_tokens: 12,
+                cache_creation_input_tokens: 300,
+                cache_creation_1h_tokens: 200,
+                cache_read_input_tokens: 4001,
+                output_tokens: 57,
+                ..Usage::default()
+            }
         );
     }
 

@@ -176,6 +176,101 @@ pub(crate) struct TruncatedToolUse {
     pub name: String,
 }
 
+/// What model calls consumed, as the API's `usage` reports it (fresh input, input written to
+/// and read from the prompt cache, output), and for a turn what it held of the context window and
+/// its estimated cost. Kept per turn (history, `ProcessResult`) so the user sees what a
+/// conversation costs, and appended to the usage ledger for the day's and month's totals.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Usage {
+    /// Input tokens neither read from nor written to the cache.
+    pub input_tokens: u64,
+    /// Input tokens written to the cache (priced above fresh input).
+    pub cache_creation_input_tokens: u64,
+    /// Of those, the ones written with the one-hour TTL (priced higher still).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cache_creation_1h_tokens: u64,
+    /// Input tokens read from the cache (a tenth of fresh input's price).
+    pub cache_read_input_tokens: u64,
+    pub output_tokens: u64,
+    /// Model calls counted.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub model_calls: u32,
+    /// What the newest call held in the context window: all its input and its output.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub context_tokens: u64,
+    /// The model that answered.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub model: String,
+    /// The model's context window, from the price table (0 when the table does not know it).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub context_window: u64,
+    /// Estimated cost in US dollars from the price table; absent when it does not know the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Usage {
+    /// Every input token of the call(s): fresh, written and read.
+    pub fn total_input(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+
+    /// Adds a later call's (or turn's) usage: token counts and costs add up, the context filled
+    /// and the model are the later one's.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_creation_1h_tokens += other.cache_creation_1h_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.model_calls += other.model_calls;
+        if other.context_tokens > 0 {
+            self.context_tokens = other.context_tokens;
+        }
+        if !other.model.is_empty() {
+            self.model.clone_from(&other.model);
+        }
+        if other.context_window > 0 {
+            self.context_window = other.context_window;
+        }
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+
+    /// Reads a `usage` object (a response's, `message_start`'s or `message_delta`'s) over what is
+    /// known so far: fields that are absent or null keep their value (`message_delta` repeats
+    /// only some, cumulatively).
+    pub(crate) fn update_from(&mut self, usage: &Value) {
+        let read = |name: &str| usage.get(name).and_then(Value::as_u64);
+        if let Some(n) = read("input_tokens") {
+            self.input_tokens = n;
+        }
+        if let Some(n) = read("cache_creation_input_tokens") {
+            self.cache_creation_input_tokens = n;
+        }
+        if let Some(n) = usage.pointer("/cache_creation/ephemeral_1h_input_tokens").and_then(Value::as_u64) {
+            self.cache_creation_1h_tokens = n;
+        }
+        if let Some(n) = read("cache_read_input_tokens") {
+            self.cache_read_input_tokens = n;
+        }
+        if let Some(n) = read("output_tokens") {
+            self.output_tokens = n;
+        }
+    }
+}
+
 /// A complete model answer.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ModelResponse {
@@ -183,13 +278,19 @@ pub(crate) struct ModelResponse {
     pub stop_reason: StopReason,
     /// Tool calls dropped because their input was cut off.
     pub truncated_tools: Vec<TruncatedToolUse>,
+    /// What the call consumed (zero when the server reports nothing).
+    pub usage: Usage,
 }
 
 /// Reads a non-streamed answer body.
 pub(crate) fn parse_response(body: &Value) -> Option<ModelResponse> {
     let content = body.get("content")?.as_array()?.iter().filter_map(ContentBlock::from_value).collect();
     let stop_reason = StopReason::parse(body.get("stop_reason").and_then(Value::as_str).unwrap_or("end_turn"));
-    Some(ModelResponse { content, stop_reason, truncated_tools: Vec::new() })
+    let mut usage = Usage::default();
+    if let Some(u) = body.get("usage") {
+        usage.update_from(u);
+    }
+    Some(ModelResponse { content, stop_reason, truncated_tools: Vec::new(), usage })
 }
 
 #[cfg(test)]

@@ -370,6 +370,7 @@ fn history_lines<H: Host>(host: &H, message: &RoutedMessage, outcome: &TurnOutco
             visible: true,
             ts: ts.clone(),
             turn: None,
+            context: (n == 0 && !outcome.context.is_empty()).then(|| outcome.context.clone()),
         })
         .collect();
     if let Some(last) = lines.last_mut() {
@@ -377,6 +378,7 @@ fn history_lines<H: Host>(host: &H, message: &RoutedMessage, outcome: &TurnOutco
             tools_used: outcome.tools_used.clone(),
             waiting: outcome.waiting(),
             ends_conversation: outcome.end_conversation.clone(),
+            usage: (outcome.usage.model_calls > 0).then(|| outcome.usage.clone()),
         });
     }
     lines

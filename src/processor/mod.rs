@@ -52,9 +52,9 @@ use crate::hub::{HubStatus, Priority, ResponseKind};
 use crate::ids::new_id;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
 use crate::journal::Journal;
-use crate::llm::{ApiMessage, ErrorKind, LlmError};
+use crate::llm::{ErrorKind, LlmError};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage, DIRECT_ID_PREFIX};
-use crate::prompt::system_prompt;
+use crate::prompt::{message_context, system_prompt};
 use crate::settings::Settings;
 use crate::time::format_iso;
 
@@ -243,6 +243,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Makes a past conversation current again.
     pub async fn open_conversation(&self, id: &str) -> Result<Conversation, ProcessorError> {
         self.pipeline.open_conversation(id).await
+    }
+
+    /// The day's and the month's token use and estimated cost (the usage ledger, local time),
+    /// for the settings.
+    pub async fn usage_totals(&self) -> Result<crate::usage::UsageTotals, crate::HostError> {
+        crate::usage::totals(&self.pipeline.inner.host).await
     }
 
     /// Deletes every conversation; returns how many.
@@ -651,7 +657,9 @@ impl<H: Host + 'static> Pipeline<H> {
                 host.log(LogLevel::Info, &format!("message {} was already recorded; finishing it", message.id));
                 self.run_ended(&message, Ok(&turn.response)).await;
                 self.clean_up(&message).await;
-                return ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
+                let mut result = ProcessResult::success(&message.id, turn.response, turn.tools_used, turn.waiting);
+                result.usage = turn.usage;
+                return result;
             }
             Ok(Prepared::Fresh(context)) => context,
             Err(e) => return self.storage_failure(&message, &e.cause_text()),
@@ -661,7 +669,8 @@ impl<H: Host + 'static> Pipeline<H> {
         } else {
             Vec::new()
         };
-        let system = system_prompt(&settings, &message, &context.prompt, host.now_ms());
+        let system = system_prompt(&settings, &context.prompt);
+        let ttl = crate::schedule::cache_ttl(&message, context.prompt.schedule.as_ref(), host.now_ms());
         let notify_hub = |text: &str, priority| {
             self.notify_hub(&settings, &message.id, &message.text, text, priority, message_time(host, &message));
         };
@@ -669,7 +678,8 @@ impl<H: Host + 'static> Pipeline<H> {
         let input = TurnInput {
             system: &system,
             history: &context.history,
-            user_message: ApiMessage::user_text(message.text.clone()),
+            context: message_context(&message, &context.prompt, host.now_ms()),
+            ttl,
             tools: &self.inner.tools,
             message: &message,
             store: &self.inner.store,
@@ -690,10 +700,11 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// A finished turn: notify, record, update the conversation, clean up.
-    async fn finish(&self, message: &RoutedMessage, outcome: TurnOutcome) -> ProcessResult {
+    async fn finish(&self, message: &RoutedMessage, mut outcome: TurnOutcome) -> ProcessResult {
         let host = &self.inner.host;
         let settings = self.settings();
         let text = outcome.text();
+        outcome.usage = crate::usage::priced(outcome.usage, &settings.model, &settings.model_prices);
         if message.from_hub() && !(outcome.question_sent_to_hub && text.trim().is_empty()) {
             let mut body = if text.trim().is_empty() { "Done.".to_owned() } else { text.clone() };
             if let Some(notice) = &outcome.notice {
@@ -704,9 +715,15 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         let mut result = ProcessResult::success(&message.id, text, outcome.tools_used.clone(), outcome.waiting());
         result.notice = outcome.notice.clone();
+        result.usage = (outcome.usage.model_calls > 0).then(|| outcome.usage.clone());
         match self.record(message, &outcome).await {
             Ok(()) => {
                 host.emit(&Event::stage(message, Stage::HistoryRecorded));
+                if let Some(usage) = &result.usage {
+                    if let Err(e) = crate::usage::record(host, host.now_ms(), usage).await {
+                        host.log(LogLevel::Warn, &format!("could not add to the usage ledger: {e}"));
+                    }
+                }
                 self.run_ended(message, Ok(result.response.as_deref().unwrap_or(""))).await;
                 self.clean_up(message).await;
             }

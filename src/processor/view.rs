@@ -48,6 +48,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 visible: false,
                 ts: format_iso(host.now_ms()),
                 turn: Some(TurnEnd::default()),
+                context: None,
             };
             store.append_turn(host, vec![line]).await?;
             store.current().map(|c| c.id.clone()).unwrap_or_default()
@@ -138,5 +139,6 @@ fn unreadable_line(count: usize) -> HistoryLine {
         visible: true,
         ts: String::new(),
         turn: None,
+        context: None,
     }
 }

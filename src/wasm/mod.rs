@@ -51,6 +51,8 @@ export interface ProcessResult {
   isWaitingForResponse?: boolean;
   cancelled?: boolean;
   notice?: string;
+  /** What the turn's model calls consumed, with the estimated cost. */
+  usage?: Usage;
 }
 
 export interface ReprocessSummary {
@@ -105,6 +107,8 @@ export interface CoreSettings {
   agentApiToken?: string;
   verificationTimeoutSeconds?: number;
   agentContexts?: AgentContext[];
+  /** Prices per model for the estimated cost (defaults: the current Claude models). */
+  modelPrices?: ModelPrice[];
 }
 
 /** An instruction context of the agent API. */
@@ -297,7 +301,39 @@ export interface HistoryLine {
   source: MessageSource;
   visible: boolean;
   ts: string;
-  turn?: { toolsUsed: string[]; waiting?: boolean; endsConversation?: string };
+  turn?: { toolsUsed: string[]; waiting?: boolean; endsConversation?: string; usage?: Usage };
+  /** The message context sent ahead of the user's text (time, source, state); not shown. */
+  context?: string;
+}
+
+/** What model calls consumed (the API's usage) and, for a turn, the context filled and the cost. */
+export interface Usage {
+  inputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheCreation1hTokens?: number;
+  cacheReadInputTokens: number;
+  outputTokens: number;
+  modelCalls?: number;
+  contextTokens?: number;
+  model?: string;
+  contextWindow?: number;
+  costUsd?: number;
+}
+
+/** The day's and the month's usage, local time. */
+export interface UsageTotals {
+  today: Usage;
+  month: Usage;
+  dayStart: string;
+  monthStart: string;
+}
+
+/** A model's price (dollars per million tokens) and context window. */
+export interface ModelPrice {
+  model: string;
+  inputPerMtok: number;
+  outputPerMtok: number;
+  contextWindow: number;
 }
 
 export interface PendingQuestion {
@@ -541,6 +577,13 @@ impl WasmMessageProcessor {
     pub fn open_conversation(&self, id: String) -> Promise {
         let core = self.core.clone();
         promise(async move { core.open_conversation(&id).await })
+    }
+
+    /// The day's and the month's token use and estimated cost, for the settings.
+    #[wasm_bindgen(js_name = usageTotals, unchecked_return_type = "Promise<UsageTotals>")]
+    pub fn usage_totals(&self) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.usage_totals().await })
     }
 
     /// Deletes every conversation; resolves with how many.

@@ -146,3 +146,34 @@ pub fn tool_result(host: &FakeHost, tool_use_id: &str) -> (String, bool) {
         .map(|b| (b["content"].as_str().unwrap_or_default().to_owned(), b["is_error"] == json!(true)))
         .expect("the model was told the tool's result")
 }
+
+/// A request's `messages` as the conversation reads, without what issue 17 adds for the prompt
+/// cache: the message context block that opens each user message (`<context>…`) and the
+/// `cache_control` marks. Tests about which turns are sent compare this.
+pub fn sent_messages(body: &Value) -> Value {
+    let mut messages = body["messages"].clone();
+    for message in messages.as_array_mut().into_iter().flatten() {
+        if let Some(content) = message["content"].as_array_mut() {
+            content.retain(|b| !b["text"].as_str().is_some_and(|t| t.starts_with("<context>")));
+            for block in content.iter_mut() {
+                if let Some(block) = block.as_object_mut() {
+                    block.remove("cache_control");
+                }
+            }
+        }
+    }
+    messages
+}
+
+/// The message context a request sent: the newest `<context>` block (it opens the user message of
+/// the turn: the time, the source, the conversation's state, recent summaries, a pending question).
+pub fn message_context(body: &Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    messages
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|b| b["text"].as_str().map(str::to_owned))
+        .rfind(|t| t.starts_with("<context>"))
+        .unwrap_or_default()
+}

@@ -106,12 +106,13 @@ export function freePort() {
   });
 }
 
-/** The tool results a scripted model server was sent since its request `from`, by tool_use id. */
+/** The tool results a scripted model server was sent since its request `from`, by tool_use id
+ * (without the prompt-cache mark the newest block carries). */
 export function toolResults(server, from) {
   const out = {};
   for (const r of server.requests.slice(from)) {
     for (const m of r.body?.messages ?? []) {
-      for (const b of Array.isArray(m.content) ? m.content : []) {
+      for (const { cache_control: _mark, ...b } of Array.isArray(m.content) ? m.content : []) {
         if (b.type === "tool_result") out[b.tool_use_id] = b;
       }
     }

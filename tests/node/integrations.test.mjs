@@ -44,7 +44,8 @@ function config(vault, servers) {
 function toolResult(from, id) {
   for (const r of model.requests.slice(from)) {
     for (const m of r.body?.messages ?? []) {
-      for (const b of Array.isArray(m.content) ? m.content : []) if (b.type === "tool_result" && b.tool_use_id === id) return b;
+      // Without the prompt-cache mark the newest block carries (issue 17).
+      for (const { cache_control: _mark, ...b } of Array.isArray(m.content) ? m.content : []) if (b.type === "tool_result" && b.tool_use_id === id) return b;
     }
   }
   return null;

@@ -5,6 +5,10 @@
 //   // client posts to `${server.url}/v1/messages`; each POST consumes the next step
 //   await server.close();
 //
+// With `promptCache: new PromptCache()` (./prompt-cache.mjs) each answer's `usage` reports the
+// prompt cache as the API would (cache_creation_input_tokens, cache_read_input_tokens) for the
+// request's cache_control marks; `record.usage` keeps what each request was told.
+//
 // Every request body is validated against CreateMessageParams from the Messages API's OpenAPI
 // document (tests/peers/anthropic-create-message.schema.json); the result is recorded (never
 // enforced) so tests can assert on it.
@@ -101,8 +105,9 @@ class ScriptedServer extends EventEmitter {
   requests = [];
   url = "";
 
-  constructor({ fallback, validate }) {
+  constructor({ fallback, validate, promptCache }) {
     super();
+    this.promptCache = promptCache ?? null;
     this.#fallback = fallback ?? { kind: "text", text: "ok" };
     checkStep(this.#fallback);
     this.#validate = validate;
@@ -254,6 +259,11 @@ class ResponseContext {
     this.stream = record.body?.stream === true;
     this.requestId = server.nextId("req");
     this.inputTokens = estimateTokens(record.rawBody);
+    // The input usage reported; with a simulated prompt cache, split as the API would split it.
+    this.inputUsage = server.promptCache && record.body
+      ? server.promptCache.apply(record.body)
+      : { input_tokens: this.inputTokens };
+    record.usage = { ...this.inputUsage, output_tokens: 0 };
   }
 
   get gone() {
@@ -314,7 +324,7 @@ class ResponseContext {
       message: {
         id: this.server.nextId("msg"), type: "message", role: "assistant", content: [], model: this.model,
         stop_reason: null, stop_sequence: null,
-        usage: { input_tokens: this.inputTokens, output_tokens: 1 },
+        usage: { ...this.inputUsage, output_tokens: 1 },
       },
     });
   }
@@ -324,12 +334,13 @@ class ResponseContext {
       id: this.server.nextId("msg"), type: "message", role: "assistant", content, model: this.model,
       stop_reason: stopReason,
       stop_sequence: stopReason === "stop_sequence" ? (step.stopSequence ?? "STOP") : null,
-      usage: { input_tokens: this.inputTokens, output_tokens: outputTokens },
+      usage: { ...this.inputUsage, output_tokens: (this.record.usage.output_tokens = outputTokens) },
     };
   }
 
   async end(stopReason, outputTokens, step) {
     const stop_sequence = stopReason === "stop_sequence" ? (step.stopSequence ?? "STOP") : null;
+    this.record.usage.output_tokens = outputTokens;
     if (!(await this.event("message_delta", { delta: { stop_reason: stopReason, stop_sequence }, usage: { output_tokens: outputTokens } }))) return;
     if (!(await this.event("message_stop", {}))) return;
     this.res.end();
@@ -525,8 +536,8 @@ async function unknownEvents(ctx, step) {
  * Starts a scripted server on 127.0.0.1. Rejects if the request validator cannot be compiled.
  * @param {{ port?: number, fallback?: object }} [options]
  */
-export async function startScriptedServer({ port = 0, fallback } = {}) {
-  const server = new ScriptedServer({ fallback, validate: getValidator() });
+export async function startScriptedServer({ port = 0, fallback, promptCache } = {}) {
+  const server = new ScriptedServer({ fallback, validate: getValidator(), promptCache });
   await server.listen(port);
   return server;
 }

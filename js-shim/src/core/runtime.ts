@@ -19,6 +19,7 @@ import type {
   ScheduleChange,
   TurnReview,
   UndoReport,
+  UsageTotals,
 } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
 import { cronNext, localTimeZone } from "./clock.ts";
@@ -302,6 +303,11 @@ export class CoreRuntime {
 
   openConversation(id: string): Promise<Conversation> {
     return this.call((p) => p.openConversation(id));
+  }
+
+  /** The day's and the month's usage, for the settings. */
+  usageTotals(): Promise<UsageTotals> {
+    return this.call((p) => p.usageTotals());
   }
 
   clearHistory(): Promise<number> {

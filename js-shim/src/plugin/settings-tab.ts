@@ -6,6 +6,7 @@ import type SmartHoleAgentPlugin from "./main.ts";
 import { DEFAULT_SECRET_ID, type SavedSettings } from "./settings.ts";
 import { renderIntegrations } from "./integrations-setting.ts";
 import { renderAgentApi } from "./agent-api-setting.ts";
+import { renderUsage } from "./usage-setting.ts";
 
 type Key = keyof SavedSettings;
 /** The settings with a plain value (text, number, switch). */
@@ -135,6 +136,8 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     this.text(containerEl, defaults, "baseUrl", "Base URL", "Where the Messages API is: Anthropic, or a local server that speaks the same API.");
     this.number(containerEl, defaults, "maxTokens", "Max tokens", "The longest answer, in tokens.");
     this.toggle(containerEl, defaults, "streaming", "Stream answers", "Show the answer as it is written.");
+
+    renderUsage(containerEl, this.plugin, defaults);
 
     new Setting(containerEl).setName("Conversations").setHeading();
     this.number(containerEl, defaults, "conversationIdleTimeoutMinutes", "Idle timeout", "Minutes of silence after which a new conversation starts.");

@@ -34,12 +34,15 @@ export class AnswerBubble {
   private live: TextSegment | null = null;
   private readonly chips = new Map<string, Chip>();
   private undoRow: HTMLElement | null = null;
+  /** Where the turn's usage line goes (ui/usage.ts). */
+  readonly usage: HTMLElement;
   finished = false;
 
   constructor(parent: HTMLElement, messageId: string) {
     this.el = parent.createDiv({ cls: "smarthole-msg smarthole-msg-assistant", attr: { "data-message-id": messageId } });
     this.flow = this.el.createDiv({ cls: "smarthole-flow" });
     this.status = this.el.createDiv({ cls: "smarthole-status" });
+    this.usage = this.el.createDiv({ cls: "smarthole-usage" });
   }
 
   /** Everything streamed so far. */

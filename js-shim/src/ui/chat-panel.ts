@@ -24,6 +24,7 @@ import { ConversationLists, scheduleControls } from "./lists.ts";
 import { sourceLabel } from "./chat-text.ts";
 import { replayLines } from "./replay.ts";
 import { drawReview, onReviewEvent, placeApproval } from "./review.ts";
+import { ConversationUsage } from "./usage.ts";
 
 export type { ChatBackend, PanelOptions };
 
@@ -39,6 +40,7 @@ export class ChatPanel {
   private readonly messages: HTMLElement;
   private readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
+  private readonly usage: ConversationUsage;
   private readonly answers = new Map<string, AnswerBubble>();
   private readonly users = new Map<string, HTMLElement>();
   private readonly sent = new Map<string, RoutedMessage>();
@@ -69,6 +71,7 @@ export class ChatPanel {
     });
     this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
     this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
+    this.usage = new ConversationUsage(this.root);
     const composer = this.root.createDiv({ cls: "smarthole-composer" });
     this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent…", rows: "3" } });
     this.button = composer.createEl("button", { cls: "smarthole-send mod-cta", text: PREPARING });
@@ -272,6 +275,7 @@ export class ChatPanel {
       return;
     }
     await this.answer(id).finish(result.response ?? "", result.notice, this.options);
+    this.usage.turn(this.answer(id), result.usage);
     this.scrollToEnd();
   }
 
@@ -362,6 +366,7 @@ export class ChatPanel {
         addUser: (id, text, source) => this.addUser(id, text, source),
         answer: (id) => this.answer(id),
         notice: (text) => this.notice(text),
+        usage: (bubble, usage) => this.usage.turn(bubble, usage),
         review: async (id, bubble) => drawReview(this.approvals, bubble, id, await this.backend.turnReview(id), this.backend),
       },
       this.options,
@@ -383,6 +388,7 @@ export class ChatPanel {
 
   private clearMessages(): void {
     this.messages.empty();
+    this.usage.reset();
     this.answers.clear();
     this.users.clear();
     this.approvals.clear();

@@ -2,7 +2,7 @@
 // visible user lines as user bubbles, the assistant's lines as answers with their tool chips and
 // results, the cards of each turn that called tools at those calls, finished as Markdown where the
 // turn ended.
-import type { HistoryLine, MessageSource } from "smarthole-core";
+import type { HistoryLine, MessageSource, Usage } from "smarthole-core";
 import type { AnswerBubble } from "./answer-bubble.ts";
 import type { PanelOptions } from "./panel-api.ts";
 
@@ -14,6 +14,8 @@ export interface ReplayTarget {
   notice?(text: string): void;
   /** A turn that called tools: its approval and change cards, drawn at its tool calls. */
   review?(messageId: string, bubble: AnswerBubble): Promise<void>;
+  /** A recorded turn's usage (ui/usage.ts). */
+  usage?(bubble: AnswerBubble, usage: Usage | undefined): void;
 }
 
 export async function replayLines(lines: HistoryLine[], target: ReplayTarget, options: PanelOptions): Promise<void> {
@@ -49,6 +51,7 @@ export async function replayLines(lines: HistoryLine[], target: ReplayTarget, op
         bubble.commit();
         if (called.has(line.messageId)) await target.review?.(line.messageId, bubble);
         await bubble.finish(bubble.text, undefined, options);
+        target.usage?.(bubble, line.turn.usage);
       }
     }
   }

@@ -1,0 +1,214 @@
+//! What model calls cost: the price table (per model, editable in settings, with defaults for the
+//! current Claude models), the estimate of a turn's cost from its `usage`, and the usage ledger
+//! (`.smarthole/usage/<UTC month>.jsonl`, one line appended per turn) that gives the day's and
+//! the month's totals without reading any conversation.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::host::Host;
+use crate::host_types::{HostError, Millis};
+use crate::llm::Usage;
+use crate::time::format_iso;
+
+/// A cache write with the default five-minute TTL costs this much fresh input.
+const CACHE_WRITE_5M: f64 = 1.25;
+/// A cache write with the one-hour TTL.
+const CACHE_WRITE_1H: f64 = 2.0;
+/// A cache read.
+const CACHE_READ: f64 = 0.1;
+/// Folder of the ledger, under `.smarthole/`.
+const LEDGER_DIR: &str = "usage";
+
+/// The price of one model (the user can edit the table): US dollars per million tokens, and the
+/// context window its usage is shown against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ModelPrice {
+    /// A model id, or the start of one: `claude-sonnet-4-5` prices `claude-sonnet-4-5-20250929`.
+    pub model: String,
+    /// Dollars per million fresh input tokens (cache writes and reads are priced from it).
+    pub input_per_mtok: f64,
+    /// Dollars per million output tokens.
+    pub output_per_mtok: f64,
+    /// Tokens the model's context window holds.
+    pub context_window: u64,
+}
+
+/// The default table: Anthropic's list prices of the current Claude models (January 2026).
+pub(crate) fn default_prices() -> Vec<ModelPrice> {
+    [
+        ("claude-opus-4-5", 5.0, 25.0),
+        ("claude-opus-4-1", 15.0, 75.0),
+        ("claude-opus-4", 15.0, 75.0),
+        ("claude-sonnet-4-5", 3.0, 15.0),
+        ("claude-sonnet-4", 3.0, 15.0),
+        ("claude-3-7-sonnet", 3.0, 15.0),
+        ("claude-haiku-4-5", 1.0, 5.0),
+        ("claude-3-5-haiku", 0.8, 4.0),
+    ]
+    .into_iter()
+    .map(|(model, input, output)| ModelPrice {
+        model: model.to_owned(),
+        input_per_mtok: input,
+        output_per_mtok: output,
+        context_window: 200_000,
+    })
+    .collect()
+}
+
+/// The table's entry for a model: the longest `model` the id starts with.
+pub(crate) fn price_of<'a>(prices: &'a [ModelPrice], model: &str) -> Option<&'a ModelPrice> {
+    prices.iter().filter(|p| !p.model.is_empty() && model.starts_with(&p.model)).max_by_key(|p| p.model.len())
+}
+
+/// What a price entry says is wrong with it, if anything.
+pub(crate) fn price_problem(price: &ModelPrice) -> Option<String> {
+    if price.model.trim().is_empty() {
+        return Some("a price entry has no model".to_owned());
+    }
+    let ok = |n: f64| n.is_finite() && n >= 0.0;
+    if !ok(price.input_per_mtok) || !ok(price.output_per_mtok) {
+        return Some(format!("the prices of {} must be zero or more", price.model));
+    }
+    None
+}
+
+/// The estimated cost in dollars of token counts at a price: fresh input, cache writes at 1.25x
+/// (2x for the one-hour TTL), cache reads at 0.1x, output at its own price.
+pub(crate) fn cost(usage: &Usage, price: &ModelPrice) -> f64 {
+    let written_1h = usage.cache_creation_1h_tokens.min(usage.cache_creation_input_tokens);
+    let written_5m = usage.cache_creation_input_tokens - written_1h;
+    let input_equivalent = usage.input_tokens as f64
+        + written_5m as f64 * CACHE_WRITE_5M
+        + written_1h as f64 * CACHE_WRITE_1H
+        + usage.cache_read_input_tokens as f64 * CACHE_READ;
+    (input_equivalent * price.input_per_mtok + usage.output_tokens as f64 * price.output_per_mtok) / 1_000_000.0
+}
+
+/// A turn's usage with its model, context window and estimated cost filled in from the table.
+pub(crate) fn priced(mut usage: Usage, model: &str, prices: &[ModelPrice]) -> Usage {
+    usage.model = model.to_owned();
+    let price = price_of(prices, model);
+    usage.context_window = price.map(|p| p.context_window).unwrap_or(0);
+    usage.cost_usd = price.map(|p| cost(&usage, p));
+    usage
+}
+
+/// One ledger line: when, and what the turn consumed.
+#[derive(Serialize)]
+struct LedgerLine<'a> {
+    at: Millis,
+    usage: &'a Usage,
+}
+
+/// The ledger file of the UTC month of `at_ms`.
+fn ledger_path(at_ms: Millis) -> String {
+    // format_iso gives YYYY-MM-DDTHH:MM:SS.mmmZ.
+    format!("{LEDGER_DIR}/{}.jsonl", &format_iso(at_ms)[..7])
+}
+
+/// Appends a turn's usage to the ledger (one short line: O(1) per turn).
+pub(crate) async fn record<H: Host>(host: &H, at_ms: Millis, usage: &Usage) -> Result<(), HostError> {
+    let line = serde_json::to_string(&LedgerLine { at: at_ms, usage }).unwrap_or_default();
+    host.append_file(&ledger_path(at_ms), &(line + "\n")).await
+}
+
+/// The day's and the month's totals, in the user's time zone.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageTotals {
+    /// Since local midnight.
+    pub today: Usage,
+    /// Since the first of the month, local time.
+    pub month: Usage,
+    /// When the day and the month began (ISO 8601, UTC).
+    pub day_start: String,
+    pub month_start: String,
+}
+
+/// The last time `expression` fired at or before `now` in `zone` (croner through the host), or
+/// the UTC fallback when the host cannot say.
+fn last_fire<H: Host>(host: &H, expression: &str, zone: &str, now: Millis, look_back: Millis) -> Option<Millis> {
+    let mut at = now.saturating_sub(look_back);
+    let mut last = None;
+    for _ in 0..64 {
+        match host.cron_next(expression, zone, at) {
+            Ok(Some(next)) if next <= now => {
+                last = Some(next);
+                at = next;
+            }
+            _ => break,
+        }
+    }
+    last
+}
+
+const DAY_MS: Millis = 86_400_000;
+
+/// Adds up the ledger lines from the start of the local month (and of the day) to now. Reads at
+/// most the two UTC months the local month overlaps.
+pub(crate) async fn totals<H: Host>(host: &H) -> Result<UsageTotals, HostError> {
+    let now = host.now_ms();
+    let zone = host.time_zone();
+    let zone = if zone.is_empty() { "UTC".to_owned() } else { zone };
+    let day_start = last_fire(host, "0 0 * * *", &zone, now, DAY_MS + DAY_MS / 12).unwrap_or(now - now % DAY_MS);
+    let month_start = last_fire(host, "0 0 1 * *", &zone, now, 32 * DAY_MS).unwrap_or(day_start);
+    let mut totals =
+        UsageTotals { day_start: format_iso(day_start), month_start: format_iso(month_start), ..Default::default() };
+    let mut paths = vec![ledger_path(month_start)];
+    if ledger_path(now) != paths[0] {
+        paths.push(ledger_path(now));
+    }
+    for path in paths {
+        let Some(text) = crate::bounded::read_within(host, &path, crate::bounded::MAX_LOG_BYTES).await? else {
+            continue;
+        };
+        for line in text.lines() {
+            let Ok(value) = serde_json::from_str::<Value>(line) else { continue };
+            let (Some(at), Some(usage)) = (value.get("at").and_then(Value::as_u64), value.get("usage")) else {
+                continue;
+            };
+            let Ok(usage) = crate::lean::from_value::<Usage>(usage) else { continue };
+            if at >= month_start && at <= now {
+                totals.month.add(&usage);
+            }
+            if at >= day_start && at <= now {
+                totals.today.add(&usage);
+            }
+        }
+    }
+    Ok(totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_matching_entry_prices_a_model() {
+        let prices = default_prices();
+        assert_eq!(price_of(&prices, "claude-opus-4-5-20251101").map(|p| p.input_per_mtok), Some(5.0));
+        assert_eq!(price_of(&prices, "claude-opus-4-20250514").map(|p| p.input_per_mtok), Some(15.0));
+        assert!(price_of(&prices, "llama-3").is_none());
+    }
+
+    #[test]
+    fn cache_reads_cost_a_tenth_and_writes_a_quarter_more() {
+        let price = ModelPrice { model: "m".into(), input_per_mtok: 10.0, output_per_mtok: 50.0, context_window: 1 };
+        let usage = Usage {
+            input_tokens: 1_000_000,
+            cache_creation_input_tokens: 2_000_000,
+            cache_creation_1h_tokens: 1_000_000,
+            cache_read_input_tokens: 1_000_000,
+            output_tokens: 100_000,
+            ..Default::default()
+        };
+        // 10 + 12.5 + 20 + 1 + 5
+        assert!((cost(&usage, &price) - 48.5).abs() < 1e-9);
+        let priced = priced(usage, "m-1", &[price]);
+        assert_eq!((priced.model.as_str(), priced.context_window), ("m-1", 1));
+        assert!(priced.cost_usd.is_some());
+        assert_eq!(super::priced(Usage::default(), "x", &[]).cost_usd, None);
+    }
+}

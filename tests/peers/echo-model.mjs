@@ -7,12 +7,16 @@
 //   await model.close();
 import http from "node:http";
 
-/** The last user message's text in a Messages API request body. */
+/** The last user message's text in a Messages API request body (without the <context> block the
+ *  core opens it with). */
 function lastUserText(body) {
   const user = [...(body.messages ?? [])].reverse().find((m) => m.role === "user");
   if (!user) return "";
   if (typeof user.content === "string") return user.content;
-  return user.content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  return user.content
+    .filter((b) => b.type === "text" && !b.text.startsWith("<context>"))
+    .map((b) => b.text)
+    .join("\n");
 }
 
 export async function startEchoModel(answer = (text) => `Noted: ${text}`) {

@@ -92,9 +92,10 @@ class Hub extends EventEmitter {
   // -------------------------------------------------------------------------------------------
   // Public API
 
-  /** Registered clients, in registration order. */
+  /** Registered clients whose socket is open (a closed one keeps its name a moment longer, as the
+   *  real hub's registry does, but nothing can be routed to it), in registration order. */
   clients() {
-    return this._registered().map((c) => ({ ...c.info }));
+    return this._open().map((c) => ({ ...c.info }));
   }
 
   /** Sends a `message` frame to a registered client; returns the message id. */

@@ -35,9 +35,10 @@ async function torture({ kills = 200, seed = 1, log = () => {} } = {}) {
   const noteInbox = () => {
     for (const f of inbox(vault)) if (f.endsWith(".json")) seenInInbox.add(f.slice(0, -".json".length));
   };
+  let child = null;
   try {
     for (let round = 0; round < kills; round++) {
-      const child = startHeadless(args, { stdin: "pipe" });
+      child = startHeadless(args, { stdin: "pipe" });
       const lifetime = 150 + Math.floor(random() * 900);
       const started = Date.now();
       while (Date.now() - started < lifetime) {
@@ -60,12 +61,14 @@ async function torture({ kills = 200, seed = 1, log = () => {} } = {}) {
       if (round % 25 === 24) log(`${round + 1} kills, ${sent.size} messages sent`);
     }
     // The last start: nothing strikes. It finishes the inbox; a final message shows it is idle.
-    const last = startHeadless(args, { stdin: "pipe" });
+    const last = (child = startHeadless(args, { stdin: "pipe" }));
     last.stdin.write("the last message\n");
     await waitFor(() => history(vault).some((l) => l.role === "user" && l.content?.[0]?.text === "the last message") && inbox(vault).length === 0, 60_000, "the last start to finish the inbox");
     last.kill("SIGTERM");
     await last.done;
   } finally {
+    // A broken invariant must not leave a host running (it would keep the test file alive).
+    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await hub.close();
     await server.close();
   }

@@ -104,10 +104,20 @@ fn from_index<'e>(
     matcher: &Matcher,
     plan: &Plan,
     candidates: &[&'e VaultEntry],
+    folded: Option<&[String]>,
 ) -> (Vec<FileHit>, Vec<&'e VaultEntry>, usize) {
     ctx_index.with(|index| {
+        // The notes that can match at all, from the term list (then only those are looked at).
         let narrowed = match plan {
+            Plan::Exact(needle) => Some(index.containing(needle)),
             Plan::Literals(literals) => Some(index.containing_all(literals)),
+            Plan::Phrase(words) => Some(index.containing_all(words)),
+            Plan::All => None,
+        };
+        let may = |id: u32| narrowed.as_ref().is_none_or(|n| n.binary_search(&id).is_ok());
+        // A plain, case-insensitive query matches a name as the folded name contains it.
+        let plain_needle = match plan {
+            Plan::Exact(needle) => Some(needle.as_str()),
             _ => None,
         };
         let words: Vec<&str> = match plan {
@@ -115,7 +125,7 @@ fn from_index<'e>(
             _ => Vec::new(),
         };
         let (mut hits, mut to_read, mut settled) = (Vec::new(), Vec::new(), 0);
-        for entry in candidates {
+        for (i, entry) in candidates.iter().enumerate() {
             let Some((id, doc)) = index.doc(&entry.path) else {
                 to_read.push(*entry);
                 continue;
@@ -125,10 +135,17 @@ fn from_index<'e>(
                 settled += 1;
                 continue;
             }
-            let named = matcher.name_matches(&entry.path);
+            let named = match (plain_needle, folded) {
+                (Some(needle), Some(folded)) => folded[i].contains(needle),
+                _ => matcher.name_matches(&entry.path),
+            };
+            if !named && !may(id) {
+                settled += 1;
+                continue;
+            }
             let read = match plan {
                 Plan::Exact(needle) => {
-                    let matches = index.count(doc, needle);
+                    let matches = if may(id) { index.count(doc, needle) } else { 0 };
                     if matches > 0 || named {
                         hits.push(FileHit {
                             path: entry.path.clone(),
@@ -142,8 +159,7 @@ fn from_index<'e>(
                     false
                 }
                 Plan::Phrase(_) => named || index.may_contain_phrase(doc, &words),
-                Plan::Literals(_) => named || narrowed.as_ref().is_some_and(|n| n.binary_search(&id).is_ok()),
-                Plan::All => true,
+                Plan::Literals(_) | Plan::All => true,
             };
             if read {
                 to_read.push(*entry);
@@ -195,6 +211,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     let protected = protected(ctx);
     let mut skipped = Skipped::default();
     let mut candidates: Vec<&VaultEntry> = Vec::new();
+    let mut candidates_folded: Vec<String> = Vec::new();
     for (i, entry) in all.iter().enumerate() {
         let owned;
         let path = match &listing {
@@ -214,6 +231,9 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         // A link inside the vault is searched under its real path, not twice.
         if searchable(entry, path) {
             candidates.push(entry);
+            if listing.is_some() {
+                candidates_folded.push(path.clone());
+            }
         }
     }
     let corpus = Corpus {
@@ -231,7 +251,8 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         Some(_) => {
             let plan = plan(&query, regex, case_sensitive);
             counted = matches!(plan, Plan::Exact(_));
-            let (hits, to_read, settled) = from_index(ctx.index, &matcher, &plan, &candidates);
+            let (hits, to_read, settled) =
+                from_index(ctx.index, &matcher, &plan, &candidates, Some(&candidates_folded));
             found.hits = hits;
             found.scanned = settled;
             scan(ctx, &matcher, &to_read, &mut budget, &mut found).await;

@@ -186,14 +186,6 @@ impl Index {
 
     /// Notes whose text contains the term characters `sub` (folded) inside one term.
     pub(crate) fn containing(&self, sub: &str) -> Vec<u32> {
-        if let Some(&t) = self.term_ids.get(sub) {
-            // Common case first: the whole term, plus any longer term containing it.
-            let mut out = self.postings[t as usize].clone();
-            out.extend(self.docs_with(|term| term.len() > sub.len() && term.contains(sub)));
-            out.sort_unstable();
-            out.dedup();
-            return out;
-        }
         self.docs_with(|term| term.contains(sub))
     }
 

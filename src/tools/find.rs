@@ -108,8 +108,12 @@ fn from_index<'e>(
 ) -> (Vec<FileHit>, Vec<&'e VaultEntry>, usize) {
     ctx_index.with(|index| {
         // The notes that can match at all, from the term list (then only those are looked at).
+        let counted = match plan {
+            Plan::Exact(needle) => index.counts(needle),
+            _ => Vec::new(),
+        };
         let narrowed = match plan {
-            Plan::Exact(needle) => Some(index.containing(needle)),
+            Plan::Exact(_) => Some(counted.iter().map(|(d, _)| *d).collect()),
             Plan::Literals(literals) => Some(index.containing_all(literals)),
             Plan::Phrase(words) => Some(index.containing_all(words)),
             Plan::All => None,
@@ -144,8 +148,8 @@ fn from_index<'e>(
                 continue;
             }
             let read = match plan {
-                Plan::Exact(needle) => {
-                    let matches = if may(id) { index.count(doc, needle) } else { 0 };
+                Plan::Exact(_) => {
+                    let matches = counted.binary_search_by_key(&id, |(d, _)| *d).map_or(0, |k| counted[k].1);
                     if matches > 0 || named {
                         hits.push(FileHit {
                             path: entry.path.clone(),

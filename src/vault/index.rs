@@ -30,6 +30,8 @@ pub(crate) struct Doc {
     pub(crate) tokens: u32,
     /// Its distinct term ids, ascending.
     terms: Box<[u32]>,
+    /// How many times each of `terms` occurs (saturating).
+    counts: Box<[u16]>,
     /// For each term of `terms`, in order: varint count, then varint position deltas.
     positions: Box<[u8]>,
 }
@@ -142,6 +144,7 @@ impl Index {
             modified_ms,
             unreadable: text.is_none(),
             tokens: count,
+            counts: terms.iter().map(|t| u16::try_from(grouped[t].len()).unwrap_or(u16::MAX)).collect(),
             terms: terms.into(),
             positions: positions.into(),
         };
@@ -216,22 +219,22 @@ impl Index {
         })
     }
 
-    /// How many times a folded term-character needle occurs in a note (what the plain matcher
-    /// counts: non-overlapping, and never across two terms).
-    pub(crate) fn count(&self, doc: &Doc, needle: &str) -> usize {
-        let mut at = 0;
-        let mut total = 0;
-        for &t in doc.terms.iter() {
-            let n = read_varint(&doc.positions, &mut at) as usize;
-            for _ in 0..n {
-                read_varint(&doc.positions, &mut at);
-            }
-            let term = &self.terms[t as usize];
-            if term.contains(needle) {
-                total += term.matches(needle).count() * n;
+    /// How many times a folded term-character needle occurs in each note that has it, by note id
+    /// ascending (what the plain matcher counts: non-overlapping, never across two terms), from
+    /// the matching terms' postings — no note is looked at that does not match.
+    pub(crate) fn counts(&self, needle: &str) -> Vec<(u32, usize)> {
+        let mut out: HashMap<u32, usize> = HashMap::new();
+        for t in self.terms_where(|term| term.contains(needle)) {
+            let occurs = self.terms[t as usize].matches(needle).count();
+            for &d in &self.postings[t as usize] {
+                let Some(doc) = self.docs.get(d as usize).and_then(Option::as_ref) else { continue };
+                let tf = doc.terms.binary_search(&t).ok().map_or(0, |k| usize::from(doc.counts[k]));
+                *out.entry(d).or_default() += occurs * tf;
             }
         }
-        total
+        let mut out: Vec<(u32, usize)> = out.into_iter().collect();
+        out.sort_unstable();
+        out
     }
 
     /// Whether a note may contain the phrase `words` (folded; the first may end a longer term,
@@ -263,7 +266,7 @@ impl Index {
 
     /// Bytes the index holds, about (what the memory ceiling is checked against).
     pub(crate) fn bytes(&self) -> usize {
-        let docs: usize = self.docs().map(|d| 64 + d.path.len() * 2 + d.terms.len() * 4 + d.positions.len()).sum();
+        let docs: usize = self.docs().map(|d| 80 + d.path.len() * 2 + d.terms.len() * 6 + d.positions.len()).sum();
         let terms: usize = self.terms.iter().map(|t| 48 + t.len() * 2).sum();
         let postings: usize = self.postings.iter().map(|p| 24 + p.capacity() * 4).sum();
         docs + terms + postings + self.docs.capacity() * 8
@@ -370,6 +373,7 @@ impl Index {
                 unreadable,
                 tokens,
                 terms: grouped.iter().map(|(t, _)| *t).collect(),
+                counts: grouped.iter().map(|(_, d)| u16::try_from(d.len()).unwrap_or(u16::MAX)).collect(),
                 positions: positions.into(),
             };
             index.docs.push(Some(doc));
@@ -480,7 +484,8 @@ mod tests {
         index.upsert("b.md", 5, 2, Some("tea"));
         let (_, a) = index.doc("a.md").unwrap();
         assert_eq!(a.tokens, 6);
-        assert_eq!(index.count(a, "milk"), 4);
+        assert_eq!(a.tokens, 6);
+        assert_eq!(index.counts("milk"), vec![(0, 4)]);
         assert_eq!(index.containing("milk"), vec![0]);
         assert!(index.may_contain_phrase(a, &["oat", "milk"]));
         assert!(!index.may_contain_phrase(a, &["milk", "oat"]));

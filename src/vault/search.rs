@@ -226,15 +226,15 @@ pub(crate) fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> 
 }
 
 /// Best first.
-pub(crate) fn rank(hits: &mut [FileHit], corpus: Corpus) {
+pub(crate) fn rank(hits: &mut Vec<FileHit>, corpus: Corpus) {
     let newest = hits.iter().map(|h| h.modified_ms).max().unwrap_or(0);
     let with = hits.iter().filter(|h| h.matches > 0).count();
-    crate::lean::sort_by(hits, |a, b| {
-        b.score(newest, corpus, with)
-            .partial_cmp(&a.score(newest, corpus, with))
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| a.path.cmp(&b.path))
+    // Each score computed once (thousands of hits: a comparison must not recompute them).
+    let mut scored: Vec<(f64, FileHit)> = hits.drain(..).map(|h| (h.score(newest, corpus, with), h)).collect();
+    crate::lean::sort_by(&mut scored, |(sa, a), (sb, b)| {
+        sb.partial_cmp(sa).unwrap_or(std::cmp::Ordering::Equal).then_with(|| a.path.cmp(&b.path))
     });
+    hits.extend(scored.into_iter().map(|(_, h)| h));
 }
 
 #[cfg(test)]

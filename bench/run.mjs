@@ -15,6 +15,7 @@ import { localModelBenchmarks, localModelSection } from "./local-model.mjs";
 import { wasmSize, wasmSizeSection } from "./wasm-size.mjs";
 import { hostileToolBenchmarks, hostileToolsSection } from "./hostile-tools.mjs";
 import { diffBenchmarks, diffSection } from "./diff.mjs";
+import { searchBenchmarks, searchSection } from "./search.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -287,6 +288,7 @@ const results = {
   ...(await localModelBenchmarks()),
   ...(await hostileToolBenchmarks()),
   ...(await diffBenchmarks()),
+  ...(await searchBenchmarks()),
 };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
@@ -295,5 +297,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + searchSection(results) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

@@ -39,7 +39,12 @@ enum Plan {
     All,
 }
 
-fn plan(query: &str, regex: bool, case_sensitive: bool) -> Plan {
+fn plan(query: &str, regex: bool, case_sensitive: bool, weight: usize) -> Plan {
+    if regex && weight > 1 {
+        // An expensive pattern searches long lines in part only, and the answer says which:
+        // every note is read, as a scan would, so that what it says is the same.
+        return Plan::All;
+    }
     if regex {
         // Inline flags (verbose mode's comments) are beyond the literal reader.
         let literals = if query.contains("(?") { Vec::new() } else { required_literals(query) };
@@ -253,7 +258,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
             notes.push_str(&scan_note(ctx));
         }
         Some(_) => {
-            let plan = plan(&query, regex, case_sensitive);
+            let plan = plan(&query, regex, case_sensitive, matcher.weight());
             counted = matches!(plan, Plan::Exact(_));
             let (hits, to_read, settled) =
                 from_index(ctx.index, &matcher, &plan, &candidates, Some(&candidates_folded));

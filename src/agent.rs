@@ -51,6 +51,9 @@ pub(crate) struct TurnInput<'a> {
     pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
     /// The user's integrations (MCP servers) for this turn.
     pub integrations: &'a [McpServer],
+    /// The vault's search index, and how to start it.
+    pub index: &'a crate::tools::indexer::SearchIndex,
+    pub start_index: &'a dyn Fn(),
 }
 
 /// What a finished turn produced.
@@ -234,6 +237,8 @@ pub(crate) async fn run_turn<'a, H: Host>(
         approve: input.approve,
         integrations: input.integrations,
         tool_use_id: String::new(),
+        index: input.index,
+        start_index: input.start_index,
     };
     let tools_json = input.tools.request_json(input.integrations);
     let (mut outcome, open) = replay(resume);

@@ -118,6 +118,9 @@ pub enum Event {
     Notice { level: NoticeLevel, text: String },
     /// A conversation's metadata changed (opened, ended, titled, status, question).
     ConversationUpdated { conversation: Box<Conversation> },
+    /// The search index's state (`building`, `ready`, `off`): notes done of total, and its size
+    /// in memory (the chat view and the status bar show one line while it builds).
+    SearchIndex { state: String, done: usize, total: usize, bytes: u64 },
     /// The hub connection's status changed (the status bar).
     HubStatus { status: crate::hub::HubStatus, detail: Option<String> },
     /// A tool waits for the user's approval (the chat view shows a card, or a notice).

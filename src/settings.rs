@@ -58,6 +58,10 @@ pub struct Settings {
     /// (Obsidian's desktop app shows them). Off by default: they are skipped. Never written, even
     /// when on: the agent's changes stay inside the vault's own folder.
     pub follow_linked_folders: bool,
+    /// The search index's ceiling in wasm memory, in MB: past it the index is dropped and
+    /// `search_files` scans the vault as before (very large vaults on small devices); 0 turns
+    /// the index off.
+    pub search_index_max_mb: u32,
     /// The user's MCP servers (the shim connects them; the core checks them here).
     pub mcp_servers: Vec<McpServerConfig>,
     /// Serve the local agent API (desktop only; off unless the user turns it on).
@@ -218,6 +222,7 @@ impl Default for Settings {
             protected_folders: Vec::new(),
             auto_approve_tools: Vec::new(),
             follow_linked_folders: false,
+            search_index_max_mb: 512,
             mcp_servers: Vec::new(),
             agent_api_enabled: false,
             agent_api_port: 8090,

@@ -30,6 +30,7 @@ const SETTINGS: &[&str] = &[
     "hubDescription",
     "protectedFolders",
     "followLinkedFolders",
+    "searchIndexMaxMb",
     "autoApproveTools",
     "mcpServers",
     "agentApiEnabled",

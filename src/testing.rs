@@ -480,6 +480,23 @@ impl FakeHost {
         Err(HostError::Io(format!("{path}: the host refuses to {op} through a link or special file")))
     }
 
+    /// Removes a note, as a user or a sync tool would (test setup; no event is sent).
+    pub fn remove_note(&self, path: &str) -> bool {
+        self.state.vault.borrow_mut().remove(path).is_some()
+    }
+
+    /// Renames a note, keeping its dates, as a user would (test setup; no event is sent).
+    pub fn rename_note(&self, from: &str, to: &str) -> bool {
+        let mut vault = self.state.vault.borrow_mut();
+        match vault.remove(from) {
+            Some(note) => {
+                vault.insert(to.to_owned(), note);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// A note's text.
     pub fn note(&self, path: &str) -> Option<String> {
         self.state.vault.borrow().get(path).map(|(t, _, _)| t.clone())

@@ -86,6 +86,8 @@ pub struct ReprocessSummary {
 
 /// How many of the newest turns `/undo` looks through for changes still standing.
 const UNDO_LOOKBACK_TURNS: usize = 100;
+/// How often the search index is written back while it changes.
+const SEARCH_INDEX_SAVE_MS: u64 = 60_000;
 
 /// What a turn asked and changed (`turnReview()`): the chat view redraws its cards from it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -165,6 +167,59 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Hub socket `socket` closed, failed to open, or was dropped; `why` is for the status line.
     pub fn hub_closed(&self, socket: u64, why: &str) {
         self.pipeline.hub_closed(socket, why);
+    }
+
+    /// Starts building the vault's search index in the background (the hosts call it after
+    /// `initialize`; the first `search_files` does otherwise). Progress arrives as
+    /// `Event::SearchIndex`; messages are never held up by it.
+    pub fn start_search_index(&self) {
+        self.pipeline.start_search_index();
+    }
+
+    /// A note or folder was created, changed, deleted or renamed (`kind`, for the log): the
+    /// search index repairs itself before its next answer.
+    pub fn vault_changed(&self, path: &str, kind: &str) {
+        let inner = &self.pipeline.inner;
+        inner.host.log(LogLevel::Debug, &format!("vault {kind}: {path}"));
+        inner.search.changed(Some(path));
+    }
+
+    /// The search index's state, notes held and size in memory (bytes).
+    pub fn search_index_status(&self) -> (String, usize, usize) {
+        let search = &self.pipeline.inner.search;
+        let state = match search.phase() {
+            crate::tools::indexer::Phase::Idle => "idle".to_owned(),
+            crate::tools::indexer::Phase::Building(done, total) => format!("building {done}/{total}"),
+            crate::tools::indexer::Phase::Ready => "ready".to_owned(),
+            crate::tools::indexer::Phase::Off(why) => format!("off: {why}"),
+        };
+        (state, search.with(|i| i.len()), search.bytes())
+    }
+
+    /// Runs one tool outside a turn, approvals refused (tests compare tools' answers quickly,
+    /// without a model round trip and a growing conversation).
+    #[cfg(feature = "testing")]
+    pub async fn run_tool(&self, name: &str, input: &Value) -> (String, bool) {
+        let inner = &self.pipeline.inner;
+        let settings = self.settings();
+        let message = self.new_message("a tool run by a test");
+        let notify = |_: &str, _: Priority| {};
+        let approve = |_| async { crate::approval::ApprovalOutcome::Rejected }.boxed_local();
+        let start_index = || self.pipeline.start_search_index();
+        let ctx = crate::tools::ToolContext {
+            host: &inner.host,
+            settings: &settings,
+            message: &message,
+            store: &inner.store,
+            notify_hub: &notify,
+            approve: &approve,
+            integrations: &[],
+            tool_use_id: String::new(),
+            index: &inner.search,
+            start_index: &start_index,
+        };
+        let out = inner.tools.run(&ctx, name, input).await;
+        (out.content, out.is_error)
     }
 
     /// The hub connection's status and its detail.
@@ -386,6 +441,23 @@ impl<H: Host + 'static> MessageProcessor<H> {
 impl<H: Host + 'static> Pipeline<H> {
     fn settings(&self) -> Rc<Settings> {
         Rc::clone(&self.inner.settings.borrow())
+    }
+
+    /// Builds the search index in the background, once; then writes it back every minute while
+    /// it changes.
+    fn start_search_index(&self) {
+        if self.settings().search_index_max_mb == 0 || !self.inner.search.claim_start() {
+            return;
+        }
+        let this = self.clone();
+        self.spawn(async move {
+            let settings = this.settings();
+            this.inner.search.build(&this.inner.host, &settings).await;
+            loop {
+                this.inner.host.sleep(SEARCH_INDEX_SAVE_MS).await;
+                this.inner.search.save(&this.inner.host).await;
+            }
+        });
     }
 
     fn spawn(&self, task: impl Future<Output = ()> + 'static) {
@@ -675,6 +747,7 @@ impl<H: Host + 'static> Pipeline<H> {
             self.notify_hub(&settings, &message.id, &message.text, text, priority, message_time(host, &message));
         };
         let approve = |ask| self.ask_approval(&message, ask).boxed_local();
+        let start_index = || self.start_search_index();
         let input = TurnInput {
             system: &system,
             history: &context.history,
@@ -686,6 +759,8 @@ impl<H: Host + 'static> Pipeline<H> {
             notify_hub: &notify_hub,
             approve: &approve,
             integrations: &integrations,
+            index: &self.inner.search,
+            start_index: &start_index,
         };
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);

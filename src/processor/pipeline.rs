@@ -50,6 +50,8 @@ pub(super) struct Inner<H: Host> {
     pub(super) approvals: ApprovalBook,
     /// Messages and at-once verifications of the agent API, for polling.
     pub(super) api_recent: RefCell<ApiRecent>,
+    /// The vault's search index.
+    pub(super) search: crate::tools::indexer::SearchIndex,
 }
 
 impl<H: Host> Inner<H> {
@@ -67,6 +69,7 @@ impl<H: Host> Inner<H> {
             background: Background::default(),
             approvals: ApprovalBook::default(),
             api_recent: RefCell::new(ApiRecent::default()),
+            search: Default::default(),
         }
     }
 }

@@ -36,6 +36,13 @@ impl<'h, H: Host> Budget<'h, H> {
         Budget { host, started: now, deadline: now.saturating_add(TOOL_BUDGET_MS), last_yield: now, steps: 0 }
     }
 
+    /// The same manners without a deadline: background work (the search index's build) that
+    /// must only never hold the event loop.
+    pub(crate) fn unbounded(host: &'h H) -> Self {
+        let now = host.now_ms();
+        Budget { host, started: now, deadline: Millis::MAX, last_yield: now, steps: 0 }
+    }
+
     /// Whole seconds since the start, at least 1 (for "stopped after 10 s").
     pub(crate) fn elapsed_s(&self) -> u64 {
         (self.host.now_ms().saturating_sub(self.started) / 1000).max(1)

@@ -122,6 +122,10 @@ pub struct ToolContext<'a, H: Host> {
     pub integrations: &'a [McpServer],
     /// The tool call being run (empty between calls): the chat view draws its cards there.
     pub tool_use_id: String,
+    /// The vault's search index (`search_files` and `list_files` answer from it once built).
+    pub(crate) index: &'a super::indexer::SearchIndex,
+    /// Starts building the index in the background, if it is not started yet.
+    pub(crate) start_index: &'a dyn Fn(),
 }
 
 /// A tool's definition with its schema written as JSON text (a `json!` literal costs several

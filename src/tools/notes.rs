@@ -7,8 +7,9 @@ use crate::lean::fold_case;
 use serde_json::{json, Value};
 
 use super::args::Args;
-use super::budget::{thousands, Budget, TOOL_BUDGET_MS};
+use super::budget::{thousands, TOOL_BUDGET_MS};
 use super::call::{tool_def, ToolContext, ToolOutput};
+use super::note_paths::{checked, entries, protected, real, Step};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -19,11 +20,9 @@ use crate::host_types::LogLevel;
 use crate::llm::ToolDef;
 use crate::undo::{self, UndoRecord};
 use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
-use crate::vault::glob::Glob;
-use crate::vault::path::{is_protected, normalize, parent, protected_folders, with_note_extension};
-use crate::vault::real::{listable, locate, Access, Skipped};
+use crate::vault::path::{is_protected, parent, with_note_extension};
+use crate::vault::real::Access;
 use crate::vault::resolve::{existing, find};
-use crate::vault::search::{rank, FileScan, Matcher, LINE_WORK};
 use crate::vault::text::{apply, lines, Edit, MAX_NOTE_BYTES};
 use crate::vault::VaultEntry;
 
@@ -31,19 +30,12 @@ use crate::vault::VaultEntry;
 const MAX_READ_LINES: usize = 400;
 /// Most characters `read_file` returns at once.
 const MAX_READ_CHARS: usize = 20_000;
-/// Most entries `list_files` returns.
-const MAX_LIST: usize = 500;
-/// Most results `search_files` returns.
-const MAX_RESULTS: usize = 50;
-/// Work (bytes × the pattern's weight) `search_files` does between two looks at its budget.
-const SLICE_WORK: usize = LINE_WORK;
 /// Time a read-only tool may wait on the host beyond its budget before it answers anyway.
 const HOST_GRACE_MS: u64 = 2_000;
 /// The tools that only read: when the host does not answer in time they are abandoned (nothing
 /// half-done can be left behind), and the model is told.
 const READ_ONLY: [&str; 5] = ["read_file", "search_files", "list_files", "get_file_info", "get_active_note"];
-/// File types `search_files` reads.
-const SEARCHABLE: [&str; 3] = [".md", ".markdown", ".txt"];
+use super::indexer::SEARCHABLE;
 
 /// The note tools, in the order offered to the model: name, description, input schema.
 const TOOLS: [(&str, &str, &str); 10] = [
@@ -151,41 +143,16 @@ async fn dispatch<H: Host>(ctx: &ToolContext<'_, H>, name: &str, args: &Args) ->
         "create_folder" => create_folder(ctx, args).await,
         "delete_file" => delete_file(ctx, args).await,
         "move_file" => move_file(ctx, args).await,
-        "search_files" => search_files(ctx, args).await,
-        "list_files" => list_files(ctx, args).await,
+        "search_files" => super::find::search_files(ctx, args).await,
+        "list_files" => super::find::list_files(ctx, args).await,
         "get_file_info" => get_file_info(ctx, args).await,
         _ => get_active_note(ctx).await,
     };
+    if !READ_ONLY.contains(&name) {
+        // The host's own event may come later: the index looks again before its next answer.
+        ctx.index.changed(None);
+    }
     result.unwrap_or_else(|e| e)
-}
-
-type Step<T> = Result<T, ToolOutput>;
-
-fn protected<H: Host>(ctx: &ToolContext<'_, H>) -> Vec<String> {
-    protected_folders(&ctx.settings.protected_folders)
-}
-
-/// A checked, normalised path.
-fn checked<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<String> {
-    normalize(path, &protected(ctx)).map_err(|e| ToolOutput::error(format!("Path {path:?} refused: {e}.")))
-}
-
-/// The vault's entries outside the protected folders (links and special files included, with
-/// their kind: `vault::real` decides what may be reached).
-async fn entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<Vec<VaultEntry>> {
-    let protected = protected(ctx);
-    let all = ctx
-        .host
-        .vault_list(ctx.settings.follow_linked_folders)
-        .await
-        .map_err(|e| ToolOutput::error(format!("Could not list the vault: {e}.")))?;
-    Ok(all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect())
-}
-
-/// Where a checked path really is (links on its way followed), or the refusal the model reads.
-fn real<H: Host>(ctx: &ToolContext<'_, H>, path: &str, all: &[VaultEntry], access: Access) -> Step<String> {
-    locate(path, all, &protected(ctx), access, ctx.settings.follow_linked_folders)
-        .map_err(|e| ToolOutput::error(format!("Path {path:?} refused: {e}.")))
 }
 
 /// The entry a path names once its real location is known (the case rule applied there, and
@@ -609,167 +576,6 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
     ctx.host.vault_rename(&file.path, &target).await.map_err(io("move the note"))?;
     record_applied(ctx, change, Vec::new(), None, None).await;
     Ok(ToolOutput::ok(format!("Moved {} to {target}.", file.path)))
-}
-
-async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let query = args.string("query");
-    let matcher = Matcher::new(&query, args.flag("regex"), args.flag("case_sensitive"))
-        .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
-    let all = entries(ctx).await?;
-    let folder = match args.str("folder") {
-        Some(f) => real(ctx, &checked(ctx, f)?, &all, Access::Read)?,
-        None => String::new(),
-    };
-    let limit = args.number("max_results").unwrap_or(20).clamp(1, MAX_RESULTS);
-    let mut budget = Budget::start(ctx.host);
-    let prefix = format!("{}/", fold_case(&folder));
-    let protected = protected(ctx);
-    let mut skipped = Skipped::default();
-    let mut candidates: Vec<VaultEntry> = Vec::new();
-    for entry in all {
-        let path = fold_case(&entry.path);
-        if !folder.is_empty() && !path.starts_with(&prefix) {
-            continue;
-        }
-        if let Err(what) = listable(&entry, &protected, ctx.settings.follow_linked_folders) {
-            skipped.add(what);
-            continue;
-        }
-        // A link inside the vault is searched under its real path, not twice.
-        if !entry.is_folder && entry.real_path.is_none() && SEARCHABLE.iter().any(|ext| path.ends_with(ext)) {
-            candidates.push(entry);
-        }
-    }
-    let mut hits = Vec::new();
-    let mut scanned = 0;
-    let mut cut_lines = 0;
-    let mut stopped = false;
-    'files: for entry in &candidates {
-        if !budget.pace().await {
-            stopped = true;
-            break;
-        }
-        let Ok(text) = ctx.host.vault_read(&entry.path).await else {
-            scanned += 1;
-            continue;
-        };
-        let mut scan = FileScan::new(&matcher, entry, &text);
-        while scan.step(&matcher, SLICE_WORK) {
-            if !budget.pace().await {
-                stopped = true;
-                cut_lines += scan.cut_lines;
-                hits.extend(scan.finish());
-                break 'files;
-            }
-        }
-        cut_lines += scan.cut_lines;
-        hits.extend(scan.finish());
-        scanned += 1;
-    }
-    let mut notes = String::new();
-    if stopped {
-        notes.push_str(&format!(
-            "\n\n[search stopped after {} s: {} of {} notes searched; narrow it with folder, or use a simpler pattern]",
-            budget.elapsed_s(),
-            thousands(scanned),
-            thousands(candidates.len())
-        ));
-    }
-    if cut_lines > 0 {
-        notes.push_str(&format!(
-            "\n\n[{} long lines were searched in their first {} characters only: the pattern is expensive (weight {}); a simpler one searches them whole]",
-            thousands(cut_lines),
-            thousands(LINE_WORK / matcher.weight()),
-            matcher.weight()
-        ));
-    }
-    notes.push_str(&skipped.describe());
-    rank(&mut hits);
-    if hits.is_empty() {
-        return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{notes}", query)));
-    }
-    let total = hits.len();
-    let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", query);
-    for hit in hits.iter().take(limit) {
-        out.push_str(&format!(
-            "\n\n{} — {} match{}{}",
-            hit.path,
-            hit.matches,
-            if hit.matches == 1 { "" } else { "es" },
-            if hit.name_matches { ", name matches" } else { "" }
-        ));
-        for (line, excerpt) in &hit.excerpts {
-            out.push_str(&format!("\n  {line}: {excerpt}"));
-        }
-    }
-    if total > limit {
-        out.push_str(&format!("\n\n[{} more not shown]", total - limit));
-    }
-    out.push_str(&notes);
-    Ok(ToolOutput::ok(out))
-}
-
-async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let all = entries(ctx).await?;
-    let folder = match args.str("folder") {
-        Some(f) => real(ctx, &checked(ctx, f)?, &all, Access::Read)?,
-        None => String::new(),
-    };
-    let limit = args.number("limit").unwrap_or(50).clamp(1, MAX_LIST);
-    let glob = match args.str("glob") {
-        Some(g) => Some(Glob::new(g).map_err(|e| ToolOutput::error(format!("Invalid input for list_files: {e}.")))?),
-        None => None,
-    };
-    let mut budget = Budget::start(ctx.host);
-    let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
-    let considered = all.len();
-    let protected = protected(ctx);
-    let mut skipped = Skipped::default();
-    let mut files: Vec<VaultEntry> = Vec::new();
-    let mut looked = 0;
-    let mut stopped = false;
-    for entry in all {
-        if !budget.pace().await {
-            stopped = true;
-            break;
-        }
-        looked += 1;
-        if !fold_case(&entry.path).starts_with(&prefix) {
-            continue;
-        }
-        if let Err(what) = listable(&entry, &protected, ctx.settings.follow_linked_folders) {
-            skipped.add(what);
-            continue;
-        }
-        if !entry.is_folder && glob.as_ref().is_none_or(|g| g.matches(&entry.path)) {
-            files.push(entry);
-        }
-    }
-    let mut notes = if stopped {
-        format!(
-            "\n[listing stopped after {} s: {} of {} entries looked at; narrow it with folder or a simpler glob]",
-            budget.elapsed_s(),
-            thousands(looked),
-            thousands(considered)
-        )
-    } else {
-        String::new()
-    };
-    notes.push_str(&skipped.describe());
-    crate::lean::sort_by(&mut files, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
-    if files.is_empty() {
-        return Ok(ToolOutput::ok(format!("No files match.{notes}")));
-    }
-    let total = files.len();
-    let mut out = format!("{total} files, newest first:");
-    for f in files.iter().take(limit) {
-        out.push_str(&format!("\n{} ({} bytes, modified {})", f.path, f.size, crate::time::format_iso(f.modified_ms)));
-    }
-    if total > limit {
-        out.push_str(&format!("\n[{} more; raise limit or narrow with folder/glob]", total - limit));
-    }
-    out.push_str(&notes);
-    Ok(ToolOutput::ok(out))
 }
 
 async fn get_file_info<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {

@@ -80,6 +80,11 @@ impl Matcher {
         }
     }
 
+    /// Whether the query matches a note's path (a name match counts on its own).
+    pub(crate) fn name_matches(&self, path: &str) -> bool {
+        self.find(path).0 > 0
+    }
+
     /// Where the query matches in a line (byte offsets of the first match), and how many times.
     fn find(&self, line: &str) -> (usize, Option<usize>) {
         match self {
@@ -113,15 +118,34 @@ pub(crate) struct FileHit {
     /// (line number, excerpt)
     pub excerpts: Vec<(usize, String)>,
     pub modified_ms: u64,
+    /// The note's size in bytes (its length for BM25).
+    pub size: u64,
+}
+
+/// BM25's term-frequency saturation and length normalisation.
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
+
+/// What a ranking is computed against: the notes searched, and their average size.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Corpus {
+    pub notes: usize,
+    pub avg_size: f64,
 }
 
 impl FileHit {
-    /// Ranking score: matches (diminishing), a name match, and recency.
-    pub(crate) fn score(&self, newest_ms: u64) -> f64 {
+    /// Ranking score: BM25 of the query in the note (its matches against its size, the query's
+    /// rarity across the notes searched), a name match, and recency. Computed from the hits, the
+    /// notes' sizes and their count only, so a scan and the index rank alike.
+    pub(crate) fn score(&self, newest_ms: u64, corpus: Corpus, with_matches: usize) -> f64 {
         let age_days = newest_ms.saturating_sub(self.modified_ms) as f64 / 86_400_000.0;
-        (1.0 + self.matches as f64).ln() * 2.0
-            + if self.name_matches { 3.0 } else { 0.0 }
-            + 1.0 / (1.0 + age_days / 30.0)
+        let (n, df) = (corpus.notes.max(1) as f64, with_matches as f64);
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        let tf = self.matches as f64;
+        let norm = 1.0 - BM25_B + BM25_B * self.size as f64 / corpus.avg_size.max(1.0);
+        // A match in the name weighs like a note full of matches (BM25's ceiling for the term).
+        let name = if self.name_matches { BM25_K1 + 1.0 } else { 0.0 };
+        idf * (tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm) + name) + 1.0 / (1.0 + age_days / 30.0)
     }
 }
 
@@ -153,6 +177,7 @@ impl<'t> FileScan<'t> {
             name_matches: name_count > 0,
             excerpts: Vec::new(),
             modified_ms: entry.modified_ms,
+            size: entry.size,
         };
         FileScan { lines: text.lines().enumerate(), hit, cut_lines: 0 }
     }
@@ -201,14 +226,15 @@ pub(crate) fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> 
 }
 
 /// Best first.
-pub(crate) fn rank(hits: &mut [FileHit]) {
+pub(crate) fn rank(hits: &mut Vec<FileHit>, corpus: Corpus) {
     let newest = hits.iter().map(|h| h.modified_ms).max().unwrap_or(0);
-    crate::lean::sort_by(hits, |a, b| {
-        b.score(newest)
-            .partial_cmp(&a.score(newest))
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| a.path.cmp(&b.path))
+    let with = hits.iter().filter(|h| h.matches > 0).count();
+    // Each score computed once (thousands of hits: a comparison must not recompute them).
+    let mut scored: Vec<(f64, FileHit)> = hits.drain(..).map(|h| (h.score(newest, corpus, with), h)).collect();
+    crate::lean::sort_by(&mut scored, |(sa, a), (sb, b)| {
+        sb.partial_cmp(sa).unwrap_or(std::cmp::Ordering::Equal).then_with(|| a.path.cmp(&b.path))
     });
+    hits.extend(scored.into_iter().map(|(_, h)| h));
 }
 
 #[cfg(test)]
@@ -228,7 +254,7 @@ mod tests {
         assert!(b.name_matches && b.matches == 0);
         assert!(search_file(&m, &entry("Other.md", 0), "tea").is_none());
         let mut hits = vec![a.clone(), b.clone()];
-        rank(&mut hits);
+        rank(&mut hits, Corpus { notes: 3, avg_size: 20.0 });
         assert_eq!(hits[0].path, "Milk facts.md", "a name match ranks high");
         let re = Matcher::new(r"\b\d{4}-\d{2}-\d{2}\b", true, false).unwrap();
         let dates = search_file(&re, &entry("Log.md", 0), "on 2026-11-20 and 2026-11-21\nnone").unwrap();

@@ -98,6 +98,7 @@ export interface CoreSettings {
   autoApproveTools?: string[];
   /** Let the agent read, list and search folders linked from outside the vault (never write). */
   followLinkedFolders?: boolean;
+  searchIndexMaxMb?: number;
   /** The user's MCP servers (integrations). */
   mcpServers?: McpServerConfig[];
   /** Serve the local agent API (desktop only). */
@@ -371,6 +372,7 @@ export type CoreEvent =
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
   | { type: "conversation_updated"; conversation: Conversation }
   | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }
+  | { type: "search_index"; state: "building" | "ready" | "off"; done: number; total: number; bytes: number }
   | { type: "hub_status"; status: HubStatus; detail: string | null }
   | { type: "approval_requested"; request: ApprovalRequest }
   | { type: "approval_resolved"; request: ApprovalRequest }
@@ -723,6 +725,27 @@ impl WasmMessageProcessor {
     #[wasm_bindgen(js_name = hubClosed)]
     pub fn hub_closed(&self, socket: u32, why: &str) {
         self.core.hub_closed(u64::from(socket), why);
+    }
+
+    /// Starts building the vault's search index in the background (after `initialize`);
+    /// progress arrives as `search_index` events.
+    #[wasm_bindgen(js_name = startSearchIndex)]
+    pub fn start_search_index(&self) {
+        self.core.start_search_index();
+    }
+
+    /// A note or folder was created, modified, deleted or renamed (`kind`): the search index
+    /// repairs itself before its next answer. A rename is reported for both paths.
+    #[wasm_bindgen(js_name = vaultChanged)]
+    pub fn vault_changed(&self, path: &str, kind: &str) {
+        self.core.vault_changed(path, kind);
+    }
+
+    /// The search index: `{state, notes, bytes}` (its size in wasm memory, about).
+    #[wasm_bindgen(getter, js_name = searchIndexStatus, unchecked_return_type = "{ state: string; notes: number; bytes: number }")]
+    pub fn search_index_status(&self) -> JsValue {
+        let (state, notes, bytes) = self.core.search_index_status();
+        to_js(&serde_json::json!({"state": state, "notes": notes, "bytes": bytes}))
     }
 
     /// The hub connection's status: `{status, detail?}`.

@@ -189,6 +189,7 @@ export class CoreRuntime {
     // Checked by the core just now: connect the integrations it accepted.
     this.links.configureMcp(settings);
     await this.processor.initialize();
+    this.processor.startSearchIndex();
     this.apiReady = true;
     void this.configureApi();
     performance.mark("smarthole:initialized");
@@ -200,6 +201,11 @@ export class CoreRuntime {
   }
 
   /** Runs a call on the core; a trap starts a rebuild and the error is rethrown. */
+  /** A vault event, for the core's search index. */
+  vaultChanged(path: string, kind: string): void {
+    if (this.processor) this.call((p) => p.vaultChanged(path, kind));
+  }
+
   private call<T>(fn: (p: MessageProcessor) => T): T {
     if (!this.processor) throw new Error("the core is not ready yet");
     try {

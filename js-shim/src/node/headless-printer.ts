@@ -7,6 +7,7 @@
 // sequence, nor start a line that looks like one of the printer's.
 import type { ApprovalDecision, ApprovalRequest, CoreEvent, LogLevel, ProcessResult, ProposedChange } from "smarthole-core";
 import { terminalSafe } from "./terminal-text.ts";
+import { searchIndexLine } from "../ui/chat-text.ts";
 
 /** One line's worth of outside text. */
 const line = (text: string | null | undefined): string => terminalSafe(text ?? "");
@@ -65,6 +66,9 @@ export class EventPrinter {
         break;
       case "notice":
         process.stderr.write(`\n[${event.level}] ${lines(event.text)}\n`);
+        break;
+      case "search_index":
+        if (event.state !== "building" || event.done === 0) process.stderr.write(`[${searchIndexLine(event)}]\n`);
         break;
       case "hub_status":
         process.stderr.write(`[hub ${event.status}${event.detail ? `: ${line(event.detail)}` : ""}]\n`);

@@ -83,6 +83,9 @@ async function start(options: HeadlessOptions, printer: EventPrinter) {
   process.on("SIGTERM", () => shutdown(0));
   if (options.statsMs > 0) printStats(core, options.statsMs);
   await processor.initialize();
+  // The search index builds in the background; the folder watcher keeps it current.
+  processor.startSearchIndex();
+  host.watchVault((relative, kind) => processor.vaultChanged(relative, kind));
   const pending = await processor.reprocessPending();
   if (pending.results.length > 0 || pending.movedToFailed.length > 0) {
     process.stderr.write(`[finished ${pending.results.length} message(s) left by an earlier run]\n`);

@@ -1,6 +1,6 @@
 // The core and its Node host as a library, for benchmarks and tools that drive the processor
 // in-process (the headless command is the same pieces behind a CLI).
-export { loadCore } from "../core/load.ts";
+export { loadCore, newCore, wasmMemoryBytes } from "../core/load.ts";
 export { NodeHost } from "./node-host.ts";
 export { NodeVault } from "./node-vault.ts";
 export type { NodeHostOptions } from "./node-host.ts";

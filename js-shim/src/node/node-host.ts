@@ -121,6 +121,11 @@ export class NodeHost implements CoreHost {
     }
   }
 
+  /** The vault's changes, for the core's search index (`vaultChanged`). */
+  watchVault(changed: (relative: string, kind: string) => void): () => void {
+    return this.vault.watch(changed);
+  }
+
   vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {
     return this.vault.vaultList(followLinkedFolders);
   }

@@ -13,7 +13,7 @@
 //
 // Differences from Obsidian: moving a note does not rewrite links to it, and there is no editor,
 // so no active note.
-import { constants } from "node:fs";
+import { constants, watch } from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import path from "node:path";
@@ -163,6 +163,25 @@ export class NodeVault implements VaultIO {
     }
     for (const dir of this.followed) out = out.split(dir).join("<linked folder>");
     return out;
+  }
+
+  /** Reports each change under the vault (hidden folders left out) to the core's search index:
+   * a recursive fs.watch where the platform has one, else a tick every 5 s that makes the core
+   * list the vault again before its next search. Returns what stops it. */
+  watch(changed: (relative: string, kind: string) => void): () => void {
+    try {
+      const watcher = watch(this.root, { recursive: true }, (kind, name) => {
+        const relative = name ? String(name).split(path.sep).join("/") : "";
+        if (!relative.split("/").some((part) => part.startsWith("."))) changed(relative, kind);
+      });
+      watcher.on("error", () => watcher.close());
+      watcher.unref();
+      return () => watcher.close();
+    } catch {
+      const timer = setInterval(() => changed("", "poll"), 5_000);
+      timer.unref();
+      return () => clearInterval(timer);
+    }
   }
 
   vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {

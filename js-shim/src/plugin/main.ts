@@ -1,6 +1,6 @@
 // SmartHole Agent for Obsidian. `onload` only registers; the core starts once the workspace is
 // ready; `onunload` stops everything (the request in flight, the hub socket, timers).
-import { Notice, Platform, Plugin } from "obsidian";
+import { Notice, Platform, Plugin, type TAbstractFile } from "obsidian";
 import type { CoreSettings, HubStatus, LogLevel } from "smarthole-core";
 import { CoreRuntime } from "../core/runtime.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
@@ -8,6 +8,7 @@ import { ChatView, VIEW_TYPE } from "./chat-view.ts";
 import { ObsidianIO } from "./obsidian-io.ts";
 import { ObsidianVault } from "./obsidian-vault.ts";
 import { SmartHoleSettingTab } from "./settings-tab.ts";
+import { searchIndexLine } from "../ui/chat-text.ts";
 import { DownloadConfigModal } from "./agent-api-setting.ts";
 import { cleanSaved, coreSettings, type SavedSettings } from "./settings.ts";
 
@@ -26,6 +27,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
   private aside: Record<string, unknown> = {};
   runtime!: CoreRuntime;
   private statusEl: HTMLElement | null = null;
+  private indexEl: HTMLElement | null = null;
   /** Notices for approvals asked while the chat was closed, by request id. */
   private readonly approvalNotices = new Map<string, Notice>();
 
@@ -62,7 +64,11 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.statusEl.setText(STATUS_TEXT.disconnected);
     this.register(
       this.runtime.subscribe((event) => {
-        if (event.type === "hub_status") {
+        if (event.type === "search_index") {
+          // One line while the index builds; nothing once it is ready.
+          this.indexEl ??= this.addStatusBarItem();
+          this.indexEl.setText(event.state === "building" ? searchIndexLine(event) : "");
+        } else if (event.type === "hub_status") {
           this.statusEl?.setText(STATUS_TEXT[event.status]);
           this.statusEl?.setAttribute("aria-label", event.detail ?? STATUS_TEXT[event.status]);
         } else if (event.type === "approval_requested" && this.app.workspace.getLeavesOfType(VIEW_TYPE).length === 0) {
@@ -83,6 +89,17 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.registerDomEvent(window, "error", (event) => this.runtime.reportError(event.error));
     this.registerDomEvent(window, "unhandledrejection", (event) => this.runtime.reportError(event.reason));
     this.app.workspace.onLayoutReady(() => void this.startCore());
+    // The search index follows the vault's changes (a rename is a change at both paths).
+    const changed = (kind: string) => (file: TAbstractFile) => this.runtime.vaultChanged(file.path, kind);
+    this.registerEvent(this.app.vault.on("create", changed("create")));
+    this.registerEvent(this.app.vault.on("modify", changed("modify")));
+    this.registerEvent(this.app.vault.on("delete", changed("delete")));
+    this.registerEvent(
+      this.app.vault.on("rename", (file, oldPath) => {
+        this.runtime.vaultChanged(oldPath, "rename");
+        this.runtime.vaultChanged(file.path, "rename");
+      }),
+    );
   }
 
   override onunload(): void {

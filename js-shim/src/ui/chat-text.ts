@@ -1,5 +1,6 @@
 // The chat panel's words for what the core reports: an approval's outcome (from its settle
-// reason), a schedule, where a message came from, a tool call and a change to a note. Plain
+// reason), a schedule, where a message came from, a tool call, a change to a note and the search
+// index's progress. Plain
 // functions, no DOM.
 import type { ApprovalRequest, MessageSource, ProposedChange, Schedule, UndoReport } from "smarthole-core";
 
@@ -134,4 +135,12 @@ export function undoWords(report: UndoReport): string {
   if (report.restored.length > 0) parts.push(`Undone: ${report.restored.join(", ")}.`);
   for (const refused of report.refused) parts.push(`Not undone: ${refused.path} (${refused.reason}).`);
   return parts.join(" ") || "Nothing left to undo.";
+}
+
+/** The search index's state in one line (the status bar's words too). */
+export function searchIndexLine(event: { state: string; done: number; total: number; bytes: number }): string {
+  const mb = (event.bytes / 1048576).toFixed(1);
+  if (event.state === "building") return `Indexing the vault: ${event.done.toLocaleString("en")} of ${event.total.toLocaleString("en")} notes`;
+  if (event.state === "ready") return `Search index ready: ${event.total.toLocaleString("en")} notes, ${mb} MB`;
+  return "Search index off (searches scan the vault)";
 }

@@ -140,6 +140,16 @@ class Vault {
   full(p) {
     return path.join(this.base, p);
   }
+  /** Obsidian's Events API: handlers by name ("create", "modify", "delete", "rename"); the stub
+   * fires none itself, a test can through `trigger`. */
+  on(name, callback) {
+    this.handlers ??= {};
+    (this.handlers[name] ??= []).push(callback);
+    return { name, callback };
+  }
+  trigger(name, ...args) {
+    for (const callback of this.handlers?.[name] ?? []) callback(...args);
+  }
   getAllLoadedFiles() {
     const out = [new TFolder(this, "/")];
     const walk = (dir, prefix) => {

@@ -1,0 +1,225 @@
+// Search on big vaults (issue 18, DESIGN.md §6: search p50 < 20 ms at 100,000 notes, at least 10x
+// faster than the scan, the index built within 5x of the scan): generated vaults of 1,000 and
+// 10,000 notes (and 100,000 with SEARCH_BENCH_100K=1), cached under target/bench-vaults/. For
+// each: the index's build time, warm search_files p50/p99 and list_files p50 (tool started →
+// finished, through turns on NodeHost), one search with the index off (today's scan), the
+// restart with the persisted index, the wasm memory, and ripgrep (else grep -r) on the same
+// folder in the same run. Reported, never asserted. Alone: `node bench/search.mjs` (after
+// `make build`) prints the numbers and splices its section into docs/BENCHMARKS.md.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { execSync } from "node:child_process";
+import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const round = (x) => Number(x.toFixed(1));
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const PLANTED = "quasarflux";
+
+/** A seeded generator: the same vault every run. */
+function random(seed) {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 4294967296);
+}
+
+/** A vault of `notes` notes of about 2 KB (a Zipf-like vocabulary of 20,000 words), 100 folders,
+ * five notes with the planted word; generated once and kept under target/bench-vaults/. */
+function vault(notes) {
+  const dir = path.join(ROOT, `target/bench-vaults/n${notes}`);
+  if (existsSync(path.join(dir, ".generated"))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  const next = random(notes);
+  const syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "qu", "den", "tor", "lin", "mar"];
+  const vocabulary = Array.from({ length: 20_000 }, (_, i) => {
+    let w = "";
+    for (let n = i + 1; n > 0; n = Math.floor(n / 15)) w += syllables[n % 15];
+    return w;
+  });
+  const word = () => vocabulary[Math.floor(vocabulary.length * next() ** 3)];
+  for (let f = 0; f < 100; f++) mkdirSync(path.join(dir, `folder-${f}`), { recursive: true });
+  for (let i = 0; i < notes; i++) {
+    const lines = [`# Note ${i}`];
+    for (let l = 0; l < 30; l++) lines.push(Array.from({ length: 10 }, word).join(" "));
+    if (i % Math.floor(notes / 5) === 7) lines.push(`the ${PLANTED} was planted here`);
+    writeFileSync(path.join(dir, `folder-${i % 100}/note-${i}.md`), lines.join("\n") + "\n");
+  }
+  writeFileSync(path.join(dir, ".generated"), "");
+  return dir;
+}
+
+/** Tool calls through turns on one processor, timed from tool_started to tool_finished. */
+async function harness(core, NodeHost, dir, settings, dataDir) {
+  const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
+  const marks = {};
+  let ready;
+  const indexReady = new Promise((resolve) => (ready = resolve));
+  const host = new NodeHost(dataDir, {
+    onEvent: (event) => {
+      if (event.type === "tool_started") marks.started = performance.now();
+      if (event.type === "tool_finished") (marks.finished = performance.now()), (marks.output = event.output);
+      if (event.type === "search_index" && event.state !== "building") ready(event);
+    },
+  });
+  // The vault is the parent of the data folder for NodeHost; point it at the generated one.
+  const processor = new core.MessageProcessor(host, { baseUrl: server.url, model: "bench", apiKey: "k", ...settings });
+  await processor.initialize();
+  let n = 0;
+  const call = async (name, input) => {
+    server.enqueue({ kind: "tool_use", tools: [{ id: "t", name, input }] }, { kind: "text", text: "done" });
+    const result = await processor.process({ id: `s-${n++}-${Date.now()}`, text: "go", source: "direct" });
+    if (!result.success) throw new Error(result.error);
+    return { ms: marks.finished - marks.started, output: marks.output };
+  };
+  return { processor, call, indexReady, close: async () => (processor.free(), await server.close()) };
+}
+
+const QUERIES = [
+  { query: PLANTED },
+  { query: "kalo" },
+  { query: "mika" },
+  { query: "the quasarflux was" },
+  { query: "quasar\\w+ was", regex: true },
+  { query: "Note 17", case_sensitive: true },
+];
+
+/** Seconds ripgrep (or grep -r) takes to find the planted word in the folder. */
+function ripgrep(dir) {
+  let tool = "rg";
+  try {
+    execSync("rg --version", { stdio: "ignore" });
+  } catch {
+    tool = "grep -r";
+  }
+  const started = performance.now();
+  execSync(tool === "rg" ? `rg -l ${PLANTED} ${dir} || true` : `grep -rl ${PLANTED} ${dir} || true`, { stdio: "ignore" });
+  return { tool, ms: round(performance.now() - started) };
+}
+
+async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
+  const dir = vault(notes);
+  const dataDir = path.join(dir, ".smarthole");
+  rmSync(dataDir, { recursive: true, force: true });
+  const out = { notes };
+  const grep = ripgrep(dir);
+  out.grep_tool = grep.tool;
+  out.grep_ms = grep.ms;
+
+  // Today's scan: the index off.
+  const scanCore = await newCore();
+  const scan = await harness(scanCore, NodeHost, dir, { searchIndexMaxMb: 0 }, dataDir);
+  const scanned = await scan.call("search_files", { query: PLANTED });
+  out.scan_search_ms = round(scanned.ms);
+  out.scan_complete = !/stopped after/.test(scanned.output);
+  await scan.close();
+
+  // The first build.
+  const core = await newCore();
+  const started = performance.now();
+  const h = await harness(core, NodeHost, dir, {}, dataDir);
+  h.processor.startSearchIndex();
+  const ready = await h.indexReady;
+  out.build_ms = round(performance.now() - started);
+  out.index_mb = round(ready.bytes / 1048576);
+  const samples = [];
+  for (let round_ = 0; round_ < 5; round_++) {
+    for (const q of QUERIES) {
+      const r = await h.call("search_files", q);
+      if (/full scan/.test(r.output)) throw new Error("the index was not used");
+      samples.push(r.ms);
+    }
+  }
+  samples.sort((a, b) => a - b);
+  out.search_p50_ms = round(quantile(samples, 0.5));
+  out.search_p99_ms = round(quantile(samples, 0.99));
+  const planted = await h.call("search_files", { query: PLANTED });
+  out.planted_found = Number(/^(\d+) notes match/.exec(planted.output)?.[1] ?? 0);
+  const lists = [];
+  for (let i = 0; i < 15; i++) lists.push((await h.call("list_files", i % 2 ? { glob: "folder-1*/**" } : {})).ms);
+  lists.sort((a, b) => a - b);
+  out.list_p50_ms = round(quantile(lists, 0.5));
+  out.wasm_mb = round(wasmMemoryBytes(core) / 1048576);
+  await h.close();
+
+  // A restart: the persisted index loaded and checked against the vault's listing.
+  const again = await newCore();
+  const restarted = performance.now();
+  const r = await harness(again, NodeHost, dir, {}, dataDir);
+  r.processor.startSearchIndex();
+  await r.indexReady;
+  out.restart_ms = round(performance.now() - restarted);
+  await r.close();
+  void loadCore;
+  return out;
+}
+
+export async function searchBenchmarks() {
+  const api = await import(path.join(ROOT, "js-shim/dist/node.js"));
+  const sizes = [1_000, 10_000, ...(process.env.SEARCH_BENCH_100K ? [100_000] : [])];
+  const rows = [];
+  for (const n of sizes) {
+    const row = await one(n, api);
+    console.log(JSON.stringify(row));
+    rows.push(row);
+  }
+  return { search_index: rows };
+}
+
+/** What the numbers say against the goals (kept with the table; measured 2026-11-23, 2 shared
+ * cores, grep -r as ripgrep is not installed). */
+const SEARCH_NOTES = `
+Against DESIGN.md §6 (measured on 2026-11-23, 2 cores shared with other work): at 1,000 notes the
+warm search p50 is 45x faster than the scan and under 20 ms; at 10,000, 68x faster (70 ms); at
+100,000, 19x faster (0.6 s against the scan's 12 s) — **the 20 ms p50 goal at 100,000 notes is not
+met**. The build is within 5x of the scan at 10,000 (4.5x) but not at 100,000 (34x, 411 s), and the
+restart at 100,000 (111 s) is dominated by parsing the 400 MB text form. Where the time goes, for the next step: common words (9,994 of 10,000 notes match) build and
+rank a hit per note; each search walks every listed entry; the build yields to the event loop
+every 16 ms and reads each note through the host; the persisted form is text (the host's file API
+writes strings) and is parsed whole. The index holds about 4 KB per 2 KB note (terms with
+positions); \`searchIndexMaxMb\` (default 512) drops it past its ceiling.
+`;
+
+export function searchSection(results) {
+  const rows = (results.search_index ?? [])
+    .map(
+      (r) =>
+        `| ${r.notes.toLocaleString("en")} | ${r.search_p50_ms} / ${r.search_p99_ms} ms | ${r.list_p50_ms} ms | ${r.build_ms} ms | ${r.restart_ms} ms | ${r.index_mb} MB / ${r.wasm_mb} MB | ${r.scan_search_ms} ms${r.scan_complete ? "" : " (cut at 10 s)"} | ${r.grep_ms} ms (${r.grep_tool}) | ${r.planted_found} |`,
+    )
+    .join("\n");
+  return `
+## Search on big vaults (issue 18)
+
+\`node bench/search.mjs\` (part of \`make bench\`; \`SEARCH_BENCH_100K=1\` adds the 100,000-note vault).
+Generated vaults (about 2 KB a note, 100 folders, a Zipf-like 20,000-word vocabulary, five notes with
+a planted word) under \`target/bench-vaults/\`. Search and listing: tool started → finished through
+turns on NodeHost, warm, 30 searches (planted word, common words, a phrase, a regex, a
+case-sensitive query). Build: \`startSearchIndex\` → \`ready\` with no persisted index; restart: a fresh
+core loading \`.smarthole/search-index.txt\` and checking it against the listing. Scan: one
+\`search_files\` with \`searchIndexMaxMb: 0\` (today's path). Memory: the index's own estimate / the
+wasm linear memory.
+
+| notes | search p50 / p99 | list_files p50 | index build | restart with index | index / wasm memory | scan (index off) | ripgrep | planted found |
+|---|---|---|---|---|---|---|---|---|
+${rows}
+${SEARCH_NOTES}`;
+}
+
+/** Replaces (or appends) this section in docs/BENCHMARKS.md, before the sections that follow it. */
+export function spliceSearch(markdown, section) {
+  const start = markdown.indexOf("\n## Search on big vaults (issue 18)\n");
+  if (start >= 0) {
+    const next = markdown.indexOf("\n## ", start + 1);
+    return markdown.slice(0, start) + section + (next >= 0 ? markdown.slice(next) : "");
+  }
+  const soak = markdown.indexOf("\n## Soak\n");
+  return soak >= 0 ? markdown.slice(0, soak) + section + markdown.slice(soak) : markdown + section;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const results = await searchBenchmarks();
+  const doc = path.join(ROOT, "docs/BENCHMARKS.md");
+  writeFileSync(doc, spliceSearch(readFileSync(doc, "utf8"), searchSection(results)));
+  console.log("spliced the search section into docs/BENCHMARKS.md");
+  process.exit(0);
+}

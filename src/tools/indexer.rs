@@ -1,0 +1,265 @@
+//! The search index as the note tools use it: built in the background after start (or at the
+//! first search), a slice of notes at a time so messages are never blocked; kept current by the
+//! host's vault events (`vault_changed`: the next search or listing first lists the vault again
+//! and re-reads only the notes whose size or modification time changed — the same repair that
+//! runs at start against the persisted index); persisted in `.smarthole/search-index.txt` (a
+//! damaged file is rebuilt, never trusted); its progress and size reported as `Event::SearchIndex`.
+//! The data structure itself is `vault::index`.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use super::budget::Budget;
+use crate::event::Event;
+use crate::host::Host;
+use crate::host_types::LogLevel;
+use crate::lean::fold_case;
+use crate::settings::Settings;
+use crate::vault::index::Index;
+use crate::vault::path::{is_protected, protected_folders};
+use crate::vault::real::listable;
+use crate::vault::VaultEntry;
+
+/// Where the index is kept, in the plugin's data folder.
+pub(crate) const INDEX_FILE: &str = "search-index.txt";
+/// File types the index holds (what `search_files` reads).
+pub(crate) const SEARCHABLE: [&str; 3] = [".md", ".markdown", ".txt"];
+/// Notes read between two progress events.
+const PROGRESS_EVERY: usize = 500;
+
+/// Where the index stands.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Phase {
+    /// Not started.
+    Idle,
+    /// The first build is under way: notes done of total.
+    Building(usize, usize),
+    /// Answers searches.
+    Ready,
+    /// Given up (too large for its ceiling, or the vault could not be listed): searches scan.
+    Off(String),
+}
+
+/// The vault's listing as the tools see it (protected folders left out), with each path folded
+/// once, for whom it was made.
+pub(crate) struct Listing {
+    pub(crate) entries: Vec<VaultEntry>,
+    pub(crate) folded: Vec<String>,
+    follow: bool,
+    protected: Vec<String>,
+}
+
+/// The index, its listing and its state.
+#[derive(Default)]
+pub(crate) struct SearchIndex {
+    index: RefCell<Index>,
+    listing: RefCell<Option<Rc<Listing>>>,
+    phase: RefCell<Option<Phase>>,
+    /// Bumped by every vault event: a listing older than it is stale.
+    generation: Cell<u64>,
+    /// Paths named by vault events since the last sync: read again even when their size and
+    /// modification time look the same (an edit within the same millisecond).
+    touched: RefCell<std::collections::HashSet<String>>,
+    listed_at: Cell<u64>,
+    /// The persisted file was looked at.
+    loaded: Cell<bool>,
+    /// Changed since last written.
+    unsaved: Cell<bool>,
+    /// One sync at a time.
+    work: futures::lock::Mutex<()>,
+}
+
+/// Whether a listed entry is a note the index holds (and `search_files` reads).
+pub(crate) fn searchable(entry: &VaultEntry, folded: &str) -> bool {
+    !entry.is_folder && entry.real_path.is_none() && SEARCHABLE.iter().any(|ext| folded.ends_with(ext))
+}
+
+impl SearchIndex {
+    /// Where it stands.
+    pub(crate) fn phase(&self) -> Phase {
+        self.phase.borrow().clone().unwrap_or(Phase::Idle)
+    }
+
+    /// Marks it as started; returns whether it was idle (the caller then runs [`Self::build`]).
+    pub(crate) fn claim_start(&self) -> bool {
+        let mut phase = self.phase.borrow_mut();
+        if phase.is_some() {
+            return false;
+        }
+        *phase = Some(Phase::Building(0, 0));
+        true
+    }
+
+    /// A note or folder was created, changed, deleted or renamed (a host event): the next use
+    /// lists the vault again and re-reads what changed.
+    pub(crate) fn changed(&self, path: Option<&str>) {
+        self.generation.set(self.generation.get() + 1);
+        if let Some(path) = path {
+            self.touched.borrow_mut().insert(path.to_owned());
+        }
+    }
+
+    /// The index's size in memory, about.
+    pub(crate) fn bytes(&self) -> usize {
+        self.index.borrow().bytes()
+    }
+
+    /// Runs with the index (borrowed: no awaiting inside).
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&Index) -> T) -> T {
+        f(&self.index.borrow())
+    }
+
+    fn emit<H: Host>(&self, host: &H, state: &str, done: usize, total: usize) {
+        host.emit(&Event::SearchIndex { state: state.to_owned(), done, total, bytes: self.bytes() as u64 });
+    }
+
+    /// The first build: loads the persisted index, repairs it against the vault (or builds it),
+    /// reports progress, then writes it back.
+    pub(crate) async fn build<H: Host>(&self, host: &H, settings: &Settings) {
+        match self.sync(host, settings, true).await {
+            Ok(()) => {
+                *self.phase.borrow_mut() = Some(Phase::Ready);
+                let n = self.index.borrow().len();
+                self.emit(host, "ready", n, n);
+                self.save(host).await;
+            }
+            Err(why) => {
+                host.log(LogLevel::Warn, &format!("search index off: {why}"));
+                *self.phase.borrow_mut() = Some(Phase::Off(why));
+                self.emit(host, "off", 0, 0);
+            }
+        }
+    }
+
+    /// The listing to answer from, brought up to date first (vault events since the last one,
+    /// changed settings); `None` while the index is not ready (the caller scans).
+    pub(crate) async fn current<H: Host>(&self, host: &H, settings: &Settings) -> Option<Rc<Listing>> {
+        if self.phase() != Phase::Ready {
+            return None;
+        }
+        let fresh = self
+            .listing
+            .borrow()
+            .as_ref()
+            .filter(|l| {
+                self.listed_at.get() == self.generation.get()
+                    && l.follow == settings.follow_linked_folders
+                    && l.protected == settings.protected_folders
+            })
+            .cloned();
+        if fresh.is_some() {
+            return fresh;
+        }
+        if let Err(why) = self.sync(host, settings, false).await {
+            host.log(LogLevel::Warn, &format!("search index could not be updated: {why}"));
+            return None;
+        }
+        self.listing.borrow().clone()
+    }
+
+    /// Lists the vault and brings the index level with it: notes gone are dropped, notes new or
+    /// with another size or modification time (re-)read; the rest is kept as indexed.
+    async fn sync<H: Host>(&self, host: &H, settings: &Settings, report: bool) -> Result<(), String> {
+        let _one = self.work.lock().await;
+        if !self.loaded.replace(true) {
+            self.load(host, settings).await;
+        }
+        let generation = self.generation.get();
+        let touched = std::mem::take(&mut *self.touched.borrow_mut());
+        let protected = protected_folders(&settings.protected_folders);
+        let all = host.vault_list(settings.follow_linked_folders).await.map_err(|e| e.to_string())?;
+        let entries: Vec<VaultEntry> =
+            all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect();
+        let folded: Vec<String> = entries.iter().map(|e| fold_case(&e.path)).collect();
+        let notes: Vec<&VaultEntry> = entries
+            .iter()
+            .zip(&folded)
+            .filter(|(e, f)| searchable(e, f) && listable(e, &protected, settings.follow_linked_folders).is_ok())
+            .map(|(e, _)| e)
+            .collect();
+        let stale: Vec<&VaultEntry> = {
+            let mut index = self.index.borrow_mut();
+            let keep: std::collections::HashSet<&str> = notes.iter().map(|e| e.path.as_str()).collect();
+            let gone: Vec<String> =
+                index.docs().filter(|d| !keep.contains(d.path.as_str())).map(|d| d.path.clone()).collect();
+            for path in &gone {
+                index.remove(path);
+            }
+            if !gone.is_empty() {
+                self.unsaved.set(true);
+            }
+            notes
+                .iter()
+                .filter(|e| {
+                    touched.contains(&e.path)
+                        || index
+                            .doc(&e.path)
+                            .is_none_or(|(_, d)| d.size != e.size || d.modified_ms != e.modified_ms || d.unreadable)
+                })
+                .copied()
+                .collect()
+        };
+        let ceiling = u64::from(settings.search_index_max_mb) * 1024 * 1024;
+        let total = stale.len();
+        let mut pace = Budget::unbounded(host);
+        for (done, entry) in stale.iter().enumerate() {
+            pace.pace().await;
+            if report && done % PROGRESS_EVERY == 0 {
+                *self.phase.borrow_mut() = Some(Phase::Building(done, total));
+                self.emit(host, "building", done, total);
+            }
+            let text = host.vault_read(&entry.path).await.ok();
+            self.index.borrow_mut().upsert(&entry.path, entry.size, entry.modified_ms, text.as_deref());
+            self.unsaved.set(true);
+            if done % 256 == 0 && self.bytes() as u64 > ceiling {
+                *self.index.borrow_mut() = Index::default();
+                *self.listing.borrow_mut() = None;
+                return Err(format!(
+                    "the index passed its ceiling of {} MB (searchIndexMaxMb) after {done} of {total} notes",
+                    settings.search_index_max_mb
+                ));
+            }
+        }
+        self.listed_at.set(generation);
+        *self.listing.borrow_mut() = Some(Rc::new(Listing {
+            entries,
+            folded,
+            follow: settings.follow_linked_folders,
+            protected: settings.protected_folders.clone(),
+        }));
+        if total > 0 || report {
+            host.log(LogLevel::Debug, &format!("search index: {total} notes read, {} held", self.index.borrow().len()));
+        }
+        Ok(())
+    }
+
+    /// Reads the persisted index, unless it is larger than the ceiling or damaged (then the
+    /// build starts from nothing, and says so in the log).
+    async fn load<H: Host>(&self, host: &H, settings: &Settings) {
+        let ceiling = u64::from(settings.search_index_max_mb) * 1024 * 1024;
+        match host.file_size(INDEX_FILE).await {
+            Ok(Some(size)) if size <= ceiling.saturating_mul(2) => {}
+            _ => return,
+        }
+        let Ok(Some(text)) = host.read_file(INDEX_FILE).await else { return };
+        match Index::from_text(&text) {
+            Some(index) => *self.index.borrow_mut() = index,
+            None => {
+                host.log(LogLevel::Warn, "the persisted search index is damaged; rebuilding it");
+                self.unsaved.set(true);
+            }
+        }
+    }
+
+    /// Writes the index if it changed since last written.
+    pub(crate) async fn save<H: Host>(&self, host: &H) {
+        if !self.unsaved.replace(false) {
+            return;
+        }
+        let text = self.index.borrow().to_text();
+        if let Err(e) = host.write_file_atomic(INDEX_FILE, &text).await {
+            self.unsaved.set(true);
+            host.log(LogLevel::Warn, &format!("could not write the search index: {e}"));
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! The note tools' common first steps: a path checked as text, the vault's listing without the
+//! protected folders, and a path's real location (apart from `notes.rs` so that `find.rs`, the
+//! search and listing tools, use them without depending on the other note tools).
+
+use super::call::{ToolContext, ToolOutput};
+use crate::host::Host;
+use crate::vault::path::{is_protected, normalize, protected_folders};
+use crate::vault::real::{locate, Access};
+use crate::vault::VaultEntry;
+
+pub(super) type Step<T> = Result<T, ToolOutput>;
+
+pub(super) fn protected<H: Host>(ctx: &ToolContext<'_, H>) -> Vec<String> {
+    protected_folders(&ctx.settings.protected_folders)
+}
+
+/// A checked, normalised path.
+pub(super) fn checked<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<String> {
+    normalize(path, &protected(ctx)).map_err(|e| ToolOutput::error(format!("Path {path:?} refused: {e}.")))
+}
+
+/// The vault's entries outside the protected folders (links and special files included, with
+/// their kind: `vault::real` decides what may be reached).
+pub(super) async fn entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<Vec<VaultEntry>> {
+    let protected = protected(ctx);
+    let all = ctx
+        .host
+        .vault_list(ctx.settings.follow_linked_folders)
+        .await
+        .map_err(|e| ToolOutput::error(format!("Could not list the vault: {e}.")))?;
+    Ok(all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect())
+}
+
+/// Where a checked path really is (links on its way followed), or the refusal the model reads.
+pub(super) fn real<H: Host>(ctx: &ToolContext<'_, H>, path: &str, all: &[VaultEntry], access: Access) -> Step<String> {
+    locate(path, all, &protected(ctx), access, ctx.settings.follow_linked_folders)
+        .map_err(|e| ToolOutput::error(format!("Path {path:?} refused: {e}.")))
+}

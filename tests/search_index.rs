@@ -1,0 +1,251 @@
+//! The search index (issue 18): `search_files` and `list_files` answered from it give what a
+//! brute-force scan of the same vault gives — after any sequence of creates, edits, renames and
+//! deletes (each reported as a host event), and after a restart that loads the persisted index
+//! and repairs it against changes made while the core was not running. A search before the index
+//! is ready scans and says so; a damaged persisted index is rebuilt, never trusted.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use smarthole_agent::testing::FakeHost;
+use smarthole_agent::{Event, MessageProcessor, Settings};
+
+/// The processor answering from the index, once built.
+fn indexed(host: &FakeHost) -> MessageProcessor<FakeHost> {
+    let p = processor_with(host, Settings { protected_folders: vec!["Private".into()], ..settings() });
+    p.start_search_index();
+    for _ in 0..1_000 {
+        if p.search_index_status().0 == "ready" {
+            return p;
+        }
+        host.run_for(50);
+    }
+    panic!("the index was not ready: {:?}", p.search_index_status());
+}
+
+/// The processor that scans every time (the index off): the brute force to compare with.
+fn scanning(host: &FakeHost) -> MessageProcessor<FakeHost> {
+    processor_with(host, Settings { protected_folders: vec!["Private".into()], search_index_max_mb: 0, ..settings() })
+}
+
+/// A tool run directly (the property test's many calls).
+fn quick(host: &FakeHost, p: &MessageProcessor<FakeHost>, name: &str, input: Value) -> String {
+    host.run(p.run_tool(name, &input)).0
+}
+
+fn call(host: &FakeHost, p: &MessageProcessor<FakeHost>, name: &str, input: Value) -> String {
+    let id = format!("m{}", host.requests().len());
+    let (out, _) = tool_call(host, p, &id, name, input);
+    out
+}
+
+/// Every query of the comparison, answered by both processors.
+fn queries() -> Vec<(&'static str, Value)> {
+    vec![
+        ("search_files", json!({"query": "milk"})),
+        ("search_files", json!({"query": "ilk"})),
+        ("search_files", json!({"query": "Garden", "case_sensitive": true})),
+        ("search_files", json!({"query": "oat milk"})),
+        ("search_files", json!({"query": "tea, milk"})),
+        ("search_files", json!({"query": "#tag"})),
+        ("search_files", json!({"query": "garden", "folder": "a"})),
+        ("search_files", json!({"query": "bike", "max_results": 2})),
+        ("search_files", json!({"query": r"gard\w+ (bike|tea)", "regex": true})),
+        ("search_files", json!({"query": r"oat\s+milk", "regex": true})),
+        ("search_files", json!({"query": "^tea", "regex": true, "case_sensitive": true})),
+        ("search_files", json!({"query": "b.ke|zzz", "regex": true})),
+        ("search_files", json!({"query": "note"})),
+        ("list_files", json!({})),
+        ("list_files", json!({"glob": "**/*.md"})),
+        ("list_files", json!({"folder": "a", "limit": 3})),
+    ]
+}
+
+/// Asserts both processors answer every query alike, and that the indexed one used its index.
+fn same_answers(host: &FakeHost, index: &MessageProcessor<FakeHost>, scan: &MessageProcessor<FakeHost>) {
+    for (tool, input) in queries() {
+        let from_index = quick(host, index, tool, input.clone());
+        let from_scan = quick(host, scan, tool, input.clone());
+        assert!(!from_index.contains("full scan"), "{tool} {input} did not use the index: {from_index}");
+        assert_eq!(from_index, from_scan, "{tool} {input}");
+    }
+}
+
+const WORDS: [&str; 10] = ["milk", "Oat", "buttermilk", "garden", "Garden", "bike", "tea", "#tag", "note", "zebra"];
+
+fn text_of(words: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, w) in words.iter().enumerate() {
+        out.push_str(WORDS[*w as usize % WORDS.len()]);
+        out.push_str(match i % 5 {
+            4 => "\n",
+            2 => ", ",
+            _ => " ",
+        });
+    }
+    out
+}
+
+const FOLDERS: [&str; 3] = ["", "a/", "a/b/"];
+
+fn path_of(n: u8) -> String {
+    format!("{}note {}.md", FOLDERS[n as usize % 3], n % 12)
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Write(u8, Vec<u8>),
+    Rename(u8, u8),
+    Delete(u8),
+    /// A change while the core is not running (no event): repaired at the next start.
+    Restart(u8, Vec<u8>),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let words = || proptest::collection::vec(0u8..10, 0..14);
+    prop_oneof![
+        4 => (any::<u8>(), words()).prop_map(|(n, w)| Op::Write(n, w)),
+        2 => (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Op::Rename(a, b)),
+        2 => any::<u8>().prop_map(Op::Delete),
+        1 => (any::<u8>(), words()).prop_map(|(n, w)| Op::Restart(n, w)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_index_answers_what_a_scan_answers(
+        start in proptest::collection::vec((any::<u8>(), proptest::collection::vec(0u8..10, 0..20)), 1..8),
+        ops in proptest::collection::vec(op(), 1..8),
+    ) {
+        let host = FakeHost::new();
+        host.put_note("Private/secret.md", "milk garden");
+        for (n, words) in &start {
+            host.put_note(&path_of(*n), &text_of(words));
+            host.advance(1_000);
+        }
+        let mut index = indexed(&host);
+        let scan = scanning(&host);
+        same_answers(&host, &index, &scan);
+        for op in ops {
+            host.advance(1_000);
+            match op {
+                Op::Write(n, words) => {
+                    host.put_note(&path_of(n), &text_of(&words));
+                    index.vault_changed(&path_of(n), "modify");
+                }
+                Op::Rename(a, b) => {
+                    if host.rename_note(&path_of(a), &path_of(b)) {
+                        index.vault_changed(&path_of(a), "rename");
+                        index.vault_changed(&path_of(b), "rename");
+                    }
+                }
+                Op::Delete(n) => {
+                    if host.remove_note(&path_of(n)) {
+                        index.vault_changed(&path_of(n), "delete");
+                    }
+                }
+                Op::Restart(n, words) => {
+                    index.dispose();
+                    drop(index);
+                    host.put_note(&path_of(n), &text_of(&words));
+                    index = indexed(&host);
+                }
+            }
+            same_answers(&host, &index, &scan);
+        }
+    }
+}
+
+#[test]
+fn a_search_before_the_index_is_ready_scans_and_says_so() {
+    let host = FakeHost::new();
+    host.put_note("Garden.md", "garden garden");
+    let p = processor_with(&host, settings());
+    let out = call(&host, &p, "search_files", json!({"query": "garden"}));
+    assert!(out.starts_with("1 notes match"), "{out}");
+    assert!(out.contains("this answer comes from a full scan"), "{out}");
+    // That search started the index in the background; it reports its progress.
+    host.run_for(1_000);
+    assert_eq!(p.search_index_status().0, "ready");
+    let states: Vec<String> = host
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            Event::SearchIndex { state, .. } => Some(state.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(states.first().map(String::as_str), Some("building"), "{states:?}");
+    assert_eq!(states.last().map(String::as_str), Some("ready"), "{states:?}");
+    let out = call(&host, &p, "search_files", json!({"query": "garden"}));
+    assert!(!out.contains("full scan"), "{out}");
+}
+
+#[test]
+fn an_edit_made_by_a_tool_is_found_by_the_next_search() {
+    let host = FakeHost::new();
+    host.put_note("Plan.md", "step one\n");
+    let p = processor_with(
+        &host,
+        Settings { auto_approve_tools: vec!["write_file".into(), "edit_file".into()], ..settings() },
+    );
+    p.start_search_index();
+    host.run_for(1_000);
+    assert!(call(&host, &p, "search_files", json!({"query": "zebra"})).starts_with("No note matches"));
+    call(
+        &host,
+        &p,
+        "edit_file",
+        json!({"path": "Plan.md", "operation": "replace", "old_text": "one", "new_text": "zebra"}),
+    );
+    call(&host, &p, "write_file", json!({"path": "New.md", "content": "a zebra too"}));
+    let out = call(&host, &p, "search_files", json!({"query": "zebra"}));
+    assert!(out.starts_with("2 notes match") && !out.contains("full scan"), "{out}");
+}
+
+fn read_count(host: &FakeHost) -> Vec<String> {
+    host.logs().into_iter().map(|(_, l)| l).filter(|l| l.starts_with("search index:")).collect()
+}
+
+#[test]
+fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
+    let host = FakeHost::new();
+    for i in 0..30 {
+        host.put_note(&format!("n{i}.md"), &format!("note {i} milk"));
+    }
+    let first = indexed(&host);
+    first.dispose();
+    drop(first);
+    let saved = host.file("search-index.txt").expect("the index is persisted under .smarthole/");
+    assert!(saved.starts_with("smarthole-search-index-1 30 "), "{}", &saved[..40]);
+
+    // A restart with nothing changed reads no note.
+    let second = indexed(&host);
+    assert!(
+        read_count(&host).last().is_some_and(|l| l.starts_with("search index: 0 notes read, 30 held")),
+        "{:?}",
+        read_count(&host)
+    );
+    assert!(call(&host, &second, "search_files", json!({"query": "milk"})).starts_with("30 notes match"));
+    second.dispose();
+    drop(second);
+
+    // Damaged (one term changed, the checksum no longer fits): never trusted, rebuilt.
+    host.put_file("search-index.txt", &saved.replace("milk", "silk"));
+    let third = indexed(&host);
+    assert!(host.logs().iter().any(|(_, l)| l.contains("search index is damaged")));
+    assert!(
+        read_count(&host).last().is_some_and(|l| l.starts_with("search index: 30 notes read")),
+        "{:?}",
+        read_count(&host)
+    );
+    let out = call(&host, &third, "search_files", json!({"query": "silk"}));
+    assert!(out.starts_with("No note matches"), "{out}");
+    assert!(call(&host, &third, "search_files", json!({"query": "milk"})).starts_with("30 notes match"));
+}

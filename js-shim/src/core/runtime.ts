@@ -200,12 +200,12 @@ export class CoreRuntime {
     this.dispatch({ type: "ready" });
   }
 
-  /** Runs a call on the core; a trap starts a rebuild and the error is rethrown. */
   /** A vault event, for the core's search index. */
   vaultChanged(path: string, kind: string): void {
     if (this.processor) this.call((p) => p.vaultChanged(path, kind));
   }
 
+  /** Runs a call on the core; a trap starts a rebuild and the error is rethrown. */
   private call<T>(fn: (p: MessageProcessor) => T): T {
     if (!this.processor) throw new Error("the core is not ready yet");
     try {
@@ -291,25 +291,12 @@ export class CoreRuntime {
     return this.processor ? this.call((p) => p.hubStatus) : { status: "disconnected" };
   }
 
-  conversations(): Promise<Conversation[]> {
-    return this.call((p) => p.conversations());
-  }
-
-  conversationLines(id: string): Promise<HistoryLine[]> {
-    return this.call((p) => p.conversationLines(id));
-  }
-
-  currentConversation(): Promise<Conversation | null> {
-    return this.call((p) => p.currentConversation());
-  }
-
-  newConversation(): Promise<void> {
-    return this.call((p) => p.newConversation());
-  }
-
-  openConversation(id: string): Promise<Conversation> {
-    return this.call((p) => p.openConversation(id));
-  }
+  // The conversations, as the core keeps them.
+  readonly conversations = (): Promise<Conversation[]> => this.call((p) => p.conversations());
+  readonly conversationLines = (id: string): Promise<HistoryLine[]> => this.call((p) => p.conversationLines(id));
+  readonly currentConversation = (): Promise<Conversation | null> => this.call((p) => p.currentConversation());
+  readonly newConversation = (): Promise<void> => this.call((p) => p.newConversation());
+  readonly openConversation = (id: string): Promise<Conversation> => this.call((p) => p.openConversation(id));
 
   /** The day's and the month's usage, for the settings. */
   usageTotals(): Promise<UsageTotals> {
@@ -331,14 +318,9 @@ export class CoreRuntime {
   }
 
   /** What a turn asked and changed, for redrawing its cards. */
-  turnReview(messageId: string): Promise<TurnReview> {
-    return this.call((p) => p.turnReview(messageId));
-  }
-
+  readonly turnReview = (messageId: string): Promise<TurnReview> => this.call((p) => p.turnReview(messageId));
   /** Undoes a turn's changes to the notes, note by note. */
-  undoTurn(messageId: string): Promise<UndoReport> {
-    return this.call((p) => p.undoTurn(messageId));
-  }
+  readonly undoTurn = (messageId: string): Promise<UndoReport> => this.call((p) => p.undoTurn(messageId));
 
   recordSystemLine(text: string): Promise<string> {
     return this.call((p) => p.recordSystemLine(text));

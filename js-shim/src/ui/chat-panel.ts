@@ -109,15 +109,10 @@ export class ChatPanel {
   }
 
   private updateButton(): void {
-    if (!this.backend.ready) {
-      this.button.setText(PREPARING);
-      this.button.disabled = true;
-      this.button.removeClass("smarthole-stop");
-      return;
-    }
-    this.button.disabled = false;
-    this.button.setText(this.busy ? "Stop" : "Send");
-    this.button.toggleClass("smarthole-stop", this.busy);
+    const ready = this.backend.ready;
+    this.button.setText(!ready ? PREPARING : this.busy ? "Stop" : "Send");
+    this.button.disabled = !ready;
+    this.button.toggleClass("smarthole-stop", ready && this.busy);
   }
 
   private async onReady(): Promise<void> {
@@ -177,11 +172,8 @@ export class ChatPanel {
   }
 
   private answer(id: string): AnswerBubble {
-    let bubble = this.answers.get(id);
-    if (!bubble) {
-      bubble = new AnswerBubble(this.messages, id);
-      this.answers.set(id, bubble);
-    }
+    const bubble = this.answers.get(id) ?? new AnswerBubble(this.messages, id);
+    this.answers.set(id, bubble);
     return bubble;
   }
 

@@ -97,6 +97,9 @@ function ripgrep(dir) {
   return { tool, ms: round(performance.now() - started) };
 }
 
+/** The index's ceiling for the benchmark: room for the 100,000-note vault (the default, 64 MB, is not). */
+const INDEXED = { searchIndexMaxMb: 2048 };
+
 async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
   const dir = vault(notes);
   const dataDir = path.join(dir, ".smarthole");
@@ -117,7 +120,7 @@ async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
   // The first build.
   const core = await newCore();
   const started = performance.now();
-  const h = await harness(core, NodeHost, dir, {}, dataDir);
+  const h = await harness(core, NodeHost, dir, INDEXED, dataDir);
   h.processor.startSearchIndex();
   const ready = await h.indexReady;
   out.build_ms = round(performance.now() - started);
@@ -145,7 +148,7 @@ async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
   // A restart: the persisted index loaded and checked against the vault's listing.
   const again = await newCore();
   const restarted = performance.now();
-  const r = await harness(again, NodeHost, dir, {}, dataDir);
+  const r = await harness(again, NodeHost, dir, INDEXED, dataDir);
   r.processor.startSearchIndex();
   await r.indexReady;
   out.restart_ms = round(performance.now() - restarted);
@@ -177,7 +180,8 @@ restart at 100,000 (111 s) is dominated by parsing the 400 MB text form. Where t
 rank a hit per note; each search walks every listed entry; the build yields to the event loop
 every 16 ms and reads each note through the host; the persisted form is text (the host's file API
 writes strings) and is parsed whole. The index holds about 4 KB per 2 KB note (terms with
-positions); \`searchIndexMaxMb\` (default 512) drops it past its ceiling.
+positions); \`searchIndexMaxMb\` (default 64 MB: a 100,000-note index in a wasm memory that never shrinks is too much
+to take by default; this benchmark sets 2,048) drops it past its ceiling, for the session.
 `;
 
 export function searchSection(results) {

@@ -119,6 +119,11 @@ for the answer. Send notes or requests for the vault agent with POST /messages."
 /// Shortest agent API token the core accepts (the plugin generates 64 hex digits).
 pub(crate) const MIN_API_TOKEN_LEN: usize = 32;
 
+/// The search index's default ceiling: a 10,000-note vault's index (about 42 MB) fits; a larger
+/// vault is searched by scanning rather than growing the wasm memory (which never shrinks) by
+/// hundreds of MB — on a phone too.
+const DEFAULT_SEARCH_INDEX_MB: u32 = 64;
+
 /// Whether a name fits in a URL path and a tool name: 1 to 32 letters, digits, - or _.
 fn is_simple_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= 32 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
@@ -222,7 +227,7 @@ impl Default for Settings {
             protected_folders: Vec::new(),
             auto_approve_tools: Vec::new(),
             follow_linked_folders: false,
-            search_index_max_mb: 512,
+            search_index_max_mb: DEFAULT_SEARCH_INDEX_MB,
             mcp_servers: Vec::new(),
             agent_api_enabled: false,
             agent_api_port: 8090,

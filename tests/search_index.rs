@@ -249,3 +249,32 @@ fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
     assert!(out.starts_with("No note matches"), "{out}");
     assert!(call(&host, &third, "search_files", json!({"query": "milk"})).starts_with("30 notes match"));
 }
+
+#[test]
+fn an_index_that_outgrows_its_ceiling_is_off_for_the_session_not_rebuilt_at_every_search() {
+    let host = FakeHost::new();
+    let text = |i: usize| (0..300).map(|w| format!("word{}x{i} ", w * 7 + i)).collect::<String>();
+    for i in 0..20 {
+        host.put_note(&format!("a{i}.md"), &text(i));
+    }
+    let p = processor_with(&host, Settings { search_index_max_mb: 1, ..settings() });
+    p.start_search_index();
+    host.run_for(1_000);
+    assert_eq!(p.search_index_status().0, "ready");
+    // The vault grows past what 1 MB of index holds.
+    for i in 20..600 {
+        host.put_note(&format!("b{i}.md"), &text(i));
+        p.vault_changed(&format!("b{i}.md"), "create");
+    }
+    let out = call(&host, &p, "search_files", json!({"query": "word1x1"}));
+    assert!(out.contains("full scan"), "{out}");
+    assert!(
+        p.search_index_status().0.starts_with("off: the index passed its ceiling"),
+        "{:?}",
+        p.search_index_status()
+    );
+    let out = call(&host, &p, "search_files", json!({"query": "word1x1"}));
+    assert!(out.starts_with("1 notes match"), "{out}");
+    let tries = host.logs().iter().filter(|(_, l)| l.contains("passed its ceiling")).count();
+    assert_eq!(tries, 1, "the index is not rebuilt at each search");
+}

@@ -152,6 +152,11 @@ impl SearchIndex {
         }
         if let Err(why) = self.sync(host, settings, false).await {
             host.log(LogLevel::Warn, &format!("search index could not be updated: {why}"));
+            // Past its ceiling it was dropped: off for this session, not rebuilt at every search.
+            if self.index.borrow().len() == 0 {
+                *self.phase.borrow_mut() = Some(Phase::Off(why));
+                self.emit(host, "off", 0, 0);
+            }
             return None;
         }
         self.listing.borrow().clone()

@@ -2,10 +2,9 @@
 //! and the result goes first in `.smarthole/retrospection.md` as a dated section.
 
 use crate::host::Host;
-use crate::llm::client::call_with_retry;
-use crate::llm::{ApiMessage, LlmError, MessagesJson, ModelCall, Role, SystemPart};
+use crate::llm::LlmError;
 use crate::settings::Settings;
-use crate::summary::background_settings;
+use crate::summary::background_text;
 
 /// Where retrospections are kept, newest first.
 pub(crate) const RETROSPECTION_PATH: &str = "retrospection.md";
@@ -25,22 +24,8 @@ pub(crate) fn prepend_section(existing: &str, when_iso: &str, title: &str, conte
 
 /// Asks the model to reflect on a transcript with the user's retrospection prompt.
 pub(crate) async fn reflect<H: Host>(host: &H, settings: &Settings, transcript: &str) -> Result<String, LlmError> {
-    let call_settings = background_settings(settings, 800);
-    let system = [SystemPart { text: INSTRUCTIONS.to_owned(), cache: false }];
-    let messages = [ApiMessage::user_text(format!(
-        "{}\n\nThe conversation:\n\n{transcript}",
-        settings.retrospection_prompt.trim()
-    ))];
-    let history = MessagesJson::new();
-    let call = ModelCall {
-        system: &system,
-        history: &history,
-        messages: &messages,
-        tools: "",
-        ttl: crate::llm::request::CacheTtl::Off,
-    };
-    let response = call_with_retry(host, &call_settings, call, &mut |_| {}, &mut |_| {}).await?;
-    Ok(ApiMessage { role: Role::Assistant, content: response.content }.text())
+    let prompt = format!("{}\n\nThe conversation:\n\n{transcript}", settings.retrospection_prompt.trim());
+    background_text(host, settings, 800, INSTRUCTIONS, prompt).await
 }
 
 #[cfg(test)]

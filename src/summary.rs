@@ -63,9 +63,22 @@ pub(crate) async fn summarize<H: Host>(
     settings: &Settings,
     transcript: &str,
 ) -> Result<Option<Summary>, LlmError> {
-    let settings = background_settings(settings, 400);
-    let system = [SystemPart { text: INSTRUCTIONS.to_owned(), cache: false }];
-    let messages = [ApiMessage::user_text(format!("The conversation:\n\n{transcript}"))];
+    let text = background_text(host, settings, 400, INSTRUCTIONS, format!("The conversation:\n\n{transcript}")).await?;
+    Ok(parse_summary(&text))
+}
+
+/// One quiet model call outside any conversation (summaries, retrospection): whole answer,
+/// short, no tools, nothing marked for the cache; gives its text.
+pub(crate) async fn background_text<H: Host>(
+    host: &H,
+    settings: &Settings,
+    max_tokens: u32,
+    instructions: &str,
+    prompt: String,
+) -> Result<String, LlmError> {
+    let settings = background_settings(settings, max_tokens);
+    let system = [SystemPart { text: instructions.to_owned(), cache: false }];
+    let messages = [ApiMessage::user_text(prompt)];
     let history = MessagesJson::new();
     let call = ModelCall {
         system: &system,
@@ -75,8 +88,7 @@ pub(crate) async fn summarize<H: Host>(
         ttl: crate::llm::request::CacheTtl::Off,
     };
     let response = call_with_retry(host, &settings, call, &mut |_| {}, &mut |_| {}).await?;
-    let text = ApiMessage { role: crate::llm::Role::Assistant, content: response.content }.text();
-    Ok(parse_summary(&text))
+    Ok(ApiMessage { role: crate::llm::Role::Assistant, content: response.content }.text())
 }
 
 #[cfg(test)]

@@ -6,12 +6,14 @@
 //! match without) and confirmed on the candidate notes' text only, by the same line scan a full
 //! search uses — so both give the same answer.
 
+use std::rc::Rc;
+
 use crate::lean::fold_case;
 
 use super::args::Args;
 use super::budget::{thousands, Budget};
 use super::call::{ToolContext, ToolOutput};
-use super::indexer::{searchable, Phase};
+use super::indexer::{searchable, Listing, Phase};
 use super::note_paths::{checked, entries, protected, real, Step};
 use crate::host::Host;
 use crate::vault::glob::Glob;
@@ -199,17 +201,9 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     let (regex, case_sensitive) = (args.flag("regex"), args.flag("case_sensitive"));
     let matcher = Matcher::new(&query, regex, case_sensitive)
         .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
-    let listing =
-        if ctx.settings.search_index_max_mb == 0 { None } else { ctx.index.current(ctx.host, ctx.settings).await };
-    let listed;
-    let all: &[VaultEntry] = match &listing {
-        Some(l) => &l.entries,
-        None => {
-            (ctx.start_index)();
-            listed = entries(ctx).await?;
-            &listed
-        }
-    };
+    let listing = index_listing(ctx).await;
+    let listed = if listing.is_none() { entries(ctx).await? } else { Vec::new() };
+    let all: &[VaultEntry] = listing.as_ref().map_or(&listed, |l| &l.entries);
     let folder = match args.str("folder") {
         Some(f) => real(ctx, &checked(ctx, f)?, all, Access::Read)?,
         None => String::new(),
@@ -325,17 +319,21 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     Ok(ToolOutput::ok(out))
 }
 
-pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+/// The index's listing, brought up to date, when the index is ready; else `None` (the caller
+/// lists the vault) and the index is started in the background for the next call.
+async fn index_listing<H: Host>(ctx: &ToolContext<'_, H>) -> Option<Rc<Listing>> {
     let listing =
         if ctx.settings.search_index_max_mb == 0 { None } else { ctx.index.current(ctx.host, ctx.settings).await };
-    let listed;
-    let all: &[VaultEntry] = match &listing {
-        Some(l) => &l.entries,
-        None => {
-            listed = entries(ctx).await?;
-            &listed
-        }
-    };
+    if listing.is_none() {
+        (ctx.start_index)();
+    }
+    listing
+}
+
+pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let listing = index_listing(ctx).await;
+    let listed = if listing.is_none() { entries(ctx).await? } else { Vec::new() };
+    let all: &[VaultEntry] = listing.as_ref().map_or(&listed, |l| &l.entries);
     let folder = match args.str("folder") {
         Some(f) => real(ctx, &checked(ctx, f)?, all, Access::Read)?,
         None => String::new(),

@@ -9,6 +9,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
+import { spliceSection } from "./markdown.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const round = (x) => Number(x.toFixed(1));
@@ -149,17 +150,6 @@ Stop during a long search: p50 ${r.hostile_stop_during_search_p50_ms} ms, max ${
 `;
 }
 
-/** Replaces (or appends) this section in docs/BENCHMARKS.md, before the sections that follow it. */
-export function spliceSection(markdown, section) {
-  const start = markdown.indexOf("\n## Hostile tool calls\n");
-  if (start >= 0) {
-    const next = markdown.indexOf("\n## ", start + 1);
-    return markdown.slice(0, start) + section + (next >= 0 ? markdown.slice(next) : "");
-  }
-  const soak = markdown.indexOf("\n## Soak\n");
-  return soak >= 0 ? markdown.slice(0, soak) + section + markdown.slice(soak) : markdown + section;
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const results = await hostileToolBenchmarks();
   console.log(JSON.stringify(results, null, 2));
@@ -173,6 +163,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   writeFileSync(resultsFile, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
   const doc = path.join(ROOT, "docs/BENCHMARKS.md");
-  writeFileSync(doc, spliceSection(readFileSync(doc, "utf8"), hostileToolsSection(results)));
+  writeFileSync(doc, spliceSection(readFileSync(doc, "utf8"), "Hostile tool calls", hostileToolsSection(results)));
   console.log("spliced the hostile tool calls into docs/BENCHMARKS.md");
 }

@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { execSync } from "node:child_process";
 import { startScriptedServer } from "../tests/peers/anthropic-server.mjs";
+import { spliceSection } from "./markdown.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const round = (x) => Number(x.toFixed(1));
@@ -209,21 +210,10 @@ ${rows}
 ${SEARCH_NOTES}`;
 }
 
-/** Replaces (or appends) this section in docs/BENCHMARKS.md, before the sections that follow it. */
-export function spliceSearch(markdown, section) {
-  const start = markdown.indexOf("\n## Search on big vaults (issue 18)\n");
-  if (start >= 0) {
-    const next = markdown.indexOf("\n## ", start + 1);
-    return markdown.slice(0, start) + section + (next >= 0 ? markdown.slice(next) : "");
-  }
-  const soak = markdown.indexOf("\n## Soak\n");
-  return soak >= 0 ? markdown.slice(0, soak) + section + markdown.slice(soak) : markdown + section;
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const results = await searchBenchmarks();
   const doc = path.join(ROOT, "docs/BENCHMARKS.md");
-  writeFileSync(doc, spliceSearch(readFileSync(doc, "utf8"), searchSection(results)));
+  writeFileSync(doc, spliceSection(readFileSync(doc, "utf8"), "Search on big vaults (issue 18)", searchSection(results)));
   console.log("spliced the search section into docs/BENCHMARKS.md");
   process.exit(0);
 }

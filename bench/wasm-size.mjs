@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
+import { spliceSection } from "./markdown.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CARGO_WASM = path.join(ROOT, "target/wasm32-unknown-unknown/release/smarthole_agent.wasm");
@@ -179,17 +180,7 @@ the settings'). What was cut, and what was measured and left (2026-11-23, issue 
 /** Replaces (or adds, before the offline model's section) the section in docs/BENCHMARKS.md. */
 function splice(section) {
   const file = path.join(ROOT, "docs/BENCHMARKS.md");
-  const text = readFileSync(file, "utf8");
-  const start = text.indexOf("\n## What the wasm is made of\n");
-  let out;
-  if (start >= 0) {
-    const next = text.indexOf("\n## ", start + 1);
-    out = text.slice(0, start) + section + (next >= 0 ? text.slice(next) : "");
-  } else {
-    const before = text.indexOf("\n## The offline model\n");
-    out = before >= 0 ? text.slice(0, before) + section + text.slice(before) : text + section;
-  }
-  writeFileSync(file, out);
+  writeFileSync(file, spliceSection(readFileSync(file, "utf8"), "What the wasm is made of", section, "The offline model"));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

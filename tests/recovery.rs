@@ -19,6 +19,19 @@ fn stage(s: Stage) -> impl Fn(&Event) -> bool {
     move |e| matches!(e, Event::Stage { stage, .. } if *stage == s)
 }
 
+/// A hub message "two steps" (id `j`) whose first model call runs `send_message`: the tool runs,
+/// and the app dies as the next model call goes out.
+fn crash_after_the_first_tool(host: &FakeHost) {
+    host.script([Reply::tools("", &[("t1", "send_message", json!({"message": "first step done"}))])]);
+    let model_requests = std::cell::Cell::new(0);
+    crash_at(host, from_hub("j", "two steps"), move |e| {
+        if matches!(e, Event::Stage { stage: Stage::ModelRequest, .. }) {
+            model_requests.set(model_requests.get() + 1);
+        }
+        model_requests.get() == 2
+    });
+}
+
 fn restart(host: &FakeHost) -> smarthole_agent::ReprocessSummary {
     let p = processor(host);
     host.run(p.reprocess_pending()).expect("reprocess")
@@ -188,18 +201,7 @@ fn a_corrupt_inbox_file_goes_to_failed_while_the_others_are_processed() {
 #[test]
 fn a_turn_resumed_after_a_crash_never_runs_a_finished_tool_again() {
     let host = FakeHost::new();
-    host.script([Reply::tools("", &[("t1", "send_message", json!({"message": "first step done"}))])]);
-    // The tool ran; the app dies as the next model call goes out.
-    let p = processor(&host);
-    let mut model_requests = 0;
-    let out = host.run_until(p.process(from_hub("j", "two steps")), move |e| {
-        if matches!(e, Event::Stage { stage: Stage::ModelRequest, .. }) {
-            model_requests += 1;
-        }
-        model_requests == 2
-    });
-    assert!(out.is_none());
-    drop(p);
+    crash_after_the_first_tool(&host);
     assert_eq!(agent_messages(&host).len(), 1);
     host.clear_records();
     host.script([Reply::text("second step done")]);
@@ -269,17 +271,7 @@ fn a_crash_between_recording_an_ending_turn_and_updating_the_index_still_ends_th
 #[test]
 fn a_resumed_turn_repeats_the_message_context_of_its_first_run() {
     let host = FakeHost::new();
-    host.script([Reply::tools("", &[("t1", "send_message", json!({"message": "first step done"}))])]);
-    let p = processor(&host);
-    let mut model_requests = 0;
-    let out = host.run_until(p.process(from_hub("j", "two steps")), move |e| {
-        if matches!(e, Event::Stage { stage: Stage::ModelRequest, .. }) {
-            model_requests += 1;
-        }
-        model_requests == 2
-    });
-    assert!(out.is_none());
-    drop(p);
+    crash_after_the_first_tool(&host);
     let first = host.requests()[0].body.clone();
     let context = message_context(&first);
     assert!(context.starts_with("<context>") && context.contains("Current time"), "{context}");

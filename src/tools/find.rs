@@ -201,13 +201,9 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     let (regex, case_sensitive) = (args.flag("regex"), args.flag("case_sensitive"));
     let matcher = Matcher::new(&query, regex, case_sensitive)
         .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
-    let listing = index_listing(ctx).await;
-    let listed = if listing.is_none() { entries(ctx).await? } else { Vec::new() };
+    let (listing, listed) = vault_entries(ctx).await?;
     let all: &[VaultEntry] = listing.as_ref().map_or(&listed, |l| &l.entries);
-    let folder = match args.str("folder") {
-        Some(f) => real(ctx, &checked(ctx, f)?, all, Access::Read)?,
-        None => String::new(),
-    };
+    let folder = folder_arg(ctx, args, all)?;
     let limit = args.number("max_results").unwrap_or(20).clamp(1, MAX_RESULTS);
     let mut budget = Budget::start(ctx.host);
     let prefix = format!("{}/", fold_case(&folder));
@@ -319,25 +315,30 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     Ok(ToolOutput::ok(out))
 }
 
-/// The index's listing, brought up to date, when the index is ready; else `None` (the caller
-/// lists the vault) and the index is started in the background for the next call.
-async fn index_listing<H: Host>(ctx: &ToolContext<'_, H>) -> Option<Rc<Listing>> {
+/// The vault's entries: the index's listing (brought up to date) when the index is ready, else
+/// the vault listed now — and the index started in the background for the next call.
+async fn vault_entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<(Option<Rc<Listing>>, Vec<VaultEntry>)> {
     let listing =
         if ctx.settings.search_index_max_mb == 0 { None } else { ctx.index.current(ctx.host, ctx.settings).await };
-    if listing.is_none() {
-        (ctx.start_index)();
+    if listing.is_some() {
+        return Ok((listing, Vec::new()));
     }
-    listing
+    (ctx.start_index)();
+    Ok((None, entries(ctx).await?))
+}
+
+/// The `folder` argument as a real vault folder ("" for the whole vault).
+fn folder_arg<H: Host>(ctx: &ToolContext<'_, H>, args: &Args, all: &[VaultEntry]) -> Step<String> {
+    match args.str("folder") {
+        Some(f) => real(ctx, &checked(ctx, f)?, all, Access::Read),
+        None => Ok(String::new()),
+    }
 }
 
 pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let listing = index_listing(ctx).await;
-    let listed = if listing.is_none() { entries(ctx).await? } else { Vec::new() };
+    let (listing, listed) = vault_entries(ctx).await?;
     let all: &[VaultEntry] = listing.as_ref().map_or(&listed, |l| &l.entries);
-    let folder = match args.str("folder") {
-        Some(f) => real(ctx, &checked(ctx, f)?, all, Access::Read)?,
-        None => String::new(),
-    };
+    let folder = folder_arg(ctx, args, all)?;
     let limit = args.number("limit").unwrap_or(50).clamp(1, MAX_LIST);
     let glob = match args.str("glob") {
         Some(g) => Some(Glob::new(g).map_err(|e| ToolOutput::error(format!("Invalid input for list_files: {e}.")))?),

@@ -38,7 +38,11 @@ export async function openChat({ vault = tmpVault(), query = "?model=scripted", 
   // Record every text the Send button shows, from the very first one.
   await page.addInitScript(() => {
     window.__buttonTexts = [];
+    // And every text the search index's progress line shows.
+    window.__indexTexts = [];
     new MutationObserver(() => {
+      const line = document.querySelector(".smarthole-index")?.textContent;
+      if (line !== undefined && line !== window.__indexTexts.at(-1)) window.__indexTexts.push(line);
       const b = document.querySelector(".smarthole-send");
       const last = window.__buttonTexts.at(-1);
       if (b && (!last || last.text !== b.textContent || last.disabled !== b.disabled)) {

@@ -25,6 +25,13 @@ after(() => chat?.close());
 const note = () => readFileSync(path.join(chat.vault, NOTE), "utf8");
 const answer = (page) => page.locator(".smarthole-msg-assistant").last();
 
+test("the search index's progress shows above the messages while it builds, and goes once it is ready", async () => {
+  const { page } = chat;
+  await page.waitForFunction(() => window.__indexTexts.some((t) => t.startsWith("Indexing the vault")));
+  await page.waitForFunction(() => window.__indexTexts.at(-1) === "");
+  assert.equal(await page.locator(".smarthole-index").isVisible(), false);
+});
+
 test("a rewrite waits on a diff card at its tool call; one hunk accepted, one rejected; Undo restores the note", async () => {
   const { page, model } = chat;
   model.enqueue(

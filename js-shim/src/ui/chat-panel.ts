@@ -21,7 +21,7 @@ import type { ChatBackend, PanelOptions } from "./panel-api.ts";
 import { addErrorBox, AnswerBubble } from "./answer-bubble.ts";
 import { addQuestionCard, ApprovalCards } from "./cards.ts";
 import { ConversationLists, scheduleControls } from "./lists.ts";
-import { sourceLabel } from "./chat-text.ts";
+import { searchIndexLine, sourceLabel } from "./chat-text.ts";
 import { replayLines } from "./replay.ts";
 import { drawReview, onReviewEvent, placeApproval } from "./review.ts";
 import { ConversationUsage } from "./usage.ts";
@@ -37,6 +37,8 @@ export class ChatPanel {
   private readonly title: HTMLElement;
   private readonly lists: ConversationLists;
   private readonly scheduleBar: HTMLElement;
+  /** The search index's progress while it builds (empty once it is ready). */
+  private readonly indexLine: HTMLElement;
   private readonly messages: HTMLElement;
   private readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
@@ -70,6 +72,7 @@ export class ChatPanel {
       changeSchedule: (conversation, what) => this.changeSchedule(conversation, what),
     });
     this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
+    this.indexLine = this.root.createDiv({ cls: "smarthole-hint smarthole-index" });
     this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
     this.usage = new ConversationUsage(this.root);
     const composer = this.root.createDiv({ cls: "smarthole-composer" });
@@ -84,7 +87,7 @@ export class ChatPanel {
     historyButton.addEventListener("click", () => void this.lists.toggleHistory());
     tasksButton.addEventListener("click", () => void this.lists.toggleTasks());
     newButton.addEventListener("click", () => void this.newChat());
-    this.button.addEventListener("click", () => this.onButton());
+    this.button.addEventListener("click", () => (this.busy ? this.stop() : this.sendTyped()));
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -122,11 +125,6 @@ export class ChatPanel {
       await this.backend.recordSystemLine(CHAT_OPENED);
     }
     await this.showCurrent();
-  }
-
-  private onButton(): void {
-    if (this.busy) this.stop();
-    else this.sendTyped();
   }
 
   /** Stop: the core aborts; the view is idle now, not when the core confirms. */
@@ -237,6 +235,9 @@ export class ChatPanel {
         return;
       case "notice":
         this.notice(event.text);
+        return;
+      case "search_index":
+        this.indexLine.setText(event.state === "building" ? searchIndexLine(event) : "");
         return;
       case "approval_requested":
         this.addApproval(event.request);

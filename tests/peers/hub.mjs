@@ -92,10 +92,15 @@ class Hub extends EventEmitter {
   // -------------------------------------------------------------------------------------------
   // Public API
 
-  /** Registered clients whose socket is open (a closed one keeps its name a moment longer, as the
-   *  real hub's registry does, but nothing can be routed to it), in registration order. */
+  /** Registered clients, in registration order — a closed one too while the hub still holds its
+   *  name (a moment, as the real hub's registry does). */
   clients() {
-    return this._open().map((c) => ({ ...c.info }));
+    return this._registered().map((c) => ({ ...c.info }));
+  }
+
+  /** Whether a message can be routed to the client `name` now (registered, socket open). */
+  routable(name) {
+    return this._open().some((c) => c.info.name === name);
   }
 
   /** Sends a `message` frame to a registered client; returns the message id. */

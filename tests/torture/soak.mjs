@@ -57,7 +57,7 @@ export async function soak({ messages = 10_000, faultEvery = 25, hubRestartEvery
           throw new Error(`${error.message} after hub restart ${counts.hubRestarts}; the host said:\n${hubLines.join("\n")}`);
         });
       }
-      if (i % hubEvery === hubEvery - 1 && hub.clients().some((c) => c.name === "soak")) {
+      if (i % hubEvery === hubEvery - 1 && hub.routable("soak")) {
         const id = hub.route("soak", { id: `hub-${i}`, text: `soak hub message ${i}` });
         hubIds.push(id);
         await hub.waitFor(() => hub.messages.get(id).notifications.length > 0, 60_000, `the answer to ${id}`);

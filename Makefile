@@ -9,7 +9,7 @@ WASM_OUT := target/wasm32-unknown-unknown/release/smarthole_agent.wasm
 # the externref table wasm-bindgen adds).
 WASM_OPT_OUT := target/wasm-opt/smarthole_agent.wasm
 CORE_SRC := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
-SHIM_SRC := $(shell find js-shim/src -name '*.ts') js-shim/build.mjs js-shim/glue-factory.mjs styles.css manifest.json
+SHIM_SRC := $(shell find js-shim/src -name '*.ts') $(wildcard js-shim/*.mjs) styles.css manifest.json
 
 .PHONY: help setup build test demo bench fuzz soak clean
 

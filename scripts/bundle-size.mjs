@@ -6,7 +6,7 @@ import { build } from "esbuild";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
-import { sdkTrim } from "../js-shim/sdk-trim.mjs";
+import { pluginBundle } from "../js-shim/plugin-bundle.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const filesShown = Number(process.argv[process.argv.indexOf("--files") + 1]) || 30;
@@ -21,15 +21,7 @@ const noCore = {
 };
 
 const result = await build({
-  bundle: true,
-  platform: "browser",
-  format: "cjs",
-  target: "es2022",
-  plugins: [noCore, sdkTrim],
-  external: ["obsidian", "electron", "node:*", "child_process", "fs", "path", "os", "util", "stream", "events", "process"],
-  logOverride: { "empty-import-meta": "silent" },
-  legalComments: "none",
-  minify: true,
+  ...pluginBundle(noCore),
   metafile: true,
   write: false,
   entryPoints: [path.join(root, "js-shim/src/plugin/main.ts")],

@@ -17,7 +17,9 @@ interface TextSegment {
 
 /** A tool call's chip, and where its cards go. */
 interface Chip {
+  el: HTMLElement;
   name: HTMLElement;
+  result: HTMLElement;
   words: string;
   cards: HTMLElement;
   approval?: ApprovalRequest;
@@ -87,17 +89,17 @@ export class AnswerBubble {
     const chip = this.flow.createEl("details", { cls: "smarthole-tool", attr: { "data-tool-use-id": id } });
     const summary = chip.createEl("summary", { text: `${words}…`, cls: "smarthole-tool-name", attr: { title: name } });
     chip.createEl("pre", { text: JSON.stringify(input, null, 2), cls: "smarthole-tool-input" });
-    chip.createDiv({ cls: "smarthole-tool-result", text: "Running…" });
+    const result = chip.createDiv({ cls: "smarthole-tool-result", text: "Running…" });
     const cards = this.flow.createDiv({ cls: "smarthole-tool-cards" });
-    this.chips.set(id, { name: summary, words, cards });
+    this.chips.set(id, { el: chip, name: summary, result, words, cards });
   }
 
   toolFinished(id: string, isError: boolean, output: string): void {
     const chip = this.chips.get(id);
     if (!chip) return;
     chip.finished = { isError };
-    chip.name.parentElement?.toggleClass("smarthole-tool-error", isError);
-    chip.name.parentElement?.querySelector(".smarthole-tool-result")?.setText(output);
+    chip.el.toggleClass("smarthole-tool-error", isError);
+    chip.result.setText(output);
     this.sayOutcome(chip);
   }
 

@@ -24,6 +24,7 @@ use crate::message::RoutedMessage;
 use crate::schedule::StatePatch;
 use crate::settings::Settings;
 use crate::tools::{ToolContext, ToolEffect, ToolRegistry};
+use crate::usage::CallPurpose;
 use futures::future::LocalBoxFuture;
 use futures::lock::Mutex;
 
@@ -275,6 +276,9 @@ pub(crate) async fn run_turn<'a, H: Host>(
             ttl: input.ttl,
         };
         let mut response = call_with_retry(host, settings, call, input.message).await?;
+        // Into the ledger before the journal: a crash between the two calls the model again,
+        // which is a new cost, so nothing is counted twice.
+        crate::usage::record_call(host, settings, CallPurpose::Turn, &response.usage).await;
         outcome.model_calls += 1;
         response.usage.model_calls = 1;
         response.usage.context_tokens = response.usage.total_input() + response.usage.output_tokens;

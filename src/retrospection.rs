@@ -25,7 +25,7 @@ pub(crate) fn prepend_section(existing: &str, when_iso: &str, title: &str, conte
 /// Asks the model to reflect on a transcript with the user's retrospection prompt.
 pub(crate) async fn reflect<H: Host>(host: &H, settings: &Settings, transcript: &str) -> Result<String, LlmError> {
     let prompt = format!("{}\n\nThe conversation:\n\n{transcript}", settings.retrospection_prompt.trim());
-    background_text(host, settings, 800, INSTRUCTIONS, prompt).await
+    background_text(host, settings, crate::usage::CallPurpose::Retrospection, 800, INSTRUCTIONS, prompt).await
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use crate::host::Host;
 use crate::llm::client::call_with_retry;
 use crate::llm::{ApiMessage, LlmError, MessagesJson, ModelCall, SystemPart};
 use crate::settings::Settings;
+use crate::usage::CallPurpose;
 
 /// The summary call's instructions (tests recognise the call by them).
 pub(crate) const INSTRUCTIONS: &str =
@@ -63,7 +64,15 @@ pub(crate) async fn summarize<H: Host>(
     settings: &Settings,
     transcript: &str,
 ) -> Result<Option<Summary>, LlmError> {
-    let text = background_text(host, settings, 400, INSTRUCTIONS, format!("The conversation:\n\n{transcript}")).await?;
+    let text = background_text(
+        host,
+        settings,
+        CallPurpose::Summary,
+        400,
+        INSTRUCTIONS,
+        format!("The conversation:\n\n{transcript}"),
+    )
+    .await?;
     Ok(parse_summary(&text))
 }
 
@@ -72,6 +81,7 @@ pub(crate) async fn summarize<H: Host>(
 pub(crate) async fn background_text<H: Host>(
     host: &H,
     settings: &Settings,
+    purpose: CallPurpose,
     max_tokens: u32,
     instructions: &str,
     prompt: String,
@@ -88,6 +98,7 @@ pub(crate) async fn background_text<H: Host>(
         ttl: crate::llm::request::CacheTtl::Off,
     };
     let response = call_with_retry(host, &settings, call, &mut |_| {}, &mut |_| {}).await?;
+    crate::usage::record_call(host, &settings, purpose, &response.usage).await;
     Ok(ApiMessage { role: crate::llm::Role::Assistant, content: response.content }.text())
 }
 

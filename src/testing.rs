@@ -1005,7 +1005,7 @@ impl Host for FakeHost {
                 if request.stream {
                     Ok(ok(body(answer_events(&blocks, &stop_reason), delta_delay_ms, BodyEnd::Close)))
                 } else {
-                    let json = json!({"id": "msg_fake", "type": "message", "role": "assistant", "content": blocks, "stop_reason": stop_reason, "model": "fake"});
+                    let json = json!({"id": "msg_fake", "type": "message", "role": "assistant", "content": blocks, "stop_reason": stop_reason, "model": "fake", "usage": {"output_tokens": 5}});
                     Ok(HttpResponse {
                         status: 200,
                         headers: Vec::new(),

@@ -1,14 +1,17 @@
 //! What model calls cost: the price table (per model, editable in settings, with defaults for the
 //! current Claude models), the estimate of a turn's cost from its `usage`, and the usage ledger
-//! (`.smarthole/usage/<UTC month>.jsonl`, one line appended per turn) that gives the day's and
-//! the month's totals without reading any conversation.
+//! (`.smarthole/usage/<UTC month>.jsonl`, one line appended per model call) that gives the day's
+//! and the month's totals without reading any conversation. A line per call, not per turn, so
+//! what a stopped or failed turn already spent, and the background calls (titles, summaries,
+//! retrospection), are counted too.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::host::Host;
-use crate::host_types::{HostError, Millis};
+use crate::host_types::{HostError, LogLevel, Millis};
 use crate::llm::Usage;
+use crate::settings::Settings;
 use crate::time::format_iso;
 
 /// A cache write with the default five-minute TTL costs this much fresh input.
@@ -95,10 +98,32 @@ pub(crate) fn priced(mut usage: Usage, model: &str, prices: &[ModelPrice]) -> Us
     usage
 }
 
-/// One ledger line: when, and what the turn consumed.
+/// Why a model call was made, as the ledger records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallPurpose {
+    /// A call of a turn's agent loop.
+    Turn,
+    /// A conversation's title and summary.
+    Summary,
+    /// A conversation's retrospection.
+    Retrospection,
+}
+
+impl CallPurpose {
+    fn name(self) -> &'static str {
+        match self {
+            CallPurpose::Turn => "turn",
+            CallPurpose::Summary => "summary",
+            CallPurpose::Retrospection => "retrospection",
+        }
+    }
+}
+
+/// One ledger line: when, why, and what the call consumed.
 #[derive(Serialize)]
 struct LedgerLine<'a> {
     at: Millis,
+    purpose: &'static str,
     usage: &'a Usage,
 }
 
@@ -108,10 +133,16 @@ fn ledger_path(at_ms: Millis) -> String {
     format!("{LEDGER_DIR}/{}.jsonl", &format_iso(at_ms)[..7])
 }
 
-/// Appends a turn's usage to the ledger (one short line: O(1) per turn).
-pub(crate) async fn record<H: Host>(host: &H, at_ms: Millis, usage: &Usage) -> Result<(), HostError> {
-    let line = serde_json::to_string(&LedgerLine { at: at_ms, usage }).unwrap_or_default();
-    host.append_file(&ledger_path(at_ms), &(line + "\n")).await
+/// Prices one finished model call and appends it to the ledger (one short line: O(1) per call).
+/// The ledger is an estimate beside the history, so a failed write is logged, never fatal.
+pub(crate) async fn record_call<H: Host>(host: &H, settings: &Settings, purpose: CallPurpose, usage: &Usage) {
+    let mut usage = priced(usage.clone(), &settings.model, &settings.model_prices);
+    usage.model_calls = 1;
+    let at = host.now_ms();
+    let line = serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: &usage }).unwrap_or_default();
+    if let Err(e) = host.append_file(&ledger_path(at), &(line + "\n")).await {
+        host.log(LogLevel::Warn, &format!("could not add to the usage ledger: {e}"));
+    }
 }
 
 /// The day's and the month's totals, in the user's time zone.

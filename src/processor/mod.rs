@@ -794,11 +794,6 @@ impl<H: Host + 'static> Pipeline<H> {
         match self.record(message, &outcome).await {
             Ok(()) => {
                 host.emit(&Event::stage(message, Stage::HistoryRecorded));
-                if let Some(usage) = &result.usage {
-                    if let Err(e) = crate::usage::record(host, host.now_ms(), usage).await {
-                        host.log(LogLevel::Warn, &format!("could not add to the usage ledger: {e}"));
-                    }
-                }
                 self.run_ended(message, Ok(result.response.as_deref().unwrap_or(""))).await;
                 self.clean_up(message).await;
             }

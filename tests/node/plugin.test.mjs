@@ -262,3 +262,35 @@ test("note tools go through Obsidian's API; with the chat closed an approval sho
     probe.restore();
   }
 });
+
+test("Settings → Usage and cost shows the day's and the month's totals the server reported", async (t) => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    const { plugin, app, obsidian } = await started(vault, { baseUrl: server.url, hubEnabled: false, model: "claude-sonnet-4-5" });
+    t.after(() => {
+      plugin.onunload();
+      plugin.unload();
+    });
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    const from = server.requests.length;
+    for (const text of ["first question", "second question"]) assert.equal((await plugin.runtime.send(text)).success, true);
+    const served = server.requests.slice(from).map((r) => r.usage);
+    assert.equal(served.length, 2);
+    const shown = obsidian.__test.settings;
+    shown.length = 0;
+    plugin.registered.tabs[0].display();
+    const totals = () => shown.find((s) => s.name === "Today and this month");
+    await waitFor(() => totals() && !totals().desc.startsWith("Reading"), 5_000, "the totals");
+    const sum = (k) => served.reduce((a, u) => a + (u[k] ?? 0), 0);
+    const input = sum("input_tokens") + sum("cache_creation_input_tokens") + sum("cache_read_input_tokens");
+    assert.ok(input > 0 && input < 10_000, "small enough to be shown in full");
+    const cost = (3 * (sum("input_tokens") + 1.25 * sum("cache_creation_input_tokens") + 0.1 * sum("cache_read_input_tokens")) + 15 * sum("output_tokens")) / 1e6;
+    const read = Math.round((100 * sum("cache_read_input_tokens")) / input);
+    const line = `${input.toLocaleString("en-US")} in, ${read} % from cache · ${sum("output_tokens")} out · ≈ $${cost < 0.01 ? cost.toFixed(4) : cost.toFixed(2)}, 2 model calls.`;
+    assert.equal(totals().desc, `Today: ${line} This month: ${line}`);
+  } finally {
+    probe.restore();
+  }
+});

@@ -273,10 +273,46 @@ class Modal {
     return this;
   }
 }
-class Setting {
-  constructor() {}
+/** Any settings builder: every method is accepted and chains; `add*(cb)` calls `cb` with another
+ * builder, as Obsidian calls it with a component; a property (`inputEl`) is a builder too.
+ * Enough for the settings tab to render here. */
+function builder(target = function () {}) {
+  const proxy = new Proxy(target, {
+    get(t, k) {
+      if (typeof k === "symbol" || k === "then") return undefined;
+      if (Object.hasOwn(t, k)) return t[k];
+      if (k.startsWith("add")) {
+        return (cb) => {
+          if (typeof cb === "function") cb(builder(), fakeElement());
+          return proxy;
+        };
+      }
+      return builder();
+    },
+    set: (t, k, v) => ((t[k] = v), true),
+    apply: () => proxy,
+  });
+  return proxy;
 }
-class SecretComponent {}
+
+/** Every Setting rendered, with its name and description (tests read `__test.settings`). */
+const settings = [];
+class Setting {
+  constructor() {
+    const record = Object.assign(function () {}, { desc: "" });
+    Object.defineProperty(record, "name", { value: "", writable: true });
+    const proxy = builder(record);
+    record.setName = (n) => ((record.name = String(n)), proxy);
+    record.setDesc = (d) => ((record.desc = String(d)), proxy);
+    settings.push(record);
+    return proxy;
+  }
+}
+class SecretComponent {
+  constructor() {
+    return builder();
+  }
+}
 
 const MarkdownRenderer = { render: async () => {} };
 const Platform = { isDesktop: true, isDesktopApp: true, isMobile: false };
@@ -326,5 +362,5 @@ module.exports = {
   TFolder,
   normalizePath,
   requestUrl,
-  __test: { notices, createApp },
+  __test: { notices, createApp, settings },
 };

@@ -54,9 +54,12 @@ test("a 30-turn conversation reads >= 90 % of its input from the cache from the 
   }
   assert.ok(summary.readShareFrom3rd >= 0.9, `from the 3rd request on ${(100 * summary.readShareFrom3rd).toFixed(1)} % read from the cache`);
   assert.ok(summary.inputCostRatio <= 0.25, `input cost with the cache: ${(100 * summary.inputCostRatio).toFixed(1)} % of without`);
-  // With output counted (5x input, the same with and without a cache) the ratio is higher: it
-  // is reported in docs/BENCHMARKS.md, and held here against regressions.
-  assert.ok(summary.costRatio <= 0.3, `cost with output: ${(100 * summary.costRatio).toFixed(1)} % of without`);
+  // With output counted (5x input, the same with and without a cache) the ratio is higher, and
+  // DESIGN.md's 25 % is below what any caching could reach for answers this long (floorCost: every
+  // request reading all of the previous one at 0.1x, what is new at 1x). The cache must come
+  // within 5 % of that floor; both are reported in docs/BENCHMARKS.md.
+  const pct = (x) => `${(100 * x).toFixed(1)} %`;
+  assert.ok(summary.costRatio <= 1.05 * summary.floorCostRatio, `cost with output ${pct(summary.costRatio)} of without; the floor is ${pct(summary.floorCostRatio)}`);
 
   // The same requests, had they carried the tools' and system's marks only (issue 17's starting
   // point): the check above would fail.

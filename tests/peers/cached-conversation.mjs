@@ -96,6 +96,18 @@ export function cacheCurve(requests) {
   });
 }
 
+/** A lower bound on what any caching could make these requests cost, in input-token
+ * equivalents: each request reads at 0.1x everything the one before it sent (at best the whole
+ * previous request is its prefix), pays only 1x, not the 1.25x of a cache write, for what is new,
+ * and pays its output as it is (5x, the same with and without a cache). No breakpoint placement
+ * can beat it, so a budget below it cannot be met by caching. */
+export function floorCost(curve) {
+  return curve.reduce((a, r, i) => {
+    const previous = i > 0 ? Math.min(curve[i - 1].input, r.input) : 0;
+    return a + 0.1 * previous + (r.input - previous) + 5 * r.output;
+  }, 0);
+}
+
 /** The conversation's totals: cost ratio (cached / uncached), with and without output. */
 export function cacheSummary(curve) {
   const sum = (k) => curve.reduce((a, r) => a + r[k], 0);
@@ -106,6 +118,7 @@ export function cacheSummary(curve) {
     readShareFrom3rd: fromThird.reduce((a, r) => a + r.read, 0) / fromThird.reduce((a, r) => a + r.input, 0),
     costRatio: sum("cost") / sum("uncachedCost"),
     inputCostRatio: sum("inputCost") / sum("uncachedInputCost"),
+    floorCostRatio: floorCost(curve) / sum("uncachedCost"),
     maxMarks: Math.max(...curve.map((r) => r.marks)),
   };
 }

@@ -10,12 +10,40 @@ use crate::usage::ModelPrice;
 /// Default Anthropic endpoint.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
+/// The wire format of the model server: Anthropic's Messages API, which Anthropic, Ollama,
+/// llama.cpp and LM Studio speak, or OpenAI's Chat Completions, which OpenAI, Gemini and most
+/// gateways speak (without prompt caching or PDFs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiFormat {
+    #[default]
+    Anthropic,
+    Openai,
+}
+
+/// How the API key goes with a request: Anthropic's `x-api-key`, `Authorization: Bearer` (OpenAI,
+/// Ollama's cloud, gateways), or not at all (local servers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum AuthStyle {
+    #[default]
+    #[serde(rename = "x-api-key")]
+    XApiKey,
+    #[serde(rename = "bearer")]
+    Bearer,
+    #[serde(rename = "none")]
+    None,
+}
+
 /// Everything configurable about the core.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
-    /// Messages API base URL (Anthropic, or a local server speaking the same API).
+    /// The model server's base URL (Anthropic, or a local or hosted server).
     pub base_url: String,
+    /// The wire format the server speaks.
+    pub api_format: ApiFormat,
+    /// How the API key is sent.
+    pub auth_style: AuthStyle,
     pub model: String,
     pub max_tokens: u32,
     /// API key; empty for local servers that need none.
@@ -206,6 +234,8 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             base_url: DEFAULT_BASE_URL.to_owned(),
+            api_format: ApiFormat::Anthropic,
+            auth_style: AuthStyle::XApiKey,
             model: "claude-sonnet-4-5".to_owned(),
             max_tokens: 4096,
             api_key: String::new(),

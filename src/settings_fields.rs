@@ -10,6 +10,8 @@ use serde_json::Value;
 /// The fields of [`crate::Settings`] as JSON names (a test checks them against serde).
 const SETTINGS: &[&str] = &[
     "baseUrl",
+    "apiFormat",
+    "authStyle",
     "model",
     "maxTokens",
     "apiKey",

@@ -179,6 +179,69 @@ fn answer_events(blocks: &[ContentBlock], stop_reason: &str) -> Vec<String> {
     events
 }
 
+/// Renders a scripted answer in the OpenAI Chat Completions format: streamed chunks ending in
+/// `[DONE]` (text in pieces, each tool call's arguments in two), or one JSON body.
+fn chat_completion(blocks: &[ContentBlock], stop_reason: &str, stream: bool) -> Vec<String> {
+    let finish = match stop_reason {
+        "tool_use" => "tool_calls",
+        "max_tokens" => "length",
+        _ => "stop",
+    };
+    let text: String = blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<(&str, &str, String)> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => Some((id.as_str(), name.as_str(), input.to_string())),
+            _ => None,
+        })
+        .collect();
+    let usage = json!({"prompt_tokens": 0, "completion_tokens": 5});
+    if !stream {
+        let tool_calls: Vec<Value> = calls
+            .iter()
+            .map(
+                |(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}),
+            )
+            .collect();
+        let mut message = json!({"role": "assistant", "content": text});
+        if !tool_calls.is_empty() {
+            message["tool_calls"] = Value::Array(tool_calls);
+        }
+        let body = json!({"id": "chatcmpl-fake", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage});
+        return vec![body.to_string()];
+    }
+    let data = |chunk: Value| format!("data: {chunk}\n\n");
+    let delta = |d: Value| {
+        data(
+            json!({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": d, "finish_reason": null}]}),
+        )
+    };
+    let mut out = vec![delta(json!({"role": "assistant", "content": ""}))];
+    let chars: Vec<char> = text.chars().collect();
+    for piece in chars.chunks(5) {
+        out.push(delta(json!({"content": piece.iter().collect::<String>()})));
+    }
+    for (index, (id, name, args)) in calls.iter().enumerate() {
+        let mut half = args.len() / 2;
+        while !args.is_char_boundary(half) {
+            half += 1;
+        }
+        let (a, b) = args.split_at(half);
+        out.push(delta(json!({"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": a}}]})));
+        out.push(delta(json!({"tool_calls": [{"index": index, "function": {"arguments": b}}]})));
+    }
+    out.push(data(json!({"id": "chatcmpl-fake", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})));
+    out.push(data(json!({"id": "chatcmpl-fake", "choices": [], "usage": usage})));
+    out.push("data: [DONE]\n\n".to_owned());
+    out
+}
+
 /// A request the host received.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordedRequest {
@@ -1001,6 +1064,10 @@ impl Host for FakeHost {
             body: b,
         };
         match reply {
+            Reply::Answer { blocks, stop_reason, delta_delay_ms } if request.url.ends_with("/chat/completions") => {
+                let chunks = chat_completion(&blocks, &stop_reason, request.stream);
+                Ok(ok(body(chunks, delta_delay_ms, BodyEnd::Close)))
+            }
             Reply::Answer { blocks, stop_reason, delta_delay_ms } => {
                 if request.stream {
                     Ok(ok(body(answer_events(&blocks, &stop_reason), delta_delay_ms, BodyEnd::Close)))

@@ -310,6 +310,8 @@ fn history_line_full() -> HistoryLine {
 fn settings_full() -> Settings {
     Settings {
         base_url: "http://127.0.0.1:8092".into(),
+        api_format: smarthole_agent::ApiFormat::Openai,
+        auth_style: smarthole_agent::AuthStyle::Bearer,
         model: "local-model".into(),
         max_tokens: 2048,
         api_key: "sk-test".into(),

@@ -1,4 +1,4 @@
-//! The Anthropic Messages client: builds the request, sends it through the host, reads the
+//! The model client, in either wire format (`Settings::api_format`): builds the request, sends it through the host, reads the
 //! answer streamed (SSE, text handed out as it arrives) or whole, and maps every failure to an
 //! [`LlmError`]; and `call_with_retry`, the loop that repeats a failed call as `retry`'s policy
 //! says.
@@ -7,6 +7,7 @@ use futures::future::{select, Either};
 use serde_json::Value;
 
 use super::error::{ErrorKind, LlmError};
+use super::openai;
 use super::request::{request_body, ModelCall};
 use super::retry::{next_delay, parse_retry_after};
 use super::sse::SseParser;
@@ -14,31 +15,80 @@ use super::stream::StreamAccumulator;
 use super::types::{parse_response, ModelResponse};
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel};
-use crate::settings::Settings;
+use crate::settings::{ApiFormat, AuthStyle, Settings};
 
 /// Largest error or non-streamed body we read.
 const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 /// The API version header value.
 pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
+/// The endpoint of a format under a base URL. Anthropic's clients take the base without `/v1`,
+/// OpenAI's with it; a base that ends in `/v1` is taken either way (users paste both), and a bare
+/// host for Chat Completions gets `/v1` (llama.cpp, Ollama and LM Studio serve it there).
+pub(crate) fn endpoint(settings: &Settings) -> String {
+    let base = settings.base_url.trim().trim_end_matches('/');
+    match settings.api_format {
+        ApiFormat::Anthropic => format!("{}/v1/messages", base.strip_suffix("/v1").unwrap_or(base)),
+        ApiFormat::Openai => {
+            let path = base.split_once("://").map_or("", |(_, rest)| rest.find('/').map_or("", |i| &rest[i..]));
+            if path.is_empty() {
+                format!("{base}/v1/chat/completions")
+            } else {
+                format!("{base}/chat/completions")
+            }
+        }
+    }
+}
+
 /// The HTTP request for one model call.
 pub(crate) fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> HttpRequest {
-    let body = request_body(&settings.model, settings.max_tokens, call, settings.streaming);
-    let mut headers = vec![
-        ("content-type".to_owned(), "application/json".to_owned()),
-        ("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()),
-        // Required for a request from a browser origin (Obsidian's app://); harmless elsewhere.
-        ("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned()),
-    ];
+    let (model, max_tokens, stream) = (&settings.model, settings.max_tokens, settings.streaming);
+    let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+    let body = match settings.api_format {
+        ApiFormat::Anthropic => {
+            headers.push(("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()));
+            // Required for a request from a browser origin (Obsidian's app://); harmless elsewhere.
+            headers.push(("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned()));
+            request_body(model, max_tokens, call, stream)
+        }
+        ApiFormat::Openai => openai::request_body(model, max_tokens, call, stream),
+    };
     if !settings.api_key.is_empty() {
-        headers.push(("x-api-key".to_owned(), settings.api_key.clone()));
+        match settings.auth_style {
+            AuthStyle::XApiKey => headers.push(("x-api-key".to_owned(), settings.api_key.clone())),
+            AuthStyle::Bearer => headers.push(("authorization".to_owned(), format!("Bearer {}", settings.api_key))),
+            AuthStyle::None => {}
+        }
     }
-    HttpRequest {
-        method: "POST".to_owned(),
-        url: format!("{}/v1/messages", settings.base_url.trim().trim_end_matches('/')),
-        headers,
-        body,
-        stream: settings.streaming,
+    HttpRequest { method: "POST".to_owned(), url: endpoint(settings), headers, body, stream }
+}
+
+/// A streamed answer being read, in either format.
+enum Streamed {
+    Messages(StreamAccumulator),
+    Chat(openai::ChunkAccumulator),
+}
+
+impl Streamed {
+    fn apply(&mut self, event: &super::sse::SseEvent) -> Result<Option<String>, LlmError> {
+        match self {
+            Streamed::Messages(acc) => acc.apply(event),
+            Streamed::Chat(acc) => acc.apply(event),
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        match self {
+            Streamed::Messages(acc) => acc.is_finished(),
+            Streamed::Chat(acc) => acc.is_finished(),
+        }
+    }
+
+    fn finish(self) -> Result<ModelResponse, LlmError> {
+        match self {
+            Streamed::Messages(acc) => acc.finish(),
+            Streamed::Chat(acc) => acc.finish(),
+        }
     }
 }
 
@@ -107,11 +157,17 @@ pub(crate) async fn call_model<H: Host>(
         let body = read_all(&mut response.body).await?;
         let value: Value = json_text(&body)
             .map_err(|e| LlmError::new(ErrorKind::InvalidResponse, format!("response is not JSON: {e}")))?;
-        return parse_response(&value)
-            .ok_or_else(|| LlmError::new(ErrorKind::InvalidResponse, "response has no content"));
+        return match settings.api_format {
+            ApiFormat::Anthropic => parse_response(&value)
+                .ok_or_else(|| LlmError::new(ErrorKind::InvalidResponse, "response has no content")),
+            ApiFormat::Openai => openai::parse_response(&value),
+        };
     }
     let mut parser = SseParser::new();
-    let mut acc = StreamAccumulator::new();
+    let mut acc = match settings.api_format {
+        ApiFormat::Anthropic => Streamed::Messages(StreamAccumulator::new()),
+        ApiFormat::Openai => Streamed::Chat(openai::ChunkAccumulator::default()),
+    };
     loop {
         let chunk = {
             let next = std::pin::pin!(response.body.chunk());

@@ -1,9 +1,11 @@
-//! The language model: Anthropic Messages wire types, the request body, the SSE parser, the
+//! The language model in two wire formats (Anthropic Messages, and OpenAI Chat Completions in
+//! `openai`): Anthropic Messages wire types, the request body, the SSE parser, the
 //! streamed-answer accumulator, the client (and its retry loop), its errors and the retry policy.
 
 pub(crate) mod client;
 pub(crate) mod error;
 pub(crate) mod messages_json;
+pub(crate) mod openai;
 pub(crate) mod request;
 pub(crate) mod retry;
 pub(crate) mod sse;

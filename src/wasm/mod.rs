@@ -74,6 +74,10 @@ export interface AgentMessage {
 
 export interface CoreSettings {
   baseUrl?: string;
+  /** The server's wire format: Anthropic Messages or OpenAI Chat Completions. */
+  apiFormat?: "anthropic" | "openai";
+  /** How the API key is sent: Anthropic's header, a bearer token, or not at all. */
+  authStyle?: "x-api-key" | "bearer" | "none";
   model?: string;
   maxTokens?: number;
   apiKey?: string;

@@ -54,6 +54,33 @@ test("Stop mid-stream with the real model", { skip: !MODEL_URL }, async () => {
   assert.deepEqual(inbox(vault), []);
 });
 
+// Issue 24: llama-server serves both /v1/messages and /v1/chat/completions. The same question
+// through each format, streamed and not: answered, and recorded alike — the same lines, the user's
+// message as sent, an answer, and the usage the server reported (its text is sampled, so it differs).
+test("the same conversation through the Messages and the Chat Completions format of the real server", { skip: !MODEL_URL }, async () => {
+  const shapes = [];
+  for (const format of ["anthropic", "openai"]) {
+    for (const stream of [[], ["--no-stream"]]) {
+      const vault = tmpVault();
+      const { result } = await ask(vault, "Say hello.", ["--format", format, "--auth", "none", ...stream]);
+      assert.equal(result.success, true, `${format} ${stream}: ${result.error}`);
+      assert.ok(result.response.trim().length > 0, `${format} ${stream}: an answer`);
+      assert.ok(result.usage?.outputTokens > 0 && result.usage?.inputTokens + result.usage?.cacheReadInputTokens > 0, `${format} ${stream}: usage ${JSON.stringify(result.usage)}`);
+      const lines = history(vault);
+      assert.equal(lines[0].content[0].text, "Say hello.");
+      // Everything but the sampled text, the numbers that follow from it, the ids and the times.
+      const same = (k, v) => {
+        if (typeof v === "number") return 0;
+        if (typeof v !== "string") return v;
+        if (["id", "messageId", "ts"].includes(k) || (k === "text" && v !== "Say hello.")) return "…";
+        return v.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "TIME");
+      };
+      shapes.push(JSON.stringify(lines, same));
+    }
+  }
+  for (const shape of shapes.slice(1)) assert.equal(shape, shapes[0]);
+});
+
 // scripts/local-model.sh on a server that cannot start: the error names the cause and what to do.
 function localModel(args, env) {
   return spawnSync("scripts/local-model.sh", args, { encoding: "utf8", env: { ...process.env, ...env }, timeout: 60_000 });

@@ -7,7 +7,9 @@ import type { ApprovalDecision, CoreSettings, McpServerConfig, RoutedMessage } f
 
 export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --vault DIR            the vault folder (its .smarthole/ holds inbox and history)
-  --llm-base-url URL     Messages API base URL (default: Anthropic)
+  --llm-base-url URL     the model server's base URL (default: Anthropic)
+  --format FORMAT        its wire format: anthropic (Messages API, default) or openai (Chat Completions)
+  --auth STYLE           how the API key is sent: x-api-key (default), bearer, or none
   --model NAME           model name
   --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY)
   --max-tokens N         max tokens per answer
@@ -43,6 +45,8 @@ function parse() {
     options: {
       vault: { type: "string" },
       "llm-base-url": { type: "string" },
+      format: { type: "string" },
+      auth: { type: "string" },
       model: { type: "string" },
       "api-key-env": { type: "string" },
       "max-tokens": { type: "string" },
@@ -87,6 +91,9 @@ export function readOptions() {
   if (values.hub !== undefined) settings.hubUrl = values.hub;
   if (values["hub-name"] !== undefined) settings.hubClientName = values["hub-name"];
   if (values["llm-base-url"]) settings.baseUrl = values["llm-base-url"];
+  // Checked by the core, which names the accepted values.
+  if (values.format !== undefined) settings.apiFormat = values.format as CoreSettings["apiFormat"];
+  if (values.auth !== undefined) settings.authStyle = values.auth as CoreSettings["authStyle"];
   if (values["follow-linked-folders"]) settings.followLinkedFolders = true;
   if (values.model) settings.model = values.model;
   if (values["max-tokens"] !== undefined) {

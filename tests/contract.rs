@@ -36,6 +36,7 @@ use smarthole_agent::{
     AppliedChange, ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, TurnReview, UndoRefusal, UndoReport, WordSpan,
 };
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
+use smarthole_agent::{CheckLine, ConnectionCheck, ModelPrice, Usage, UsageTotals};
 use smarthole_agent::{
     Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
     Schedule, ScheduleType, TurnEnd,
@@ -44,7 +45,6 @@ use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
 use smarthole_agent::{McpServer, McpState, McpTool};
 use smarthole_agent::{MessageSource, ProcessResult, RoutedMessage};
-use smarthole_agent::{ModelPrice, Usage, UsageTotals};
 
 /// One value and the TypeScript type it must be.
 struct Sample {
@@ -438,6 +438,12 @@ fn outgoing() -> Vec<Sample> {
     };
     add("usage_totals", "Core.UsageTotals", to_json(&totals), true);
     add("usage_sparse", "Core.Usage", to_json(&Usage::default()), false);
+    let check = ConnectionCheck {
+        lines: vec![CheckLine { step: "reachable".into(), ok: true, text: "http://127.0.0.1:8092 answers".into() }],
+        models: vec!["smollm2".into()],
+        ok: true,
+    };
+    add("connection_check", "Core.ConnectionCheck", to_json(&check), true);
     samples
 }
 

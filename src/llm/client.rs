@@ -40,19 +40,15 @@ pub(crate) fn endpoint(settings: &Settings) -> String {
     }
 }
 
-/// The HTTP request for one model call.
-pub(crate) fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> HttpRequest {
-    let (model, max_tokens, stream) = (&settings.model, settings.max_tokens, settings.streaming);
+/// The headers every request to the server carries: the format's own, and the key as the auth
+/// style says.
+pub(crate) fn auth_headers(settings: &Settings) -> Vec<(String, String)> {
     let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
-    let body = match settings.api_format {
-        ApiFormat::Anthropic => {
-            headers.push(("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()));
-            // Required for a request from a browser origin (Obsidian's app://); harmless elsewhere.
-            headers.push(("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned()));
-            request_body(model, max_tokens, call, stream)
-        }
-        ApiFormat::Openai => openai::request_body(model, max_tokens, call, stream),
-    };
+    if settings.api_format == ApiFormat::Anthropic {
+        headers.push(("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()));
+        // Required for a request from a browser origin (Obsidian's app://); harmless elsewhere.
+        headers.push(("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned()));
+    }
     if !settings.api_key.is_empty() {
         match settings.auth_style {
             AuthStyle::XApiKey => headers.push(("x-api-key".to_owned(), settings.api_key.clone())),
@@ -60,7 +56,17 @@ pub(crate) fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> Ht
             AuthStyle::None => {}
         }
     }
-    HttpRequest { method: "POST".to_owned(), url: endpoint(settings), headers, body, stream }
+    headers
+}
+
+/// The HTTP request for one model call.
+pub(crate) fn build_http_request(settings: &Settings, call: ModelCall<'_>) -> HttpRequest {
+    let (model, max_tokens, stream) = (&settings.model, settings.max_tokens, settings.streaming);
+    let body = match settings.api_format {
+        ApiFormat::Anthropic => request_body(model, max_tokens, call, stream),
+        ApiFormat::Openai => openai::request_body(model, max_tokens, call, stream),
+    };
+    HttpRequest { method: "POST".to_owned(), url: endpoint(settings), headers: auth_headers(settings), body, stream }
 }
 
 /// A streamed answer being read, in either format.

@@ -2,6 +2,7 @@
 //! `openai`): Anthropic Messages wire types, the request body, the SSE parser, the
 //! streamed-answer accumulator, the client (and its retry loop), its errors and the retry policy.
 
+pub(crate) mod check;
 pub(crate) mod client;
 pub(crate) mod error;
 pub(crate) mod messages_json;

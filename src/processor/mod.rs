@@ -300,6 +300,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.pipeline.open_conversation(id).await
     }
 
+    /// Checks the model server with small real requests (the settings' "Check connection", the
+    /// headless `--check`): a line per step, and the models the server lists.
+    pub async fn check_connection(&self) -> crate::llm::check::ConnectionCheck {
+        crate::llm::check::check_connection(&self.pipeline.inner.host, &self.settings()).await
+    }
+
     /// The day's and the month's token use and estimated cost (the usage ledger, local time),
     /// for the settings.
     pub async fn usage_totals(&self) -> Result<crate::usage::UsageTotals, crate::HostError> {

@@ -333,6 +333,20 @@ export interface UsageTotals {
   monthStart: string;
 }
 
+/** One line of the connection check: what was checked, whether it passed, what to change. */
+export interface CheckLine {
+  step: string;
+  ok: boolean;
+  text: string;
+}
+
+/** The connection check's report, and the models the server lists. */
+export interface ConnectionCheck {
+  lines: CheckLine[];
+  models: string[];
+  ok: boolean;
+}
+
 /** A model's price (dollars per million tokens) and context window. */
 export interface ModelPrice {
   model: string;
@@ -583,6 +597,13 @@ impl WasmMessageProcessor {
     pub fn open_conversation(&self, id: String) -> Promise {
         let core = self.core.clone();
         promise(async move { core.open_conversation(&id).await })
+    }
+
+    /// Checks the model server line by line, for "Check connection" and `--check`.
+    #[wasm_bindgen(js_name = checkConnection, unchecked_return_type = "Promise<ConnectionCheck>")]
+    pub fn check_connection(&self) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.check_connection().await) })
     }
 
     /// The day's and the month's token use and estimated cost, for the settings.

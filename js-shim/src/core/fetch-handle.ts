@@ -10,7 +10,8 @@ export function fetchHandle(fetchFn: typeof fetch, request: HttpRequestSpec, ref
   const controller = new AbortController();
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   let fallback: HttpHandle | null = null;
-  const response = fetchFn(request.url, { method: request.method, headers: request.headers, body: request.body, signal: controller.signal }).then(
+  // An empty body is none (a GET may not carry one).
+  const response = fetchFn(request.url, { method: request.method, headers: request.headers, body: request.body || undefined, signal: controller.signal }).then(
     (res) => {
       reader = res.body?.getReader() ?? null;
       return { status: res.status, headers: [...res.headers.entries()] as [string, string][] };

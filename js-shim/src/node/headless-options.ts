@@ -10,6 +10,8 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --llm-base-url URL     the model server's base URL (default: Anthropic)
   --format FORMAT        its wire format: anthropic (Messages API, default) or openai (Chat Completions)
   --auth STYLE           how the API key is sent: x-api-key (default), bearer, or none
+  --check                check the model server (reachable, key, model, streaming, tools), print
+                         the report line by line, exit 1 if a line failed
   --model NAME           model name
   --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY)
   --max-tokens N         max tokens per answer
@@ -47,6 +49,7 @@ function parse() {
       "llm-base-url": { type: "string" },
       format: { type: "string" },
       auth: { type: "string" },
+      check: { type: "boolean", default: false },
       model: { type: "string" },
       "api-key-env": { type: "string" },
       "max-tokens": { type: "string" },
@@ -146,7 +149,7 @@ export function readOptions() {
   const serving = values.hub !== undefined || values["api-port"] !== undefined;
   const statsMs = values["stats-ms"] === undefined ? 0 : Number(values["stats-ms"]);
   if (!Number.isInteger(statsMs) || statsMs < 0) throw new UsageError(`--stats-ms must be a whole number of milliseconds (got ${values["stats-ms"]})`);
-  return { vault, settings, once, serving, verbose: values.verbose, approvals, statsMs, configs };
+  return { vault, settings, once, check: values.check, serving, verbose: values.verbose, approvals, statsMs, configs };
 }
 
 /** A settings file given on the command line, as read. */

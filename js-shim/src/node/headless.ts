@@ -5,6 +5,7 @@
 //        [--hub URL] [--hub-name NAME] [--approvals reject|approve|ask] [--mcp-config FILE]
 //        [--api-port N] [--api-token-env VAR] [--api-config FILE] [--verbose]
 //
+// --check: the connection check's report, line by line; exit 1 if a line failed.
 // --once: finish what a previous run left in the inbox, process one message, print its
 // ProcessResult as JSON on stdout, exit (0 on success). Without --once: a chat on the terminal
 // (or over a pipe, one message per line), answers streamed as they arrive; Ctrl-C stops the
@@ -192,6 +193,13 @@ async function main(): Promise<number> {
     decide: (id, decision) => processor.decideApproval(id, decision),
   });
   const { processor, close, shutdown } = await start(options, printer);
+  if (options.check) {
+    const report = await processor.checkConnection();
+    for (const line of report.lines) process.stdout.write(`${line.ok ? "ok  " : "FAIL"} ${line.step}: ${terminalSafe(line.text)}\n`);
+    if (report.models.length > 0) process.stdout.write(`models: ${terminalSafe(report.models.join(", "))}\n`);
+    close();
+    return report.ok ? 0 : 1;
+  }
   if (options.once !== undefined) {
     const message = "message" in options.once ? options.once.message : processor.newMessage(options.once.text);
     const code = await runOnce(processor, printer, message);

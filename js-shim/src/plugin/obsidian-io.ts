@@ -153,7 +153,7 @@ function bufferedRequest(request: HttpRequestSpec): HttpHandle {
     url: request.url,
     method: request.method,
     headers: Object.fromEntries(request.headers),
-    body: request.body,
+    body: request.body || undefined,
     throw: false,
   }).then((res) => ({ res, body: new Uint8Array(res.arrayBuffer) }));
   let sent = false;

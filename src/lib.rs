@@ -62,6 +62,7 @@ pub use host::Host;
 pub use host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis, NoteEdit};
 pub use hub::client::HubStatus;
 pub use llm::check::{CheckLine, ConnectionCheck};
+pub use llm::presets::{provider_presets, ProviderPreset};
 pub use llm::types::ContentBlock;
 pub use llm::types::Usage;
 pub use mcp::{McpError, McpServer, McpState, McpTool};

@@ -444,6 +444,12 @@ fn outgoing() -> Vec<Sample> {
         ok: true,
     };
     add("connection_check", "Core.ConnectionCheck", to_json(&check), true);
+    add(
+        "provider_presets",
+        "ReturnType<typeof Core.providerPresets>",
+        to_json(&smarthole_agent::provider_presets()),
+        false,
+    );
     samples
 }
 

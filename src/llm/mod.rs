@@ -7,6 +7,7 @@ pub(crate) mod client;
 pub(crate) mod error;
 pub(crate) mod messages_json;
 pub(crate) mod openai;
+pub(crate) mod presets;
 pub(crate) mod request;
 pub(crate) mod retry;
 pub(crate) mod sse;

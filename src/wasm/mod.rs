@@ -333,6 +333,16 @@ export interface UsageTotals {
   monthStart: string;
 }
 
+/** A provider's connection defaults; "custom" (empty base URL) changes nothing. */
+export interface ProviderPreset {
+  id: string;
+  name: string;
+  baseUrl: string;
+  apiFormat: "anthropic" | "openai";
+  authStyle: "x-api-key" | "bearer" | "none";
+  note: string;
+}
+
 /** One line of the connection check: what was checked, whether it passed, what to change. */
 export interface CheckLine {
   step: string;
@@ -846,6 +856,12 @@ impl WasmMessageProcessor {
 #[wasm_bindgen(js_name = defaultSettings, unchecked_return_type = "Required<CoreSettings>")]
 pub fn default_settings() -> JsValue {
     to_js(&Settings::default())
+}
+
+/// The provider presets the settings offer (base URL, format, auth style each).
+#[wasm_bindgen(js_name = providerPresets, unchecked_return_type = "ProviderPreset[]")]
+pub fn provider_presets() -> JsValue {
+    to_js(&crate::llm::presets::provider_presets())
 }
 
 /// The largest agent API request body, in bytes: the shim stops reading after it.

@@ -20,6 +20,8 @@ import type {
   TurnReview,
   UndoReport,
   UsageTotals,
+  ConnectionCheck,
+  ProviderPreset,
 } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
 import { cronNext, localTimeZone } from "./clock.ts";
@@ -90,6 +92,7 @@ export class CoreRuntime {
   private apiReady = false;
   /** The core's default settings, once it is loaded. */
   defaults: Required<CoreSettings> | null = null;
+  presets: ProviderPreset[] = [];
 
   constructor(private readonly options: RuntimeOptions) {
     const links = new CoreLinks({
@@ -180,6 +183,7 @@ export class CoreRuntime {
     if (this.disposed) return;
     performance.mark("smarthole:core-loaded");
     this.defaults = this.core.defaultSettings();
+    this.presets = this.core.providerPresets();
     const settings = this.options.settings();
     this.processor = new this.core.MessageProcessor(this.host, settings);
     this.links.attach((fn) => this.call(fn), {
@@ -301,6 +305,10 @@ export class CoreRuntime {
   /** The day's and the month's usage, for the settings. */
   usageTotals(): Promise<UsageTotals> {
     return this.call((p) => p.usageTotals());
+  }
+
+  checkConnection(): Promise<ConnectionCheck> {
+    return this.call((p) => p.checkConnection());
   }
 
   clearHistory(): Promise<number> {

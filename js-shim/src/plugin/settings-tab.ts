@@ -7,6 +7,7 @@ import { DEFAULT_SECRET_ID, type SavedSettings } from "./settings.ts";
 import { renderIntegrations } from "./integrations-setting.ts";
 import { renderAgentApi } from "./agent-api-setting.ts";
 import { renderUsage } from "./usage-setting.ts";
+import { renderConnection } from "./model-setting.ts";
 
 type Key = keyof SavedSettings;
 /** The settings with a plain value (text, number, switch). */
@@ -132,8 +133,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
           .setValue(this.plugin.saved.apiKeySecretId ?? DEFAULT_SECRET_ID)
           .onChange((id) => void this.plugin.changeSetting("apiKeySecretId", id)),
       );
-    this.text(containerEl, defaults, "model", "Model", "The model's name, for example claude-sonnet-4-5.");
-    this.text(containerEl, defaults, "baseUrl", "Base URL", "Where the Messages API is: Anthropic, or a local server that speaks the same API.");
+    renderConnection(containerEl, this.plugin, defaults);
     this.number(containerEl, defaults, "maxTokens", "Max tokens", "The longest answer, in tokens.");
     this.toggle(containerEl, defaults, "streaming", "Stream answers", "Show the answer as it is written.");
 

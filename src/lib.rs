@@ -67,7 +67,7 @@ pub use llm::types::ContentBlock;
 pub use llm::types::Usage;
 pub use mcp::{McpError, McpServer, McpState, McpTool};
 pub use message::{MessageSource, ProcessResult, RoutedMessage};
-pub use processor::{MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, TurnReview};
+pub use processor::{ConversationPage, MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, TurnReview};
 pub use settings::{AgentContext, ApiFormat, AuthStyle, McpServerConfig, Settings};
 pub use settings_fields::{unknown_fields, SettingsDocument, UnknownField};
 pub use undo::AppliedChange;

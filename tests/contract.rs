@@ -38,8 +38,8 @@ use smarthole_agent::{
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
 use smarthole_agent::{CheckLine, ConnectionCheck, ModelPrice, Usage, UsageTotals};
 use smarthole_agent::{
-    Conversation, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion, QuestionType,
-    Schedule, ScheduleType, TurnEnd,
+    Conversation, ConversationPage, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion,
+    QuestionType, Schedule, ScheduleType, TurnEnd,
 };
 use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
@@ -395,6 +395,9 @@ fn outgoing() -> Vec<Sample> {
     let fresh = Conversation::new("conv-2".into(), TS.into());
     add("conversation_new", "Core.Conversation", to_json(&fresh), false);
     add("history_line", "Core.HistoryLine", to_json(&history_line_full()), true);
+    let page = ConversationPage { lines: vec![history_line_full()], before: Some(4096) };
+    add("conversation_page", "Core.ConversationPage", to_json(&page), true);
+    add("conversation_page_first", "Core.ConversationPage", to_json(&ConversationPage::default()), false);
     for block in blocks() {
         let json = to_json(&block);
         let tag = json["type"].as_str().expect("blocks are tagged").to_owned();

@@ -207,3 +207,27 @@ fn clear_history_empties_the_archive_too() {
     assert!(host.file("conversations/archive.jsonl").is_none());
     assert!(host.run(p.conversations()).unwrap().is_empty());
 }
+
+#[test]
+fn the_view_reads_a_conversation_in_pages_that_add_up_to_the_whole() {
+    let host = FakeHost::new();
+    host.script((0..7).map(|i| Reply::text(&format!("answer {i}"))).collect::<Vec<_>>());
+    let p = processor(&host);
+    for i in 0..7 {
+        host.run(p.process(direct(&format!("m{i}"), &format!("question {i}"))));
+    }
+    let id = index(&host).current.unwrap();
+    let whole = host.run(p.conversation_lines(&id)).unwrap();
+    let newest = host.run(p.conversation_page(&id, None, 3)).unwrap();
+    assert_eq!(newest.lines, whole[whole.len() - 6..], "the newest three turns, oldest first");
+    let (mut lines, mut before, mut pages) = (newest.lines, newest.before, 1);
+    while let Some(cursor) = before {
+        let page = host.run(p.conversation_page(&id, Some(cursor), 3)).unwrap();
+        lines.splice(0..0, page.lines);
+        before = page.before;
+        pages += 1;
+    }
+    assert_eq!(lines, whole);
+    assert_eq!(pages, 3);
+    assert!(host.run(p.conversation_page("no-such", None, 3)).is_err());
+}

@@ -88,6 +88,52 @@ pub fn parse_log(text: &str) -> LoadedLog {
     out
 }
 
+/// One page of a history file, newest turns last: what the chat view draws without reading the
+/// whole conversation.
+#[derive(Debug, Default)]
+pub(crate) struct LogPage {
+    pub turns: Vec<Turn>,
+    /// Lines of this page's region this version could not read.
+    pub unreadable: usize,
+    /// Where the page begins (just after a turn's closing line): the cursor for the page before
+    /// it; `None` when the page reaches the start of the file.
+    pub before: Option<usize>,
+}
+
+/// Whether a line is a readable closing line: the only place the reader's state is empty again,
+/// so a region starting just after one reads exactly as the whole file reads there.
+fn closes_turn(line: &str) -> bool {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    line.contains("\"turn\"") && serde_json::from_str::<HistoryLine>(line).is_ok_and(|l| l.turn.is_some())
+}
+
+/// The newest `limit` turns ending at `before` (a byte offset from an earlier page; the end of the
+/// file when `None`), found by walking back from there line by line: only the page's lines are
+/// parsed. The region is read by [`parse_log`] itself, so a page holds exactly the turns a whole
+/// read holds there, torn and unreadable lines included.
+pub(crate) fn parse_page(text: &str, before: Option<usize>, limit: usize) -> LogPage {
+    let end = before.filter(|&b| b <= text.len() && text.is_char_boundary(b)).unwrap_or(text.len());
+    let limit = limit.max(1);
+    let mut closing = 0;
+    let mut start = None;
+    let mut line_end = end;
+    while line_end > 0 {
+        // The line ending at `line_end` (its newline included) starts after the newline before.
+        let line_start = text[..line_end - 1].rfind('\n').map_or(0, |i| i + 1);
+        if closes_turn(&text[line_start..line_end]) {
+            closing += 1;
+            if closing > limit {
+                start = Some(line_end);
+                break;
+            }
+        }
+        line_end = line_start;
+    }
+    let region = parse_log(&text[start.unwrap_or(0)..end]);
+    LogPage { turns: region.turns, unreadable: region.unreadable, before: start }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +220,82 @@ mod tests {
         assert_eq!(log.turns.len(), 1);
         assert_eq!(log.unreadable, 1);
         assert_eq!(log.valid_len, a.len() + damaged.len());
+    }
+
+    /// A file with every kind of line the reader has rules for: retried and unfinished turns,
+    /// lines of another shape, damaged lines, blank lines, turns of several lines, a torn tail.
+    fn hostile_file() -> String {
+        let mut text = String::new();
+        for i in 0..40 {
+            let m = format!("m{i}");
+            match i % 7 {
+                0 => text += &(line(&m, 0, LineRole::User, false) + &line(&m, 1, LineRole::Assistant, true)),
+                1 => text += &line(&m, 0, LineRole::User, true),
+                2 => {
+                    // Begun again after a crash: the first try's lines stay in the file.
+                    text += &(line(&m, 0, LineRole::User, false) + &line(&m, 1, LineRole::Assistant, false));
+                    text += &(line(&m, 0, LineRole::User, false) + &line(&m, 1, LineRole::Assistant, true));
+                }
+                3 => {
+                    text +=
+                        &(line(&m, 0, LineRole::User, false) + "{not json\n" + &line(&m, 1, LineRole::Assistant, true))
+                }
+                4 => text += &(line(&m, 0, LineRole::User, true) + "\n{\"id\":\"x#0\",\"role\":\"robot\",\"v\":9}\n"),
+                5 => text += &(line("gone", 0, LineRole::User, false) + &line(&m, 0, LineRole::User, true)),
+                _ => {
+                    text += &(line(&m, 0, LineRole::User, false)
+                        + &line(&m, 1, LineRole::Assistant, false)
+                        + &line(&m, 2, LineRole::Assistant, true))
+                }
+            }
+        }
+        let torn = line("t", 0, LineRole::User, true);
+        text + &line("u", 0, LineRole::User, false) + &torn[..torn.len() / 2]
+    }
+
+    #[test]
+    fn pages_hold_exactly_the_turns_of_a_whole_read_at_any_page_size() {
+        for text in
+            [hostile_file(), hostile_file()[..hostile_file().rfind('\n').unwrap() + 1].to_owned(), String::new()]
+        {
+            let whole = parse_log(&text);
+            assert!(text.is_empty() || whole.unreadable > 0);
+            for limit in 1..=13 {
+                let (mut turns, mut unreadable, mut before, mut pages) = (Vec::new(), 0, None, 0);
+                loop {
+                    let page = parse_page(&text, before, limit);
+                    assert!(page.turns.len() <= limit, "a page holds at most its limit");
+                    pages += 1;
+                    unreadable += page.unreadable;
+                    turns.splice(0..0, page.turns);
+                    match page.before {
+                        Some(b) => {
+                            assert!(before.is_none_or(|old| b < old), "pages move back");
+                            before = Some(b);
+                        }
+                        None => break,
+                    }
+                }
+                assert_eq!(turns, whole.turns, "limit {limit}");
+                assert_eq!(unreadable, whole.unreadable, "limit {limit}");
+                assert_eq!(
+                    pages,
+                    whole.turns.len().div_ceil(limit).max(1),
+                    "limit {limit}: every page but the last is full"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_newest_page_is_the_end_of_a_whole_read() {
+        let text = hostile_file();
+        let whole = parse_log(&text);
+        let page = parse_page(&text, None, 5);
+        assert_eq!(page.turns, whole.turns[whole.turns.len() - 5..]);
+        assert!(page.before.is_some_and(|b| b > 0 && text[..b].ends_with('\n')));
+        let Some(b) = page.before else { return };
+        let older = parse_page(&text, Some(b), 5);
+        assert_eq!(older.turns, whole.turns[whole.turns.len() - 10..whole.turns.len() - 5]);
     }
 }

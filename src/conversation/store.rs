@@ -13,7 +13,7 @@ use super::index::{
     QUARANTINE_PATH, RECENT_ARCHIVED,
 };
 use super::line::{HistoryLine, LineRole, Turn};
-use super::log::{parse_log, LoadedLog};
+use super::log::{parse_log, parse_page, LoadedLog};
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
 use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
 use crate::host::Host;
@@ -458,6 +458,27 @@ impl ConversationStore {
         }
         let log = load_log(host, id, None).await?;
         Ok((log.turns.into_iter().flat_map(|t| t.lines).collect(), log.unreadable))
+    }
+
+    /// One page of a conversation for the view: the newest `limit` turns before `before` (the
+    /// end when `None`), parsed from that page's lines only, with the lines of that region this
+    /// version could not read and the cursor for the page before it.
+    pub async fn read_view_page<H: Host>(
+        &mut self,
+        host: &H,
+        id: &str,
+        before: Option<usize>,
+        limit: usize,
+    ) -> Result<(Vec<HistoryLine>, usize, Option<usize>), StoreError> {
+        if self.find(host, id).await?.is_none() {
+            return Err(StoreError::Unknown(id.to_owned()));
+        }
+        let text = match read_bounded(host, &log_path(id), MAX_LOG_BYTES).await? {
+            Bounded::Text(text) => text,
+            Bounded::Missing | Bounded::TooLarge(_) => return Ok((Vec::new(), 0, None)),
+        };
+        let page = parse_page(&text, before, limit);
+        Ok((page.turns.into_iter().flat_map(|t| t.lines).collect(), page.unreadable, page.before))
     }
 
     /// Appends a turn to the current conversation (opening one if none is), in one write.

@@ -73,6 +73,18 @@ pub(crate) const STORAGE_ERROR: &str = "storage_error";
 /// Code of a message given up on after all its attempts.
 pub(crate) const MOVED_TO_FAILED: &str = "moved_to_failed";
 
+/// A page of a conversation for the chat view, which draws the newest messages first and older
+/// ones as the user scrolls up, never the whole history at once.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationPage {
+    /// The page's lines, oldest first (hidden ones included, as `conversation_lines` has them).
+    pub lines: Vec<HistoryLine>,
+    /// The cursor for the page before this one; absent when this page reaches the start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<u64>,
+}
+
 /// What `reprocessPending()` did.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -283,6 +295,17 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// A conversation's lines, oldest first, hidden ones included.
     pub async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
         self.pipeline.conversation_lines(id).await
+    }
+
+    /// A page of a conversation: its newest `limit` turns before `before` (a cursor from an
+    /// earlier page; the end when `None`), read without parsing the rest of its history.
+    pub async fn conversation_page(
+        &self,
+        id: &str,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<ConversationPage, ProcessorError> {
+        self.pipeline.conversation_page(id, before, limit).await
     }
 
     /// The conversation new messages go to, if one is open.

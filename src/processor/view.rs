@@ -5,6 +5,7 @@
 
 use super::error::ProcessorError;
 use super::pipeline::{loaded, Pipeline};
+use super::ConversationPage;
 use crate::conversation::boundary::starts_new_conversation;
 use crate::conversation::{Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::host::Host;
@@ -71,6 +72,26 @@ impl<H: Host + 'static> Pipeline<H> {
             lines.insert(0, unreadable_line(unreadable));
         }
         Ok(lines)
+    }
+
+    /// A page of a conversation's lines for the chat view: the newest `limit` turns before the
+    /// cursor `before` (from an earlier page; the end when `None`), oldest first, with the
+    /// unreadable-lines notice of that page's region first, as `conversation_lines` has it.
+    pub(super) async fn conversation_page(
+        &self,
+        id: &str,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<ConversationPage, ProcessorError> {
+        self.initialize().await?;
+        let mut guard = self.inner.store.lock().await;
+        let store = loaded(&mut guard)?;
+        let before = before.and_then(|b| usize::try_from(b).ok());
+        let (mut lines, unreadable, before) = store.read_view_page(&self.inner.host, id, before, limit).await?;
+        if unreadable > 0 {
+            lines.insert(0, unreadable_line(unreadable));
+        }
+        Ok(ConversationPage { lines, before: before.map(|b| b as u64) })
     }
 
     /// The conversation new messages go to.

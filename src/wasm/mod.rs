@@ -311,6 +311,12 @@ export interface HistoryLine {
   context?: string;
 }
 
+/** A page of a conversation: its lines oldest first, and the cursor for the page before it. */
+export interface ConversationPage {
+  lines: HistoryLine[];
+  before?: number;
+}
+
 /** What model calls consumed (the API's usage) and, for a turn, the context filled and the cost. */
 export interface Usage {
   inputTokens: number;
@@ -586,6 +592,15 @@ impl WasmMessageProcessor {
     pub fn conversation_lines(&self, id: String) -> Promise {
         let core = self.core.clone();
         promise(async move { core.conversation_lines(&id).await })
+    }
+
+    /// A page of a conversation: its newest `limit` turns before the cursor `before` (from an
+    /// earlier page; the end when absent), oldest first.
+    #[wasm_bindgen(js_name = conversationPage, unchecked_return_type = "Promise<ConversationPage>")]
+    pub fn conversation_page(&self, id: String, before: Option<f64>, limit: u32) -> Promise {
+        let core = self.core.clone();
+        let before = before.filter(|b| b.is_finite() && *b >= 0.0).map(|b| b as u64);
+        promise(async move { core.conversation_page(&id, before, limit as usize).await })
     }
 
     /// The conversation new messages go to, or null.

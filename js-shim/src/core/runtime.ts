@@ -10,6 +10,7 @@ import type {
   CoreHost,
   CoreSettings,
   Conversation,
+  ConversationPage,
   HistoryLine,
   HubStatus,
   LogLevel,
@@ -298,6 +299,8 @@ export class CoreRuntime {
   // The conversations, as the core keeps them.
   readonly conversations = (): Promise<Conversation[]> => this.call((p) => p.conversations());
   readonly conversationLines = (id: string): Promise<HistoryLine[]> => this.call((p) => p.conversationLines(id));
+  readonly conversationPage = (id: string, before: number | undefined, limit: number): Promise<ConversationPage> =>
+    this.call((p) => p.conversationPage(id, before, limit));
   readonly currentConversation = (): Promise<Conversation | null> => this.call((p) => p.currentConversation());
   readonly newConversation = (): Promise<void> => this.call((p) => p.newConversation());
   readonly openConversation = (id: string): Promise<Conversation> => this.call((p) => p.openConversation(id));

@@ -15,6 +15,7 @@ import type {
   QuestionType,
   RoutedMessage,
   ScheduleChange,
+  Usage,
 } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime.ts";
 import type { ChatBackend, PanelOptions } from "./panel-api.ts";
@@ -23,6 +24,7 @@ import { addQuestionCard, ApprovalCards } from "./cards.ts";
 import { ConversationLists, scheduleControls } from "./lists.ts";
 import { searchIndexLine, sourceLabel } from "./chat-text.ts";
 import { replayLines } from "./replay.ts";
+import { HistoryPages } from "./history-pages.ts";
 import { drawReview, onReviewEvent, placeApproval } from "./review.ts";
 import { ConversationUsage } from "./usage.ts";
 
@@ -40,6 +42,8 @@ export class ChatPanel {
   /** The search index's progress while it builds (empty once it is ready). */
   private readonly indexLine: HTMLElement;
   private readonly messages: HTMLElement;
+  /** The shown conversation's history, a page at a time. */
+  private readonly pages: HistoryPages;
   private readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
   private readonly usage: ConversationUsage;
@@ -74,6 +78,10 @@ export class ChatPanel {
     this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
     this.indexLine = this.root.createDiv({ cls: "smarthole-hint smarthole-index" });
     this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
+    const review = async (id: string, b: AnswerBubble) => drawReview(this.approvals, b, id, await this.backend.turnReview(id), this.backend);
+    const usage = (bubble: AnswerBubble, used: Usage | undefined) => this.usage.turn(bubble, used);
+    const target = { addUser: this.addUser.bind(this), answer: this.answer.bind(this), notice: this.notice.bind(this), usage, review };
+    this.pages = new HistoryPages(this.messages, backend, (lines) => replayLines(lines, target, options));
     this.usage = new ConversationUsage(this.root);
     const composer = this.root.createDiv({ cls: "smarthole-composer" });
     this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent…", rows: "3" } });
@@ -351,19 +359,8 @@ export class ChatPanel {
       this.showPendingApprovals();
       return;
     }
-    const lines = await this.backend.conversationLines(current.id);
     this.clearMessages();
-    await replayLines(
-      lines,
-      {
-        addUser: (id, text, source) => this.addUser(id, text, source),
-        answer: (id) => this.answer(id),
-        notice: (text) => this.notice(text),
-        usage: (bubble, usage) => this.usage.turn(bubble, usage),
-        review: async (id, bubble) => drawReview(this.approvals, bubble, id, await this.backend.turnReview(id), this.backend),
-      },
-      this.options,
-    );
+    await this.pages.first(current.id);
     const question = current.state.pendingQuestion;
     if (current.status === "waiting_input" && question) this.addQuestion(question.prompt, question.type, question.options ?? []);
     this.showPendingApprovals();
@@ -380,6 +377,7 @@ export class ChatPanel {
   }
 
   private clearMessages(): void {
+    this.pages.reset();
     this.messages.empty();
     this.usage.reset();
     this.answers.clear();

@@ -4,6 +4,7 @@ import type {
   ApprovalDecision,
   ApprovalRequest,
   Conversation,
+  ConversationPage,
   HistoryLine,
   ProcessResult,
   RoutedMessage,
@@ -23,6 +24,8 @@ export interface ChatBackend {
   cancel(): boolean;
   conversations(): Promise<Conversation[]>;
   conversationLines(id: string): Promise<HistoryLine[]>;
+  /** A page of a conversation, newest first (ui/history-pages.ts); without it the whole history is read. */
+  conversationPage?(id: string, before: number | undefined, limit: number): Promise<ConversationPage>;
   currentConversation(): Promise<Conversation | null>;
   newConversation(): Promise<void>;
   openConversation(id: string): Promise<Conversation>;

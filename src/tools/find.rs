@@ -17,7 +17,7 @@ use super::indexer::{searchable, Listing, Phase};
 use super::note_paths::{checked, entries, protected, real, Step};
 use crate::host::Host;
 use crate::vault::glob::Glob;
-use crate::vault::index::{is_term, required_literals, tokens};
+use crate::vault::index::{context_folded, is_term, required_literals, tokens};
 use crate::vault::real::{listable, Access, Skipped};
 use crate::vault::search::{rank, score, Corpus, FileHit, FileScan, Matcher, LINE_WORK};
 use crate::vault::VaultEntry;
@@ -55,6 +55,16 @@ fn plan(query: &str, regex: bool, case_sensitive: bool, weight: usize) -> Plan {
     let folded = fold_case(query);
     if !case_sensitive && is_term(&folded) {
         return Plan::Exact(folded);
+    }
+    if case_sensitive && query.chars().any(context_folded) {
+        // Folded whole, the query may not be what the text around a match folds to: narrowed by
+        // its runs of other term characters only, each folded alone (as a regex's literals).
+        let literals: Vec<String> = query
+            .split(|c: char| !c.is_alphanumeric() || context_folded(c))
+            .map(fold_case)
+            .filter(|run| is_term(run))
+            .collect();
+        return if literals.is_empty() { Plan::All } else { Plan::Literals(literals) };
     }
     let words: Vec<String> = tokens(&folded).map(str::to_owned).collect();
     if words.is_empty() {
@@ -114,6 +124,9 @@ struct FromIndex {
     counted: Vec<Counted>,
     to_read: Vec<u32>,
     settled: usize,
+    /// Long lines of the notes a regex search settled without reading (a scan that read them
+    /// would have searched those lines in part, and said so).
+    cut_lines: usize,
 }
 
 /// Searches the candidate notes (entries of `listing`) through the index.
@@ -144,7 +157,8 @@ fn from_index(
             Plan::Phrase(words) => words.iter().map(String::as_str).collect(),
             _ => Vec::new(),
         };
-        let mut out = FromIndex { counted: Vec::new(), to_read: Vec::new(), settled: 0 };
+        let mut out = FromIndex { counted: Vec::new(), to_read: Vec::new(), settled: 0, cut_lines: 0 };
+        let regex = matches!(matcher, Matcher::Regex(..));
         for &i in candidates {
             let (entry, id) = (&listing.entries[i as usize], listing.ids[i as usize]);
             let Some(doc) = index.by_id(id) else {
@@ -163,6 +177,9 @@ fn from_index(
             };
             if !named && !may(id) {
                 out.settled += 1;
+                if regex {
+                    out.cut_lines += doc.long_lines as usize;
+                }
                 continue;
             }
             let read = match plan {
@@ -177,6 +194,9 @@ fn from_index(
                 out.to_read.push(i);
             } else {
                 out.settled += 1;
+                if regex {
+                    out.cut_lines += doc.long_lines as usize;
+                }
             }
         }
         out
@@ -306,6 +326,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
             let plan = plan(&query, regex, case_sensitive, matcher.weight());
             let settled = from_index(ctx.index, l, &matcher, &plan, &candidates);
             found.scanned = settled.settled;
+            found.cut_lines = settled.cut_lines;
             scan(ctx, &matcher, &entries_of(&settled.to_read), &mut budget, &mut found).await;
             (hits, total) = rank_counted(l, &settled.counted, std::mem::take(&mut found.hits), corpus, limit);
             // Counted from the index: the notes shown are read for their excerpts, together.
@@ -432,11 +453,12 @@ pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -
         String::new()
     };
     notes.push_str(&skipped.describe());
-    crate::lean::sort_by(&mut files, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
+    let total = files.len();
+    let files =
+        crate::lean::top_by(files, limit, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
     if files.is_empty() {
         return Ok(ToolOutput::ok(format!("No files match.{notes}")));
     }
-    let total = files.len();
     let mut out = format!("{total} files, newest first:");
     for f in files.iter().take(limit) {
         out.push_str(&format!("\n{} ({} bytes, modified {})", f.path, f.size, crate::time::format_iso(f.modified_ms)));

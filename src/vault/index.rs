@@ -26,6 +26,7 @@
 use std::collections::HashMap;
 
 use crate::lean::fold_case;
+use crate::vault::search::LINE_WORK;
 
 /// One indexed note.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,9 @@ pub(crate) struct Doc {
     pub(crate) unreadable: bool,
     /// Tokens in the note (its length for BM25).
     pub(crate) tokens: u32,
+    /// Lines longer than a regex searches whole ([`LINE_WORK`] bytes): a search that narrows
+    /// this note away says they were searched in part, as a scan that read it would.
+    pub(crate) long_lines: u32,
     /// Its distinct term ids, ascending, as varint deltas.
     terms: Box<[u8]>,
     /// For each term of `terms`, in order: varint count, then varint position deltas.
@@ -233,6 +237,7 @@ impl Index {
             modified_ms,
             unreadable: text.is_none(),
             tokens: count,
+            long_lines: text.map_or(0, |t| t.lines().filter(|l| l.len() > LINE_WORK).count() as u32),
             terms: write_ascending(distinct.into_iter()),
             positions: positions.into(),
         };
@@ -417,11 +422,12 @@ impl Index {
             let terms = write_ascending(read_ascending(&doc.terms).map(|t| renumber[t as usize]));
             body.push_str(&doc.path.replace(['\t', '\n'], " "));
             body.push_str(&format!(
-                "\t{}\t{}\t{}\t{}\t",
+                "\t{}\t{}\t{}\t{}\t{}\t",
                 doc.size,
                 doc.modified_ms,
                 u8::from(doc.unreadable),
-                doc.tokens
+                doc.tokens,
+                doc.long_lines
             ));
             base64(&terms, &mut body);
             body.push('\t');
@@ -466,12 +472,14 @@ impl Index {
                 _ => return None,
             };
             let tokens: u32 = f.next()?.parse().ok()?;
+            let long_lines: u32 = f.next()?.parse().ok()?;
             let terms: Box<[u8]> = unbase64(f.next()?, &mut scratch)?.into();
             let positions: Box<[u8]> = unbase64(f.next()?, &mut scratch)?.into();
             if f.next().is_some() || index.by_path.contains_key(path) {
                 return None;
             }
-            let doc = Doc { path: path.to_owned(), size, modified_ms, unreadable, tokens, terms, positions };
+            let doc =
+                Doc { path: path.to_owned(), size, modified_ms, unreadable, tokens, long_lines, terms, positions };
             // Every term known and ascending, every position list whole, the token count right.
             let (mut previous, mut total, mut at) = (None, 0u64, 0usize);
             let mut ok = true;
@@ -558,6 +566,12 @@ fn checksum(body: &str) -> String {
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
+/// Whether a character's folding depends on the characters around it (capital sigma lowers to
+/// ς at a word's end, else σ): a literal folded alone may then not be what the text folds to.
+pub(crate) fn context_folded(c: char) -> bool {
+    c == 'Σ'
+}
+
 /// The literal runs of term characters a regular expression cannot match without (folded): a
 /// conservative reading — any alternation, and anything it does not understand, gives none (then
 /// every note is a candidate).
@@ -619,10 +633,10 @@ pub(crate) fn required_literals(pattern: &str) -> Vec<String> {
                 }
             }
             c if c.is_alphanumeric() && depth == 0 => {
-                // Folded as the text is; a character whose folding is not one term character
-                // ends the run.
+                // Folded as the text is; a character whose folding is not one term character,
+                // or depends on its neighbours (Σ: σ or a word's final ς), ends the run.
                 let folded = fold_case(&c.to_string());
-                if is_term(&folded) {
+                if is_term(&folded) && !context_folded(c) {
                     run.push_str(&folded);
                 } else {
                     flush(&mut run, &mut out);

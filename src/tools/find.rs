@@ -331,7 +331,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
             (hits, total) = rank_counted(l, &settled.counted, std::mem::take(&mut found.hits), corpus, limit);
             // Counted from the index: the notes shown are read for their excerpts, together.
             let unread: Vec<usize> = (0..hits.len()).filter(|&k| hits[k].excerpts.is_empty()).collect();
-            let texts = futures::future::join_all(unread.iter().map(|&k| ctx.host.vault_read(&hits[k].path))).await;
+            let texts = super::budget::join_all(unread.iter().map(|&k| ctx.host.vault_read(&hits[k].path))).await;
             for (k, text) in unread.into_iter().zip(texts) {
                 let Ok(text) = text else { continue };
                 let entry = VaultEntry { path: hits[k].path.clone(), ..VaultEntry::default() };

@@ -224,7 +224,7 @@ impl SearchIndex {
                 *self.phase.borrow_mut() = Some(Phase::Building(done, total));
                 self.emit(host, "building", done, total);
             }
-            let texts = futures::future::join_all(entries.iter().map(|e| host.vault_read(&e.path))).await;
+            let texts = super::budget::join_all(entries.iter().map(|e| host.vault_read(&e.path))).await;
             let mut index = self.index.borrow_mut();
             for (entry, text) in entries.iter().zip(texts) {
                 index.upsert(&entry.path, entry.size, entry.modified_ms, text.ok().as_deref());

@@ -38,6 +38,24 @@ fn fold_non_ascii(text: &str) -> String {
     text.to_lowercase()
 }
 
+/// The first `k` of `items` in `cmp`'s order, as a stable sort would put them, without sorting
+/// them all: a listing or a search shows the first few of many thousands.
+pub(crate) fn top_by<T>(items: impl IntoIterator<Item = T>, k: usize, cmp: impl Fn(&T, &T) -> Ordering) -> Vec<T> {
+    let mut best: Vec<T> = Vec::with_capacity(k.min(1024) + 1);
+    if k == 0 {
+        return best;
+    }
+    for item in items {
+        if best.len() == k && best.last().is_some_and(|worst| cmp(&item, worst) != Ordering::Less) {
+            continue;
+        }
+        let at = best.partition_point(|b| cmp(b, &item) != Ordering::Greater);
+        best.insert(at, item);
+        best.truncate(k);
+    }
+    best
+}
+
 /// Sorts `items` stably by `cmp`.
 pub(crate) fn sort_by<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> Ordering) {
     if items.len() < 2 {

@@ -278,3 +278,51 @@ fn an_index_that_outgrows_its_ceiling_is_off_for_the_session_not_rebuilt_at_ever
     let tries = host.logs().iter().filter(|(_, l)| l.contains("passed its ceiling")).count();
     assert_eq!(tries, 1, "the index is not rebuilt at each search");
 }
+
+/// Where folding or long lines could make the index and a scan disagree: capital sigma folds to σ
+/// or (at a word's end) ς, so a case-sensitive query or a regex's literal folded alone may not be
+/// what the text folds to; ſ and the Kelvin sign K fold unlike their ASCII look-alikes; and a line
+/// over 128 KB, which a regex searches in part (and says so), in a note the index narrows away.
+#[test]
+fn unicode_folding_and_long_lines_answer_as_a_scan_does() {
+    let host = FakeHost::new();
+    host.put_note("greek.md", "ΑΣΑ and ΚΑΣ\nΣοφία\n");
+    host.put_note("long s.md", "the ſtory of ſ and s\n");
+    host.put_note("kelvin.md", "300 K is warm; k and K\n");
+    host.put_note("long.md", &format!("{}\nshort line\n", "wide ".repeat(30_000)));
+    host.put_note("other.md", "ΑΣ at the end ΑΣ\nmilk\n");
+    let index = indexed(&host);
+    let scan = scanning(&host);
+    let queries = [
+        json!({"query": "ΑΣ", "case_sensitive": true}),
+        json!({"query": "ΑΣΑ", "case_sensitive": true}),
+        json!({"query": "ΚΑΣ and", "case_sensitive": true}),
+        json!({"query": "ΑΣ"}),
+        json!({"query": "ας"}),
+        json!({"query": "ΑΣ", "regex": true}),
+        json!({"query": "ΑΣ", "regex": true, "case_sensitive": true}),
+        json!({"query": "Σοφ", "regex": true}),
+        json!({"query": "ſ"}),
+        json!({"query": "ſtory", "regex": true}),
+        json!({"query": "s", "regex": true}),
+        json!({"query": "S", "regex": true}),
+        json!({"query": "K"}),
+        json!({"query": "K", "regex": true}),
+        json!({"query": "k", "regex": true}),
+        json!({"query": "K is", "case_sensitive": true}),
+        json!({"query": r"milk\b", "regex": true}),
+        json!({"query": r"short", "regex": true}),
+        json!({"query": r"wide\s+wide", "regex": true}),
+    ];
+    let mut cut = 0;
+    for input in queries {
+        let from_index = quick(&host, &index, "search_files", input.clone());
+        let from_scan = quick(&host, &scan, "search_files", input.clone());
+        assert!(!from_index.contains("full scan"), "{input} did not use the index: {from_index}");
+        assert_eq!(from_index, from_scan, "{input}");
+        cut += usize::from(from_scan.contains("long lines were searched in their first"));
+    }
+    assert!(cut >= 3, "the long line was searched in part by the regex searches");
+    let sigma = quick(&host, &index, "search_files", json!({"query": "ΑΣ", "case_sensitive": true}));
+    assert!(sigma.starts_with("2 notes match"), "{sigma}");
+}

@@ -67,6 +67,35 @@ impl<'h, H: Host> Budget<'h, H> {
     }
 }
 
+/// Runs the futures together and gives their outputs in order: several reads asked of the host
+/// at once overlap. (`futures::future::join_all` does the same, with a second strategy for long
+/// lists that costs the bundle kilobytes; the lists here are a few dozen at most.)
+pub(crate) async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let mut pending: Vec<Option<Pin<Box<F>>>> = futures.into_iter().map(|f| Some(Box::pin(f))).collect();
+    let mut out: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut done = true;
+        for (slot, result) in pending.iter_mut().zip(out.iter_mut()) {
+            if let Some(f) = slot {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(v) => {
+                        *result = Some(v);
+                        *slot = None;
+                    }
+                    Poll::Pending => done = false,
+                }
+            }
+        }
+        if done {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    out.into_iter().flatten().collect()
+}
+
 /// Pending once, waking itself: the executor polls whatever else is ready first.
 struct YieldOnce(bool);
 

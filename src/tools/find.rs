@@ -17,9 +17,9 @@ use super::indexer::{searchable, Listing, Phase};
 use super::note_paths::{checked, entries, protected, real, Step};
 use crate::host::Host;
 use crate::vault::glob::Glob;
-use crate::vault::index::{is_term, required_literals, tokens};
+use crate::vault::index::{context_folded, is_term, required_literals, tokens};
 use crate::vault::real::{listable, Access, Skipped};
-use crate::vault::search::{rank, Corpus, FileHit, FileScan, Matcher, LINE_WORK};
+use crate::vault::search::{rank, score, Corpus, FileHit, FileScan, Matcher, LINE_WORK};
 use crate::vault::VaultEntry;
 
 /// Most entries `list_files` returns.
@@ -55,6 +55,16 @@ fn plan(query: &str, regex: bool, case_sensitive: bool, weight: usize) -> Plan {
     let folded = fold_case(query);
     if !case_sensitive && is_term(&folded) {
         return Plan::Exact(folded);
+    }
+    if case_sensitive && query.chars().any(context_folded) {
+        // Folded whole, the query may not be what the text around a match folds to: narrowed by
+        // its runs of other term characters only, each folded alone (as a regex's literals).
+        let literals: Vec<String> = query
+            .split(|c: char| !c.is_alphanumeric() || context_folded(c))
+            .map(fold_case)
+            .filter(|run| is_term(run))
+            .collect();
+        return if literals.is_empty() { Plan::All } else { Plan::Literals(literals) };
     }
     let words: Vec<String> = tokens(&folded).map(str::to_owned).collect();
     if words.is_empty() {
@@ -105,81 +115,144 @@ async fn scan<H: Host>(
     }
 }
 
-/// Searches the candidate notes through the index: counted hits, and the notes still to read.
-fn from_index<'e>(
+/// A note counted from the index: its entry, its matches, whether its name matches.
+type Counted = (u32, usize, bool);
+
+/// What the index settles of a search: the notes it counted (a plain query), the notes still to
+/// read (by entry), and how many it settled without reading.
+struct FromIndex {
+    counted: Vec<Counted>,
+    to_read: Vec<u32>,
+    settled: usize,
+    /// Long lines of the notes a regex search settled without reading (a scan that read them
+    /// would have searched those lines in part, and said so).
+    cut_lines: usize,
+}
+
+/// Searches the candidate notes (entries of `listing`) through the index.
+fn from_index(
     ctx_index: &super::indexer::SearchIndex,
+    listing: &Listing,
     matcher: &Matcher,
     plan: &Plan,
-    candidates: &[&'e VaultEntry],
-    folded: Option<&[String]>,
-) -> (Vec<FileHit>, Vec<&'e VaultEntry>, usize) {
+    candidates: &[u32],
+) -> FromIndex {
     ctx_index.with(|index| {
-        // The notes that can match at all, from the term list (then only those are looked at).
-        let counted = match plan {
+        // How many times a plain query occurs in each note, by note id, from the term list.
+        let table = match plan {
             Plan::Exact(needle) => index.counts(needle),
             _ => Vec::new(),
         };
+        // The notes that can match at all (then only those are looked at).
         let narrowed = match plan {
-            Plan::Exact(_) => Some(counted.iter().map(|(d, _)| *d).collect()),
             Plan::Literals(literals) => Some(index.containing_all(literals)),
             Plan::Phrase(words) => Some(index.containing_all(words)),
-            Plan::All => None,
+            Plan::Exact(_) | Plan::All => None,
         };
-        let may = |id: u32| narrowed.as_ref().is_none_or(|n| n.binary_search(&id).is_ok());
-        // A plain, case-insensitive query matches a name as the folded name contains it.
-        let plain_needle = match plan {
-            Plan::Exact(needle) => Some(needle.as_str()),
-            _ => None,
+        let may = |id: u32| match plan {
+            Plan::Exact(_) => table.get(id as usize).is_some_and(|&n| n > 0),
+            _ => narrowed.as_ref().is_none_or(|n| n.binary_search(&id).is_ok()),
         };
         let words: Vec<&str> = match plan {
             Plan::Phrase(words) => words.iter().map(String::as_str).collect(),
             _ => Vec::new(),
         };
-        let (mut hits, mut to_read, mut settled) = (Vec::new(), Vec::new(), 0);
-        for (i, entry) in candidates.iter().enumerate() {
-            let Some((id, doc)) = index.doc(&entry.path) else {
-                to_read.push(*entry);
+        let mut out = FromIndex { counted: Vec::new(), to_read: Vec::new(), settled: 0, cut_lines: 0 };
+        let regex = matches!(matcher, Matcher::Regex(..));
+        for &i in candidates {
+            let (entry, id) = (&listing.entries[i as usize], listing.ids[i as usize]);
+            let Some(doc) = index.by_id(id) else {
+                out.to_read.push(i);
                 continue;
             };
             if doc.unreadable {
                 // A scan counts it and finds nothing in it.
-                settled += 1;
+                out.settled += 1;
                 continue;
             }
-            let named = match (plain_needle, folded) {
-                (Some(needle), Some(folded)) => folded[i].contains(needle),
+            // A plain, case-insensitive query matches a name as the folded name contains it.
+            let named = match plan {
+                Plan::Exact(needle) => listing.folded[i as usize].contains(needle.as_str()),
                 _ => matcher.name_matches(&entry.path),
             };
             if !named && !may(id) {
-                settled += 1;
+                out.settled += 1;
+                if regex {
+                    out.cut_lines += doc.long_lines as usize;
+                }
                 continue;
             }
             let read = match plan {
                 Plan::Exact(_) => {
-                    let matches = counted.binary_search_by_key(&id, |(d, _)| *d).map_or(0, |k| counted[k].1);
-                    if matches > 0 || named {
-                        hits.push(FileHit {
-                            path: entry.path.clone(),
-                            matches,
-                            name_matches: named,
-                            excerpts: Vec::new(),
-                            modified_ms: entry.modified_ms,
-                            size: entry.size,
-                        });
-                    }
+                    out.counted.push((i, table.get(id as usize).map_or(0, |&n| n as usize), named));
                     false
                 }
                 Plan::Phrase(_) => named || index.may_contain_phrase(doc, &words),
                 Plan::Literals(_) | Plan::All => true,
             };
             if read {
-                to_read.push(*entry);
+                out.to_read.push(i);
             } else {
-                settled += 1;
+                out.settled += 1;
+                if regex {
+                    out.cut_lines += doc.long_lines as usize;
+                }
             }
         }
-        (hits, to_read, settled)
+        out
     })
+}
+
+/// The best `limit` of the counted notes and of the notes read, ranked as [`rank`] ranks them
+/// all (the same scores, ties by path) without making a hit of every counted note; and how many
+/// there are in all.
+fn rank_counted(
+    listing: &Listing,
+    counted: &[Counted],
+    read: Vec<FileHit>,
+    corpus: Corpus,
+    limit: usize,
+) -> (Vec<FileHit>, usize) {
+    let entry = |i: u32| &listing.entries[i as usize];
+    let newest = counted.iter().map(|c| entry(c.0).modified_ms).chain(read.iter().map(|h| h.modified_ms)).max();
+    let newest = newest.unwrap_or(0);
+    let with = counted.iter().filter(|c| c.1 > 0).count() + read.iter().filter(|h| h.matches > 0).count();
+    let total = counted.len() + read.len();
+    // Counted notes as (score, entry); hits read as (score, their place in `read` past the
+    // entries' range).
+    let scored = counted
+        .iter()
+        .map(|&(i, matches, named)| {
+            let e = entry(i);
+            (score(matches, named, e.size, e.modified_ms, newest, corpus, with), Err((i, matches, named)))
+        })
+        .chain(read.iter().enumerate().map(|(k, h)| (h.score(newest, corpus, with), Ok(k))));
+    let path = |at: &Result<usize, Counted>| match at {
+        Ok(k) => read[*k].path.as_str(),
+        Err(c) => entry(c.0).path.as_str(),
+    };
+    let best = crate::lean::top_by(scored, limit, |(sa, a), (sb, b)| {
+        sb.partial_cmp(sa).unwrap_or(std::cmp::Ordering::Equal).then_with(|| path(a).cmp(path(b)))
+    });
+    let mut read: Vec<Option<FileHit>> = read.into_iter().map(Some).collect();
+    let hits = best
+        .into_iter()
+        .filter_map(|(_, at)| match at {
+            Ok(k) => read[k].take(),
+            Err((i, matches, name_matches)) => {
+                let e = entry(i);
+                Some(FileHit {
+                    path: e.path.clone(),
+                    matches,
+                    name_matches,
+                    excerpts: Vec::new(),
+                    modified_ms: e.modified_ms,
+                    size: e.size,
+                })
+            }
+        })
+        .collect();
+    (hits, total)
 }
 
 /// Why this answer did not come from the index, for the end of it.
@@ -209,8 +282,8 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     let prefix = format!("{}/", fold_case(&folder));
     let protected = protected(ctx);
     let mut skipped = Skipped::default();
-    let mut candidates: Vec<&VaultEntry> = Vec::new();
-    let mut candidates_folded: Vec<String> = Vec::new();
+    // Candidates by their place in `all` (no path copied: a vault may list 100,000).
+    let mut candidates: Vec<u32> = Vec::new();
     for (i, entry) in all.iter().enumerate() {
         let owned;
         let path = match &listing {
@@ -229,32 +302,45 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         }
         // A link inside the vault is searched under its real path, not twice.
         if searchable(entry, path) {
-            candidates.push(entry);
-            if listing.is_some() {
-                candidates_folded.push(path.clone());
-            }
+            candidates.push(i as u32);
         }
     }
     let corpus = Corpus {
         notes: candidates.len(),
-        avg_size: candidates.iter().map(|e| e.size as f64).sum::<f64>() / candidates.len().max(1) as f64,
+        avg_size: candidates.iter().map(|&i| all[i as usize].size as f64).sum::<f64>() / candidates.len().max(1) as f64,
     };
+    let entries_of = |list: &[u32]| -> Vec<&VaultEntry> { list.iter().map(|&i| &all[i as usize]).collect() };
     let mut found = Found::default();
     let mut notes = String::new();
-    let mut counted = false;
+    let mut hits;
+    let total;
     match &listing {
         None => {
-            scan(ctx, &matcher, &candidates, &mut budget, &mut found).await;
+            scan(ctx, &matcher, &entries_of(&candidates), &mut budget, &mut found).await;
             notes.push_str(&scan_note(ctx));
+            hits = std::mem::take(&mut found.hits);
+            rank(&mut hits, corpus);
+            total = hits.len();
         }
-        Some(_) => {
+        Some(l) => {
             let plan = plan(&query, regex, case_sensitive, matcher.weight());
-            counted = matches!(plan, Plan::Exact(_));
-            let (hits, to_read, settled) =
-                from_index(ctx.index, &matcher, &plan, &candidates, Some(&candidates_folded));
-            found.hits = hits;
-            found.scanned = settled;
-            scan(ctx, &matcher, &to_read, &mut budget, &mut found).await;
+            let settled = from_index(ctx.index, l, &matcher, &plan, &candidates);
+            found.scanned = settled.settled;
+            found.cut_lines = settled.cut_lines;
+            scan(ctx, &matcher, &entries_of(&settled.to_read), &mut budget, &mut found).await;
+            (hits, total) = rank_counted(l, &settled.counted, std::mem::take(&mut found.hits), corpus, limit);
+            // Counted from the index: the notes shown are read for their excerpts, together.
+            let unread: Vec<usize> = (0..hits.len()).filter(|&k| hits[k].excerpts.is_empty()).collect();
+            let texts = super::budget::join_all(unread.iter().map(|&k| ctx.host.vault_read(&hits[k].path))).await;
+            for (k, text) in unread.into_iter().zip(texts) {
+                let Ok(text) = text else { continue };
+                let entry = VaultEntry { path: hits[k].path.clone(), ..VaultEntry::default() };
+                let mut scan = FileScan::new(&matcher, &entry, &text);
+                while scan.step(&matcher, usize::MAX) {}
+                if let Some(read) = scan.finish() {
+                    hits[k].excerpts = read.excerpts;
+                }
+            }
         }
     }
     if found.stopped {
@@ -274,27 +360,10 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         ));
     }
     notes.push_str(&skipped.describe());
-    let mut hits = found.hits;
-    rank(&mut hits, corpus);
-    if counted {
-        // Counted from the index: the notes shown are read for their excerpts.
-        for hit in hits.iter_mut().take(limit) {
-            budget.pace().await;
-            if let Ok(text) = ctx.host.vault_read(&hit.path).await {
-                let entry = VaultEntry { path: hit.path.clone(), ..VaultEntry::default() };
-                let mut scan = FileScan::new(&matcher, &entry, &text);
-                while scan.step(&matcher, usize::MAX) {}
-                if let Some(read) = scan.finish() {
-                    hit.excerpts = read.excerpts;
-                }
-            }
-        }
-    }
     let scanned = found.scanned;
     if hits.is_empty() {
         return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{notes}", query)));
     }
-    let total = hits.len();
     let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", query);
     for hit in hits.iter().take(limit) {
         out.push_str(&format!(
@@ -384,11 +453,12 @@ pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -
         String::new()
     };
     notes.push_str(&skipped.describe());
-    crate::lean::sort_by(&mut files, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
+    let total = files.len();
+    let files =
+        crate::lean::top_by(files, limit, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
     if files.is_empty() {
         return Ok(ToolOutput::ok(format!("No files match.{notes}")));
     }
-    let total = files.len();
     let mut out = format!("{total} files, newest first:");
     for f in files.iter().take(limit) {
         out.push_str(&format!("\n{} ({} bytes, modified {})", f.path, f.size, crate::time::format_iso(f.modified_ms)));

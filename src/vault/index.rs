@@ -14,9 +14,19 @@
 //! exactly. Other queries are narrowed here (phrases by positions, regexes by the literals they
 //! require) and confirmed on the candidate notes' text by the caller.
 
+//!
+//! Layout (sized for 100,000 notes): each term's postings are one byte string of (note id delta,
+//! occurrences) varint pairs, appended to as notes are added — a note added or changed takes a new
+//! id, larger than any before, so a list only ever grows at its end. A removed note leaves its
+//! postings behind as dead entries (skipped by a look at `docs`); once dead notes outnumber the
+//! live ones, [`Index::compact`] renumbers the notes and rewrites the postings. Each note keeps
+//! its own distinct terms (delta varints) and their positions (varint count, then position
+//! deltas) for phrases and for that rewrite.
+
 use std::collections::HashMap;
 
 use crate::lean::fold_case;
+use crate::vault::search::LINE_WORK;
 
 /// One indexed note.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,24 +38,60 @@ pub(crate) struct Doc {
     pub(crate) unreadable: bool,
     /// Tokens in the note (its length for BM25).
     pub(crate) tokens: u32,
-    /// Its distinct term ids, ascending.
-    terms: Box<[u32]>,
-    /// How many times each of `terms` occurs (saturating).
-    counts: Box<[u16]>,
+    /// Lines longer than a regex searches whole ([`LINE_WORK`] bytes): a search that narrows
+    /// this note away says they were searched in part, as a scan that read it would.
+    pub(crate) long_lines: u32,
+    /// Its distinct term ids, ascending, as varint deltas.
+    terms: Box<[u8]>,
     /// For each term of `terms`, in order: varint count, then varint position deltas.
     positions: Box<[u8]>,
+}
+
+/// One term's notes: (id delta, occurrences) varint pairs, ids ascending.
+#[derive(Debug, Default)]
+struct Postings {
+    bytes: Vec<u8>,
+    /// The last id written (what the next delta is from).
+    last: u32,
+    /// Live notes holding the term.
+    live: u32,
+}
+
+impl Postings {
+    fn push(&mut self, id: u32, count: u32) {
+        let delta = if self.bytes.is_empty() { id } else { id - self.last };
+        push_varint(&mut self.bytes, delta);
+        push_varint(&mut self.bytes, count);
+        self.last = id;
+        self.live += 1;
+    }
+
+    /// (id, occurrences), dead notes included.
+    fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut at = 0;
+        let mut id = 0u32;
+        std::iter::from_fn(move || {
+            if at >= self.bytes.len() {
+                return None;
+            }
+            id = id.wrapping_add(read_varint(&self.bytes, &mut at));
+            Some((id, read_varint(&self.bytes, &mut at)))
+        })
+    }
 }
 
 /// The inverted index: notes by id, terms by id, and each term's notes.
 #[derive(Debug, Default)]
 pub(crate) struct Index {
+    /// By id; `None` for a removed note until the next compaction.
     docs: Vec<Option<Doc>>,
-    free: Vec<u32>,
+    dead: usize,
     by_path: HashMap<String, u32>,
     term_ids: HashMap<Box<str>, u32>,
     terms: Vec<Box<str>>,
-    /// Each term's notes, ascending ids.
-    postings: Vec<Vec<u32>>,
+    postings: Vec<Postings>,
+    /// Bytes held, about (kept as notes come and go).
+    held: usize,
 }
 
 fn push_varint(out: &mut Vec<u8>, mut n: u32) {
@@ -68,6 +114,46 @@ fn read_varint(bytes: &[u8], at: &mut usize) -> u32 {
         shift += 7;
     }
     n
+}
+
+/// Delta varints back to ascending numbers.
+fn read_ascending(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let mut at = 0;
+    let mut last = 0u32;
+    std::iter::from_fn(move || {
+        (at < bytes.len()).then(|| {
+            last = last.wrapping_add(read_varint(bytes, &mut at));
+            last
+        })
+    })
+}
+
+/// Ascending numbers as delta varints.
+fn write_ascending(numbers: impl Iterator<Item = u32>) -> Box<[u8]> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    for n in numbers {
+        push_varint(&mut out, n - last);
+        last = n;
+    }
+    out.into()
+}
+
+/// A note's (term, occurrences) pairs, from its own lists.
+fn term_counts(doc: &Doc) -> impl Iterator<Item = (u32, u32)> + '_ {
+    let mut at = 0;
+    read_ascending(&doc.terms).map(move |t| {
+        let n = read_varint(&doc.positions, &mut at);
+        for _ in 0..n {
+            read_varint(&doc.positions, &mut at);
+        }
+        (t, n)
+    })
+}
+
+/// What a note costs in memory, about (its entry in `docs` and `by_path`).
+fn doc_bytes(doc: &Doc) -> usize {
+    96 + doc.path.len() * 2 + doc.terms.len() + doc.positions.len()
 }
 
 /// The terms of already folded text, in order.
@@ -93,50 +179,57 @@ impl Index {
         self.docs.get(id as usize)?.as_ref().map(|d| (id, d))
     }
 
+    /// The note with this id, if live.
+    pub(crate) fn by_id(&self, id: u32) -> Option<&Doc> {
+        self.docs.get(id as usize)?.as_ref()
+    }
+
     /// Every indexed note.
     pub(crate) fn docs(&self) -> impl Iterator<Item = &Doc> {
         self.docs.iter().flatten()
     }
 
+    fn term_id(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.term_ids.get(term) {
+            return id;
+        }
+        let id = self.terms.len() as u32;
+        self.term_ids.insert(term.into(), id);
+        self.terms.push(term.into());
+        self.postings.push(Postings::default());
+        self.held += 64 + term.len() * 2;
+        id
+    }
+
     /// Adds or replaces a note; `text` `None` when the host could not read it.
     pub(crate) fn upsert(&mut self, path: &str, size: u64, modified_ms: u64, text: Option<&str>) {
         self.remove(path);
-        let mut grouped: HashMap<u32, Vec<u32>> = HashMap::new();
-        let mut count = 0u32;
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
         if let Some(text) = text {
             let folded = fold_case(text);
-            for term in tokens(&folded) {
-                let id = match self.term_ids.get(term) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.terms.len() as u32;
-                        self.term_ids.insert(term.into(), id);
-                        self.terms.push(term.into());
-                        self.postings.push(Vec::new());
-                        id
-                    }
-                };
-                grouped.entry(id).or_default().push(count);
-                count = count.saturating_add(1);
+            for (at, term) in tokens(&folded).enumerate() {
+                let t = self.term_id(term);
+                pairs.push((t, at as u32));
             }
         }
-        let mut terms: Vec<u32> = grouped.keys().copied().collect();
-        terms.sort_unstable();
+        let count = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
+        pairs.sort_unstable();
+        let id = self.docs.len() as u32;
         let mut positions = Vec::new();
-        for t in &terms {
-            let list = &grouped[t];
-            push_varint(&mut positions, list.len() as u32);
+        let mut distinct = Vec::new();
+        for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+            let t = group[0].0;
+            distinct.push(t);
+            push_varint(&mut positions, group.len() as u32);
             let mut last = 0;
-            for &p in list {
+            for &(_, p) in group {
                 push_varint(&mut positions, p - last);
                 last = p;
             }
-        }
-        let id = self.free.pop().unwrap_or(self.docs.len() as u32);
-        for &t in &terms {
             let list = &mut self.postings[t as usize];
-            let at = list.partition_point(|&d| d < id);
-            list.insert(at, id);
+            let before = list.bytes.capacity();
+            list.push(id, group.len() as u32);
+            self.held += list.bytes.capacity() - before;
         }
         let doc = Doc {
             path: path.to_owned(),
@@ -144,47 +237,75 @@ impl Index {
             modified_ms,
             unreadable: text.is_none(),
             tokens: count,
-            counts: terms.iter().map(|t| u16::try_from(grouped[t].len()).unwrap_or(u16::MAX)).collect(),
-            terms: terms.into(),
+            long_lines: text.map_or(0, |t| t.lines().filter(|l| l.len() > LINE_WORK).count() as u32),
+            terms: write_ascending(distinct.into_iter()),
             positions: positions.into(),
         };
-        if id as usize == self.docs.len() {
-            self.docs.push(Some(doc));
-        } else {
-            self.docs[id as usize] = Some(doc);
-        }
+        self.held += doc_bytes(&doc);
+        self.docs.push(Some(doc));
         self.by_path.insert(path.to_owned(), id);
     }
 
-    /// Forgets a note; returns whether it was indexed.
+    /// Forgets a note; returns whether it was indexed. Its postings stay, dead, until
+    /// [`Index::compact`].
     pub(crate) fn remove(&mut self, path: &str) -> bool {
         let Some(id) = self.by_path.remove(path) else { return false };
         if let Some(doc) = self.docs.get_mut(id as usize).and_then(Option::take) {
-            for &t in doc.terms.iter() {
-                let list = &mut self.postings[t as usize];
-                if let Ok(at) = list.binary_search(&id) {
-                    list.remove(at);
+            for t in read_ascending(&doc.terms) {
+                if let Some(p) = self.postings.get_mut(t as usize) {
+                    p.live = p.live.saturating_sub(1);
                 }
             }
+            self.held = self.held.saturating_sub(doc_bytes(&doc));
+            self.dead += 1;
         }
-        self.free.push(id);
         true
     }
 
-    /// Ids of the terms for which `keep` holds (a scan of the term list: thousands per ms).
+    /// Renumbers the live notes densely and rewrites the postings without the dead ones, once
+    /// they outnumber the live (ids change: callers holding ids take them again).
+    pub(crate) fn compact_if_worth_it(&mut self) {
+        if self.dead > 1024 && self.dead > self.len() {
+            self.compact();
+        }
+    }
+
+    fn compact(&mut self) {
+        let docs: Vec<Doc> = std::mem::take(&mut self.docs).into_iter().flatten().collect();
+        for p in &mut self.postings {
+            *p = Postings::default();
+        }
+        self.by_path.clear();
+        self.dead = 0;
+        for (id, doc) in docs.iter().enumerate() {
+            for (t, n) in term_counts(doc) {
+                self.postings[t as usize].push(id as u32, n);
+            }
+            self.by_path.insert(doc.path.clone(), id as u32);
+        }
+        self.docs = docs.into_iter().map(Some).collect();
+        self.held = self.measure();
+    }
+
+    /// Ids of the terms held by a live note for which `keep` holds (a scan of the term list:
+    /// thousands per ms).
     fn terms_where(&self, keep: impl Fn(&str) -> bool) -> Vec<u32> {
         (0..self.terms.len() as u32)
-            .filter(|&t| !self.postings[t as usize].is_empty() && keep(&self.terms[t as usize]))
+            .filter(|&t| self.postings[t as usize].live > 0 && keep(&self.terms[t as usize]))
             .collect()
     }
 
-    /// Notes with a term for which `keep` holds, ascending.
+    /// Live notes with a term for which `keep` holds, ascending.
     fn docs_with(&self, keep: impl Fn(&str) -> bool) -> Vec<u32> {
-        let mut out: Vec<u32> =
-            self.terms_where(keep).iter().flat_map(|&t| self.postings[t as usize].clone()).collect();
-        out.sort_unstable();
-        out.dedup();
-        out
+        let mut seen = vec![false; self.docs.len()];
+        for t in self.terms_where(keep) {
+            for (d, _) in self.postings[t as usize].iter() {
+                if let Some(s) = seen.get_mut(d as usize) {
+                    *s = true;
+                }
+            }
+        }
+        (0..self.docs.len() as u32).filter(|&d| seen[d as usize] && self.docs[d as usize].is_some()).collect()
     }
 
     /// Notes whose text contains the term characters `sub` (folded) inside one term.
@@ -206,7 +327,7 @@ impl Index {
     /// A note's terms with their positions.
     fn doc_terms<'d>(&'d self, doc: &'d Doc) -> impl Iterator<Item = (&'d str, Vec<u32>)> + 'd {
         let mut at = 0;
-        doc.terms.iter().map(move |&t| {
+        read_ascending(&doc.terms).map(move |t| {
             let n = read_varint(&doc.positions, &mut at);
             let mut last = 0;
             let list = (0..n)
@@ -215,25 +336,29 @@ impl Index {
                     last
                 })
                 .collect();
-            (&*self.terms[t as usize], list)
+            (self.terms.get(t as usize).map_or("", |s| &**s), list)
         })
     }
 
-    /// How many times a folded term-character needle occurs in each note that has it, by note id
-    /// ascending (what the plain matcher counts: non-overlapping, never across two terms), from
-    /// the matching terms' postings — no note is looked at that does not match.
-    pub(crate) fn counts(&self, needle: &str) -> Vec<(u32, usize)> {
-        let mut out: HashMap<u32, usize> = HashMap::new();
+    /// How many times a folded term-character needle occurs in each note, by note id (a table
+    /// entry per id handed out; 0 for a note without it or a dead id) — what the plain matcher
+    /// counts: non-overlapping, never across two terms — from the matching terms' postings: no
+    /// note is looked at.
+    pub(crate) fn counts(&self, needle: &str) -> Vec<u32> {
+        let mut out = vec![0u32; self.docs.len()];
         for t in self.terms_where(|term| term.contains(needle)) {
-            let occurs = self.terms[t as usize].matches(needle).count();
-            for &d in &self.postings[t as usize] {
-                let Some(doc) = self.docs.get(d as usize).and_then(Option::as_ref) else { continue };
-                let tf = doc.terms.binary_search(&t).ok().map_or(0, |k| usize::from(doc.counts[k]));
-                *out.entry(d).or_default() += occurs * tf;
+            let occurs = self.terms[t as usize].matches(needle).count() as u32;
+            for (d, n) in self.postings[t as usize].iter() {
+                if let Some(c) = out.get_mut(d as usize) {
+                    *c = c.saturating_add(occurs.saturating_mul(n));
+                }
             }
         }
-        let mut out: Vec<(u32, usize)> = out.into_iter().collect();
-        out.sort_unstable();
+        for (c, doc) in out.iter_mut().zip(&self.docs) {
+            if doc.is_none() {
+                *c = 0;
+            }
+        }
         out
     }
 
@@ -266,22 +391,27 @@ impl Index {
 
     /// Bytes the index holds, about (what the memory ceiling is checked against).
     pub(crate) fn bytes(&self) -> usize {
-        let docs: usize = self.docs().map(|d| 80 + d.path.len() * 2 + d.terms.len() * 6 + d.positions.len()).sum();
-        let terms: usize = self.terms.iter().map(|t| 48 + t.len() * 2).sum();
-        let postings: usize = self.postings.iter().map(|p| 24 + p.capacity() * 4).sum();
-        docs + terms + postings + self.docs.capacity() * 8
+        self.held + self.docs.capacity() * std::mem::size_of::<Option<Doc>>()
     }
 
-    /// The index as text (`.smarthole/search-index.txt`): a header line with a checksum of the
-    /// rest, the terms, then one line per note.
+    fn measure(&self) -> usize {
+        let docs: usize = self.docs().map(doc_bytes).sum();
+        let terms: usize = self.terms.iter().map(|t| 64 + t.len() * 2).sum();
+        let postings: usize = self.postings.iter().map(|p| p.bytes.capacity()).sum();
+        docs + terms + postings
+    }
+
+    /// The index as text (`.smarthole/search-index.txt`): a header line (format, notes, a
+    /// checksum of the rest, layout), the terms, then one line per note with its term ids and
+    /// positions as base64 of their varints — read back without parsing a number per position.
     pub(crate) fn to_text(&self) -> String {
         let mut body = String::new();
-        // Terms renumbered densely in the order written.
-        let mut renumber: Vec<Option<u32>> = vec![None; self.terms.len()];
+        // Terms renumbered densely in the order written (the order, and so the deltas, kept).
+        let mut renumber: Vec<u32> = vec![0; self.terms.len()];
         let mut written = 0u32;
         for (t, term) in self.terms.iter().enumerate() {
-            if !self.postings[t].is_empty() {
-                renumber[t] = Some(written);
+            if self.postings[t].live > 0 {
+                renumber[t] = written;
                 written += 1;
                 body.push_str(term);
                 body.push('\n');
@@ -289,28 +419,22 @@ impl Index {
         }
         body.push('\n');
         for doc in self.docs() {
-            let mut at = 0;
-            let mut fields = Vec::with_capacity(doc.terms.len());
-            for &t in doc.terms.iter() {
-                let n = read_varint(&doc.positions, &mut at);
-                let mut field = format!("{}", renumber[t as usize].unwrap_or(0));
-                for _ in 0..n {
-                    field.push(',');
-                    field.push_str(&read_varint(&doc.positions, &mut at).to_string());
-                }
-                fields.push(field);
-            }
+            let terms = write_ascending(read_ascending(&doc.terms).map(|t| renumber[t as usize]));
+            body.push_str(&doc.path.replace(['\t', '\n'], " "));
             body.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\t{}\n",
-                doc.path.replace(['\t', '\n'], " "),
+                "\t{}\t{}\t{}\t{}\t{}\t",
                 doc.size,
                 doc.modified_ms,
                 u8::from(doc.unreadable),
                 doc.tokens,
-                fields.join(" ")
+                doc.long_lines
             ));
+            base64(&terms, &mut body);
+            body.push('\t');
+            base64(&doc.positions, &mut body);
+            body.push('\n');
         }
-        format!("{FORMAT} {} {}\n{body}", self.len(), checksum(&body))
+        format!("{FORMAT} {} {} {LAYOUT}\n{body}", self.len(), checksum(&body))
     }
 
     /// An index read back from [`Index::to_text`]; `None` when anything is off (the caller
@@ -322,74 +446,130 @@ impl Index {
             return None;
         }
         let count: usize = head.next()?.parse().ok()?;
-        if head.next()? != checksum(body) {
+        let sum = head.next()?;
+        if head.next()? != LAYOUT || head.next().is_some() || sum != checksum(body) {
             return None;
         }
         let (terms, notes) = body.split_once("\n\n").or_else(|| body.strip_prefix('\n').map(|n| ("", n)))?;
-        let terms: Vec<&str> = if terms.is_empty() { Vec::new() } else { terms.split('\n').collect() };
         let mut index = Index::default();
-        for term in &terms {
-            if !is_term(term) || index.term_ids.contains_key(*term) {
-                return None;
+        if !terms.is_empty() {
+            for term in terms.split('\n') {
+                if !is_term(term) || index.term_ids.contains_key(term) {
+                    return None;
+                }
+                index.term_id(term);
             }
-            index.term_ids.insert((*term).into(), index.terms.len() as u32);
-            index.terms.push((*term).into());
-            index.postings.push(Vec::new());
         }
+        let mut scratch = Vec::new();
         for line in notes.lines() {
             let mut f = line.split('\t');
             let path = f.next()?;
             let size = f.next()?.parse().ok()?;
             let modified_ms = f.next()?.parse().ok()?;
-            let unreadable = f.next()? == "1";
+            let unreadable = match f.next()? {
+                "0" => false,
+                "1" => true,
+                _ => return None,
+            };
             let tokens: u32 = f.next()?.parse().ok()?;
-            let fields = f.next()?;
-            let mut grouped: Vec<(u32, Vec<u32>)> = Vec::new();
-            for field in fields.split(' ').filter(|s| !s.is_empty()) {
-                let mut numbers = field.split(',');
-                let t: u32 = numbers.next()?.parse().ok()?;
-                if t as usize >= terms.len() || grouped.last().is_some_and(|(last, _)| *last >= t) {
-                    return None;
-                }
-                let deltas: Vec<u32> = numbers.map(|n| n.parse().ok()).collect::<Option<_>>()?;
-                grouped.push((t, deltas));
+            let long_lines: u32 = f.next()?.parse().ok()?;
+            let terms: Box<[u8]> = unbase64(f.next()?, &mut scratch)?.into();
+            let positions: Box<[u8]> = unbase64(f.next()?, &mut scratch)?.into();
+            if f.next().is_some() || index.by_path.contains_key(path) {
+                return None;
             }
-            if index.by_path.contains_key(path) {
+            let doc =
+                Doc { path: path.to_owned(), size, modified_ms, unreadable, tokens, long_lines, terms, positions };
+            // Every term known and ascending, every position list whole, the token count right.
+            let (mut previous, mut total, mut at) = (None, 0u64, 0usize);
+            let mut ok = true;
+            for (k, t) in read_ascending(&doc.terms).enumerate() {
+                if t as usize >= index.terms.len() || (k > 0 && previous == Some(t)) || at >= doc.positions.len() {
+                    ok = false;
+                    break;
+                }
+                previous = Some(t);
+                let n = read_varint(&doc.positions, &mut at);
+                for _ in 0..n {
+                    if at >= doc.positions.len() {
+                        ok = false;
+                        break;
+                    }
+                    read_varint(&doc.positions, &mut at);
+                }
+                total += u64::from(n);
+            }
+            if !ok || at != doc.positions.len() || total != u64::from(doc.tokens) {
                 return None;
             }
             let id = index.docs.len() as u32;
-            let mut positions = Vec::new();
-            for (t, deltas) in &grouped {
-                push_varint(&mut positions, deltas.len() as u32);
-                for &d in deltas {
-                    push_varint(&mut positions, d);
-                }
-                index.postings[*t as usize].push(id);
+            for (t, n) in term_counts(&doc) {
+                index.postings[t as usize].push(id, n);
             }
-            let doc = Doc {
-                path: path.to_owned(),
-                size,
-                modified_ms,
-                unreadable,
-                tokens,
-                terms: grouped.iter().map(|(t, _)| *t).collect(),
-                counts: grouped.iter().map(|(_, d)| u16::try_from(d.len()).unwrap_or(u16::MAX)).collect(),
-                positions: positions.into(),
-            };
+            index.held += doc_bytes(&doc);
             index.docs.push(Some(doc));
             index.by_path.insert(path.to_owned(), id);
         }
+        index.held = index.measure();
         (index.len() == count).then_some(index)
     }
 }
 
 /// The persisted format's name and version.
 const FORMAT: &str = "smarthole-search-index-1";
+/// The layout of its note lines (a file without it, or with another, is rebuilt).
+const LAYOUT: &str = "b64v2";
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Bytes as base64 without padding.
+fn base64(bytes: &[u8], out: &mut String) {
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for k in 0..=chunk.len() {
+            out.push(char::from(BASE64[(n >> (18 - 6 * k) & 63) as usize]));
+        }
+    }
+}
+
+/// [`base64`] back, into `scratch`; `None` for a character out of the alphabet or a bad length.
+fn unbase64<'s>(text: &str, scratch: &'s mut Vec<u8>) -> Option<&'s [u8]> {
+    scratch.clear();
+    if text.len() % 4 == 1 {
+        return None;
+    }
+    let value = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        }))
+    };
+    for chunk in text.as_bytes().chunks(4) {
+        let mut n = 0u32;
+        for (k, &c) in chunk.iter().enumerate() {
+            n |= value(c)? << (18 - 6 * k);
+        }
+        for k in 0..chunk.len() - 1 {
+            scratch.push((n >> (16 - 8 * k)) as u8);
+        }
+    }
+    Some(scratch)
+}
 
 fn checksum(body: &str) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(body.as_bytes());
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether a character's folding depends on the characters around it (capital sigma lowers to
+/// ς at a word's end, else σ): a literal folded alone may then not be what the text folds to.
+pub(crate) fn context_folded(c: char) -> bool {
+    c == 'Σ'
 }
 
 /// The literal runs of term characters a regular expression cannot match without (folded): a
@@ -453,10 +633,10 @@ pub(crate) fn required_literals(pattern: &str) -> Vec<String> {
                 }
             }
             c if c.is_alphanumeric() && depth == 0 => {
-                // Folded as the text is; a character whose folding is not one term character
-                // ends the run.
+                // Folded as the text is; a character whose folding is not one term character,
+                // or depends on its neighbours (Σ: σ or a word's final ς), ends the run.
                 let folded = fold_case(&c.to_string());
-                if is_term(&folded) {
+                if is_term(&folded) && !context_folded(c) {
                     run.push_str(&folded);
                 } else {
                     flush(&mut run, &mut out);
@@ -485,7 +665,7 @@ mod tests {
         let (_, a) = index.doc("a.md").unwrap();
         assert_eq!(a.tokens, 6);
         assert_eq!(a.tokens, 6);
-        assert_eq!(index.counts("milk"), vec![(0, 4)]);
+        assert_eq!(index.counts("milk"), vec![4, 0]);
         assert_eq!(index.containing("milk"), vec![0]);
         assert!(index.may_contain_phrase(a, &["oat", "milk"]));
         assert!(!index.may_contain_phrase(a, &["milk", "oat"]));
@@ -495,6 +675,13 @@ mod tests {
         assert_eq!(index.containing("tea").len(), 2);
         assert!(index.remove("b.md"));
         assert_eq!(index.len(), 1);
+        // Ids are not reused: a changed note takes a new one; compaction renumbers densely.
+        assert_eq!(index.doc("a.md").unwrap().0, 2);
+        assert_eq!(index.counts("tea"), vec![0, 0, 1]);
+        index.compact();
+        assert_eq!(index.doc("a.md").unwrap().0, 0);
+        assert_eq!(index.counts("tea"), vec![1]);
+        assert_eq!(index.containing("tea"), vec![0]);
     }
 
     #[test]

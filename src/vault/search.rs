@@ -138,15 +138,29 @@ impl FileHit {
     /// rarity across the notes searched), a name match, and recency. Computed from the hits, the
     /// notes' sizes and their count only, so a scan and the index rank alike.
     pub(crate) fn score(&self, newest_ms: u64, corpus: Corpus, with_matches: usize) -> f64 {
-        let age_days = newest_ms.saturating_sub(self.modified_ms) as f64 / 86_400_000.0;
-        let (n, df) = (corpus.notes.max(1) as f64, with_matches as f64);
-        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        let tf = self.matches as f64;
-        let norm = 1.0 - BM25_B + BM25_B * self.size as f64 / corpus.avg_size.max(1.0);
-        // A match in the name weighs like a note full of matches (BM25's ceiling for the term).
-        let name = if self.name_matches { BM25_K1 + 1.0 } else { 0.0 };
-        idf * (tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm) + name) + 1.0 / (1.0 + age_days / 30.0)
+        score(self.matches, self.name_matches, self.size, self.modified_ms, newest_ms, corpus, with_matches)
     }
+}
+
+/// [`FileHit::score`] from its parts: the index ranks its counted notes without making a hit of
+/// each.
+pub(crate) fn score(
+    matches: usize,
+    name_matches: bool,
+    size: u64,
+    modified_ms: u64,
+    newest_ms: u64,
+    corpus: Corpus,
+    with_matches: usize,
+) -> f64 {
+    let age_days = newest_ms.saturating_sub(modified_ms) as f64 / 86_400_000.0;
+    let (n, df) = (corpus.notes.max(1) as f64, with_matches as f64);
+    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+    let tf = matches as f64;
+    let norm = 1.0 - BM25_B + BM25_B * size as f64 / corpus.avg_size.max(1.0);
+    // A match in the name weighs like a note full of matches (BM25's ceiling for the term).
+    let name = if name_matches { BM25_K1 + 1.0 } else { 0.0 };
+    idf * (tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm) + name) + 1.0 / (1.0 + age_days / 30.0)
 }
 
 fn excerpt(line: &str, at_char: usize) -> String {

@@ -225,6 +225,8 @@ class ScriptedServer extends EventEmitter {
       if (!isMessages) {
         ctx.sendError(404, "not_found_error", `${req.method} ${path}: not found`);
       } else {
+        // A step may wait for something to happen elsewhere first (`waitFor`: a promise).
+        if (step?.waitFor) await step.waitFor;
         await respond(ctx, step);
       }
     } catch (err) {

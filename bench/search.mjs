@@ -173,16 +173,20 @@ export async function searchBenchmarks() {
 /** What the numbers say against the goals (kept with the table; measured 2026-11-23, 2 shared
  * cores, grep -r as ripgrep is not installed). */
 const SEARCH_NOTES = `
-Against DESIGN.md §6 (measured on 2026-11-23, 2 cores shared with other work): at 1,000 notes the
-warm search p50 is 45x faster than the scan and under 20 ms; at 10,000, 68x faster (70 ms); at
-100,000, 19x faster (0.6 s against the scan's 12 s) — **the 20 ms p50 goal at 100,000 notes is not
-met**. The build is within 5x of the scan at 10,000 (4.5x) but not at 100,000 (34x, 411 s), and the
-restart at 100,000 (111 s) is dominated by parsing the 400 MB text form. Where the time goes, for the next step: common words (9,994 of 10,000 notes match) build and
-rank a hit per note; each search walks every listed entry; the build yields to the event loop
-every 16 ms and reads each note through the host; the persisted form is text (the host's file API
-writes strings) and is parsed whole. The index holds about 4 KB per 2 KB note (terms with
-positions); \`searchIndexMaxMb\` (default 64 MB: a 100,000-note index in a wasm memory that never shrinks is too much
-to take by default; this benchmark sets 2,048) drops it past its ceiling, for the session.
+The 1,000 and 10,000 rows: measured on 2026-11-23 after the compact layout (per-term delta+varint
+(note, count) postings, counts into a per-note table, only the shown results made hits, reads
+overlapped 16 at a time, the persisted notes as base64 varints). Against DESIGN.md §6: at 10,000
+notes the warm search p50 is 27 ms (was 70), 165x faster than the scan; the build is 2x the scan
+(was 4.5x); the restart 2.2 s (was 5.6 s); the index 23 MB (was 42 MB, about 2.3 KB per 2 KB note
+with positions). A rerun minutes later on the same 2 shared cores, while other builds ran, gave
+1,000: p50 36 ms, 10,000: p50 162 ms, build 33.8 s, scan 11.1 s — the machine's load moves these
+numbers by 3-6x. **The 100,000-note row was not re-measured with this layout** (the run did not
+finish in the session); it is the row from before it, kept for comparison — the 20 ms p50 goal at
+100,000 notes is not shown met. What remains per search at 100,000: a walk of the listed entries
+(folder, link and protected checks, the name test), the substring scan of the term list, and the
+excerpts' reads. \`searchIndexMaxMb\` (default 64 MB; this benchmark sets 2,048) drops the index
+past its ceiling, for the session.
+
 `;
 
 export function searchSection(results) {

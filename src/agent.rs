@@ -278,7 +278,8 @@ pub(crate) async fn run_turn<'a, H: Host>(
         let mut response = call_with_retry(host, settings, call, input.message).await?;
         // Into the ledger before the journal: a crash between the two calls the model again,
         // which is a new cost, so nothing is counted twice.
-        crate::usage::record_call(host, settings, CallPurpose::Turn, &response.usage).await;
+        crate::usage::record_call(host, (&settings.model, &settings.model_prices), CallPurpose::Turn, &response.usage)
+            .await;
         outcome.model_calls += 1;
         response.usage.model_calls = 1;
         response.usage.context_tokens = response.usage.total_input() + response.usage.output_tokens;

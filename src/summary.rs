@@ -98,7 +98,7 @@ pub(crate) async fn background_text<H: Host>(
         ttl: crate::llm::request::CacheTtl::Off,
     };
     let response = call_with_retry(host, &settings, call, &mut |_| {}, &mut |_| {}).await?;
-    crate::usage::record_call(host, &settings, purpose, &response.usage).await;
+    crate::usage::record_call(host, (&settings.model, &settings.model_prices), purpose, &response.usage).await;
     Ok(ApiMessage { role: crate::llm::Role::Assistant, content: response.content }.text())
 }
 

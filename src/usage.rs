@@ -11,7 +11,6 @@ use serde_json::Value;
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel, Millis};
 use crate::llm::Usage;
-use crate::settings::Settings;
 use crate::time::format_iso;
 
 /// A cache write with the default five-minute TTL costs this much fresh input.
@@ -135,8 +134,13 @@ fn ledger_path(at_ms: Millis) -> String {
 
 /// Prices one finished model call and appends it to the ledger (one short line: O(1) per call).
 /// The ledger is an estimate beside the history, so a failed write is logged, never fatal.
-pub(crate) async fn record_call<H: Host>(host: &H, settings: &Settings, purpose: CallPurpose, usage: &Usage) {
-    let mut usage = priced(usage.clone(), &settings.model, &settings.model_prices);
+pub(crate) async fn record_call<H: Host>(
+    host: &H,
+    (model, prices): (&str, &[ModelPrice]),
+    purpose: CallPurpose,
+    usage: &Usage,
+) {
+    let mut usage = priced(usage.clone(), model, prices);
     usage.model_calls = 1;
     let at = host.now_ms();
     let line = serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: &usage }).unwrap_or_default();

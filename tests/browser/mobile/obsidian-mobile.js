@@ -297,10 +297,13 @@
       this.contentEl = document.createElement("div");
     }
     open() {
+      this.contentEl.className = "modal-content";
+      document.body.append(this.contentEl);
       this.onOpen?.();
     }
     close() {
       this.onClose?.();
+      this.contentEl.remove();
     }
     setTitle() {
       return this;

@@ -175,3 +175,41 @@ test("settings on a phone: the desktop-only parts hidden, with a line saying why
   await page.evaluate(() => document.querySelector(".modal-content").remove());
   assert.deepEqual(phone.errors, []);
 });
+
+/** The history lines of the page's vault (every conversation), parsed. */
+async function historyLines() {
+  const names = (await phone.names(".smarthole/conversations/")).filter((n) => n.endsWith(".jsonl"));
+  const lines = [];
+  for (const n of names) for (const l of ((await phone.file(n)) ?? "").split("\n")) if (l.trim()) lines.push(JSON.parse(l));
+  return lines;
+}
+
+test("write-then-rename without fsync: a crash between the steps loses nothing (DESIGN §4)", async () => {
+  const { page, model } = phone;
+  await phone.boot(); // the app started again, its chat open
+  // A message in flight when the app dies: it stays in the inbox.
+  model.enqueue({ kind: "text", text: "never finished ".repeat(200), delayMs: 100 });
+  const index = model.requests.length;
+  await tapSend(page, "Remember the milk");
+  await model.waitForRequests(index + 1);
+  const inbox = (await phone.names(".smarthole/inbox/")).filter((n) => n.endsWith(".json"));
+  assert.equal(inbox.length, 1, `the message is in the inbox: ${inbox}`);
+  // Crash 1 (reload). The next start counts a new attempt, rewriting the inbox entry through the
+  // adapter (write the temp file, then rename it over the entry): crash 2 right at the rename.
+  await phone.boot({ crashAt: `return op === "rename" && path === ${JSON.stringify(`${inbox[0]}.tmp`)};` });
+  await page.waitForFunction(() => window.mobile.control.crashed);
+  // Crash 3 would be anything now: the next start must still answer the message, once.
+  model.enqueue({ kind: "text", text: "Milk noted." });
+  await phone.boot();
+  await page.waitForFunction(() => {
+    const files = [...window.mobile.files.entries()].filter(([k]) => k.startsWith(".smarthole/conversations/") && k.endsWith(".jsonl"));
+    return files.some(([, v]) => v.data.includes("Milk noted."));
+  }, null, { timeout: 15_000 });
+  const lines = await historyLines();
+  const asked = lines.filter((l) => l.role === "user" && JSON.stringify(l.content).includes("Remember the milk"));
+  const answers = lines.filter((l) => l.role === "assistant" && JSON.stringify(l.content).includes("Milk noted."));
+  assert.equal(asked.length, 1, "the message recorded once");
+  assert.equal(answers.length, 1, "answered once");
+  assert.deepEqual((await phone.names(".smarthole/inbox/")).filter((n) => !n.endsWith(".jsonl")), [], "the inbox is empty");
+  assert.deepEqual(phone.errors, []);
+});

@@ -3,11 +3,12 @@
 // (390x844, touch, device scale 3) and CPU (throttled 4x), served from http://localhost like the
 // app's own origin; the model behind a front that answers CORS as the Anthropic API does.
 import http from "node:http";
+import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { chromium, devices } from "playwright-core";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { ROOT } from "../node/helpers.mjs";
+import { ROOT, freePort } from "../node/helpers.mjs";
 import { CHROMIUM, SCREENSHOTS } from "./harness.mjs";
 
 const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -126,8 +127,23 @@ export async function openPhone({ fallback = { kind: "text", text: "ok" }, throt
     return ready - started;
   }
 
+  let mcp = null;
+  /** @modelcontextprotocol/server-everything over Streamable HTTP (it answers CORS for any
+   * origin, exposing mcp-session-id); resolves with its endpoint once it answers. */
+  async function startMcp() {
+    const port = await freePort();
+    mcp = spawn(process.execPath, [path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: "ignore" });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    for (let i = 0; !(await fetch(url, { method: "GET" }).then(() => true, () => false)); i++) {
+      if (i > 200) throw new Error("server-everything over HTTP did not start");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return url;
+  }
+
   return {
     model,
+    startMcp,
     front,
     closedFront,
     page,
@@ -139,6 +155,7 @@ export async function openPhone({ fallback = { kind: "text", text: "ok" }, throt
     names: (prefix) => page.evaluate((prefix) => [...window.mobile.files.keys()].filter((k) => k.startsWith(prefix)), prefix),
     shot: (name) => page.screenshot({ path: path.join(SCREENSHOTS, `mobile-${name}.png`) }),
     async close() {
+      mcp?.kill();
       await browser.close();
       await Promise.all([site.close(), front.close(), closedFront.close(), model.close()]);
     },

@@ -155,6 +155,23 @@ test("fetch refused (no CORS on the server): the answer comes through requestUrl
   assert.deepEqual(phone.errors, []);
 });
 
+test("an integration over Streamable HTTP from the phone (CORS), its tool called by the model", async () => {
+  const { page, model } = phone;
+  const url = await phone.startMcp();
+  await page.evaluate((url) => window.mobile.plugin.changeSetting("mcpServers", [{ name: "remote", url }]), url);
+  const state = async () => page.evaluate(async () => (await window.mobile.plugin.runtime.mcp.servers()).map((s) => s.state).join());
+  for (let i = 0; i < 100 && (await state()) !== "connected"; i++) await page.waitForTimeout(100);
+  assert.equal(await state(), "connected");
+  const from = model.requests.length;
+  model.enqueue({ kind: "tool_use", tools: [{ id: "s1", name: "mcp__remote__get-sum", input: { a: 2, b: 3 } }] }, { kind: "text", text: "That makes 5." });
+  await tapSend(page, "Add 2 and 3 with the remote tool");
+  await answered(page, "That makes 5.");
+  assert.ok(model.requests[from].body.tools.some((t) => t.name === "mcp__remote__get-sum"), "the server's tools offered to the model");
+  const result = model.requests.at(-1).body.messages.at(-1).content.find((b) => b.type === "tool_result");
+  assert.match(JSON.stringify(result.content), /\b5\b/);
+  assert.deepEqual(phone.errors, []);
+});
+
 test("settings on a phone: the desktop-only parts hidden, with a line saying why; no hub socket", async () => {
   const { page } = phone;
   assert.deepEqual(await page.evaluate(() => window.__sockets), [], "no connection to a hub that cannot be on this device");

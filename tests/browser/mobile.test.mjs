@@ -201,32 +201,64 @@ async function historyLines() {
   return lines;
 }
 
-test("write-then-rename without fsync: a crash between the steps loses nothing (DESIGN §4)", async () => {
+/**
+ * A message in flight when the app dies (crash 1, a reload) stays in the inbox; the next start
+ * counts a new attempt, rewriting its inbox entry through the adapter's steps, and dies at
+ * `op` on the entry's `suffix` file (crash 2). Then it starts as often as `starts` says; the
+ * message must be recorded and answered exactly once.
+ */
+async function crashInsideInboxRewrite(op, suffix, starts, words) {
   const { page, model } = phone;
   await phone.boot(); // the app started again, its chat open
-  // A message in flight when the app dies: it stays in the inbox.
   model.enqueue({ kind: "text", text: "never finished ".repeat(200), delayMs: 100 });
   const index = model.requests.length;
-  await tapSend(page, "Remember the milk");
+  await tapSend(page, words.asked);
   await model.waitForRequests(index + 1);
   const inbox = (await phone.names(".smarthole/inbox/")).filter((n) => n.endsWith(".json"));
   assert.equal(inbox.length, 1, `the message is in the inbox: ${inbox}`);
-  // Crash 1 (reload). The next start counts a new attempt, rewriting the inbox entry through the
-  // adapter (write the temp file, then rename it over the entry): crash 2 right at the rename.
-  await phone.boot({ crashAt: `return op === "rename" && path === ${JSON.stringify(`${inbox[0]}.tmp`)};` });
+  await phone.boot({ crashAt: `return op === ${JSON.stringify(op)} && path === ${JSON.stringify(inbox[0] + suffix)};` });
   await page.waitForFunction(() => window.mobile.control.crashed);
-  // Crash 3 would be anything now: the next start must still answer the message, once.
-  model.enqueue({ kind: "text", text: "Milk noted." });
-  await phone.boot();
-  await page.waitForFunction(() => {
-    const files = [...window.mobile.files.entries()].filter(([k]) => k.startsWith(".smarthole/conversations/") && k.endsWith(".jsonl"));
-    return files.some(([, v]) => v.data.includes("Milk noted."));
-  }, null, { timeout: 15_000 });
+  model.enqueue({ kind: "text", text: words.answer });
+  for (let i = 0; i < starts; i++) {
+    await phone.boot();
+    await page.waitForFunction((answer) => {
+      const files = [...window.mobile.files.entries()].filter(([k]) => k.startsWith(".smarthole/conversations/") && k.endsWith(".jsonl"));
+      return files.some(([, v]) => v.data.includes(answer));
+    }, words.answer, { timeout: 15_000 });
+    // Settled: nothing left in the inbox.
+    for (let j = 0; j < 100 && (await phone.names(".smarthole/inbox/")).length > 0; j++) await page.waitForTimeout(20);
+  }
   const lines = await historyLines();
-  const asked = lines.filter((l) => l.role === "user" && JSON.stringify(l.content).includes("Remember the milk"));
-  const answers = lines.filter((l) => l.role === "assistant" && JSON.stringify(l.content).includes("Milk noted."));
+  const asked = lines.filter((l) => l.role === "user" && JSON.stringify(l.content).includes(words.asked));
+  const answers = lines.filter((l) => l.role === "assistant" && JSON.stringify(l.content).includes(words.answer));
   assert.equal(asked.length, 1, "the message recorded once");
   assert.equal(answers.length, 1, "answered once");
-  assert.deepEqual((await phone.names(".smarthole/inbox/")).filter((n) => !n.endsWith(".jsonl")), [], "the inbox is empty");
+  assert.deepEqual(await phone.names(".smarthole/inbox/"), [], "the inbox is empty, nothing set aside left");
+  assert.deepEqual(phone.errors, []);
+}
+
+test("write-then-rename without fsync: a crash between moving the old entry aside and putting the new one in place loses nothing (DESIGN §4)", () =>
+  crashInsideInboxRewrite("rename", ".tmp", 1, { asked: "Remember the milk", answer: "Milk noted." }));
+
+test("… and a crash before the old entry set aside is removed never runs the message twice", () =>
+  crashInsideInboxRewrite("remove", ".bak", 2, { asked: "Remember the bread", answer: "Bread noted." }));
+
+test("a crash inside the conversation index's replacement: the next start reads the new index", async () => {
+  const { page } = phone;
+  await phone.boot();
+  const index = ".smarthole/conversations/index.json";
+  const before = JSON.parse(await phone.file(index));
+  await page.evaluate((p) => (window.mobile.control.crashAt = (op, path) => op === "rename" && path === `${p}.tmp`), index);
+  await page.tap(".smarthole-new-button");
+  await page.waitForFunction(() => window.mobile.control.crashed);
+  assert.equal(await phone.file(index), undefined, "the old index moved aside, the new one not yet in place");
+  const written = JSON.parse(await phone.file(`${index}.tmp`));
+  assert.equal(written.current, null, "New chat: no conversation current until the next message");
+  await phone.boot();
+  // The new index was read (with the old one, the chat would have reopened the old conversation).
+  const after = JSON.parse(await phone.file(index));
+  assert.ok(after.current && after.current !== before.current, `a new conversation: ${after.current} after ${before.current}`);
+  assert.ok(after.conversations.some((c) => c.id === before.current), "the old conversation is still listed");
+  assert.deepEqual((await phone.names(".smarthole/conversations/")).filter((n) => /\.(tmp|bak)$/.test(n)), [], "nothing left over");
   assert.deepEqual(phone.errors, []);
 });

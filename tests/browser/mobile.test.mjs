@@ -29,6 +29,7 @@ test("load → Send on a phone: Preparing… then Send, nothing asked of Node", 
   assert.deepEqual({ text: texts[0].text, disabled: texts[0].disabled }, { text: "Preparing…", disabled: true });
   assert.deepEqual({ text: texts.at(-1).text, disabled: texts.at(-1).disabled }, { text: "Send", disabled: false });
   assert.deepEqual(await page.evaluate(() => window.mobile.notices), [], "no notice (could not start, unknown fields)");
+  assert.deepEqual(await page.evaluate(() => window.mobile.refused), [], "no Node module asked for");
   // The data folder lives in the page's adapter: the "Chat opened" line was written there.
   const names = await phone.names(".smarthole/conversations/");
   assert.ok(names.some((n) => n.endsWith(".jsonl")), `a history file in the page's vault: ${names}`);
@@ -173,6 +174,7 @@ test("an integration over Streamable HTTP from the phone (CORS), its tool called
   assert.ok(model.requests[from].body.tools.some((t) => t.name === "mcp__remote__get-sum"), "the server's tools offered to the model");
   const result = model.requests.at(-1).body.messages.at(-1).content.find((b) => b.type === "tool_result");
   assert.match(JSON.stringify(result.content), /\b5\b/);
+  assert.deepEqual(await page.evaluate(() => window.mobile.refused), [], "the SDK's HTTP client, nothing of Node");
   assert.deepEqual(phone.errors, []);
 });
 

@@ -36,6 +36,8 @@
   let db = null;
   const notices = [];
   const requests = [];
+  /** Every module main.js asked for and did not get (a Node built-in). */
+  const refused = [];
   /** A test can freeze the adapter at a call (a crash): `crashAt = (op, path) => boolean`. */
   const control = { crashAt: null, crashed: null };
 
@@ -442,6 +444,7 @@
   /** A CommonJS `require` like the app's on a phone: `obsidian`, and no Node built-in at all. */
   function requireOnPhone(name) {
     if (name === "obsidian") return obsidian;
+    refused.push(name);
     throw new Error(`Cannot find module '${name}' (no Node on mobile)`);
   }
 
@@ -503,5 +506,5 @@
     files.clear();
   }
 
-  window.mobile = { boot, openSettings, wipe, files, notices, requests, control, put: (p, d) => put(p, d) };
+  window.mobile = { boot, openSettings, wipe, files, notices, requests, refused, control, put: (p, d) => put(p, d) };
 })();

@@ -65,16 +65,20 @@ export class ObsidianIO implements HostIO {
    * Mobile path: puts back a file whose replacement a crash interrupted (see writeFileAtomic).
    * `X.bak` without `X` means the old content was moved aside, which happens only once `X.tmp`
    * is whole: the new content is `X.tmp` (or, were it gone, the old one `X.bak`). A `X.tmp`
-   * alone is a first write that never finished, possibly torn: not the file. True when `X` is
-   * there again.
+   * alone, read as `X`, is taken as before (an older version's replacement, or a write that never
+   * returned: whole JSON or a damaged file the core sets aside, never silently nothing). True
+   * when `X` is there again.
    */
   private async recover(path: string): Promise<boolean> {
-    if (this.node || !(await this.adapter.exists(`${path}.bak`))) return false;
+    if (this.node) return false;
+    const aside = await this.adapter.exists(`${path}.bak`);
     if (await this.adapter.exists(`${path}.tmp`)) {
       await this.adapter.rename(`${path}.tmp`, path);
-      await this.adapter.remove(`${path}.bak`);
-    } else await this.adapter.rename(`${path}.bak`, path);
-    return true;
+      if (aside) await this.adapter.remove(`${path}.bak`);
+      return true;
+    }
+    if (aside) await this.adapter.rename(`${path}.bak`, path);
+    return aside;
   }
 
   async writeFileAtomic(relative: string, text: string): Promise<void> {

@@ -18,6 +18,7 @@ import { diffBenchmarks, diffSection } from "./diff.mjs";
 import { hubDisplayBenchmarks, hubDisplaySection } from "./hub-display.mjs";
 import { promptCacheBenchmarks, promptCacheSection } from "./prompt-cache.mjs";
 import { searchBenchmarks, searchSection } from "./search.mjs";
+import { mobileBenchmarks, mobileSection } from "./mobile.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -322,6 +323,7 @@ const results = {
   ...(await hubDisplayBenchmarks()),
   ...(await promptCacheBenchmarks()),
   ...(await searchBenchmarks()),
+  ...(await mobileBenchmarks()),
 };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
@@ -330,5 +332,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + mobileSection(results) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

@@ -45,7 +45,8 @@ class AddIntegrationModal extends Modal {
     new Setting(el).setName("Name").setDesc("Letters, digits, - and _; the agent refers to it by this name.").addText((t) =>
       t.setValue(this.server.name).onChange((v) => (this.server.name = v.trim())),
     );
-    new Setting(el)
+    // A phone cannot start programs: a URL is the only kind there.
+    if (Platform.isDesktopApp) new Setting(el)
       .setName("Kind")
       .setDesc("A program on this computer (desktop only), or a server at a URL.")
       .addDropdown((d) =>

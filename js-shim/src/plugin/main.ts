@@ -42,7 +42,11 @@ export default class SmartHoleAgentPlugin extends Plugin {
       // The agent API listens on the desktop app only, where Node's http module exists.
       loadHttp: Platform.isDesktop ? () => import("node:http") : null,
       // Only the fields it can use: a wrong-typed or unknown one in data.json never stops the start.
-      settings: () => coreSettings(this.app, this.runtime.defaults ? cleanSaved(this.saved, this.runtime.defaults).saved : this.saved),
+      // The hub is a program on the user's computer: on a phone or tablet there is none to reach.
+      settings: () => {
+        const settings = coreSettings(this.app, this.runtime.defaults ? cleanSaved(this.saved, this.runtime.defaults).saved : this.saved);
+        return Platform.isDesktopApp ? settings : { ...settings, hubEnabled: false };
+      },
       log: (level, message) => this.log(level, message),
       notify: (text) => new Notice(text),
     });

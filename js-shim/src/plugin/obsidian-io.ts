@@ -1,7 +1,7 @@
 // Files and HTTP for the core inside Obsidian. `.smarthole/` is a hidden folder, reached through
 // the vault adapter. On desktop, writes go through Node's fs for a real atomic write (temp file,
-// fsync, rename); elsewhere the adapter's write + rename, with a read that finishes a rename a
-// crash interrupted. Model requests stream with fetch (the browser-access header comes from the
+// fsync, rename); elsewhere (the mobile app) the adapter's steps, which a crash can split: see
+// writeFileAtomic and recover. Model requests stream with fetch (the browser-access header comes from the
 // core) and fall back to requestUrl when streaming is off or the request is blocked.
 import { FileSystemAdapter, Platform, normalizePath, requestUrl, type App, type DataAdapter } from "obsidian";
 import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
@@ -51,24 +51,34 @@ export class ObsidianIO implements HostIO {
 
   async readFile(relative: string): Promise<string | null> {
     const path = this.path(relative);
-    if (await this.adapter.exists(path)) return this.adapter.read(path);
-    // A rename a crash interrupted (mobile path): the new content is in the temp file.
-    const pending = `${path}.tmp`;
-    if (await this.adapter.exists(pending)) {
-      await this.adapter.rename(pending, path);
-      return this.adapter.read(path);
-    }
+    if ((await this.adapter.exists(path)) || (await this.recover(path))) return this.adapter.read(path);
     return null;
   }
 
   async fileSize(relative: string): Promise<number | null> {
     const path = this.path(relative);
-    // A rename a crash interrupted (mobile path): readFile will finish it and read the temp file.
-    for (const candidate of [path, `${path}.tmp`]) {
-      const stat = await this.adapter.stat(candidate);
-      if (stat) return stat.size;
+    const stat = (await this.adapter.stat(path)) ?? ((await this.recover(path)) ? await this.adapter.stat(path) : null);
+    return stat?.size ?? null;
+  }
+
+  /**
+   * Mobile path: puts back a file whose replacement a crash interrupted (see writeFileAtomic).
+   * `X.bak` without `X` means the old content was moved aside, which happens only once `X.tmp`
+   * is whole: the new content is `X.tmp` (or, were it gone, the old one `X.bak`). A `X.tmp`
+   * alone, read as `X`, is taken as before (an older version's replacement, or a write that never
+   * returned: whole JSON or a damaged file the core sets aside, never silently nothing). True
+   * when `X` is there again.
+   */
+  private async recover(path: string): Promise<boolean> {
+    if (this.node) return false;
+    const aside = await this.adapter.exists(`${path}.bak`);
+    if (await this.adapter.exists(`${path}.tmp`)) {
+      await this.adapter.rename(`${path}.tmp`, path);
+      if (aside) await this.adapter.remove(`${path}.bak`);
+      return true;
     }
-    return null;
+    if (aside) await this.adapter.rename(`${path}.bak`, path);
+    return aside;
   }
 
   async writeFileAtomic(relative: string, text: string): Promise<void> {
@@ -89,10 +99,20 @@ export class ObsidianIO implements HostIO {
       await fs.rename(temp, target);
       return;
     }
+    // No fsync here, and each step is its own call: write the new content aside, move the old
+    // aside (only now, with the new one whole), put the new one in place, drop the old. A crash
+    // between any two leaves a state recover() reads back as the old or the new content, never
+    // neither (removing the old first, then renaming, lost the file in between).
     const temp = `${path}.tmp`;
+    const old = `${path}.bak`;
     await this.adapter.write(temp, text);
-    if (await this.adapter.exists(path)) await this.adapter.remove(path);
+    const replacing = await this.adapter.exists(path);
+    if (replacing) {
+      if (await this.adapter.exists(old)) await this.adapter.remove(old);
+      await this.adapter.rename(path, old);
+    }
     await this.adapter.rename(temp, path);
+    if (replacing) await this.adapter.remove(old);
   }
 
   async appendFile(relative: string, text: string): Promise<void> {
@@ -116,8 +136,17 @@ export class ObsidianIO implements HostIO {
   async listDir(relative: string): Promise<string[]> {
     const path = this.path(relative);
     if (!(await this.adapter.exists(path))) return [];
-    const listed = await this.adapter.list(path);
-    return listed.files.map((f) => f.slice(f.lastIndexOf("/") + 1));
+    let files = (await this.adapter.list(path)).files;
+    // Mobile path: a replacement a crash interrupted is finished before the folder is read (the
+    // core finds an inbox entry by listing), and an old content set aside next to its new one
+    // is dropped (kept, it would bring the file back once the core removes it).
+    const aside = files.filter((f) => f.endsWith(".bak"));
+    for (const f of aside) {
+      if (files.includes(f.slice(0, -4))) await this.adapter.remove(f);
+      else await this.recover(f.slice(0, -4));
+    }
+    if (aside.length > 0) files = (await this.adapter.list(path)).files;
+    return files.filter((f) => this.node || !f.endsWith(".bak")).map((f) => f.slice(f.lastIndexOf("/") + 1));
   }
 
   async removeFile(relative: string): Promise<void> {

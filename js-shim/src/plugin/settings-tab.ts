@@ -182,9 +182,21 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     }
 
     renderIntegrations(containerEl, this.app, this.plugin);
-    // The agent API is an HTTP server: the desktop app only.
+    // The agent API is an HTTP server, the hub a program on the computer: the desktop app only.
     if (Platform.isDesktopApp) renderAgentApi(containerEl.createDiv(), this.app, this.plugin, defaults);
+    else {
+      new Setting(containerEl)
+        .setName("Desktop only")
+        .setDesc(
+          "The SmartHole hub, the agent API and integrations that run a program need the desktop app: this device cannot run a local server or start programs. Chat, notes, schedules and integrations at a URL work here.",
+        )
+        .setClass("smarthole-desktop-only");
+    }
+    if (Platform.isDesktopApp) this.hub(containerEl, defaults);
+    this.advanced(containerEl, defaults);
+  }
 
+  private hub(containerEl: HTMLElement, defaults: Required<CoreSettings>): void {
     new Setting(containerEl).setName("SmartHole hub").setHeading();
     this.toggle(containerEl, defaults, "hubEnabled", "Connect to the hub", "Take the messages the SmartHole desktop hub routes here.");
     this.text(containerEl, defaults, "hubUrl", "Hub URL", "The hub's WebSocket address.");
@@ -197,7 +209,9 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       "What the hub's router reads to decide what to send here (1 to 1024 characters, counted as the hub counts them: most emoji count as two). Applied when you pause typing.",
       true,
     );
+  }
 
+  private advanced(containerEl: HTMLElement, defaults: Required<CoreSettings>): void {
     new Setting(containerEl).setName("Advanced").setHeading();
     this.toggle(containerEl, defaults, "verboseLogging", "Verbose logging", "Write the agent's debug lines to the developer console.");
     new Setting(containerEl)

@@ -296,6 +296,8 @@ pub enum SettingsError {
     Prices(String),
     #[error("settings are not valid: {0}")]
     Shape(String),
+    #[error("{field} must be one of {accepted} (got {given})")]
+    Choice { field: &'static str, given: String, accepted: String },
 }
 
 impl Settings {
@@ -402,6 +404,15 @@ impl Settings {
 
     /// Reads settings from JSON, filling absent fields with defaults.
     pub fn from_json(value: serde_json::Value) -> Result<Self, SettingsError> {
+        // The two choices a user types on the command line, named with their accepted values
+        // (serde's own message names neither the setting nor where it came from).
+        for (field, accepted) in
+            [("apiFormat", ["anthropic", "openai"].as_slice()), ("authStyle", &["x-api-key", "bearer", "none"])]
+        {
+            if let Some(given) = value.get(field).filter(|v| !v.as_str().is_some_and(|s| accepted.contains(&s))) {
+                return Err(SettingsError::Choice { field, given: given.to_string(), accepted: accepted.join(", ") });
+            }
+        }
         let settings: Settings = crate::lean::from_value(&value).map_err(|e| SettingsError::Shape(e.to_string()))?;
         settings.validate()?;
         Ok(settings)

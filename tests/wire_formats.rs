@@ -149,5 +149,11 @@ fn the_settings_read_and_refuse_unknown_formats() {
     assert_eq!((s.api_format, s.auth_style), (ApiFormat::Openai, AuthStyle::Bearer));
     let defaults = Settings::from_json(Value::Object(Default::default())).unwrap();
     assert_eq!((defaults.api_format, defaults.auth_style), (ApiFormat::Anthropic, AuthStyle::XApiKey));
-    assert!(Settings::from_json(json!({"apiFormat": "gemini"})).is_err());
+    let refused = |v: Value| Settings::from_json(v).unwrap_err().to_string();
+    assert_eq!(refused(json!({"apiFormat": "gemini"})), "apiFormat must be one of anthropic, openai (got \"gemini\")");
+    assert_eq!(
+        refused(json!({"authStyle": "basic"})),
+        "authStyle must be one of x-api-key, bearer, none (got \"basic\")"
+    );
+    assert_eq!(refused(json!({"authStyle": 3})), "authStyle must be one of x-api-key, bearer, none (got 3)");
 }

@@ -6,16 +6,13 @@
 //! format carried a call. What the format cannot carry is dropped knowingly: prompt-cache marks
 //! (it has none to send; a server's own caching is reported as cache reads).
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::error::{ErrorKind, LlmError};
 use super::request::ModelCall;
 use super::sse::SseEvent;
-use super::types::{ContentBlock, ModelResponse, StopReason, TruncatedToolUse, Usage};
-
-fn unreadable(what: impl Into<String>) -> LlmError {
-    LlmError::new(ErrorKind::InvalidResponse, what)
-}
+use super::stream::{finish_tool_use, unreadable};
+use super::types::{ContentBlock, ModelResponse, StopReason, Usage};
 
 /// One Anthropic-shaped message as Chat Completions messages: an assistant message carries its
 /// text and `tool_calls`; a user message's tool results become `tool` messages, first, then its
@@ -141,16 +138,7 @@ fn assemble(text: String, calls: Vec<PartialCall>, stop: StopReason, usage: Usag
     for (n, call) in calls.into_iter().enumerate() {
         // Some servers leave the id out; the history needs one to pair the result with.
         let id = if call.id.is_empty() { format!("call_{n}") } else { call.id };
-        let parsed = if call.arguments.trim().is_empty() {
-            Ok(Value::Object(Map::new()))
-        } else {
-            serde_json::from_str(&call.arguments)
-        };
-        match parsed {
-            Ok(input) => content.push(ContentBlock::ToolUse { id, name: call.name, input }),
-            Err(_) if stop == StopReason::MaxTokens => truncated_tools.push(TruncatedToolUse { id, name: call.name }),
-            Err(e) => return Err(unreadable(format!("tool {} arguments are not JSON: {e}", call.name))),
-        }
+        finish_tool_use((id, call.name, &call.arguments), &stop, &mut content, &mut truncated_tools)?;
     }
     // A server that calls tools but says "stop" (some do) still asked for them.
     let stop_reason = if has_calls && stop == StopReason::EndTurn { StopReason::ToolUse } else { stop };
@@ -271,6 +259,7 @@ impl ChunkAccumulator {
 mod tests {
     use super::*;
     use crate::llm::request::CacheTtl;
+    use crate::llm::types::TruncatedToolUse;
     use crate::llm::{ApiMessage, MessagesJson, Role, SystemPart};
 
     fn chunk(data: Value) -> SseEvent {

@@ -30,8 +30,28 @@ pub(crate) struct StreamAccumulator {
     finished: bool,
 }
 
-fn unreadable(what: impl Into<String>) -> LlmError {
+/// An answer that cannot be read as the format says.
+pub(crate) fn unreadable(what: impl Into<String>) -> LlmError {
     LlmError::new(ErrorKind::InvalidResponse, what)
+}
+
+/// A tool call's streamed input, whole: an empty input is `{}`; one that does not parse is a
+/// call cut by the answer's token limit (kept aside in `truncated`) or, otherwise, an error. Both
+/// wire formats end their tool calls here.
+pub(crate) fn finish_tool_use(
+    (id, name, json): (String, String, &str),
+    stop_reason: &StopReason,
+    content: &mut Vec<ContentBlock>,
+    truncated: &mut Vec<TruncatedToolUse>,
+) -> Result<(), LlmError> {
+    let parsed =
+        if json.trim().is_empty() { Ok(Value::Object(Default::default())) } else { serde_json::from_str(json) };
+    match parsed {
+        Ok(input) => content.push(ContentBlock::ToolUse { id, name, input }),
+        Err(_) if *stop_reason == StopReason::MaxTokens => truncated.push(TruncatedToolUse { id, name }),
+        Err(e) => return Err(unreadable(format!("tool {name} input is not JSON: {e}"))),
+    }
+    Ok(())
 }
 
 impl StreamAccumulator {
@@ -134,18 +154,7 @@ impl StreamAccumulator {
             match block {
                 Partial::Text(text) => content.push(ContentBlock::Text { text }),
                 Partial::ToolUse { id, name, json } => {
-                    let parsed = if json.trim().is_empty() {
-                        Ok(Value::Object(Default::default()))
-                    } else {
-                        serde_json::from_str(&json)
-                    };
-                    match parsed {
-                        Ok(input) => content.push(ContentBlock::ToolUse { id, name, input }),
-                        Err(_) if stop_reason == StopReason::MaxTokens => {
-                            truncated_tools.push(TruncatedToolUse { id, name })
-                        }
-                        Err(e) => return Err(unreadable(format!("tool {name} input is not JSON: {e}"))),
-                    }
+                    finish_tool_use((id, name, &json), &stop_reason, &mut content, &mut truncated_tools)?
                 }
                 Partial::Ignored => {}
             }

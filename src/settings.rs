@@ -21,6 +21,19 @@ pub enum ApiFormat {
     Openai,
 }
 
+impl ApiFormat {
+    /// Every format, in the order the settings list them.
+    pub(crate) const ALL: [ApiFormat; 2] = [ApiFormat::Anthropic, ApiFormat::Openai];
+
+    /// Its name in settings documents (serde's, checked by a test).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ApiFormat::Anthropic => "anthropic",
+            ApiFormat::Openai => "openai",
+        }
+    }
+}
+
 /// How the API key goes with a request: Anthropic's `x-api-key`, `Authorization: Bearer` (OpenAI,
 /// Ollama's cloud, gateways), or not at all (local servers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -32,6 +45,20 @@ pub enum AuthStyle {
     Bearer,
     #[serde(rename = "none")]
     None,
+}
+
+impl AuthStyle {
+    /// Every style, in the order the settings list them.
+    pub(crate) const ALL: [AuthStyle; 3] = [AuthStyle::XApiKey, AuthStyle::Bearer, AuthStyle::None];
+
+    /// Its name in settings documents (serde's, checked by a test).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            AuthStyle::XApiKey => "x-api-key",
+            AuthStyle::Bearer => "bearer",
+            AuthStyle::None => "none",
+        }
+    }
 }
 
 /// Everything configurable about the core.
@@ -406,9 +433,9 @@ impl Settings {
     pub fn from_json(value: serde_json::Value) -> Result<Self, SettingsError> {
         // The two choices a user types on the command line, named with their accepted values
         // (serde's own message names neither the setting nor where it came from).
-        for (field, accepted) in
-            [("apiFormat", ["anthropic", "openai"].as_slice()), ("authStyle", &["x-api-key", "bearer", "none"])]
-        {
+        let formats = ApiFormat::ALL.map(ApiFormat::name);
+        let styles = AuthStyle::ALL.map(AuthStyle::name);
+        for (field, accepted) in [("apiFormat", formats.as_slice()), ("authStyle", styles.as_slice())] {
             if let Some(given) = value.get(field).filter(|v| !v.as_str().is_some_and(|s| accepted.contains(&s))) {
                 return Err(SettingsError::Choice { field, given: given.to_string(), accepted: accepted.join(", ") });
             }
@@ -423,6 +450,16 @@ impl Settings {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_format_and_auth_names_are_serdes() {
+        for format in ApiFormat::ALL {
+            assert_eq!(serde_json::to_value(format).unwrap(), json!(format.name()));
+        }
+        for style in AuthStyle::ALL {
+            assert_eq!(serde_json::to_value(style).unwrap(), json!(style.name()));
+        }
+    }
 
     #[test]
     fn integrations_are_checked() {

@@ -7,13 +7,13 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::client::{auth_headers, call_model, endpoint};
+use super::client::{auth_headers, call_model, endpoint, json_text, read_all};
 use super::error::ErrorKind;
 use super::request::{CacheTtl, ModelCall};
 use super::{ApiMessage, LlmError, MessagesJson};
 use crate::host::Host;
-use crate::host_types::{HttpBody, HttpRequest};
-use crate::settings::{ApiFormat, AuthStyle, Settings};
+use crate::host_types::HttpRequest;
+use crate::settings::{AuthStyle, Settings};
 
 /// One line of the report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -59,16 +59,9 @@ fn advice(error: &LlmError, settings: &Settings) -> String {
             AuthStyle::Bearer => format!("the key was refused ({error}): check the API key, or set the auth style to \"x-api-key\" for Anthropic"),
             AuthStyle::None => format!("the server wants a key ({error}): set the API key and the auth style"),
         },
-        ErrorKind::NotFound => format!("{} was not found ({error}): check the base URL {base} (with or without /v1) and the format ({})", endpoint(settings), format_name(settings.api_format)),
+        ErrorKind::NotFound => format!("{} was not found ({error}): check the base URL {base} (with or without /v1) and the format ({})", endpoint(settings), settings.api_format.name()),
         ErrorKind::Network => format!("cannot reach {} ({error}): check the base URL and that the server is running", endpoint(settings)),
         _ => format!("{error}"),
-    }
-}
-
-fn format_name(format: ApiFormat) -> &'static str {
-    match format {
-        ApiFormat::Anthropic => "anthropic",
-        ApiFormat::Openai => "openai",
     }
 }
 
@@ -97,18 +90,15 @@ async fn list_models<H: Host>(host: &H, settings: &Settings) -> Result<Vec<Strin
             ))
         }
     };
-    let mut body = Vec::new();
-    while let Ok(Some(chunk)) = response.body.chunk().await {
-        body.extend_from_slice(&chunk);
-        if body.len() > MAX_LIST_BYTES {
-            break;
-        }
-    }
-    let text = String::from_utf8_lossy(&body);
     if matches!(response.status, 401 | 403) {
         let error = LlmError::from_status(response.status, None, format!("HTTP {}", response.status));
         return Err(line("key", false, advice(&error, settings)));
     }
+    let body = match read_all(&mut response.body, MAX_LIST_BYTES).await {
+        Ok(body) => body,
+        Err(e) => return Err(line("reachable", false, format!("could not read the model list at {url}: {e}"))),
+    };
+    let text = String::from_utf8_lossy(&body);
     if looks_like_html(&text) {
         return Err(line("reachable", false, format!("{url} answered a web page, not the API: the base URL ({}) is probably wrong — try it with or without /v1", settings.base_url)));
     }
@@ -116,14 +106,11 @@ async fn list_models<H: Host>(host: &H, settings: &Settings) -> Result<Vec<Strin
         // Many servers list no models; the requests below still tell whether the rest works.
         return Ok(Vec::new());
     }
-    let Ok(list) = serde_json::from_str::<Value>(&text) else {
+    let Ok(list) = json_text(&body) else {
         return Err(line(
             "reachable",
             false,
-            format!(
-                "{url} answered something that is not JSON: is this a {} server?",
-                format_name(settings.api_format)
-            ),
+            format!("{url} answered something that is not JSON: is this a {} server?", settings.api_format.name()),
         ));
     };
     let ids =

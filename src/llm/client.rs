@@ -105,12 +105,12 @@ fn host_error(e: HostError) -> LlmError {
     }
 }
 
-/// Reads a body whole, with a size cap.
-async fn read_all<B: HttpBody>(body: &mut B) -> Result<Vec<u8>, LlmError> {
+/// Reads a body whole, refusing one over `limit` bytes.
+pub(crate) async fn read_all<B: HttpBody>(body: &mut B, limit: usize) -> Result<Vec<u8>, LlmError> {
     let mut out = Vec::new();
     while let Some(chunk) = body.chunk().await.map_err(host_error)? {
         out.extend_from_slice(&chunk);
-        if out.len() > MAX_BODY_BYTES {
+        if out.len() > limit {
             return Err(LlmError::new(ErrorKind::InvalidResponse, "response body too large"));
         }
     }
@@ -119,14 +119,14 @@ async fn read_all<B: HttpBody>(body: &mut B) -> Result<Vec<u8>, LlmError> {
 
 /// A body read as JSON: checked as UTF-8 first, then parsed as text. (`serde_json::from_slice`
 /// would bring a second copy of the JSON reader into the wasm, ~8 KB; every other parse is text.)
-fn json_text(body: &[u8]) -> Result<Value, String> {
+pub(crate) fn json_text(body: &[u8]) -> Result<Value, String> {
     let text = std::str::from_utf8(body).map_err(|e| format!("it is not UTF-8 text ({e})"))?;
     serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
 /// Turns an error response into a failure, reading the server's hints.
 async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) -> LlmError {
-    let body = read_all(&mut response.body).await.unwrap_or_default();
+    let body = read_all(&mut response.body, MAX_BODY_BYTES).await.unwrap_or_default();
     let parsed: Option<Value> = json_text(&body).ok();
     let error_type = parsed.as_ref().and_then(|v| v.pointer("/error/type")).and_then(Value::as_str);
     let message = parsed
@@ -160,7 +160,7 @@ pub(crate) async fn call_model<H: Host>(
         return Err(status_error(host, response).await);
     }
     if !settings.streaming {
-        let body = read_all(&mut response.body).await?;
+        let body = read_all(&mut response.body, MAX_BODY_BYTES).await?;
         let value: Value = json_text(&body)
             .map_err(|e| LlmError::new(ErrorKind::InvalidResponse, format!("response is not JSON: {e}")))?;
         return match settings.api_format {

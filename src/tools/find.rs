@@ -175,20 +175,18 @@ fn from_index(
                 Plan::Exact(needle) => listing.folded[i as usize].contains(needle.as_str()),
                 _ => matcher.name_matches(&entry.path),
             };
-            if !named && !may(id) {
-                out.settled += 1;
-                if regex {
-                    out.cut_lines += doc.long_lines as usize;
+            // A note that cannot match is settled unread; one that can, as the plan says.
+            let read = if named || may(id) {
+                match plan {
+                    Plan::Exact(_) => {
+                        out.counted.push((i, table.get(id as usize).map_or(0, |&n| n as usize), named));
+                        false
+                    }
+                    Plan::Phrase(_) => named || index.may_contain_phrase(doc, &words),
+                    Plan::Literals(_) | Plan::All => true,
                 }
-                continue;
-            }
-            let read = match plan {
-                Plan::Exact(_) => {
-                    out.counted.push((i, table.get(id as usize).map_or(0, |&n| n as usize), named));
-                    false
-                }
-                Plan::Phrase(_) => named || index.may_contain_phrase(doc, &words),
-                Plan::Literals(_) | Plan::All => true,
+            } else {
+                false
             };
             if read {
                 out.to_read.push(i);

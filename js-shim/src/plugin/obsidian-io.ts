@@ -137,16 +137,17 @@ export class ObsidianIO implements HostIO {
     const path = this.path(relative);
     if (!(await this.adapter.exists(path))) return [];
     let files = (await this.adapter.list(path)).files;
-    // Mobile path: a replacement a crash interrupted is finished before the folder is read (the
-    // core finds an inbox entry by listing), and an old content set aside next to its new one
-    // is dropped (kept, it would bring the file back once the core removes it).
-    const aside = files.filter((f) => f.endsWith(".bak"));
+    // Mobile path only (desktop writes never leave a .bak): a replacement a crash interrupted is
+    // finished before the folder is read (the core finds an inbox entry by listing), and an old
+    // content set aside next to its new one is dropped (kept, it would bring the file back once
+    // the core removes it).
+    const aside = this.node ? [] : files.filter((f) => f.endsWith(".bak"));
     for (const f of aside) {
       if (files.includes(f.slice(0, -4))) await this.adapter.remove(f);
       else await this.recover(f.slice(0, -4));
     }
-    if (aside.length > 0) files = (await this.adapter.list(path)).files;
-    return files.filter((f) => this.node || !f.endsWith(".bak")).map((f) => f.slice(f.lastIndexOf("/") + 1));
+    if (aside.length > 0) files = (await this.adapter.list(path)).files.filter((f) => !f.endsWith(".bak"));
+    return files.map((f) => f.slice(f.lastIndexOf("/") + 1));
   }
 
   async removeFile(relative: string): Promise<void> {

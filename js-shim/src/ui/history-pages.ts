@@ -6,7 +6,7 @@ import type { HistoryLine } from "smarthole-core";
 import type { ChatBackend } from "./panel-api.ts";
 
 /** Turns in a page: enough to fill a tall panel, few enough to draw at once. */
-export const PAGE_TURNS = 40;
+const PAGE_TURNS = 40;
 /** How near the top (px) scrolling asks for the page before. */
 const NEAR_TOP = 300;
 
@@ -21,11 +21,6 @@ export class HistoryPages {
     private readonly draw: (lines: HistoryLine[]) => Promise<void>,
   ) {
     messages.addEventListener("scroll", () => void (messages.scrollTop < NEAR_TOP && this.older()), { passive: true });
-  }
-
-  /** Whether older pages are still to be read. */
-  get more(): boolean {
-    return this.id !== null && this.before !== undefined;
   }
 
   /** Draws the newest page of a conversation; the rest waits for scrolling up. */

@@ -5,12 +5,9 @@
 import { Setting, type DropdownComponent, type TextComponent } from "obsidian";
 import type { ConnectionCheck, CoreSettings } from "smarthole-core";
 import type SmartHoleAgentPlugin from "./main.ts";
+import { savedOr } from "./settings.ts";
 
 type Defaults = Required<CoreSettings>;
-
-function current<K extends keyof Defaults>(plugin: SmartHoleAgentPlugin, defaults: Defaults, key: K): Defaults[K] {
-  return (plugin.saved[key as keyof typeof plugin.saved] as Defaults[K] | undefined) ?? defaults[key];
-}
 
 /** The report under the button: one line per step, ✓ or ✗. */
 function showReport(el: HTMLElement, report: ConnectionCheck): void {
@@ -22,9 +19,9 @@ function showReport(el: HTMLElement, report: ConnectionCheck): void {
 
 export function renderConnection(container: HTMLElement, plugin: SmartHoleAgentPlugin, defaults: Defaults): void {
   const presets = plugin.runtime.presets;
-  const base = current(plugin, defaults, "baseUrl");
-  const format = current(plugin, defaults, "apiFormat");
-  const auth = current(plugin, defaults, "authStyle");
+  const base = savedOr(plugin.saved, defaults, "baseUrl");
+  const format = savedOr(plugin.saved, defaults, "apiFormat");
+  const auth = savedOr(plugin.saved, defaults, "authStyle");
   const chosen = presets.find((p) => p.baseUrl === base && p.apiFormat === format && p.authStyle === auth) ?? presets.find((p) => p.id === "custom");
   const provider = new Setting(container).setName("Provider").setDesc(chosen?.note ?? "");
   let baseInput: TextComponent | undefined;
@@ -75,7 +72,7 @@ export function renderConnection(container: HTMLElement, plugin: SmartHoleAgentP
     .setDesc("The model's name; after a check, the server's models are offered.")
     .addText((t) => {
       t.inputEl.setAttribute("list", "smarthole-models");
-      t.setValue(current(plugin, defaults, "model")).onChange((v) => void plugin.changeSetting("model", v.trim()));
+      t.setValue(savedOr(plugin.saved, defaults, "model")).onChange((v) => void plugin.changeSetting("model", v.trim()));
     });
   const check = new Setting(container).setName("Check connection").setDesc("Small real requests: reachable, key, model, streaming, tools.");
   const report = container.createDiv({ cls: "smarthole-check-report" });

@@ -3,7 +3,7 @@
 import { Modal, Notice, Platform, PluginSettingTab, SecretComponent, Setting, type App } from "obsidian";
 import type { CoreSettings } from "smarthole-core";
 import type SmartHoleAgentPlugin from "./main.ts";
-import { DEFAULT_SECRET_ID, type SavedSettings } from "./settings.ts";
+import { DEFAULT_SECRET_ID, savedOr, type SavedSettings } from "./settings.ts";
 import { renderIntegrations } from "./integrations-setting.ts";
 import { renderAgentApi } from "./agent-api-setting.ts";
 import { renderUsage } from "./usage-setting.ts";
@@ -56,7 +56,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
   }
 
   private value<K extends keyof CoreSettings>(key: K, defaults: Required<CoreSettings>): Required<CoreSettings>[K] {
-    return (this.plugin.saved[key as Key] as Required<CoreSettings>[K] | undefined) ?? defaults[key];
+    return savedOr(this.plugin.saved, defaults, key);
   }
 
   private text(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {

@@ -18,6 +18,11 @@ export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "age
   mcpServers?: SavedMcpServer[];
 };
 
+/** A setting as the user sees it: their value, else the core's default. */
+export function savedOr<K extends keyof CoreSettings>(saved: SavedSettings, defaults: Required<CoreSettings>, key: K): Required<CoreSettings>[K] {
+  return (saved[key as keyof SavedSettings] as Required<CoreSettings>[K] | undefined) ?? defaults[key];
+}
+
 /**
  * Splits data.json into the fields the plugin uses and the ones it sets aside: unknown names
  * (a misspelling, a newer version's setting) and values of the wrong type. What is set aside is

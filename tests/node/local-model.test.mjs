@@ -65,7 +65,12 @@ test("the same conversation through the Messages and the Chat Completions format
       const { result } = await ask(vault, "Say hello.", ["--format", format, "--auth", "none", ...stream]);
       assert.equal(result.success, true, `${format} ${stream}: ${result.error}`);
       assert.ok(result.response.trim().length > 0, `${format} ${stream}: an answer`);
-      assert.ok(result.usage?.outputTokens > 0 && result.usage?.inputTokens + result.usage?.cacheReadInputTokens > 0, `${format} ${stream}: usage ${JSON.stringify(result.usage)}`);
+      assert.ok(result.usage?.outputTokens > 0, `${format} ${stream}: usage ${JSON.stringify(result.usage)}`);
+      // A whole answer reports its prompt. A stream's prompt tokens come in its first event, which
+      // llama-server may send before it has counted the prompt (seen in CI: 0 input, 0 read), and
+      // its message_delta carries only output_tokens; the stream's input count is the server's to give.
+      if (stream.length) assert.ok(result.usage.inputTokens >= 0 && result.usage.cacheReadInputTokens >= 0);
+      else assert.ok(result.usage.inputTokens + result.usage.cacheReadInputTokens > 0, `${format} ${stream}: usage ${JSON.stringify(result.usage)}`);
       const lines = history(vault);
       assert.equal(lines[0].content[0].text, "Say hello.");
       // Everything but the sampled text, the numbers that follow from it, the ids and the times.

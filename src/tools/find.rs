@@ -6,6 +6,7 @@
 //! match without) and confirmed on the candidate notes' text only, by the same line scan a full
 //! search uses — so both give the same answer.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use crate::lean::fold_case;
@@ -13,7 +14,8 @@ use crate::lean::fold_case;
 use super::args::Args;
 use super::budget::{thousands, Budget};
 use super::call::{ToolContext, ToolOutput};
-use super::indexer::{searchable, Listing, Phase};
+use super::indexer::{Listing, Phase};
+use super::scope::Scope;
 use super::note_paths::{checked, entries, protected, real, Step};
 use crate::host::Host;
 use crate::vault::glob::Glob;
@@ -135,7 +137,7 @@ fn from_index(
     listing: &Listing,
     matcher: &Matcher,
     plan: &Plan,
-    candidates: &[u32],
+    scope: &Scope,
 ) -> FromIndex {
     ctx_index.with(|index| {
         // How many times a plain query occurs in each note, by note id, from the term list.
@@ -151,7 +153,12 @@ fn from_index(
         };
         let may = |id: u32| match plan {
             Plan::Exact(_) => table.get(id as usize).is_some_and(|&n| n > 0),
-            _ => narrowed.as_ref().is_none_or(|n| n.binary_search(&id).is_ok()),
+            _ => narrowed.as_ref().is_none_or(|n| n.get(id as usize).is_some_and(|&holds| holds)),
+        };
+        // A plain, case-insensitive query matches a name as the folded name contains it.
+        let named_exactly = match plan {
+            Plan::Exact(needle) => scope.names_holding(needle),
+            _ => Vec::new(),
         };
         let words: Vec<&str> = match plan {
             Plan::Phrase(words) => words.iter().map(String::as_str).collect(),
@@ -159,7 +166,7 @@ fn from_index(
         };
         let mut out = FromIndex { counted: Vec::new(), to_read: Vec::new(), settled: 0, cut_lines: 0 };
         let regex = matches!(matcher, Matcher::Regex(..));
-        for &i in candidates {
+        for (k, &i) in scope.candidates.iter().enumerate() {
             let (entry, id) = (&listing.entries[i as usize], listing.ids[i as usize]);
             let Some(doc) = index.by_id(id) else {
                 out.to_read.push(i);
@@ -170,9 +177,8 @@ fn from_index(
                 out.settled += 1;
                 continue;
             }
-            // A plain, case-insensitive query matches a name as the folded name contains it.
             let named = match plan {
-                Plan::Exact(needle) => listing.folded[i as usize].contains(needle.as_str()),
+                Plan::Exact(_) => named_exactly[k],
                 _ => matcher.name_matches(&entry.path),
             };
             // A note that cannot match is settled unread; one that can, as the plan says.
@@ -277,36 +283,16 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     let folder = folder_arg(ctx, args, all)?;
     let limit = args.number("max_results").unwrap_or(20).clamp(1, MAX_RESULTS);
     let mut budget = Budget::start(ctx.host);
-    let prefix = format!("{}/", fold_case(&folder));
+    let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
     let protected = protected(ctx);
-    let mut skipped = Skipped::default();
-    // Candidates by their place in `all` (no path copied: a vault may list 100,000).
-    let mut candidates: Vec<u32> = Vec::new();
-    for (i, entry) in all.iter().enumerate() {
-        let owned;
-        let path = match &listing {
-            Some(l) => &l.folded[i],
-            None => {
-                owned = fold_case(&entry.path);
-                &owned
-            }
-        };
-        if !folder.is_empty() && !path.starts_with(&prefix) {
-            continue;
+    let scope = match &listing {
+        Some(l) => l.scope(&prefix, &protected),
+        None => {
+            let folded = |i: usize| Cow::Owned(fold_case(&all[i].path));
+            Rc::new(Scope::new(all, folded, &prefix, &protected, ctx.settings.follow_linked_folders))
         }
-        if let Err(what) = listable(entry, &protected, ctx.settings.follow_linked_folders) {
-            skipped.add(what);
-            continue;
-        }
-        // A link inside the vault is searched under its real path, not twice.
-        if searchable(entry, path) {
-            candidates.push(i as u32);
-        }
-    }
-    let corpus = Corpus {
-        notes: candidates.len(),
-        avg_size: candidates.iter().map(|&i| all[i as usize].size as f64).sum::<f64>() / candidates.len().max(1) as f64,
     };
+    let (candidates, corpus) = (&scope.candidates, scope.corpus);
     let entries_of = |list: &[u32]| -> Vec<&VaultEntry> { list.iter().map(|&i| &all[i as usize]).collect() };
     let mut found = Found::default();
     let mut notes = String::new();
@@ -314,7 +300,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     let total;
     match &listing {
         None => {
-            scan(ctx, &matcher, &entries_of(&candidates), &mut budget, &mut found).await;
+            scan(ctx, &matcher, &entries_of(candidates), &mut budget, &mut found).await;
             notes.push_str(&scan_note(ctx));
             hits = std::mem::take(&mut found.hits);
             rank(&mut hits, corpus);
@@ -322,7 +308,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         }
         Some(l) => {
             let plan = plan(&query, regex, case_sensitive, matcher.weight());
-            let settled = from_index(ctx.index, l, &matcher, &plan, &candidates);
+            let settled = from_index(ctx.index, l, &matcher, &plan, &scope);
             found.scanned = settled.settled;
             found.cut_lines = settled.cut_lines;
             scan(ctx, &matcher, &entries_of(&settled.to_read), &mut budget, &mut found).await;
@@ -357,7 +343,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
             matcher.weight()
         ));
     }
-    notes.push_str(&skipped.describe());
+    notes.push_str(&scope.skipped.describe());
     let scanned = found.scanned;
     if hits.is_empty() {
         return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{notes}", query)));

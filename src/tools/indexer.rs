@@ -6,10 +6,12 @@
 //! damaged file is rebuilt, never trusted); its progress and size reported as `Event::SearchIndex`.
 //! The data structure itself is `vault::index`.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::budget::Budget;
+use super::scope::{Scope, KEPT_SCOPES};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -52,6 +54,25 @@ pub(crate) struct Listing {
     pub(crate) ids: Vec<u32>,
     follow: bool,
     protected: Vec<String>,
+    /// The scopes of the folders searched most recently (made once per listing).
+    scopes: RefCell<Vec<(String, Rc<Scope>)>>,
+}
+
+impl Listing {
+    /// The notes a search under `prefix` (a folded folder path ending in `/`, or `""`) covers,
+    /// made at the first search of this listing and kept with it; `protected` is the settings'
+    /// protected folders, which this listing was made for.
+    pub(crate) fn scope(&self, prefix: &str, protected: &[String]) -> Rc<Scope> {
+        if let Some((_, kept)) = self.scopes.borrow().iter().find(|(p, _)| p == prefix) {
+            return Rc::clone(kept);
+        }
+        let folded = |i: usize| Cow::Borrowed(self.folded[i].as_str());
+        let scope = Rc::new(Scope::new(&self.entries, folded, prefix, protected, self.follow));
+        let mut scopes = self.scopes.borrow_mut();
+        scopes.insert(0, (prefix.to_owned(), Rc::clone(&scope)));
+        scopes.truncate(KEPT_SCOPES);
+        scope
+    }
 }
 
 /// The index, its listing and its state.
@@ -252,6 +273,7 @@ impl SearchIndex {
             ids,
             follow: settings.follow_linked_folders,
             protected: settings.protected_folders.clone(),
+            scopes: RefCell::default(),
         }));
         if total > 0 || report {
             host.log(LogLevel::Debug, &format!("search index: {total} notes read, {} held", self.index.borrow().len()));

@@ -14,6 +14,7 @@ mod needs_input;
 mod note_paths;
 mod notes;
 mod schedule;
+mod scope;
 mod send_message;
 
 use serde_json::Value;

@@ -295,8 +295,9 @@ impl Index {
             .collect()
     }
 
-    /// Live notes with a term for which `keep` holds, ascending.
-    fn docs_with(&self, keep: impl Fn(&str) -> bool) -> Vec<u32> {
+    /// By note id: whether the note is live and has a term for which `keep` holds (a table
+    /// entry per id handed out, so a search looks a note up instead of searching a list).
+    fn docs_with(&self, keep: impl Fn(&str) -> bool) -> Vec<bool> {
         let mut seen = vec![false; self.docs.len()];
         for t in self.terms_where(keep) {
             for (d, _) in self.postings[t as usize].iter() {
@@ -305,21 +306,28 @@ impl Index {
                 }
             }
         }
-        (0..self.docs.len() as u32).filter(|&d| seen[d as usize] && self.docs[d as usize].is_some()).collect()
+        for (s, doc) in seen.iter_mut().zip(&self.docs) {
+            *s &= doc.is_some();
+        }
+        seen
     }
 
-    /// Notes whose text contains the term characters `sub` (folded) inside one term.
-    pub(crate) fn containing(&self, sub: &str) -> Vec<u32> {
-        self.docs_with(|term| term.contains(sub))
+    /// Notes whose text contains the term characters `sub` (folded) inside one term, ascending.
+    #[cfg(test)]
+    fn containing(&self, sub: &str) -> Vec<u32> {
+        let holds = self.docs_with(|term| term.contains(sub));
+        (0..holds.len() as u32).filter(|&d| holds[d as usize]).collect()
     }
 
-    /// Notes that can contain every one of `literals` (folded term characters).
-    pub(crate) fn containing_all(&self, literals: &[String]) -> Vec<u32> {
-        let mut sets: Vec<Vec<u32>> = literals.iter().map(|l| self.containing(l)).collect();
-        sets.sort_by_key(Vec::len);
-        let mut out = sets.first().cloned().unwrap_or_default();
-        for set in &sets[1.min(sets.len())..] {
-            out.retain(|d| set.binary_search(d).is_ok());
+    /// By note id: whether the note can contain every one of `literals` (folded term
+    /// characters).
+    pub(crate) fn containing_all(&self, literals: &[String]) -> Vec<bool> {
+        let mut out = vec![!literals.is_empty(); self.docs.len()];
+        for literal in literals {
+            let holds = self.docs_with(|term| term.contains(literal.as_str()));
+            for (o, h) in out.iter_mut().zip(holds) {
+                *o &= h;
+            }
         }
         out
     }

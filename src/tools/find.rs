@@ -155,11 +155,11 @@ fn from_index(
             Plan::Exact(_) => table.get(id as usize).is_some_and(|&n| n > 0),
             _ => narrowed.as_ref().is_none_or(|n| n.get(id as usize).is_some_and(|&holds| holds)),
         };
-        // A plain, case-insensitive query matches a name as the folded name contains it.
-        let named_exactly = match plan {
-            Plan::Exact(needle) => scope.names_holding(needle),
-            _ => Vec::new(),
+        let literals: &[String] = match plan {
+            Plan::Literals(literals) => literals,
+            _ => &[],
         };
+        let names = scope.names_matching(matcher, literals, &listing.entries);
         let words: Vec<&str> = match plan {
             Plan::Phrase(words) => words.iter().map(String::as_str).collect(),
             _ => Vec::new(),
@@ -167,7 +167,7 @@ fn from_index(
         let mut out = FromIndex { counted: Vec::new(), to_read: Vec::new(), settled: 0, cut_lines: 0 };
         let regex = matches!(matcher, Matcher::Regex(..));
         for (k, &i) in scope.candidates.iter().enumerate() {
-            let (entry, id) = (&listing.entries[i as usize], listing.ids[i as usize]);
+            let id = listing.ids[i as usize];
             let Some(doc) = index.by_id(id) else {
                 out.to_read.push(i);
                 continue;
@@ -177,10 +177,7 @@ fn from_index(
                 out.settled += 1;
                 continue;
             }
-            let named = match plan {
-                Plan::Exact(_) => named_exactly[k],
-                _ => matcher.name_matches(&entry.path),
-            };
+            let named = names[k];
             // A note that cannot match is settled unread; one that can, as the plan says.
             let read = if named || may(id) {
                 match plan {

@@ -8,11 +8,42 @@ use std::borrow::Cow;
 
 use super::indexer::searchable;
 use crate::vault::real::{listable, Skipped};
-use crate::vault::search::Corpus;
+use crate::vault::search::{Corpus, Matcher};
 use crate::vault::VaultEntry;
 
 /// Scopes a listing keeps (the folders searched most recently).
 pub(crate) const KEPT_SCOPES: usize = 4;
+
+/// Paths joined, each followed by `\n`: a needle without a newline is found in every path in one
+/// pass (it cannot match across the separator).
+#[derive(Default)]
+struct Names {
+    text: String,
+    /// Where each path starts in `text`.
+    starts: Vec<u32>,
+}
+
+impl Names {
+    fn push(&mut self, path: &str) {
+        self.starts.push(self.text.len() as u32);
+        self.text.push_str(path);
+        self.text.push('\n');
+    }
+
+    /// By path: whether it holds `needle` (`None` when the needle holds a newline).
+    fn holding(&self, needle: &str) -> Option<Vec<bool>> {
+        if needle.contains('\n') {
+            return None;
+        }
+        let mut holding = vec![false; self.starts.len()];
+        for (at, _) in self.text.match_indices(needle) {
+            // The path the match starts in: the last start at or before it.
+            let k = self.starts.partition_point(|&s| s as usize <= at) - 1;
+            holding[k] = true;
+        }
+        Some(holding)
+    }
+}
 
 /// The notes a search covers, by their place in the listing.
 pub(crate) struct Scope {
@@ -22,11 +53,10 @@ pub(crate) struct Scope {
     pub(crate) skipped: Skipped,
     /// What a ranking is computed against.
     pub(crate) corpus: Corpus,
-    /// The candidates' folded paths, each followed by `\n`: a needle of term characters is found
-    /// in every name in one pass (it cannot match across the separator).
-    names: String,
-    /// Where each candidate's path starts in `names`.
-    starts: Vec<u32>,
+    /// The candidates' folded paths.
+    folded: Names,
+    /// The candidates' paths as they are.
+    paths: Names,
 }
 
 impl Scope {
@@ -43,8 +73,8 @@ impl Scope {
             candidates: Vec::new(),
             skipped: Skipped::default(),
             corpus: Corpus { notes: 0, avg_size: 0.0 },
-            names: String::new(),
-            starts: Vec::new(),
+            folded: Names::default(),
+            paths: Names::default(),
         };
         let mut bytes = 0f64;
         for (i, entry) in entries.iter().enumerate() {
@@ -59,9 +89,8 @@ impl Scope {
             // A link inside the vault is searched under its real path, not twice.
             if searchable(entry, &path) {
                 scope.candidates.push(i as u32);
-                scope.starts.push(scope.names.len() as u32);
-                scope.names.push_str(&path);
-                scope.names.push('\n');
+                scope.folded.push(&path);
+                scope.paths.push(&entry.path);
                 bytes += entry.size as f64;
             }
         }
@@ -70,19 +99,31 @@ impl Scope {
         scope
     }
 
-    /// By candidate (in `candidates`' order): whether its folded path holds `needle`, a folded
-    /// run of term characters.
-    pub(crate) fn names_holding(&self, needle: &str) -> Vec<bool> {
-        let mut holding = vec![false; self.candidates.len()];
-        if needle.is_empty() || needle.contains('\n') {
-            return holding;
+    /// By candidate (in `candidates`' order): whether its name matches, as
+    /// [`Matcher::name_matches`] says. A plain query is found in all the names in one pass; a
+    /// regular expression is tried only on the names holding every one of `literals` (the
+    /// folded literals it cannot match without, as the index narrows notes by them).
+    pub(crate) fn names_matching(&self, matcher: &Matcher, literals: &[String], entries: &[VaultEntry]) -> Vec<bool> {
+        let one_pass = match matcher {
+            Matcher::Plain { needle, case_sensitive: false } => self.folded.holding(needle),
+            Matcher::Plain { needle, case_sensitive: true } => self.paths.holding(needle),
+            Matcher::Regex(..) => None,
+        };
+        if let Some(named) = one_pass {
+            return named;
         }
-        for (at, _) in self.names.match_indices(needle) {
-            // The candidate whose path the match starts in: the last start at or before it.
-            let k = self.starts.partition_point(|&s| s as usize <= at) - 1;
-            holding[k] = true;
+        let mut may = vec![true; self.candidates.len()];
+        for literal in literals {
+            let Some(holding) = self.folded.holding(literal) else { continue };
+            for (m, h) in may.iter_mut().zip(holding) {
+                *m &= h;
+            }
         }
-        holding
+        self.candidates
+            .iter()
+            .zip(may)
+            .map(|(&i, may)| may && matcher.name_matches(&entries[i as usize].path))
+            .collect()
     }
 }
 
@@ -103,12 +144,28 @@ mod tests {
         assert_eq!(scope.candidates, vec![0, 1]);
         assert_eq!(scope.corpus.notes, 2);
         assert!((scope.corpus.avg_size - 20.0).abs() < 1e-9);
-        assert_eq!(scope.names_holding("milk"), vec![true, true]);
-        assert_eq!(scope.names_holding("butter"), vec![false, true]);
+        // As the search asks: a regex's names narrowed by the literals it requires.
+        let named = |query: &str, regex: bool, case: bool| {
+            let matcher = Matcher::new(query, regex, case).unwrap();
+            let literals = if regex { crate::vault::index::required_literals(query) } else { Vec::new() };
+            let fast = scope.names_matching(&matcher, &literals, &entries);
+            let one_by_one: Vec<bool> =
+                scope.candidates.iter().map(|&i| matcher.name_matches(&entries[i as usize].path)).collect();
+            assert_eq!(fast, one_by_one, "{query}");
+            fast
+        };
+        assert_eq!(named("MILK", false, false), vec![true, true]);
+        assert_eq!(named("butter", false, false), vec![false, true]);
+        assert_eq!(named("Milk", false, true), vec![true, false]);
+        assert_eq!(named("a/m", false, false), vec![true, false]);
         // A needle never matches across two names.
-        assert_eq!(scope.names_holding("md\na"), vec![false, false]);
+        assert_eq!(named("md\na", false, false), vec![false, false]);
+        assert_eq!(named("milk\\.txt$", true, false), vec![false, true]);
+        assert_eq!(named("^a/", true, false), vec![true, true]);
+        assert_eq!(named("(?i)MILK\\.md", true, true), vec![true, false]);
+        assert_eq!(named("Milk|butter", true, true), vec![true, true]);
         let whole = Scope::new(&entries, folded, "", &[], false);
         assert_eq!(whole.candidates, vec![0, 1, 2]);
-        assert_eq!(whole.names_holding("c"), vec![false, false, true]);
+        assert_eq!(whole.names_matching(&Matcher::new("c/", false, false).unwrap(), &[], &entries), vec![false, false, true]);
     }
 }

@@ -113,9 +113,17 @@ async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
   // Today's scan: the index off.
   const scanCore = await newCore();
   const scan = await harness(scanCore, NodeHost, dir, { searchIndexMaxMb: 0 }, dataDir);
-  const scanned = await scan.call("search_files", { query: PLANTED });
+  // One result, so that the tool's note on a search cut at its time budget fits in what the
+  // event shows; a cut scan's whole time is extrapolated from the notes it searched.
+  const scanned = await scan.call("search_files", { query: PLANTED, max_results: 1 });
   out.scan_search_ms = round(scanned.ms);
-  out.scan_complete = !/stopped after/.test(scanned.output);
+  const cut = /stopped after \d+ s: ([\d,]+) of ([\d,]+) notes/.exec(scanned.output);
+  out.scan_complete = !cut;
+  if (cut) {
+    const [searched, all] = [cut[1], cut[2]].map((n) => Number(n.replaceAll(",", "")));
+    out.scan_searched = searched;
+    out.scan_full_ms = round((scanned.ms * all) / Math.max(1, searched));
+  }
   await scan.close();
 
   // The first build.
@@ -201,7 +209,7 @@ export function searchSection(results) {
   const rows = (results.search_index ?? [])
     .map(
       (r) =>
-        `| ${r.notes.toLocaleString("en")} | ${r.search_p50_ms} / ${r.search_p99_ms} ms | ${r.list_p50_ms} ms | ${r.build_ms} ms | ${r.restart_ms} ms | ${r.index_mb} MB / ${r.wasm_mb} MB | ${r.scan_search_ms} ms${r.scan_complete ? "" : " (cut at 10 s)"} | ${r.grep_ms} ms (${r.grep_tool}) | ${r.planted_found} |`,
+        `| ${r.notes.toLocaleString("en")} | ${r.search_p50_ms} / ${r.search_p99_ms} ms | ${r.list_p50_ms} ms | ${r.build_ms} ms | ${r.restart_ms} ms | ${r.index_mb} MB / ${r.wasm_mb} MB | ${r.scan_complete ? `${r.scan_search_ms} ms` : `${r.scan_search_ms} ms cut at 10 s after ${r.scan_searched.toLocaleString("en")} notes: about ${r.scan_full_ms} ms for all`} | ${r.grep_ms} ms (${r.grep_tool}) | ${r.planted_found} |`,
     )
     .join("\n");
   return `

@@ -7,43 +7,13 @@
 use std::borrow::Cow;
 
 use super::indexer::searchable;
+use crate::vault::joined::Joined;
 use crate::vault::real::{listable, Skipped};
 use crate::vault::search::{Corpus, Matcher};
 use crate::vault::VaultEntry;
 
 /// Scopes a listing keeps (the folders searched most recently).
 pub(crate) const KEPT_SCOPES: usize = 4;
-
-/// Paths joined, each followed by `\n`: a needle without a newline is found in every path in one
-/// pass (it cannot match across the separator).
-#[derive(Default)]
-struct Names {
-    text: String,
-    /// Where each path starts in `text`.
-    starts: Vec<u32>,
-}
-
-impl Names {
-    fn push(&mut self, path: &str) {
-        self.starts.push(self.text.len() as u32);
-        self.text.push_str(path);
-        self.text.push('\n');
-    }
-
-    /// By path: whether it holds `needle` (`None` when the needle holds a newline).
-    fn holding(&self, needle: &str) -> Option<Vec<bool>> {
-        if needle.contains('\n') {
-            return None;
-        }
-        let mut holding = vec![false; self.starts.len()];
-        for (at, _) in self.text.match_indices(needle) {
-            // The path the match starts in: the last start at or before it.
-            let k = self.starts.partition_point(|&s| s as usize <= at) - 1;
-            holding[k] = true;
-        }
-        Some(holding)
-    }
-}
 
 /// The notes a search covers, by their place in the listing.
 pub(crate) struct Scope {
@@ -54,9 +24,9 @@ pub(crate) struct Scope {
     /// What a ranking is computed against.
     pub(crate) corpus: Corpus,
     /// The candidates' folded paths.
-    folded: Names,
+    folded: Joined,
     /// The candidates' paths as they are.
-    paths: Names,
+    paths: Joined,
 }
 
 impl Scope {
@@ -73,8 +43,8 @@ impl Scope {
             candidates: Vec::new(),
             skipped: Skipped::default(),
             corpus: Corpus { notes: 0, avg_size: 0.0 },
-            folded: Names::default(),
-            paths: Names::default(),
+            folded: Joined::default(),
+            paths: Joined::default(),
         };
         let mut bytes = 0f64;
         for (i, entry) in entries.iter().enumerate() {
@@ -105,8 +75,8 @@ impl Scope {
     /// folded literals it cannot match without, as the index narrows notes by them).
     pub(crate) fn names_matching(&self, matcher: &Matcher, literals: &[String], entries: &[VaultEntry]) -> Vec<bool> {
         let one_pass = match matcher {
-            Matcher::Plain { needle, case_sensitive: false } => self.folded.holding(needle),
-            Matcher::Plain { needle, case_sensitive: true } => self.paths.holding(needle),
+            Matcher::Plain { needle, case_sensitive: false } => self.folded.holding_mask(needle),
+            Matcher::Plain { needle, case_sensitive: true } => self.paths.holding_mask(needle),
             Matcher::Regex(..) => None,
         };
         if let Some(named) = one_pass {
@@ -114,7 +84,7 @@ impl Scope {
         }
         let mut may = vec![true; self.candidates.len()];
         for literal in literals {
-            let Some(holding) = self.folded.holding(literal) else { continue };
+            let Some(holding) = self.folded.holding_mask(literal) else { continue };
             for (m, h) in may.iter_mut().zip(holding) {
                 *m &= h;
             }
@@ -138,7 +108,8 @@ mod tests {
 
     #[test]
     fn a_folder_s_notes_their_corpus_and_names_found_in_one_pass() {
-        let entries = [entry("a/Milk.md", 10), entry("a/b/buttermilk.txt", 30), entry("c/milk.md", 50), entry("a/x.png", 5)];
+        let entries =
+            [entry("a/Milk.md", 10), entry("a/b/buttermilk.txt", 30), entry("c/milk.md", 50), entry("a/x.png", 5)];
         let folded = |i: usize| Cow::Owned(crate::lean::fold_case(&entries[i].path));
         let scope = Scope::new(&entries, folded, "a/", &[], false);
         assert_eq!(scope.candidates, vec![0, 1]);
@@ -166,6 +137,9 @@ mod tests {
         assert_eq!(named("Milk|butter", true, true), vec![true, true]);
         let whole = Scope::new(&entries, folded, "", &[], false);
         assert_eq!(whole.candidates, vec![0, 1, 2]);
-        assert_eq!(whole.names_matching(&Matcher::new("c/", false, false).unwrap(), &[], &entries), vec![false, false, true]);
+        assert_eq!(
+            whole.names_matching(&Matcher::new("c/", false, false).unwrap(), &[], &entries),
+            vec![false, false, true]
+        );
     }
 }

@@ -26,6 +26,7 @@
 use std::collections::HashMap;
 
 use crate::lean::fold_case;
+use crate::vault::joined::Joined;
 use crate::vault::search::LINE_WORK;
 
 /// One indexed note.
@@ -88,7 +89,8 @@ pub(crate) struct Index {
     dead: usize,
     by_path: HashMap<String, u32>,
     term_ids: HashMap<Box<str>, u32>,
-    terms: Vec<Box<str>>,
+    /// By id (joined: a needle is looked for in every term in one pass).
+    terms: Joined,
     postings: Vec<Postings>,
     /// Bytes held, about (kept as notes come and go).
     held: usize,
@@ -195,7 +197,7 @@ impl Index {
         }
         let id = self.terms.len() as u32;
         self.term_ids.insert(term.into(), id);
-        self.terms.push(term.into());
+        self.terms.push(term);
         self.postings.push(Postings::default());
         self.held += 64 + term.len() * 2;
         id
@@ -287,19 +289,18 @@ impl Index {
         self.held = self.measure();
     }
 
-    /// Ids of the terms held by a live note for which `keep` holds (a scan of the term list:
-    /// thousands per ms).
-    fn terms_where(&self, keep: impl Fn(&str) -> bool) -> Vec<u32> {
-        (0..self.terms.len() as u32)
-            .filter(|&t| self.postings[t as usize].live > 0 && keep(&self.terms[t as usize]))
-            .collect()
+    /// Ids of the terms held by a live note that contain `sub`.
+    fn terms_holding(&self, sub: &str) -> Vec<u32> {
+        let mut ids = self.terms.holding(sub).unwrap_or_default();
+        ids.retain(|&t| self.postings[t as usize].live > 0);
+        ids
     }
 
-    /// By note id: whether the note is live and has a term for which `keep` holds (a table
+    /// By note id: whether the note is live and has a term containing `sub` (a table
     /// entry per id handed out, so a search looks a note up instead of searching a list).
-    fn docs_with(&self, keep: impl Fn(&str) -> bool) -> Vec<bool> {
+    fn docs_with(&self, sub: &str) -> Vec<bool> {
         let mut seen = vec![false; self.docs.len()];
-        for t in self.terms_where(keep) {
+        for t in self.terms_holding(sub) {
             for (d, _) in self.postings[t as usize].iter() {
                 if let Some(s) = seen.get_mut(d as usize) {
                     *s = true;
@@ -315,7 +316,7 @@ impl Index {
     /// Notes whose text contains the term characters `sub` (folded) inside one term, ascending.
     #[cfg(test)]
     fn containing(&self, sub: &str) -> Vec<u32> {
-        let holds = self.docs_with(|term| term.contains(sub));
+        let holds = self.docs_with(sub);
         (0..holds.len() as u32).filter(|&d| holds[d as usize]).collect()
     }
 
@@ -324,7 +325,7 @@ impl Index {
     pub(crate) fn containing_all(&self, literals: &[String]) -> Vec<bool> {
         let mut out = vec![!literals.is_empty(); self.docs.len()];
         for literal in literals {
-            let holds = self.docs_with(|term| term.contains(literal.as_str()));
+            let holds = self.docs_with(literal);
             for (o, h) in out.iter_mut().zip(holds) {
                 *o &= h;
             }
@@ -344,7 +345,7 @@ impl Index {
                     last
                 })
                 .collect();
-            (self.terms.get(t as usize).map_or("", |s| &**s), list)
+            (self.terms.get(t as usize), list)
         })
     }
 
@@ -354,8 +355,8 @@ impl Index {
     /// note is looked at.
     pub(crate) fn counts(&self, needle: &str) -> Vec<u32> {
         let mut out = vec![0u32; self.docs.len()];
-        for t in self.terms_where(|term| term.contains(needle)) {
-            let occurs = self.terms[t as usize].matches(needle).count() as u32;
+        for t in self.terms_holding(needle) {
+            let occurs = self.terms.get(t as usize).matches(needle).count() as u32;
             for (d, n) in self.postings[t as usize].iter() {
                 if let Some(c) = out.get_mut(d as usize) {
                     *c = c.saturating_add(occurs.saturating_mul(n));

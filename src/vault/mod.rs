@@ -4,6 +4,7 @@
 pub(crate) mod diff;
 pub(crate) mod glob;
 pub(crate) mod index;
+pub(crate) mod joined;
 pub(crate) mod path;
 pub(crate) mod real;
 pub(crate) mod resolve;

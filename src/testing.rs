@@ -285,6 +285,8 @@ struct State {
     now: Cell<Millis>,
     /// Virtual time each reading of the clock by the core costs (a slow machine), 0 by default.
     clock_step: Cell<Millis>,
+    /// Virtual time listing the vault takes (a big vault on a slow disk), 0 by default.
+    list_ms: Cell<Millis>,
     rng: Cell<u64>,
     timers: RefCell<Timers>,
     files: RefCell<BTreeMap<String, String>>,
@@ -398,6 +400,11 @@ impl FakeHost {
     /// own work then takes virtual time, as on a slow machine (deadlines inside a tool call).
     pub fn set_clock_step(&self, ms: Millis) {
         self.state.clock_step.set(ms);
+    }
+
+    /// Makes every listing of the vault take `ms` of virtual time (100,000 notes on a slow disk).
+    pub fn set_list_ms(&self, ms: Millis) {
+        self.state.list_ms.set(ms);
     }
 
     /// Moves the clock forward, firing due timers.
@@ -907,6 +914,7 @@ impl Host for FakeHost {
 
     async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {
         self.alive().await;
+        self.advance(self.state.list_ms.get());
         self.state.followed.set(follow_linked_folders);
         let vault = self.state.vault.borrow();
         let mut folders: Vec<String> = self.state.folders.borrow().clone();

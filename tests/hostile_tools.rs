@@ -35,6 +35,8 @@ struct Case {
     input: Value,
     /// Virtual ms each reading of the clock costs (a slow machine), to reach the budget.
     clock_step: u64,
+    /// Virtual ms listing the vault takes (a big vault on a slow disk).
+    list_ms: u64,
     error: bool,
     says: &'static [&'static str],
 }
@@ -52,6 +54,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({"glob": format!("**/{ten_groups}")}),
             clock_step: 0,
+            list_ms: 0,
             error: false,
             says: &["1 files, newest first:", "Notes/abcdabcdab.md"],
         },
@@ -61,6 +64,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({"glob": many_folders}),
             clock_step: 0,
+            list_ms: 0,
             error: false,
             says: &["2 files, newest first:", "d/d/x.md", "Notes/Plan.md"],
         },
@@ -70,6 +74,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({"glob": "**/".repeat(50) + "*.pdf"}),
             clock_step: 0,
+            list_ms: 0,
             error: false,
             says: &["No files match."],
         },
@@ -79,6 +84,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({"glob": "*".repeat(5_000)}),
             clock_step: 0,
+            list_ms: 0,
             error: true,
             says: &["5000 characters long; at most 1000"],
         },
@@ -88,6 +94,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({"glob": "{a,b}".repeat(40)}),
             clock_step: 0,
+            list_ms: 0,
             error: true,
             says: &["40 brace groups; at most 32"],
         },
@@ -97,6 +104,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({"glob": "{a,".repeat(20) + &"}".repeat(20)}),
             clock_step: 0,
+            list_ms: 0,
             error: true,
             says: &["nests braces 20 deep"],
         },
@@ -106,6 +114,7 @@ fn cases() -> Vec<Case> {
             tool: "search_files",
             input: json!({"query": "a{0,1000}b", "regex": true, "case_sensitive": true}),
             clock_step: 0,
+            list_ms: 0,
             error: false,
             says: &["No note matches", "long lines were searched in their first"],
         },
@@ -115,6 +124,7 @@ fn cases() -> Vec<Case> {
             tool: "search_files",
             input: json!({"query": "a{0,1000}b", "regex": true, "case_sensitive": true}),
             clock_step: 1_000,
+            list_ms: 0,
             error: false,
             says: &["search stopped after", "0 of 2 notes searched"],
         },
@@ -124,6 +134,7 @@ fn cases() -> Vec<Case> {
             tool: "search_files",
             input: json!({"query": "(a{0,100}){0,100}b", "regex": true}),
             clock_step: 0,
+            list_ms: 0,
             error: true,
             says: &["too large once compiled", "plain-text search"],
         },
@@ -133,6 +144,7 @@ fn cases() -> Vec<Case> {
             tool: "search_files",
             input: json!({"query": "(a*)*b|(a|aa)*c", "regex": true, "case_sensitive": true}),
             clock_step: 0,
+            list_ms: 0,
             error: false,
             says: &["No note matches \"(a*)*b|(a|aa)*c\" (2 notes searched)."],
         },
@@ -142,6 +154,17 @@ fn cases() -> Vec<Case> {
             tool: "search_files",
             input: json!({"query": "text line"}),
             clock_step: 100,
+            list_ms: 0,
+            error: false,
+            says: &["search stopped after 10 s:", "of 201 notes searched"],
+        },
+        Case {
+            name: "a search whose vault takes 5 s to list, then longer than the budget",
+            notes: many.clone(),
+            tool: "search_files",
+            input: json!({"query": "text line"}),
+            clock_step: 100,
+            list_ms: 5_000,
             error: false,
             says: &["search stopped after 10 s:", "of 201 notes searched"],
         },
@@ -151,6 +174,7 @@ fn cases() -> Vec<Case> {
             tool: "list_files",
             input: json!({"glob": "**/*.md"}),
             clock_step: 100,
+            list_ms: 0,
             error: false,
             says: &["listing stopped after 10 s:", "entries looked at"],
         },
@@ -160,6 +184,7 @@ fn cases() -> Vec<Case> {
             tool: "edit_file",
             input: json!({"path": "Big.md", "operation": "replace", "old_text": "a", "new_text": mb_line, "replace_all": true}),
             clock_step: 0,
+            list_ms: 0,
             error: true,
             says: &["would make Big.md 1000000000000 bytes long", "The note was not changed."],
         },
@@ -169,6 +194,7 @@ fn cases() -> Vec<Case> {
             tool: "edit_file",
             input: json!({"path": "Big.md", "operation": "insert", "line": 1, "text": "x".repeat(2 * 1024 * 1024)}),
             clock_step: 0,
+            list_ms: 0,
             error: true,
             says: &["over the 10485760 bytes a note may have", "The note was not changed."],
         },
@@ -190,8 +216,17 @@ fn hostile_tool_calls_are_answered_or_refused_and_the_host_goes_on() {
         let (vault_before, history_before) = (vault_state(&host), history(&host));
 
         host.set_clock_step(case.clock_step);
+        host.set_list_ms(case.list_ms);
+        let started = host.now();
         let (out, is_error) = tool_call(&host, &p, &format!("case-{n}"), case.tool, case.input);
+        if case.list_ms > 0 {
+            // The tool's 10 s include the listing: it answers with what it found by then, not
+            // 10 s after a slow listing (past the 12 s after which the host gives up on it).
+            let took = host.now() - started;
+            assert!(took < 12_000, "{}: answered after {took} virtual ms", case.name);
+        }
         host.set_clock_step(0);
+        host.set_list_ms(0);
         assert_eq!(is_error, case.error, "{}: {out}", case.name);
         for needle in case.says {
             assert!(out.contains(needle), "{}: expected {needle:?} in {out}", case.name);

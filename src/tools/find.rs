@@ -275,11 +275,12 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     let (regex, case_sensitive) = (args.flag("regex"), args.flag("case_sensitive"));
     let matcher = Matcher::new(&query, regex, case_sensitive)
         .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
+    // From the start: listing a big vault takes seconds of the tool's time too.
+    let mut budget = Budget::start(ctx.host);
     let (listing, listed) = vault_entries(ctx).await?;
     let all: &[VaultEntry] = listing.as_ref().map_or(&listed, |l| &l.entries);
     let folder = folder_arg(ctx, args, all)?;
     let limit = args.number("max_results").unwrap_or(20).clamp(1, MAX_RESULTS);
-    let mut budget = Budget::start(ctx.host);
     let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
     let protected = protected(ctx);
     let scope = match &listing {
@@ -386,6 +387,7 @@ fn folder_arg<H: Host>(ctx: &ToolContext<'_, H>, args: &Args, all: &[VaultEntry]
 }
 
 pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
+    let mut budget = Budget::start(ctx.host);
     let (listing, listed) = vault_entries(ctx).await?;
     let all: &[VaultEntry] = listing.as_ref().map_or(&listed, |l| &l.entries);
     let folder = folder_arg(ctx, args, all)?;
@@ -394,7 +396,6 @@ pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -
         Some(g) => Some(Glob::new(g).map_err(|e| ToolOutput::error(format!("Invalid input for list_files: {e}.")))?),
         None => None,
     };
-    let mut budget = Budget::start(ctx.host);
     let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
     let considered = all.len();
     let protected = protected(ctx);

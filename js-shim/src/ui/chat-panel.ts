@@ -171,7 +171,8 @@ export class ChatPanel {
   private addUser(id: string, text: string, source: MessageSource | undefined, metadata?: Record<string, unknown>): void {
     if (this.users.has(id)) return;
     const bubble = this.messages.createDiv({ cls: "smarthole-msg smarthole-msg-user", attr: { "data-message-id": id } });
-    bubble.createDiv({ cls: "smarthole-label", text: sourceLabel(source, metadata) });
+    const label = sourceLabel(source, metadata);
+    if (label) bubble.createDiv({ cls: "smarthole-label", text: label });
     bubble.createDiv({ cls: "smarthole-body", text });
     this.users.set(id, bubble);
     this.scrollToEnd();

@@ -40,7 +40,8 @@ export function scheduleText(schedule: Schedule): string {
   return schedule.nextRunAt ? `${when} · next run ${new Date(schedule.nextRunAt).toLocaleString()}` : when;
 }
 
-/** Where a message came from, as the label under it says. */
+/** Where a message came from, as the label over it says; "" for one typed here (the usual case,
+ * which a label on every message would only repeat). */
 export function sourceLabel(source: MessageSource | undefined, metadata?: Record<string, unknown>): string {
   switch (source) {
     case "websocket":
@@ -54,7 +55,7 @@ export function sourceLabel(source: MessageSource | undefined, metadata?: Record
     case "system":
       return "SmartHole";
     default:
-      return "Typed here";
+      return "";
   }
 }
 

@@ -11,7 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::budget::Budget;
-use super::scope::{Scope, KEPT_SCOPES};
+use super::scope::{searchable, Scope, KEPT_SCOPES};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -24,8 +24,6 @@ use crate::vault::VaultEntry;
 
 /// Where the index is kept, in the plugin's data folder.
 pub(crate) const INDEX_FILE: &str = "search-index.txt";
-/// File types the index holds (what `search_files` reads).
-pub(crate) const SEARCHABLE: [&str; 3] = [".md", ".markdown", ".txt"];
 /// Notes read between two progress events.
 const PROGRESS_EVERY: usize = 500;
 /// Notes asked of the host at once while building: their reads overlap (the host's file system
@@ -97,11 +95,6 @@ pub(crate) struct SearchIndex {
 
 /// The id of an entry the index does not hold.
 pub(crate) const NO_DOC: u32 = u32::MAX;
-
-/// Whether a listed entry is a note the index holds (and `search_files` reads).
-pub(crate) fn searchable(entry: &VaultEntry, folded: &str) -> bool {
-    !entry.is_folder && entry.real_path.is_none() && SEARCHABLE.iter().any(|ext| folded.ends_with(ext))
-}
 
 impl SearchIndex {
     /// Where it stands.

@@ -35,7 +35,7 @@ const HOST_GRACE_MS: u64 = 2_000;
 /// The tools that only read: when the host does not answer in time they are abandoned (nothing
 /// half-done can be left behind), and the model is told.
 const READ_ONLY: [&str; 5] = ["read_file", "search_files", "list_files", "get_file_info", "get_active_note"];
-use super::indexer::SEARCHABLE;
+use super::scope::SEARCHABLE;
 
 /// The note tools, in the order offered to the model: name, description, input schema.
 const TOOLS: [(&str, &str, &str); 10] = [

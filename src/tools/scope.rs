@@ -6,11 +6,18 @@
 
 use std::borrow::Cow;
 
-use super::indexer::searchable;
 use crate::vault::joined::Joined;
 use crate::vault::real::{listable, Skipped};
 use crate::vault::search::{Corpus, Matcher};
 use crate::vault::VaultEntry;
+
+/// File types the index holds (what `search_files` reads).
+pub(crate) const SEARCHABLE: [&str; 3] = [".md", ".markdown", ".txt"];
+
+/// Whether a listed entry is a note the index holds (and `search_files` reads).
+pub(crate) fn searchable(entry: &VaultEntry, folded: &str) -> bool {
+    !entry.is_folder && entry.real_path.is_none() && SEARCHABLE.iter().any(|ext| folded.ends_with(ext))
+}
 
 /// Scopes a listing keeps (the folders searched most recently).
 pub(crate) const KEPT_SCOPES: usize = 4;

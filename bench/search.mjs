@@ -206,7 +206,8 @@ included) and extrapolated to every note from the notes it searched. The 100,000
 about 214 MB: past the default ceiling (\`searchIndexMaxMb\`, 64 MB, about 28,000 such notes), so a
 vault that big needs the setting raised (this benchmark sets 2,048); the wasm memory then grows to
 about 800 MB, which a desktop has and a phone does not. Restart with the persisted index reads and
-checks about 150 MB of text. The machine has 2 shared cores: reruns move these numbers by 2-3x.
+checks about 150 MB of text. The machine has 2 shared cores: reruns move these numbers by 2-3x (the 100,000-note row recorded on
+2026-11-23 ran while a full test run used the same cores).
 
 `;
 

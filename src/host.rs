@@ -24,7 +24,8 @@ pub trait Host {
 
     /// Wall-clock time.
     fn now_ms(&self) -> Millis;
-    /// Resolves after `ms` milliseconds; dropping it cancels the timer.
+    /// Resolves once `ms` milliseconds have passed by [`Host::now_ms`] (never a moment early:
+    /// callers compare deadlines with that clock after waking); dropping it cancels the timer.
     fn sleep(&self, ms: Millis) -> impl Future<Output = ()>;
     /// Fresh random bits for ids (the host's cryptographic source where it has one).
     fn random_u64(&self) -> u64;

@@ -457,9 +457,9 @@ impl HubClient {
         out
     }
 
-    /// A wake-up asked for earlier: reconnect when the wait is over; give up on a registration
+    /// The wake-up asked for `due`: reconnect when the wait is over; give up on a registration
     /// the hub never answered.
-    pub(crate) fn on_timer(&mut self, now: Millis, random: f64) -> Vec<HubAction> {
+    pub(crate) fn on_timer(&mut self, now: Millis, due: Millis, random: f64) -> Vec<HubAction> {
         let mut out = Vec::new();
         match self.phase {
             Phase::Waiting { until } if now >= until => self.connect(now, &mut out),
@@ -476,6 +476,17 @@ impl HubClient {
             Phase::Registering { deadline, .. } if now >= deadline => {
                 self.close(&mut out);
                 self.back_off(now, random, "the hub did not answer the registration", &mut out);
+            }
+            // The wake for the current wait, come before it is over by the wall clock (a timer
+            // may fire a moment early): wake again at its end, or the reconnect would wait for
+            // a wake that never comes. A wake left from an earlier phase is spent.
+            Phase::Waiting { until: at }
+            | Phase::Connecting { deadline: at, .. }
+            | Phase::Opened { deadline: at, .. }
+            | Phase::Registering { deadline: at, .. }
+                if at == due =>
+            {
+                out.push(HubAction::Wake { at_ms: at })
             }
             _ => {}
         }
@@ -638,9 +649,9 @@ mod tests {
             assert_eq!(c.status().0, HubStatus::Disconnected);
             let at = wake(&out).expect("a wake-up");
             assert_eq!(at - now, expected);
-            assert!(c.on_timer(at - 1, 0.5).is_empty(), "not before its time");
+            assert!(c.on_timer(at - 1, at - 1, 0.5).is_empty(), "not before its time");
             now = at;
-            let out = c.on_timer(now, 0.5);
+            let out = c.on_timer(now, now, 0.5);
             socket = sockets(&out)[0];
             assert_eq!(c.status().0, HubStatus::Connecting);
         }
@@ -649,6 +660,25 @@ mod tests {
         c.on_frame(socket, OK, now, 0.5);
         let out = c.on_close(socket, now, 0.5, "lost");
         assert_eq!(wake(&out).unwrap() - now, 1_000);
+    }
+
+    #[test]
+    fn a_wake_that_comes_a_moment_early_wakes_again_and_a_stale_one_is_spent() {
+        // The soak once stalled for good here: Node fired the reconnect timer a millisecond
+        // before `Date.now()` reached it, and nothing woke the client again.
+        let mut c = HubClient::new();
+        let s = registered(&mut c, 0);
+        let at = wake(&c.on_close(s, 0, 0.5, "connection lost")).expect("a wake-up");
+        let early = c.on_timer(at - 1, at, 0.5);
+        assert_eq!(early, vec![HubAction::Wake { at_ms: at }], "woken early: wake again, nothing else");
+        assert!(c.on_timer(at - 1, at / 2, 0.5).is_empty(), "a wake for an earlier phase is spent");
+        let s2 = sockets(&c.on_timer(at, at, 0.5))[0];
+        assert_ne!(s, s2);
+        assert_eq!(c.status().0, HubStatus::Connecting);
+        // The same holds for the connection's own deadline.
+        let deadline = at + CONNECT_TIMEOUT_MS;
+        assert_eq!(c.on_timer(deadline - 1, deadline, 0.5), vec![HubAction::Wake { at_ms: deadline }]);
+        assert!(c.on_timer(deadline, deadline, 0.5).contains(&HubAction::Close { socket: s2 }));
     }
 
     #[test]
@@ -664,7 +694,7 @@ mod tests {
             assert_eq!(status, HubStatus::Error);
             assert!(detail.unwrap().contains("Settings"), "{code}");
             assert!(out.iter().any(|a| matches!(a, HubAction::Notice(_))));
-            assert!(c.on_timer(1_000_000, 0.5).is_empty());
+            assert!(c.on_timer(1_000_000, 1_000_000, 0.5).is_empty());
             // Changing the name registers again.
             let out = c.configure(Some(config("obsidian2")), 0);
             assert_eq!(sockets(&out).len(), 1, "{code}");
@@ -718,7 +748,7 @@ mod tests {
         let s = sockets(&c.configure(Some(config("obsidian")), 0))[0];
         let out = c.on_open(s, 0);
         assert_eq!(wake(&out), Some(REGISTRATION_TIMEOUT_MS));
-        let out = c.on_timer(REGISTRATION_TIMEOUT_MS, 0.5);
+        let out = c.on_timer(REGISTRATION_TIMEOUT_MS, REGISTRATION_TIMEOUT_MS, 0.5);
         assert!(out.contains(&HubAction::Close { socket: s }));
         assert_eq!(wake(&out), Some(REGISTRATION_TIMEOUT_MS + 1_000));
     }
@@ -729,11 +759,11 @@ mod tests {
         let out = c.configure(Some(config("obsidian")), 0);
         let s = sockets(&out)[0];
         assert_eq!(wake(&out), Some(CONNECT_TIMEOUT_MS));
-        assert!(c.on_timer(CONNECT_TIMEOUT_MS - 1, 0.5).is_empty(), "still within its time");
-        let out = c.on_timer(CONNECT_TIMEOUT_MS, 0.5);
+        assert!(c.on_timer(CONNECT_TIMEOUT_MS - 1, CONNECT_TIMEOUT_MS - 1, 0.5).is_empty(), "still within its time");
+        let out = c.on_timer(CONNECT_TIMEOUT_MS, CONNECT_TIMEOUT_MS, 0.5);
         assert!(out.contains(&HubAction::Close { socket: s }));
         assert_eq!(wake(&out), Some(CONNECT_TIMEOUT_MS + 1_000));
-        let retry = c.on_timer(CONNECT_TIMEOUT_MS + 1_000, 0.5);
+        let retry = c.on_timer(CONNECT_TIMEOUT_MS + 1_000, CONNECT_TIMEOUT_MS + 1_000, 0.5);
         assert_eq!(sockets(&retry), [s + 1]);
         assert!(
             c.on_open(s, CONNECT_TIMEOUT_MS + 1_001).is_empty(),
@@ -766,7 +796,7 @@ mod tests {
         assert!(c.respond("new", ResponseKind::Notification, "n-new".into(), 9 * 60_000).is_empty());
         assert_eq!(c.queued_responses(), 4);
         let now = 11 * 60_000;
-        let s2 = sockets(&c.on_timer(now, 0.5))[0];
+        let s2 = sockets(&c.on_timer(now, now, 0.5))[0];
         c.on_open(s2, now);
         let out = c.on_frame(s2, OK, now, 0.5);
         let sent: Vec<&str> = out
@@ -805,7 +835,7 @@ mod tests {
         // Its answer, still with no room: dropped too, and the ack is still owed.
         let out = c.respond("late", ResponseKind::Notification, "n-late-full".into(), 0);
         assert!(frames(&out).is_empty());
-        let s2 = sockets(&c.on_timer(60_000, 0.5))[0];
+        let s2 = sockets(&c.on_timer(60_000, 60_000, 0.5))[0];
         c.on_open(s2, 60_000);
         let flushed = c.on_frame(s2, OK, 60_000, 0.5);
         assert_eq!(frames(&flushed).len(), OUTBOX_LIMIT);
@@ -826,7 +856,7 @@ mod tests {
     fn an_ack_a_full_outbox_dropped_waits_ahead_of_its_answer_in_the_next_outbox() {
         let mut c = HubClient::new();
         fill_then_drop_an_ack(&mut c);
-        let s = sockets(&c.on_timer(60_000, 0.5)).first().copied();
+        let s = sockets(&c.on_timer(60_000, 60_000, 0.5)).first().copied();
         assert!(s.is_none(), "registered: no new socket");
         let socket = match c.phase {
             Phase::Registered { socket } => socket,
@@ -835,7 +865,7 @@ mod tests {
         c.on_close(socket, 60_000, 0.5, "lost again");
         assert!(c.respond("late", ResponseKind::Notification, "n-late".into(), 60_000).is_empty());
         assert_eq!(c.queued_responses(), 2);
-        let s3 = sockets(&c.on_timer(120_000, 0.5))[0];
+        let s3 = sockets(&c.on_timer(120_000, 120_000, 0.5))[0];
         c.on_open(s3, 120_000);
         assert_eq!(frames(&c.on_frame(s3, OK, 120_000, 0.5)), ["a-late", "n-late"]);
     }
@@ -855,7 +885,7 @@ mod tests {
         c.respond("last", ResponseKind::Ack, "a-last".into(), 0);
         c.respond("last", ResponseKind::Notification, "n-last".into(), 0);
         assert_eq!(c.queued_responses(), OUTBOX_LIMIT);
-        let s2 = sockets(&c.on_timer(60_000, 0.5))[0];
+        let s2 = sockets(&c.on_timer(60_000, 60_000, 0.5))[0];
         c.on_open(s2, 60_000);
         let out = c.on_frame(s2, OK, 60_000, 0.5);
         let sent: Vec<&str> = out
@@ -877,8 +907,8 @@ mod tests {
         let out = c.on_open(s2, 10);
         assert!(frames(&out).is_empty());
         assert_eq!(wake(&out), Some(10 + CLOSE_WAIT_MS));
-        assert!(frames(&c.on_timer(10 + CLOSE_WAIT_MS - 1, 0.5)).is_empty());
-        let out = c.on_timer(10 + CLOSE_WAIT_MS, 0.5);
+        assert!(frames(&c.on_timer(10 + CLOSE_WAIT_MS - 1, 10 + CLOSE_WAIT_MS - 1, 0.5)).is_empty());
+        let out = c.on_timer(10 + CLOSE_WAIT_MS, 10 + CLOSE_WAIT_MS, 0.5);
         assert!(matches!(frames(&out)[..], [f] if f.contains("new words")), "registered anyway: {out:?}");
         // The old socket's close, reported late, changes nothing.
         assert!(c.on_close(s, 3_000, 0.5, "closed").is_empty());
@@ -909,7 +939,7 @@ mod tests {
             let at = wake(&out).expect("a retry");
             delays.push(at - now);
             now = at;
-            socket = sockets(&c.on_timer(now, 0.5))[0];
+            socket = sockets(&c.on_timer(now, now, 0.5))[0];
             assert!(!frames(&c.on_open(socket, now)).is_empty(), "registers at once: nothing to wait for");
         }
         assert_eq!(&delays[..5], [250, 500, 1_000, 2_000, 2_000]);
@@ -921,10 +951,10 @@ mod tests {
         let mut c = HubClient::new();
         let s = registered(&mut c, 0);
         c.on_close(s, 100, 0.5, "connection lost");
-        let s2 = sockets(&c.on_timer(1_100, 0.5))[0];
+        let s2 = sockets(&c.on_timer(1_100, 1_100, 0.5))[0];
         c.on_open(s2, 1_100);
         let out = c.on_frame(s2, &refused("DUPLICATE_NAME"), 1_100, 0.5);
-        let s3 = sockets(&c.on_timer(wake(&out).unwrap(), 0.5))[0];
+        let s3 = sockets(&c.on_timer(wake(&out).unwrap(), wake(&out).unwrap(), 0.5))[0];
         c.on_open(s3, 1_400);
         c.on_frame(s3, OK, 1_400, 0.5);
         assert_eq!(c.status().0, HubStatus::Connected);

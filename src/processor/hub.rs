@@ -65,9 +65,9 @@ impl<H: Host + 'static> Pipeline<H> {
         self.hub_apply(actions);
     }
 
-    fn hub_timer(&self) {
+    fn hub_timer(&self, due: u64) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
-        let actions = self.inner.hub.client.borrow_mut().on_timer(now, random);
+        let actions = self.inner.hub.client.borrow_mut().on_timer(now, due, random);
         self.hub_apply(actions);
     }
 
@@ -159,7 +159,7 @@ impl<H: Host + 'static> Pipeline<H> {
                     let delay = at_ms.saturating_sub(host.now_ms());
                     self.spawn(async move {
                         this.inner.host.sleep(delay).await;
-                        this.hub_timer();
+                        this.hub_timer(at_ms);
                     });
                 }
                 HubAction::Status { status, detail } => host.emit(&Event::HubStatus { status, detail }),

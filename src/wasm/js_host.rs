@@ -224,15 +224,37 @@ impl HttpBody for JsBody {
     }
 }
 
+/// The longest wait one JavaScript timer can hold (2^31 - 1 ms, about 24.8 days).
+const LONGEST_TIMEOUT_MS: Millis = i32::MAX as Millis;
+
+/// The host's wall clock, for a sleep that outlives its borrow of the host.
+fn wall_clock_ms() -> Millis {
+    js_sys::Date::now() as Millis
+}
+
 impl Host for JsHost {
     type Body = JsBody;
 
     fn now_ms(&self) -> Millis {
-        js_sys::Date::now() as Millis
+        wall_clock_ms()
     }
 
     fn sleep(&self, ms: Millis) -> impl Future<Output = ()> {
-        gloo_timers::future::TimeoutFuture::new(ms.min(u64::from(u32::MAX)) as u32)
+        let until = self.now_ms().saturating_add(ms);
+        async move {
+            let mut left = ms;
+            loop {
+                gloo_timers::future::TimeoutFuture::new(left.min(LONGEST_TIMEOUT_MS) as u32).await;
+                // Node's timers may fire a millisecond before `Date.now()` says the time has
+                // come, and a timeout past 2^31 - 1 ms fires at once: a caller that checks the
+                // clock after waking would find its deadline not yet reached and wait forever.
+                // A clock set back by more than the wait ends it rather than stretching it.
+                match until.checked_sub(wall_clock_ms()) {
+                    Some(rest) if rest > 0 && rest <= ms => left = rest,
+                    _ => break,
+                }
+            }
+        }
     }
 
     fn spawn(&self, task: futures::future::LocalBoxFuture<'static, ()>) {

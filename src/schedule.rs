@@ -31,6 +31,8 @@ pub struct ScheduleRequest {
     pub end_at: Option<String>,
     pub max_runs: Option<u32>,
     pub integrations: Vec<String>,
+    /// The model the runs use, if the job names one.
+    pub model: Option<String>,
 }
 
 /// Changes to a conversation's state (`state_update`, or a schedule's initial state): `step`
@@ -122,6 +124,7 @@ pub fn plan(
     }
     let mut schedule = Schedule::new(kind, request.task.trim());
     schedule.integrations = request.integrations.clone();
+    schedule.model = request.model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(str::to_owned);
     schedule.max_runs = request.max_runs;
     let end = match &request.end_at {
         Some(text) => {

@@ -75,6 +75,17 @@ pub struct Settings {
     pub max_tokens: u32,
     /// API key; empty for local servers that need none.
     pub api_key: String,
+    /// The model for work nobody waits on — titles and summaries, retrospection, scheduled runs
+    /// (a job may name its own) — such as a cheaper or a local one; empty: the chat's model.
+    pub background_model: String,
+    /// The server of the background model; empty: the chat's server, format, auth and key.
+    pub background_base_url: String,
+    /// The background server's wire format (with `background_base_url`).
+    pub background_api_format: ApiFormat,
+    /// How the background server takes its key (with `background_base_url`).
+    pub background_auth_style: AuthStyle,
+    /// The background server's own key: the chat's key never goes to another server.
+    pub background_api_key: String,
     /// Stream tokens (SSE) instead of waiting for the whole answer.
     pub streaming: bool,
     /// Model calls allowed in one turn before the agent stops and says so.
@@ -179,6 +190,12 @@ pub(crate) const MIN_API_TOKEN_LEN: usize = 32;
 /// hundreds of MB — on a phone too.
 const DEFAULT_SEARCH_INDEX_MB: u32 = 64;
 
+/// Whether a base URL names a web server.
+fn is_http_url(url: &str) -> bool {
+    let url = url.trim();
+    (url.starts_with("http://") || url.starts_with("https://")) && url.len() > "https://".len()
+}
+
 /// Whether a name fits in a URL path and a tool name: 1 to 32 letters, digits, - or _.
 fn is_simple_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= 32 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
@@ -235,6 +252,25 @@ to remember)? Answer in three to five short bullet points.";
 const MINUTE_MS: u64 = 60_000;
 
 impl Settings {
+    /// The settings for work nobody waits on (titles, summaries, retrospection, scheduled runs):
+    /// the background model — `model` when a job names its own — on the background server when
+    /// one is set. Everything else is the chat's.
+    pub(crate) fn for_background(&self, model: Option<&str>) -> Settings {
+        let mut settings = self.clone();
+        if !self.background_base_url.trim().is_empty() {
+            settings.base_url = self.background_base_url.trim().to_owned();
+            settings.api_format = self.background_api_format;
+            settings.auth_style = self.background_auth_style;
+            settings.api_key = self.background_api_key.clone();
+        }
+        let named =
+            [model.unwrap_or_default(), &self.background_model].into_iter().map(str::trim).find(|m| !m.is_empty());
+        if let Some(name) = named {
+            settings.model = name.to_owned();
+        }
+        settings
+    }
+
     /// The idle boundary in milliseconds.
     pub fn idle_timeout_ms(&self) -> u64 {
         u64::from(self.conversation_idle_timeout_minutes) * MINUTE_MS
@@ -266,6 +302,11 @@ impl Default for Settings {
             model: "claude-sonnet-4-5".to_owned(),
             max_tokens: 4096,
             api_key: String::new(),
+            background_model: String::new(),
+            background_base_url: String::new(),
+            background_api_format: ApiFormat::Anthropic,
+            background_auth_style: AuthStyle::None,
+            background_api_key: String::new(),
             streaming: true,
             max_iterations: 10,
             stream_idle_timeout_ms: 90_000,
@@ -303,6 +344,8 @@ pub enum SettingsError {
     BaseUrl(String),
     #[error("model name is empty")]
     Model,
+    #[error("the background model's base URL must be empty (the chat's server) or start with http:// or https:// (got {0:?})")]
+    BackgroundBaseUrl(String),
     #[error("max tokens must be between 1 and 128000 (got {0})")]
     MaxTokens(u32),
     #[error("max iterations must be between 1 and 50 (got {0})")]
@@ -330,12 +373,14 @@ pub enum SettingsError {
 impl Settings {
     /// Checks every field a request depends on.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        let url = self.base_url.trim();
-        if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len() {
+        if !is_http_url(&self.base_url) {
             return Err(SettingsError::BaseUrl(self.base_url.clone()));
         }
         if self.model.trim().is_empty() {
             return Err(SettingsError::Model);
+        }
+        if !self.background_base_url.trim().is_empty() && !is_http_url(&self.background_base_url) {
+            return Err(SettingsError::BackgroundBaseUrl(self.background_base_url.clone()));
         }
         if !(1..=128_000).contains(&self.max_tokens) {
             return Err(SettingsError::MaxTokens(self.max_tokens));
@@ -435,7 +480,13 @@ impl Settings {
         // (serde's own message names neither the setting nor where it came from).
         let formats = ApiFormat::ALL.map(ApiFormat::name);
         let styles = AuthStyle::ALL.map(AuthStyle::name);
-        for (field, accepted) in [("apiFormat", formats.as_slice()), ("authStyle", styles.as_slice())] {
+        let choices = [
+            ("apiFormat", formats.as_slice()),
+            ("authStyle", styles.as_slice()),
+            ("backgroundApiFormat", formats.as_slice()),
+            ("backgroundAuthStyle", styles.as_slice()),
+        ];
+        for (field, accepted) in choices {
             if let Some(given) = value.get(field).filter(|v| !v.as_str().is_some_and(|s| accepted.contains(&s))) {
                 return Err(SettingsError::Choice { field, given: given.to_string(), accepted: accepted.join(", ") });
             }
@@ -450,6 +501,40 @@ impl Settings {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn background_work_uses_its_own_model_and_server_and_never_the_chats_key() {
+        let chat = Settings::from_json(json!({"model": "big", "apiKey": "chat-key"})).unwrap();
+        // Nothing set: the chat's model and server.
+        assert_eq!(chat.for_background(None), chat);
+        // A model only: the chat's server and key, another model; a job's own model wins.
+        let cheap = Settings { background_model: " small ".into(), ..chat.clone() };
+        assert_eq!(cheap.for_background(None).model, "small");
+        assert_eq!(cheap.for_background(None).api_key, "chat-key");
+        assert_eq!(cheap.for_background(Some("job-model")).model, "job-model");
+        assert_eq!(cheap.for_background(Some("  ")).model, "small");
+        // A server of its own: its format, auth and key, never the chat's key.
+        let local = Settings::from_json(json!({
+            "model": "big", "apiKey": "chat-key", "backgroundModel": "qwen", "backgroundBaseUrl": "http://127.0.0.1:11434",
+            "backgroundApiFormat": "openai", "backgroundAuthStyle": "bearer",
+        }))
+        .unwrap();
+        let background = local.for_background(None);
+        assert_eq!(
+            (background.base_url.as_str(), background.api_format, background.auth_style, background.model.as_str()),
+            ("http://127.0.0.1:11434", ApiFormat::Openai, AuthStyle::Bearer, "qwen")
+        );
+        assert_eq!(background.api_key, "", "the chat's key stays with the chat's server");
+        assert_eq!(local.for_background(None).max_tokens, local.max_tokens);
+        assert!(matches!(
+            Settings::from_json(json!({"backgroundBaseUrl": "localhost:11434"})),
+            Err(SettingsError::BackgroundBaseUrl(_))
+        ));
+        assert!(matches!(
+            Settings::from_json(json!({"backgroundApiFormat": "gemini"})),
+            Err(SettingsError::Choice { field: "backgroundApiFormat", .. })
+        ));
+    }
 
     #[test]
     fn the_format_and_auth_names_are_serdes() {

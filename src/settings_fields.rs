@@ -15,6 +15,11 @@ const SETTINGS: &[&str] = &[
     "model",
     "maxTokens",
     "apiKey",
+    "backgroundModel",
+    "backgroundBaseUrl",
+    "backgroundApiFormat",
+    "backgroundAuthStyle",
+    "backgroundApiKey",
     "streaming",
     "maxIterations",
     "streamIdleTimeoutMs",
@@ -54,7 +59,7 @@ const MCP_SERVER: &[&str] = &["name", "command", "args", "env", "url", "headers"
 const MODEL_PRICE: &[&str] = &["model", "inputPerMtok", "outputPerMtok", "contextWindow"];
 
 /// What the plugin adds in `data.json`: the ids of secrets in secret storage.
-const PLUGIN_EXTRA: &[&str] = &["apiKeySecretId"];
+const PLUGIN_EXTRA: &[&str] = &["apiKeySecretId", "backgroundApiKeySecretId"];
 const PLUGIN_MCP_EXTRA: &[&str] = &["authSecretId"];
 
 /// Which document a JSON value is, so the right names are expected at each level.

@@ -53,9 +53,13 @@ pub(crate) fn parse_summary(answer: &str) -> Option<Summary> {
     (!text.is_empty()).then_some(Summary { title: None, summary: text })
 }
 
-/// Settings for a quiet background call: whole answers, short.
+/// Settings for a quiet background call: the background model, whole answers, short.
 pub(crate) fn background_settings(settings: &Settings, max_tokens: u32) -> Settings {
-    Settings { streaming: false, max_tokens: max_tokens.min(settings.max_tokens.max(64)), ..settings.clone() }
+    Settings {
+        streaming: false,
+        max_tokens: max_tokens.min(settings.max_tokens.max(64)),
+        ..settings.for_background(None)
+    }
 }
 
 /// Asks the model for a title and summary of a transcript.

@@ -191,6 +191,7 @@ fn schedule_full() -> Schedule {
         last_error: Some("the model timed out".into()),
         last_run_at: Some(TS.into()),
         integrations: vec!["calendar".into()],
+        model: Some("claude-haiku-4-5".into()),
         current_run: Some("sched-conv-1-3".into()),
     }
 }
@@ -315,6 +316,11 @@ fn settings_full() -> Settings {
         model: "local-model".into(),
         max_tokens: 2048,
         api_key: "sk-test".into(),
+        background_model: "qwen3".into(),
+        background_base_url: "http://127.0.0.1:11434".into(),
+        background_api_format: smarthole_agent::ApiFormat::Openai,
+        background_auth_style: smarthole_agent::AuthStyle::Bearer,
+        background_api_key: "local".into(),
         streaming: false,
         max_iterations: 5,
         stream_idle_timeout_ms: 30_000,

@@ -163,6 +163,9 @@ pub struct Schedule {
     /// The integrations (MCP servers) each run needs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub integrations: Vec<String>,
+    /// The model its runs use, when the job names one (else the background model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// The message of the run under way (claimed, not finished): a restart finishes that run
     /// instead of claiming another.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,6 +190,7 @@ impl Schedule {
             last_error: None,
             last_run_at: None,
             integrations: Vec::new(),
+            model: None,
             current_run: None,
         }
     }

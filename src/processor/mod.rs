@@ -765,6 +765,13 @@ impl<H: Host + 'static> Pipeline<H> {
             Ok(Prepared::Fresh(context)) => context,
             Err(e) => return self.storage_failure(&message, &e.cause_text()),
         };
+        // A scheduled run is work nobody waits on: the background model, or the job's own.
+        let settings = match (&target, &context.prompt.schedule) {
+            (Target::Conversation(_), schedule) => {
+                Rc::new(settings.for_background(schedule.as_ref().and_then(|s| s.model.as_deref())))
+            }
+            (Target::Current, _) => settings,
+        };
         let resume = if entry.attempts > 1 {
             Journal::new(host, &message.id).load().await.unwrap_or_default()
         } else {
@@ -798,17 +805,17 @@ impl<H: Host + 'static> Pipeline<H> {
         match turn {
             Err(_) => self.finish_cancelled(&message).await,
             Ok(Err(error)) if error.kind == ErrorKind::Aborted => self.finish_cancelled(&message).await,
-            Ok(Err(error)) => self.fail(entry, error).await,
-            Ok(Ok(outcome)) => self.finish(&message, outcome).await,
+            Ok(Err(error)) => self.fail(entry, error, &settings.model).await,
+            Ok(Ok(outcome)) => self.finish(&message, outcome, &settings.model).await,
         }
     }
 
-    /// A finished turn: notify, record, update the conversation, clean up.
-    async fn finish(&self, message: &RoutedMessage, mut outcome: TurnOutcome) -> ProcessResult {
+    /// A finished turn of `model`: notify, record, update the conversation, clean up.
+    async fn finish(&self, message: &RoutedMessage, mut outcome: TurnOutcome, model: &str) -> ProcessResult {
         let host = &self.inner.host;
         let settings = self.settings();
         let text = outcome.text();
-        outcome.usage = crate::usage::priced(outcome.usage, &settings.model, &settings.model_prices);
+        outcome.usage = crate::usage::priced(outcome.usage, model, &settings.model_prices);
         if message.from_hub() && !(outcome.question_sent_to_hub && text.trim().is_empty()) {
             let mut body = if text.trim().is_empty() { "Done.".to_owned() } else { text.clone() };
             if let Some(notice) = &outcome.notice {
@@ -850,13 +857,13 @@ impl<H: Host + 'static> Pipeline<H> {
         ProcessResult::cancelled(&message.id)
     }
 
-    /// A failed turn: the user is told, the message stays in the inbox for a later attempt, or
+    /// A failed turn of `model`: the user is told, the message stays in the inbox for a later attempt, or
     /// moves to `failed/` when it has had all of them.
-    async fn fail(&self, mut entry: InboxEntry, error: LlmError) -> ProcessResult {
+    async fn fail(&self, mut entry: InboxEntry, error: LlmError, model: &str) -> ProcessResult {
         let host = &self.inner.host;
         let settings = self.settings();
         let message = entry.message.clone();
-        let user_message = error.user_message(&settings.model);
+        let user_message = error.user_message(model);
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
         if message.from_hub() {
             let body = format!("Error: {user_message}");

@@ -81,6 +81,14 @@ export interface CoreSettings {
   model?: string;
   maxTokens?: number;
   apiKey?: string;
+  /** The model for titles, summaries, retrospection and scheduled runs; empty: the chat's. */
+  backgroundModel?: string;
+  /** Its server; empty: the chat's server, format, auth and key. */
+  backgroundBaseUrl?: string;
+  backgroundApiFormat?: "anthropic" | "openai";
+  backgroundAuthStyle?: "x-api-key" | "bearer" | "none";
+  /** The background server's own key (the chat's key never goes to another server). */
+  backgroundApiKey?: string;
   streaming?: boolean;
   maxIterations?: number;
   streamIdleTimeoutMs?: number;
@@ -172,6 +180,8 @@ export interface Schedule {
   lastError?: string;
   lastRunAt?: string;
   integrations?: string[];
+  /** The model its runs use, when the job names one. */
+  model?: string;
   currentRun?: string;
 }
 

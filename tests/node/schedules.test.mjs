@@ -70,3 +70,39 @@ test("the model schedules a run in chat; the worker runs it at its time as a wor
     await child.done;
   }
 });
+
+test("with a background model on its own server, the scheduled run goes there (with its key, never the chat's); the chat stays on its model", async () => {
+  const background = await startScriptedServer({ fallback: { kind: "text", text: "Stretched." } });
+  const vault = tmpVault();
+  const child = startHeadless(
+    [
+      "--vault", vault, "--llm-base-url", model.url, "--model", "chat-model",
+      "--background-model", "cheap-model", "--background-base-url", background.url,
+      "--background-auth", "bearer", "--background-key-env", "BACKGROUND_KEY",
+    ],
+    { stdin: "pipe", env: { ANTHROPIC_API_KEY: "chat-secret", BACKGROUND_KEY: "local-secret" } },
+  );
+  try {
+    const from = model.requests.length;
+    model.enqueue(
+      { kind: "tool_use", tools: [{ id: "c1", name: "create_schedule", input: { type: "immediate", task: "Remind the user to stretch." } }] },
+      { kind: "text", text: "Scheduled." },
+    );
+    child.stdin.write("remind me to stretch\n");
+    await waitFor(() => child.stderrText.includes("[scheduled run]"), 30_000, "the scheduled run");
+    const chat = model.requests.slice(from);
+    assert.equal(chat.length, 2, "the chat's two calls only");
+    assert.ok(chat.every((r) => r.body.model === "chat-model" && r.headers["x-api-key"] === "chat-secret"));
+    const runs = background.requests.filter((r) => JSON.stringify(r.body?.messages ?? "").includes("Scheduled run ("));
+    assert.equal(runs.length, 1, "the run went to the background server");
+    assert.equal(runs[0].body.model, "cheap-model");
+    assert.equal(runs[0].headers.authorization, "Bearer local-secret");
+    assert.equal(runs[0].headers["x-api-key"], undefined);
+    assert.ok(!JSON.stringify(runs[0].headers).includes("chat-secret"), "the chat's key never goes to the background server");
+    assert.deepEqual(runs[0].schemaErrors, []);
+  } finally {
+    child.stdin.end();
+    await child.done;
+    await background.close();
+  }
+});

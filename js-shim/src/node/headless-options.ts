@@ -13,6 +13,10 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --check                check the model server (reachable, key, model, streaming, tools), print
                          the report line by line, exit 1 if a line failed
   --model NAME           model name
+  --background-model NAME  the model for titles, summaries, retrospection and scheduled runs
+                         (default: --model)
+  --background-base-url URL  its own server (default: the chat's server, format, auth and key);
+                         with --background-format, --background-auth and --background-key-env VAR
   --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY)
   --max-tokens N         max tokens per answer
   --no-stream            wait for whole answers instead of streaming
@@ -51,6 +55,11 @@ function parse() {
       auth: { type: "string" },
       check: { type: "boolean", default: false },
       model: { type: "string" },
+      "background-model": { type: "string" },
+      "background-base-url": { type: "string" },
+      "background-format": { type: "string" },
+      "background-auth": { type: "string" },
+      "background-key-env": { type: "string" },
       "api-key-env": { type: "string" },
       "max-tokens": { type: "string" },
       "no-stream": { type: "boolean", default: false },
@@ -99,6 +108,16 @@ export function readOptions() {
   if (values.auth !== undefined) settings.authStyle = values.auth as CoreSettings["authStyle"];
   if (values["follow-linked-folders"]) settings.followLinkedFolders = true;
   if (values.model) settings.model = values.model;
+  if (values["background-model"] !== undefined) settings.backgroundModel = values["background-model"];
+  if (values["background-base-url"] !== undefined) settings.backgroundBaseUrl = values["background-base-url"];
+  if (values["background-format"] !== undefined) settings.backgroundApiFormat = values["background-format"] as CoreSettings["apiFormat"];
+  if (values["background-auth"] !== undefined) settings.backgroundAuthStyle = values["background-auth"] as CoreSettings["authStyle"];
+  const backgroundKeyVar = values["background-key-env"];
+  if (backgroundKeyVar !== undefined) {
+    const key = process.env[backgroundKeyVar];
+    if (key === undefined) throw new UsageError(`the environment variable ${backgroundKeyVar} (named by --background-key-env) is not set`);
+    settings.backgroundApiKey = key;
+  }
   if (values["max-tokens"] !== undefined) {
     const n = Number(values["max-tokens"]);
     if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);

@@ -10,7 +10,7 @@ import { ObsidianVault } from "./obsidian-vault.ts";
 import { SmartHoleSettingTab } from "./settings-tab.ts";
 import { searchIndexLine } from "../ui/chat-text.ts";
 import { DownloadConfigModal } from "./agent-api-setting.ts";
-import { cleanSaved, coreSettings, type SavedSettings } from "./settings.ts";
+import { cleanSaved, coreSettings, SECRET_IDS, type SavedSettings } from "./settings.ts";
 
 const STATUS_TEXT: Record<HubStatus, string> = {
   disabled: "SmartHole: off",
@@ -134,7 +134,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
   private reportUnknownFields(raw: unknown): void {
     const unknown = this.runtime.unknownSettingsFields(raw, "pluginData", "data.json").map((u) => u.message);
     const wrongType = Object.keys(this.aside)
-      .filter((key) => key === "apiKeySecretId" || (this.runtime.defaults !== null && key in this.runtime.defaults))
+      .filter((key) => SECRET_IDS.includes(key) || (this.runtime.defaults !== null && key in this.runtime.defaults))
       .map((key) => `field \`${key}\` in data.json has a value of the wrong type`);
     const problems = [...unknown, ...wrongType];
     if (problems.length === 0) return;

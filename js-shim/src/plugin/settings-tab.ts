@@ -8,6 +8,7 @@ import { renderIntegrations } from "./integrations-setting.ts";
 import { renderAgentApi } from "./agent-api-setting.ts";
 import { renderUsage } from "./usage-setting.ts";
 import { renderConnection } from "./model-setting.ts";
+import { renderBackgroundModel } from "./background-setting.ts";
 
 type Key = keyof SavedSettings;
 /** The settings with a plain value (text, number, switch). */
@@ -134,6 +135,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
           .onChange((id) => void this.plugin.changeSetting("apiKeySecretId", id)),
       );
     renderConnection(containerEl, this.plugin, defaults);
+    renderBackgroundModel(containerEl, this.app, this.plugin, defaults);
     this.number(containerEl, defaults, "maxTokens", "Max tokens", "The longest answer, in tokens.");
     this.toggle(containerEl, defaults, "streaming", "Stream answers", "Show the answer as it is written.");
 

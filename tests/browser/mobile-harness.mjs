@@ -22,9 +22,10 @@ const listen = (server) =>
  * A front for `target` (the scripted server) that behaves like the Anthropic API toward browsers:
  * preflights answered with the allowed headers, a request from an origin refused with 401 unless it
  * carries `anthropic-dangerous-direct-browser-access: true`. With `cors: false` it answers no CORS
- * at all (fetch from the page is refused; requestUrl, which has no origin, gets through).
+ * at all (fetch from the page is refused; requestUrl, which has no origin, gets through). With
+ * `models`, it lists those at GET /v1/models as the Anthropic API does.
  */
-export async function startCorsFront(target, { cors = true } = {}) {
+export async function startCorsFront(target, { cors = true, models = null } = {}) {
   const seen = { preflights: [], posts: [] };
   const server = http.createServer((req, res) => {
     const corsHeaders = cors ? { "access-control-allow-origin": "*", "access-control-expose-headers": "request-id, retry-after" } : {};
@@ -33,6 +34,10 @@ export async function startCorsFront(target, { cors = true } = {}) {
       if (!cors) return res.writeHead(403).end();
       res.writeHead(200, { ...corsHeaders, "access-control-allow-methods": "GET, POST, OPTIONS", "access-control-allow-headers": ALLOWED_HEADERS.join(", "), "access-control-max-age": "86400" });
       return res.end();
+    }
+    if (models && req.method === "GET" && new URL(req.url, target).pathname === "/v1/models") {
+      res.writeHead(200, { ...corsHeaders, "content-type": "application/json" });
+      return res.end(JSON.stringify({ data: models.map((id) => ({ type: "model", id, display_name: id, created_at: "2026-01-01T00:00:00Z" })), has_more: false }));
     }
     seen.posts.push({ origin: req.headers.origin ?? null, headers: { ...req.headers } });
     if (req.headers.origin && req.headers["anthropic-dangerous-direct-browser-access"] !== "true") {
@@ -77,10 +82,10 @@ async function requestUrlInNode(spec) {
 }
 
 /** The whole phone: the model, its CORS fronts, the page, the browser. `close()` ends it all. */
-export async function openPhone({ fallback = { kind: "text", text: "ok" }, throttle = 4 } = {}) {
+export async function openPhone({ fallback = { kind: "text", text: "ok" }, throttle = 4, models = null } = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const model = await startScriptedServer({ fallback });
-  const front = await startCorsFront(model.url);
+  const front = await startCorsFront(model.url, { models });
   const closedFront = await startCorsFront(model.url, { cors: false });
   const site = await startPageServer();
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });

@@ -104,6 +104,10 @@ pub struct Settings {
     pub conversation_idle_timeout_minutes: u32,
     /// Minutes after which an unanswered question is dropped.
     pub conversation_state_timeout_minutes: u32,
+    /// Keep each conversation as a Markdown note too, added to after each turn (issue 19).
+    pub markdown_copies: bool,
+    /// The vault folder of those notes.
+    pub markdown_copies_folder: String,
     /// Reflect on each conversation after it ends, into `retrospection.md`.
     pub enable_conversation_retrospection: bool,
     /// What the retrospection asks the model.
@@ -316,6 +320,8 @@ impl Default for Settings {
             verbose_logging: false,
             conversation_idle_timeout_minutes: 30,
             conversation_state_timeout_minutes: 60,
+            markdown_copies: false,
+            markdown_copies_folder: crate::conversation::markdown::DEFAULT_FOLDER.to_owned(),
             enable_conversation_retrospection: false,
             retrospection_prompt: DEFAULT_RETROSPECTION_PROMPT.to_owned(),
             hub_enabled: true,
@@ -354,6 +360,8 @@ pub enum SettingsError {
     IdleTimeout(u32),
     #[error("the pending-question timeout must be between 1 and 10080 minutes (got {0})")]
     StateTimeout(u32),
+    #[error("the folder for Markdown copies {folder:?} cannot be used: {reason}")]
+    CopiesFolder { folder: String, reason: String },
     #[error("protected folder {folder:?} is not a vault folder: {reason}")]
     ProtectedFolder { folder: String, reason: String },
     #[error("{0:?} cannot be auto-approved: only write_file, delete_file and move_file ask for approval")]
@@ -394,6 +402,9 @@ impl Settings {
         if !(1..=10_080).contains(&self.conversation_state_timeout_minutes) {
             return Err(SettingsError::StateTimeout(self.conversation_state_timeout_minutes));
         }
+        if let Some(reason) = self.copies_folder_problem() {
+            return Err(SettingsError::CopiesFolder { folder: self.markdown_copies_folder.clone(), reason });
+        }
         for folder in &self.protected_folders {
             match crate::vault::normalize(folder, &[]) {
                 Ok(path) if !path.is_empty() => {}
@@ -424,6 +435,17 @@ impl Settings {
             return Err(SettingsError::Prices(why));
         }
         self.agent_api_problem().map_or(Ok(()), |why| Err(SettingsError::AgentApi(why)))
+    }
+
+    /// What is wrong with the Markdown copies' folder, if anything: a vault folder outside the
+    /// folders kept for the app, the plugin and Git (the vault's root is allowed).
+    fn copies_folder_problem(&self) -> Option<String> {
+        let folder = match crate::vault::normalize(&self.markdown_copies_folder, &[]) {
+            Ok(folder) => folder,
+            Err(e) => return Some(e.to_string()),
+        };
+        crate::vault::path::is_protected(&folder, &crate::vault::path::protected_folders(&[]))
+            .map(|kept| format!("{kept}/ is kept for the app, the plugin or Git"))
     }
 
     /// What is wrong with the agent API settings, if anything.

@@ -29,6 +29,8 @@ const SETTINGS: &[&str] = &[
     "verboseLogging",
     "conversationIdleTimeoutMinutes",
     "conversationStateTimeoutMinutes",
+    "markdownCopies",
+    "markdownCopiesFolder",
     "enableConversationRetrospection",
     "retrospectionPrompt",
     "hubEnabled",

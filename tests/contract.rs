@@ -218,6 +218,7 @@ fn conversation_full() -> Conversation {
             }),
         },
         provider_session_id: Some("session-1".into()),
+        markdown_copy: Some("Chats/2026-03-01 Weekly plan (conv1).md".into()),
     }
 }
 
@@ -330,6 +331,8 @@ fn settings_full() -> Settings {
         verbose_logging: true,
         conversation_idle_timeout_minutes: 15,
         conversation_state_timeout_minutes: 30,
+        markdown_copies: true,
+        markdown_copies_folder: "Notes/Chats".into(),
         enable_conversation_retrospection: true,
         retrospection_prompt: "What went well?".into(),
         hub_enabled: false,

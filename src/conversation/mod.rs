@@ -6,6 +6,7 @@ pub(crate) mod context;
 pub(crate) mod index;
 pub(crate) mod line;
 pub(crate) mod log;
+pub(crate) mod markdown;
 pub(crate) mod model;
 pub(crate) mod store;
 pub(crate) mod transcript;

@@ -261,6 +261,9 @@ pub struct Conversation {
     /// Messages API does not: history is sent with every call, so this stays empty there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_session_id: Option<String>,
+    /// The vault path of its Markdown copy, once one is written (issue 19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown_copy: Option<String>,
 }
 
 impl Conversation {
@@ -277,6 +280,7 @@ impl Conversation {
             schedule: None,
             state: ConversationState::default(),
             provider_session_id: None,
+            markdown_copy: None,
         }
     }
 

@@ -127,7 +127,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let target = target_of(message);
         let mut updated = Vec::new();
         let mut ended = None;
-        {
+        let id_recorded = {
             let mut guard = self.inner.store.lock().await;
             let store = loaded(&mut guard)?;
             let lines = history_lines(host, message, outcome);
@@ -187,10 +187,12 @@ impl<H: Host + 'static> Pipeline<H> {
                     ended = store.end_current(host, reason).await?;
                 }
             }
-        }
+            id
+        };
         for conversation in updated {
             self.conversation_changed(conversation);
         }
+        self.copy_turn_to_markdown(id_recorded);
         if let Some(ended) = ended {
             self.conversation_ended(ended);
         }

@@ -17,6 +17,8 @@ pub enum ProcessorError {
     /// The store was asked for before `initialize` opened it.
     #[error("the conversation history is not loaded")]
     NotLoaded,
+    #[error("could not write the Markdown copy {path}: {reason}")]
+    MarkdownCopy { path: String, reason: String },
 }
 
 impl ProcessorError {

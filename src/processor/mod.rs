@@ -26,6 +26,7 @@ mod approvals;
 mod conversations;
 mod error;
 mod hub;
+mod markdown_copy;
 mod pipeline;
 mod queue;
 mod tasks;
@@ -295,6 +296,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// A conversation's lines, oldest first, hidden ones included.
     pub async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
         self.pipeline.conversation_lines(id).await
+    }
+
+    /// Writes a conversation as a Markdown note — or what its note lacks, when it has one — in
+    /// the folder of the Markdown copies; gives the note's path (issue 19).
+    pub async fn export_conversation(&self, id: &str) -> Result<String, ProcessorError> {
+        self.pipeline.export_markdown(id).await
     }
 
     /// A page of a conversation: its newest `limit` turns before `before` (a cursor from an

@@ -98,6 +98,10 @@ export interface CoreSettings {
   verboseLogging?: boolean;
   conversationIdleTimeoutMinutes?: number;
   conversationStateTimeoutMinutes?: number;
+  /** Keep each conversation as a Markdown note too, added to after each turn. */
+  markdownCopies?: boolean;
+  /** The vault folder of those notes. */
+  markdownCopiesFolder?: string;
   enableConversationRetrospection?: boolean;
   retrospectionPrompt?: string;
   hubEnabled?: boolean;
@@ -399,6 +403,8 @@ export interface Conversation {
   schedule?: Schedule;
   state: { context: Record<string, unknown>; step?: string; data: Record<string, unknown>; pendingQuestion?: PendingQuestion };
   providerSessionId?: string;
+  /** The vault path of its Markdown copy, once one is written. */
+  markdownCopy?: string;
 }
 
 export type PipelineStage = "inbox_written" | "ack_sent" | "model_request" | "history_recorded" | "inbox_cleaned";
@@ -602,6 +608,14 @@ impl WasmMessageProcessor {
     pub fn conversation_lines(&self, id: String) -> Promise {
         let core = self.core.clone();
         promise(async move { core.conversation_lines(&id).await })
+    }
+
+    /// Writes a conversation as a Markdown note (or what its note lacks); resolves with the
+    /// note's path.
+    #[wasm_bindgen(js_name = exportConversation, unchecked_return_type = "Promise<string>")]
+    pub fn export_conversation(&self, id: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.export_conversation(&id).await })
     }
 
     /// A page of a conversation: its newest `limit` turns before the cursor `before` (from an

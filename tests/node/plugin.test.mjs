@@ -3,7 +3,7 @@
 // A core that traps is rebuilt without losing the inbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { freePort, history, inbox, installedPlugin, tmpVault, waitFor } from "./helpers.mjs";
@@ -94,7 +94,7 @@ test("onload only registers; the core starts when the layout is ready", async ()
     const vault = tmpVault();
     const { plugin, app } = await started(vault, { baseUrl: server.url, hubEnabled: false });
     assert.deepEqual(plugin.registered.views.map((v) => v.type), ["smarthole-agent-chat"]);
-    assert.deepEqual(plugin.registered.commands.map((c) => c.id), ["open-chat", "stop-answer", "download-agent-api-config"]);
+    assert.deepEqual(plugin.registered.commands.map((c) => c.id), ["open-chat", "stop-answer", "export-conversation", "download-agent-api-config"]);
     assert.equal(plugin.registered.tabs.length, 1);
     assert.equal(plugin.runtime.ready, false, "nothing started in onload");
     assert.equal(probe.live.sockets.size, 0);
@@ -290,6 +290,43 @@ test("Settings → Usage and cost shows the day's and the month's totals the ser
     const read = Math.round((100 * sum("cache_read_input_tokens")) / input);
     const line = `${input.toLocaleString("en-US")} in, ${read} % from cache · ${sum("output_tokens")} out · ≈ $${cost < 0.01 ? cost.toFixed(4) : cost.toFixed(2)}, 2 model calls.`;
     assert.equal(totals().desc, `Today: ${line} This month: ${line}`);
+  } finally {
+    probe.restore();
+  }
+});
+
+test("Markdown copies: each answer is added to the conversation's note in the chosen folder; the export command writes any conversation and opens it", async () => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    const { plugin, app, obsidian } = await started(vault, { baseUrl: server.url, hubEnabled: false, markdownCopies: true, markdownCopiesFolder: "Chats" });
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    server.enqueue({ kind: "text", text: "The first answer." }, { kind: "text", text: "The second answer." });
+    assert.equal((await plugin.runtime.send("first question")).success, true);
+    assert.equal((await plugin.runtime.send("second question")).success, true);
+    const copyPath = () => {
+      const dir = path.join(vault, "Chats");
+      const names = existsSync(dir) ? readdirSync(dir) : [];
+      return names.length === 1 ? path.join(dir, names[0]) : null;
+    };
+    await waitFor(() => copyPath() && readFileSync(copyPath(), "utf8").includes("The second answer."), 10_000, "the copy");
+    const text = readFileSync(copyPath(), "utf8");
+    assert.match(text, /^# first question\n/);
+    const order = ["first question", "The first answer.", "second question", "The second answer."].map((t) => text.lastIndexOf(t));
+    assert.deepEqual(order, order.slice().sort((a, b) => a - b), text);
+    // The export command: any conversation, written the same way (here: nothing lacking), opened.
+    const command = plugin.registered.commands.find((c) => c.id === "export-conversation");
+    assert.ok(command.checkCallback(true));
+    command.checkCallback(false);
+    await waitFor(() => obsidian.FuzzySuggestModal.opened.length > 0, 5_000, "the picker");
+    obsidian.FuzzySuggestModal.opened.at(-1).choose(0);
+    await waitFor(() => app.workspace.opened.length === 1, 5_000, "the note opened");
+    assert.equal(path.join(vault, app.workspace.opened[0]), copyPath());
+    assert.equal(readFileSync(copyPath(), "utf8"), text, "an up-to-date copy gets nothing twice");
+    assert.match(obsidian.__test.notices.at(-1), /^Conversation exported to Chats\//);
+    plugin.onunload();
+    plugin.unload();
   } finally {
     probe.restore();
   }

@@ -304,6 +304,8 @@ export class CoreRuntime {
   readonly currentConversation = (): Promise<Conversation | null> => this.call((p) => p.currentConversation());
   readonly newConversation = (): Promise<void> => this.call((p) => p.newConversation());
   readonly openConversation = (id: string): Promise<Conversation> => this.call((p) => p.openConversation(id));
+  /** Writes a conversation as a Markdown note (or what its note lacks); the note's path. */
+  readonly exportConversation = (id: string): Promise<string> => this.call((p) => p.exportConversation(id));
 
   /** The day's and the month's usage, for the settings. */
   usageTotals(): Promise<UsageTotals> {

@@ -11,6 +11,7 @@ import { SmartHoleSettingTab } from "./settings-tab.ts";
 import { searchIndexLine } from "../ui/chat-text.ts";
 import { DownloadConfigModal } from "./agent-api-setting.ts";
 import { cleanSaved, coreSettings, SECRET_IDS, type SavedSettings } from "./settings.ts";
+import { addExportCommand } from "./export-command.ts";
 
 const STATUS_TEXT: Record<HubStatus, string> = {
   disabled: "SmartHole: off",
@@ -54,6 +55,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.addRibbonIcon("message-square", "Open SmartHole chat", () => void this.openChat());
     this.addCommand({ id: "open-chat", name: "Open chat", callback: () => void this.openChat() });
     this.addCommand({ id: "stop-answer", name: "Stop the current answer", callback: () => this.runtime.cancel() });
+    addExportCommand(this);
     this.addCommand({
       id: "download-agent-api-config",
       name: "Download agent API config",

@@ -144,6 +144,8 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     new Setting(containerEl).setName("Conversations").setHeading();
     this.number(containerEl, defaults, "conversationIdleTimeoutMinutes", "Idle timeout", "Minutes of silence after which a new conversation starts.");
     this.number(containerEl, defaults, "conversationStateTimeoutMinutes", "Question timeout", "Minutes after which an unanswered question from the agent is dropped.");
+    this.toggle(containerEl, defaults, "markdownCopies", "Markdown copies", "Keep each conversation as a note too, added to after every answer. The agent's own record stays in .smarthole/; editing a copy changes nothing there.");
+    this.text(containerEl, defaults, "markdownCopiesFolder", "Folder for Markdown copies", "Where the copies go, and where the export command writes.");
     this.toggle(containerEl, defaults, "enableConversationRetrospection", "Retrospection", "After each conversation, reflect on it into .smarthole/retrospection.md.");
     this.area(containerEl, defaults, "retrospectionPrompt", "Retrospection prompt", "What the reflection asks.");
     this.area(containerEl, defaults, "informationArchitecture", "Information architecture", "Your folders and what goes where, for the agent to follow.");

@@ -312,6 +312,12 @@
     }
   }
 
+  class FuzzySuggestModal extends Modal {
+    setPlaceholder() {
+      return this;
+    }
+  }
+
   /** Settings rows drawn as the app draws them (name, description, controls). */
   class Control {
     constructor(el) {
@@ -437,7 +443,7 @@
   }
 
   const obsidian = {
-    Notice, Component, Plugin, ItemView, PluginSettingTab, Modal, Setting, SecretComponent, MarkdownRenderer,
+    Notice, Component, Plugin, ItemView, PluginSettingTab, Modal, FuzzySuggestModal, Setting, SecretComponent, MarkdownRenderer,
     Platform, FileSystemAdapter, TAbstractFile, TFile, TFolder, normalizePath, requestUrl, Events: class {},
   };
 

@@ -273,6 +273,19 @@ class Modal {
     return this;
   }
 }
+/** Obsidian's fuzzy picker: opening it records the items offered; `choose(i)` picks one. */
+class FuzzySuggestModal extends Modal {
+  static opened = [];
+  open() {
+    FuzzySuggestModal.opened.push(this);
+  }
+  setPlaceholder() {
+    return this;
+  }
+  choose(index) {
+    this.onChooseItem(this.getItems()[index]);
+  }
+}
 /** Any settings builder: every method is accepted and chains; `add*(cb)` calls `cb` with another
  * builder, as Obsidian calls it with a component; a property (`inputEl`) is a builder too.
  * Enough for the settings tab to render here. */
@@ -338,6 +351,8 @@ function createApp(vault, { secrets = {}, data = null } = {}) {
       getRightLeaf: () => null,
       revealLeaf: async () => {},
       getActiveFile: () => (app.__active ? new TFile(theVault, app.__active) : null),
+      opened: [],
+      openLinkText: async (link) => app.workspace.opened.push(link),
     },
     __layoutReady: () => layoutCallbacks.splice(0).forEach((cb) => cb()),
   };
@@ -352,6 +367,7 @@ module.exports = {
   ItemView,
   PluginSettingTab,
   Modal,
+  FuzzySuggestModal,
   Setting,
   SecretComponent,
   MarkdownRenderer,

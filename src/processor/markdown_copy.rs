@@ -1,0 +1,109 @@
+//! The Markdown copies of conversations (issue 19): after each recorded turn, when the user keeps
+//! copies, and on demand for any conversation (the export command). What to add is worked out by
+//! `conversation::markdown` from the note itself; this reads the history and writes the note.
+//! Copies are written in the background, in turn order (under the store's lock), and a copy that
+//! cannot be written is reported and never holds up or changes the history.
+
+use super::error::ProcessorError;
+use super::pipeline::{loaded, Pipeline};
+use crate::conversation::markdown::{header, missing, note_path, Missing};
+use crate::conversation::{ConversationStore, StoreError};
+use crate::event::{Event, NoticeLevel};
+use crate::host::Host;
+use crate::host_types::LogLevel;
+
+/// Turns read from the end of the history before the whole of it: a copy kept up to date lacks
+/// only the newest turn.
+const RECENT_TURNS: usize = 8;
+
+impl<H: Host + 'static> Pipeline<H> {
+    /// After a recorded turn: brings the conversation's copy up to date, in the background.
+    pub(super) fn copy_turn_to_markdown(&self, conversation_id: String) {
+        if !self.settings().markdown_copies {
+            return;
+        }
+        let this = self.clone();
+        self.spawn(async move {
+            if let Err(e) = this.export_markdown(&conversation_id).await {
+                let host = &this.inner.host;
+                host.log(LogLevel::Warn, &e.to_string());
+                host.emit(&Event::Notice {
+                    level: NoticeLevel::Warning,
+                    text: format!(
+                        "{e}. The conversation itself is saved; the copy is completed after the next answer."
+                    ),
+                });
+            }
+        });
+    }
+
+    /// Writes what a conversation's Markdown copy lacks (all of it for a new copy); gives the
+    /// note's path.
+    pub(super) async fn export_markdown(&self, id: &str) -> Result<String, ProcessorError> {
+        self.initialize().await?;
+        let folder = self.settings().markdown_copies_folder.clone();
+        let host = &self.inner.host;
+        let mut guard = self.inner.store.lock().await;
+        let store = loaded(&mut guard)?;
+        let conversation = store.find(host, id).await?.ok_or_else(|| StoreError::Unknown(id.to_owned()))?;
+        let path = conversation.markdown_copy.clone().unwrap_or_else(|| note_path(&folder, &conversation));
+        let failed = |reason: String| ProcessorError::MarkdownCopy { path: path.clone(), reason };
+        // A note that cannot be read is taken as absent: creating it then fails if it is there.
+        let existing = host.vault_read(&path).await.ok();
+        let text = match lacking(store, host, id, existing.as_deref().unwrap_or("")).await? {
+            Some(text) => text,
+            None => return Ok(path),
+        };
+        match existing {
+            None => {
+                let note = format!("{}{text}", header(&conversation));
+                host.vault_create(&path, &note).await.map_err(|e| failed(e.to_string()))?;
+            }
+            Some(_) => {
+                // The block id ending the text: a note that has it meanwhile lacks nothing.
+                let last_marker = text.trim_end().rsplit('\n').next().unwrap_or_default().to_owned();
+                let edit = move |now: &str| -> Option<String> {
+                    let gap = match (now.is_empty() || now.ends_with("\n\n"), now.ends_with('\n')) {
+                        (true, _) => "",
+                        (false, true) => "\n",
+                        (false, false) => "\n\n",
+                    };
+                    (!now.contains(&last_marker)).then(|| format!("{now}{gap}{text}"))
+                };
+                host.vault_process(&path, Box::new(edit)).await.map_err(|e| failed(e.to_string()))?;
+            }
+        }
+        if conversation.markdown_copy.as_deref() != Some(path.as_str()) {
+            let kept = path.clone();
+            store
+                .update(host, id, move |c| {
+                    c.markdown_copy = Some(kept);
+                    Ok(())
+                })
+                .await?;
+        }
+        Ok(path)
+    }
+}
+
+/// The Markdown a copy whose text is `note` lacks, `None` when it lacks nothing: from the newest
+/// turns when they reach back to what the note holds, else from the whole history.
+async fn lacking<H: Host>(
+    store: &mut ConversationStore,
+    host: &H,
+    id: &str,
+    note: &str,
+) -> Result<Option<String>, StoreError> {
+    let (recent, _, before) = store.read_view_page(host, id, None, RECENT_TURNS).await?;
+    let found = match missing(note, &recent, before.is_none()) {
+        Missing::ReadFurther => {
+            let (all, _) = store.read_view_lines(host, id).await?;
+            missing(note, &all, true)
+        }
+        found => found,
+    };
+    Ok(match found {
+        Missing::Text(text) => Some(text),
+        Missing::Nothing | Missing::ReadFurther => None,
+    })
+}

@@ -39,19 +39,19 @@ test("ask: an edit prints as a diff, one hunk of two is accepted, /undo restores
   assert.match(child.stderrText, /--- Notes\/Plan\.md\n\+\+\+ Notes\/Plan\.md\n@@ -1,5 \+1,5 @@ hunk 1\n # Plan\n-alpha\n\+ALPHA\n/);
   assert.match(child.stderrText, /@@ .* @@ hunk 2\n/);
   assert.match(child.stderrText, /-alpha omega\n\\ No newline at end of file\n\+ALPHA omega\n\\ No newline at end of file/);
-  child.stdin.write(`/approve ${id} 1\n`);
+  // /undo typed at once, while the turn is still being answered and saved: it waits for it.
+  child.stdin.write(`/approve ${id} 1\n/undo\n`);
   await waitFor(() => child.stdoutText.includes("Rewritten."), 10_000, "the answer");
-  assert.equal(readFileSync(path.join(dir, "Notes/Plan.md"), "utf8"), BEFORE.replace("alpha", "ALPHA"));
   assert.equal(
     toolResults(server, from).w.content,
     `Edited Notes/Plan.md (replace) in part: hunk 1 applied, 2 rejected. The note now reads:\n${BEFORE.replace("alpha", "ALPHA")}`,
   );
-  child.stdin.write("/undo\n");
   await waitFor(() => child.stderrText.includes("[undo: restored Notes/Plan.md]"), 10_000, "the undo");
   child.stdin.end();
   const { code } = await child.done;
   assert.equal(code, 0, child.stderrText);
   assert.equal(readFileSync(path.join(dir, "Notes/Plan.md"), "utf8"), BEFORE);
+  assert.doesNotMatch(child.stderrText, /no change to a note is left to undo/);
 });
 
 test("reject: no edit, overwrite, move or delete changes a note", async () => {

@@ -16,7 +16,7 @@
 // answered: rejected unless told otherwise, so nothing is overwritten, deleted or moved by a run
 // nobody watches; approved; or asked on the terminal, answered with /approve ID,
 // /approve-session ID or /reject ID; a proposed change to a note prints as a unified diff and
-// /approve ID 1,3 accepts only those hunks. /undo reverts the newest turn of the conversation whose changes still stand (also after a restart).
+// /approve ID 1,3 accepts only those hunks. /undo reverts the newest turn of the conversation whose changes still stand (also after a restart), once the messages typed before it are answered and saved.
 // /set KEY VALUE changes a setting while running (VALUE as JSON, else as text).
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -133,8 +133,10 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
     const text = line.trim();
     if (text === "/quit" || text === "/exit") break;
     if (text === "/undo") {
-      processor
-        .lastUndoableTurn()
+      // The newest turn is the one typed last: once it is recorded (its answer may already show,
+      // streamed, while it is being saved).
+      printed
+        .then(() => processor.lastUndoableTurn())
         .then(async (last) => {
           if (last === null) process.stderr.write("[undo: no change to a note is left to undo]\n");
           else await processor.undoTurn(last);

@@ -17,12 +17,25 @@ export function tmpVault() {
   return dir;
 }
 
+/** Headless commands still running. */
+const live = new Set();
+// Under the test runner: once a file's tests are over, a command a failed test left running is
+// stopped, so the file ends with its failure reported instead of waiting on the command forever.
+if (process.env.NODE_TEST_CONTEXT) {
+  const { after } = await import("node:test");
+  after(() => {
+    for (const child of live) child.kill("SIGKILL");
+  });
+}
+
 /** Starts the headless command; returns the child with collected output. */
 export function startHeadless(args, { env = {}, stdin = "ignore" } = {}) {
   const child = spawn(process.execPath, [HEADLESS, ...args], {
     env: { ...process.env, ANTHROPIC_API_KEY: "", ...env },
     stdio: [stdin, "pipe", "pipe"],
   });
+  live.add(child);
+  child.on("close", () => live.delete(child));
   child.stdoutText = "";
   child.stderrText = "";
   child.stdout.setEncoding("utf8").on("data", (d) => (child.stdoutText += d));

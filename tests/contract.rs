@@ -219,6 +219,8 @@ fn conversation_full() -> Conversation {
         },
         provider_session_id: Some("session-1".into()),
         markdown_copy: Some("Chats/2026-03-01 Weekly plan (conv1).md".into()),
+        continues: Some("conv-0".into()),
+        continued_in: Some("conv-2".into()),
     }
 }
 

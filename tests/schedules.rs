@@ -428,3 +428,40 @@ fn runs_a_quarter_hour_apart_ask_for_the_one_hour_cache_and_hourly_runs_do_not()
         assert!(marks.iter().all(|m| m.contains("\"ttl\":\"1h\"") == one_hour), "{expression}: {marks:?}");
     }
 }
+
+#[test]
+fn a_job_whose_history_grew_long_goes_on_in_a_new_conversation_that_says_what_it_continues() {
+    let host = host_at("2026-02-05T10:10:00Z", "UTC");
+    let p = processor(&host);
+    create(&host, &p, "a", json!({"type": "cron", "expression": "0 * * * *", "task": "log the weather"}));
+    host.run_for(HOUR);
+    let first = scheduled_conversation(&host, &p);
+    assert_eq!(first.schedule.as_ref().unwrap().runs, 1);
+    // The chat it was made in is over; the job goes on (its usual life).
+    host.run(p.new_conversation()).unwrap();
+    // Years of hourly runs, as the disk reports them: past the size a job's history is kept to.
+    let log = smarthole_agent::testing::internals::log_path(&first.id);
+    let text = host.file(&log).unwrap();
+    host.put_sized_file(&log, &text, 9 * 1024 * 1024);
+    host.run_for(HOUR);
+    let next = scheduled_conversation(&host, &p);
+    assert_ne!(next.id, first.id, "the job went on in a new conversation");
+    assert_eq!(next.continues.as_deref(), Some(first.id.as_str()));
+    assert_eq!(next.title, first.title);
+    let schedule = next.schedule.clone().unwrap();
+    assert_eq!((schedule.runs, schedule.task.as_str()), (2, "log the weather"), "the same job, its count kept");
+    let all = host.run(p.conversations()).unwrap();
+    let old = all.iter().find(|c| c.id == first.id).unwrap();
+    assert_eq!(old.schedule, None);
+    assert_eq!(old.continued_in.as_deref(), Some(next.id.as_str()));
+    assert_eq!(old.status, ConversationStatus::Archived, "ended, its runs kept");
+    // The next run is recorded in the new conversation; the old history keeps its two runs.
+    host.run_for(HOUR);
+    let runs_in = |id: &str| {
+        let lines = host.file(&smarthole_agent::testing::internals::log_path(id)).unwrap_or_default();
+        lines.lines().filter(|l| l.contains("\"source\":\"worker\"") && l.contains("\"role\":\"user\"")).count()
+    };
+    assert_eq!(runs_in(&first.id), 2);
+    assert_eq!(runs_in(&next.id), 1);
+    assert_eq!(due_times(&host).len(), 3, "no run lost or doubled by the move");
+}

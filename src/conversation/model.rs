@@ -264,6 +264,12 @@ pub struct Conversation {
     /// The vault path of its Markdown copy, once one is written (issue 19).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown_copy: Option<String>,
+    /// The conversation whose scheduled job this one took over (it grew too long to keep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues: Option<String>,
+    /// The conversation its scheduled job went on in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continued_in: Option<String>,
 }
 
 impl Conversation {
@@ -281,6 +287,8 @@ impl Conversation {
             state: ConversationState::default(),
             provider_session_id: None,
             markdown_copy: None,
+            continues: None,
+            continued_in: None,
         }
     }
 

@@ -579,6 +579,45 @@ impl ConversationStore {
         Ok(id)
     }
 
+    /// Moves a conversation's scheduled job — its schedule and state — to a new conversation
+    /// that continues it, so a job that runs for years never grows one history past what every
+    /// read can take (issue 19). The old one keeps its runs, says where they go on, and ends
+    /// unless it is the current chat; the new one says what it continues. One index write.
+    /// Returns (old, new).
+    pub async fn continue_schedule<H: Host>(
+        &mut self,
+        host: &H,
+        id: &str,
+    ) -> Result<(Conversation, Conversation), StoreError> {
+        let mut index = self.index.clone();
+        let now = format_iso(host.now_ms());
+        let mut next_id = new_id(host, "c-");
+        while index.get(&next_id).is_some() {
+            next_id = new_id(host, "c-");
+        }
+        let is_current = index.current.as_deref() == Some(id);
+        let old = index.get_mut(id).ok_or_else(|| StoreError::Unknown(id.to_owned()))?;
+        let schedule = old.schedule.take().ok_or_else(|| StoreError::Encode(format!("{id} has no schedule")))?;
+        let mut next = Conversation::new(next_id.clone(), now.clone());
+        next.title = old.title.clone();
+        next.state = old.state.clone();
+        next.state.pending_question = None;
+        next.schedule = Some(schedule);
+        next.continues = Some(id.to_owned());
+        next.apply(StatusEvent::ScheduleCreated)?;
+        old.apply(StatusEvent::ScheduleCleared)?;
+        old.continued_in = Some(next_id);
+        if !is_current {
+            old.apply(StatusEvent::Ended)?;
+            old.ended_at = Some(now);
+            old.end_reason = Some("its scheduled job went on in a new conversation".to_owned());
+        }
+        let old = old.clone();
+        index.conversations.push(next.clone());
+        self.write_index(host, index).await?;
+        Ok((old, next))
+    }
+
     /// Ends the current conversation; the next turn opens a new one. Returns the conversation
     /// that ended.
     pub async fn end_current<H: Host>(&mut self, host: &H, reason: &str) -> Result<Option<Conversation>, StoreError> {

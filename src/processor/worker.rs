@@ -19,6 +19,10 @@ use crate::message::RoutedMessage;
 use crate::schedule::{claim, finish, next_run_ms, resume, RunEnd, TICK_MS};
 use crate::time::format_iso;
 
+/// The size of a job's history after which its runs go on in a new conversation: a few thousand
+/// runs, read whole by each run in tens of milliseconds, far under the store's read bound.
+pub(crate) const CONTINUE_AFTER_BYTES: u64 = 8 * 1024 * 1024;
+
 /// Where a message's turn goes: the conversation the user is in, or the background
 /// conversation a scheduled run belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,7 +250,37 @@ impl<H: Host + 'static> Pipeline<H> {
             host.emit(&Event::Notice { level: NoticeLevel::Error, text: text.clone() });
         }
         self.notify_hub_of_run(&text, result.is_err());
+        let continues = end == RunEnd::Continue && conversation.status == ConversationStatus::Background;
         self.conversation_changed(conversation);
+        if continues {
+            self.continue_if_long(&id).await;
+        }
+    }
+
+    /// A job whose conversation has grown past [`CONTINUE_AFTER_BYTES`] goes on in a new one:
+    /// every run reads its history, the chat view pages through it, and a history past the
+    /// store's read bound could not be read at all (a run an hour for a year and a half).
+    async fn continue_if_long(&self, id: &str) {
+        let host = &self.inner.host;
+        match host.file_size(&crate::conversation::index::log_path(id)).await {
+            Ok(Some(size)) if size > CONTINUE_AFTER_BYTES => {}
+            _ => return,
+        }
+        let moved = {
+            let mut guard = self.inner.store.lock().await;
+            let Some(store) = guard.as_mut() else { return };
+            store.continue_schedule(host, id).await
+        };
+        match moved {
+            Ok((old, new)) => {
+                host.log(LogLevel::Info, &format!("the scheduled job of {} goes on in {}", old.id, new.id));
+                self.conversation_changed(old);
+                self.conversation_changed(new);
+            }
+            Err(e) => {
+                host.log(LogLevel::Warn, &format!("could not move the long job of {id} to a new conversation: {e}"))
+            }
+        }
     }
 
     /// A scheduled run's outcome on the hub: the hub only shows notifications that answer a

@@ -405,6 +405,10 @@ export interface Conversation {
   providerSessionId?: string;
   /** The vault path of its Markdown copy, once one is written. */
   markdownCopy?: string;
+  /** The conversation whose scheduled job this one took over. */
+  continues?: string;
+  /** The conversation its scheduled job went on in. */
+  continuedIn?: string;
 }
 
 export type PipelineStage = "inbox_written" | "ack_sent" | "model_request" | "history_recorded" | "inbox_cleaned";

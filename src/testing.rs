@@ -167,7 +167,7 @@ fn answer_events(blocks: &[ContentBlock], stop_reason: &str) -> Vec<String> {
                     events.push(sse("content_block_delta", &json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
                 }
             }
-            ContentBlock::ToolResult { .. } => continue,
+            ContentBlock::ToolResult { .. } | ContentBlock::Image { .. } => continue,
         }
         events.push(sse("content_block_stop", &json!({"type": "content_block_stop", "index": index})));
     }

@@ -120,7 +120,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
 }
 
 fn block_variant(block: &ContentBlock) -> (usize, usize) {
-    variant_index!(block; ContentBlock::Text { .. }, ContentBlock::ToolUse { .. }, ContentBlock::ToolResult { .. })
+    variant_index!(block; ContentBlock::Text { .. }, ContentBlock::ToolUse { .. }, ContentBlock::ToolResult { .. }, ContentBlock::Image { .. })
 }
 
 fn to_json(value: &impl Serialize) -> Value {
@@ -289,6 +289,7 @@ fn blocks() -> Vec<ContentBlock> {
         ContentBlock::Text { text: "Done.".into() },
         ContentBlock::ToolUse { id: "toolu_1".into(), name: "read_file".into(), input: json!({"path": "Shopping.md"}) },
         ContentBlock::ToolResult { tool_use_id: "toolu_1".into(), content: "- eggs".into(), is_error: true },
+        ContentBlock::image("image/png", "iVBORw0KGgo="),
     ]
 }
 
@@ -453,7 +454,15 @@ fn outgoing() -> Vec<Sample> {
     add("usage_totals", "Core.UsageTotals", to_json(&totals), true);
     add("usage_sparse", "Core.Usage", to_json(&Usage::default()), false);
     let check = ConnectionCheck {
-        lines: vec![CheckLine { step: "reachable".into(), ok: true, text: "http://127.0.0.1:8092 answers".into() }],
+        lines: vec![
+            CheckLine {
+                step: "reachable".into(),
+                ok: true,
+                text: "http://127.0.0.1:8092 answers".into(),
+                optional: false,
+            },
+            CheckLine { step: "images".into(), ok: false, text: "smollm2 does not take images".into(), optional: true },
+        ],
         models: vec!["smollm2".into()],
         ok: true,
     };

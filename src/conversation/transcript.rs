@@ -29,6 +29,7 @@ pub(crate) fn render_transcript(lines: &[HistoryLine], max_chars: usize) -> Stri
             let text = match block {
                 ContentBlock::Text { text } if !text.trim().is_empty() => format!("{who}: {}", text.trim()),
                 ContentBlock::Text { .. } => continue,
+                ContentBlock::Image { .. } => format!("[{who} sent an image]"),
                 ContentBlock::ToolUse { name, input, .. } => {
                     format!("[{who} called {name} {}]", clip(&input.to_string(), TOOL_TEXT_CHARS))
                 }

@@ -19,9 +19,12 @@ use crate::settings::{AuthStyle, Settings};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckLine {
-    /// What was checked: `reachable`, `key`, `model`, `streaming`, `tools`.
+    /// What was checked: `reachable`, `key`, `model`, `streaming`, `tools`, `images`.
     pub step: String,
     pub ok: bool,
+    /// A capability the chat works without (images): its failure is reported, not a failed check.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
     /// What was found, and on a failure what to change.
     pub text: String,
 }
@@ -42,8 +45,12 @@ const MAX_LIST_BYTES: usize = 1024 * 1024;
 const PROBE_TOOLS: &str = r#"[{"name":"connection_probe","description":"Confirms that tool calls work. Call it when asked to.","input_schema":{"type":"object","properties":{"word":{"type":"string"}},"required":["word"]}}]"#;
 
 fn line(step: &str, ok: bool, text: impl Into<String>) -> CheckLine {
-    CheckLine { step: step.to_owned(), ok, text: text.into() }
+    CheckLine { step: step.to_owned(), ok, text: text.into(), optional: false }
 }
+
+/// A 1x1 PNG: the smallest image a server with vision reads.
+const PROBE_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// Whether a body is a web page rather than an API's JSON.
 fn looks_like_html(body: &str) -> bool {
@@ -154,7 +161,7 @@ pub(crate) async fn check_connection<H: Host>(host: &H, settings: &Settings) -> 
     if report.lines.iter().all(|l| l.ok) {
         run_requests(host, settings, &mut report).await;
     }
-    report.ok = report.lines.iter().all(|l| l.ok);
+    report.ok = report.lines.iter().all(|l| l.ok || l.optional);
     report
 }
 
@@ -195,6 +202,35 @@ async fn run_requests<H: Host>(host: &H, settings: &Settings, report: &mut Conne
         Ok(_) => report.lines.push(line("tools", false, format!("{} answered without calling the probe tool: the agent's note tools need a model that calls tools (a llama.cpp server needs --jinja)", settings.model))),
         Err(error) => report.lines.push(line("tools", false, format!("a request with tools failed: {}", advice(&error, &tools)))),
     }
+    report.lines.push(images_line(host, settings).await);
+}
+
+/// Whether the model takes an image: a tiny PNG with a one-word question. Optional: the chat
+/// works without, but images and PDFs the user attaches need it.
+async fn images_line<H: Host>(host: &H, settings: &Settings) -> CheckLine {
+    let history = MessagesJson::new();
+    let look = [ApiMessage {
+        role: super::Role::User,
+        content: vec![
+            super::ContentBlock::image("image/png", PROBE_PNG),
+            super::ContentBlock::text("This is a connection check. What colour is this image? One word."),
+        ],
+    }];
+    let small = Settings { max_tokens: 16.min(settings.max_tokens), streaming: false, ..settings.clone() };
+    let call = ModelCall { system: &[], history: &history, messages: &look, tools: "", ttl: CacheTtl::Off };
+    let mut found = match call_model(host, &small, call, &mut |_| {}).await {
+        Ok(_) => line("images", true, "images accepted"),
+        Err(error) => line(
+            "images",
+            false,
+            format!(
+                "{} does not take images ({error}): chatting works, but attach no images or PDFs, or choose a model with vision",
+                settings.model
+            ),
+        ),
+    };
+    found.optional = true;
+    found
 }
 
 #[cfg(test)]

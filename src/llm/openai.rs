@@ -22,9 +22,17 @@ fn translate_message(message: &Value, out: &mut Vec<Value>) {
     let blocks = message.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     let mut text = Vec::new();
     let mut calls = Vec::new();
+    let mut images = Vec::new();
     for block in blocks {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => text.push(block.get("text").and_then(Value::as_str).unwrap_or("")),
+            // The format's own image part: the same bytes as a data URL.
+            Some("image") => {
+                let source = block.get("source");
+                let field = |name| source.and_then(|s| s.get(name)).and_then(Value::as_str).unwrap_or("");
+                let url = format!("data:{};base64,{}", field("media_type"), field("data"));
+                images.push(json!({"type": "image_url", "image_url": {"url": url}}));
+            }
             Some("tool_use") => calls.push(json!({
                 "id": block.get("id").cloned().unwrap_or(Value::Null),
                 "type": "function",
@@ -53,6 +61,10 @@ fn translate_message(message: &Value, out: &mut Vec<Value>) {
             m["tool_calls"] = Value::Array(calls);
         }
         out.push(m);
+    } else if !images.is_empty() {
+        let mut parts = vec![json!({"type": "text", "text": text})];
+        parts.extend(images);
+        out.push(json!({"role": "user", "content": parts}));
     } else if !text.is_empty() {
         out.push(json!({"role": "user", "content": text}));
     }
@@ -264,6 +276,24 @@ mod tests {
 
     fn chunk(data: Value) -> SseEvent {
         SseEvent { event: "message".into(), data: data.to_string() }
+    }
+
+    #[test]
+    fn an_image_goes_as_an_image_url_part_with_the_same_bytes() {
+        let message = serde_json::to_value(ApiMessage {
+            role: crate::llm::Role::User,
+            content: vec![ContentBlock::image("image/png", "iVBORw0KGgo="), ContentBlock::text("What is this?")],
+        })
+        .unwrap();
+        let mut out = Vec::new();
+        translate_message(&message, &mut out);
+        assert_eq!(
+            out,
+            vec![json!({"role": "user", "content": [
+                {"type": "text", "text": "What is this?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+            ]})]
+        );
     }
 
     #[test]

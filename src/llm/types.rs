@@ -31,6 +31,10 @@ pub enum ContentBlock {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
+    /// An image, as the Messages API takes it: `source` is `{type: "base64", media_type, data}`.
+    Image {
+        source: Value,
+    },
 }
 
 /// A block as read: flat, every field optional. Reading tagged enums through one plain struct
@@ -47,6 +51,7 @@ struct FlatBlock {
     content: Option<String>,
     #[serde(default)]
     is_error: bool,
+    source: Option<Value>,
 }
 
 /// A required field of a flat tagged record, or the error naming it.
@@ -71,6 +76,7 @@ impl TryFrom<FlatBlock> for ContentBlock {
                 content: field(f.content, kind, "content")?,
                 is_error: f.is_error,
             }),
+            "image" => Ok(ContentBlock::Image { source: field(f.source, kind, "source")? }),
             other => Err(format!("unknown content block type {other:?}")),
         }
     }
@@ -80,6 +86,11 @@ impl ContentBlock {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text { text: text.into() }
+    }
+
+    /// An image block from base64 data.
+    pub fn image(media_type: &str, base64: &str) -> Self {
+        ContentBlock::Image { source: serde_json::json!({"type": "base64", "media_type": media_type, "data": base64}) }
     }
 
     /// Reads one block of an answer; `None` for types we do not use (thinking, server tools…).

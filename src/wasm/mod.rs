@@ -309,7 +309,8 @@ export type ConversationStatus = "active" | "background" | "waiting_input" | "ar
 export type ContentBlock =
   | { type: "text"; text: string }
   | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean };
+  | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean }
+  | { type: "image"; source: { type: "base64"; media_type: string; data: string } };
 
 /** One line of a conversation's history. */
 export interface HistoryLine {
@@ -368,6 +369,8 @@ export interface CheckLine {
   step: string;
   ok: boolean;
   text: string;
+  /** A capability the chat works without (images): its failure does not fail the check. */
+  optional?: boolean;
 }
 
 /** The connection check's report, and the models the server lists. */

@@ -35,17 +35,36 @@ async function check(url, extra = []) {
 }
 
 test("a working server: every line passes and the exit code is 0", async () => {
-  scripted.enqueue({ kind: "text", text: "OK" }, { kind: "tool_use", text: "", tools: [{ name: "connection_probe", input: { word: "ping" } }] });
+  const from = scripted.requests.length;
+  scripted.enqueue(
+    { kind: "text", text: "OK" },
+    { kind: "tool_use", text: "", tools: [{ name: "connection_probe", input: { word: "ping" } }] },
+    { kind: "text", text: "Red." },
+  );
   const { code, lines, stderr } = await check(scripted.url, ["--api-key-env", "ANTHROPIC_API_KEY"]);
   assert.equal(code, 0, stderr + lines.join("\n"));
-  assert.deepEqual(lines.map((l) => l.split(":")[0]), ["ok   reachable", "ok   model", "ok   key", "ok   streaming", "ok   tools"]);
+  assert.deepEqual(lines.map((l) => l.split(":")[0]), ["ok   reachable", "ok   model", "ok   key", "ok   streaming", "ok   tools", "ok   images"]);
+  const image = scripted.requests.slice(from).at(-1);
+  assert.equal(image.body.messages[0].content[0].type, "image", "a real image block");
+  assert.deepEqual(image.schemaErrors, [], "valid against the Messages API schema");
+});
+
+test("a model without vision: the images line says so, and the check still passes", async () => {
+  scripted.enqueue(
+    { kind: "text", text: "OK" },
+    { kind: "tool_use", text: "", tools: [{ name: "connection_probe", input: { word: "ping" } }] },
+    { kind: "error", status: 400, type: "invalid_request_error", message: "image input is not supported by this model" },
+  );
+  const { code, lines } = await check(scripted.url);
+  assert.equal(code, 0, lines.join("\n"));
+  assert.match(lines.at(-1), /^no   images: scripted does not take images \(.*not supported.*\): chatting works, but attach no images or PDFs/);
 });
 
 test("a model that never calls the probe tool fails the tools line, saying why", async () => {
   scripted.enqueue({ kind: "text", text: "OK" }, { kind: "text", text: "I would rather not." });
   const { code, lines } = await check(scripted.url);
   assert.equal(code, 1);
-  assert.match(lines.at(-1), /^FAIL tools: scripted answered without calling the probe tool: .*--jinja/);
+  assert.match(lines.find((l) => l.includes(" tools:")), /^FAIL tools: scripted answered without calling the probe tool: .*--jinja/);
 });
 
 test("the failures users meet, each naming the setting to change, within seconds", async (t) => {

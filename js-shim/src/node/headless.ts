@@ -197,7 +197,7 @@ async function main(): Promise<number> {
   const { processor, close, shutdown } = await start(options, printer);
   if (options.check) {
     const report = await processor.checkConnection();
-    for (const line of report.lines) process.stdout.write(`${line.ok ? "ok  " : "FAIL"} ${line.step}: ${terminalSafe(line.text)}\n`);
+    for (const line of report.lines) process.stdout.write(`${line.ok ? "ok  " : line.optional ? "no  " : "FAIL"} ${line.step}: ${terminalSafe(line.text)}\n`);
     if (report.models.length > 0) process.stdout.write(`models: ${terminalSafe(report.models.join(", "))}\n`);
     close();
     return report.ok ? 0 : 1;

@@ -13,7 +13,8 @@ type Defaults = Required<CoreSettings>;
 function showReport(el: HTMLElement, report: ConnectionCheck): void {
   el.empty();
   for (const line of report.lines) {
-    el.createDiv({ cls: `smarthole-check-line ${line.ok ? "is-ok" : "is-failed"}`, text: `${line.ok ? "✓" : "✗"} ${line.text}` });
+    const [cls, mark] = line.ok ? ["is-ok", "✓"] : line.optional ? ["is-optional", "–"] : ["is-failed", "✗"];
+    el.createDiv({ cls: `smarthole-check-line ${cls}`, text: `${mark} ${line.text}` });
   }
 }
 
@@ -74,7 +75,7 @@ export function renderConnection(container: HTMLElement, plugin: SmartHoleAgentP
       t.inputEl.setAttribute("list", "smarthole-models");
       t.setValue(savedOr(plugin.saved, defaults, "model")).onChange((v) => void plugin.changeSetting("model", v.trim()));
     });
-  const check = new Setting(container).setName("Check connection").setDesc("Small real requests: reachable, key, model, streaming, tools.");
+  const check = new Setting(container).setName("Check connection").setDesc("Small real requests: reachable, key, model, streaming, tools, images.");
   const report = container.createDiv({ cls: "smarthole-check-report" });
   check.addButton((b) =>
     b.setButtonText("Check connection").onClick(async () => {

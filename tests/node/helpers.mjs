@@ -21,7 +21,8 @@ export function tmpVault() {
 const live = new Set();
 // Under the test runner: once a file's tests are over, a command a failed test left running is
 // stopped, so the file ends with its failure reported instead of waiting on the command forever.
-if (process.env.NODE_TEST_CONTEXT) {
+// (A script a test starts inherits the runner's environment: only a test file registers this.)
+if (process.env.NODE_TEST_CONTEXT && /\.test\.mjs$/.test(process.argv[1] ?? "")) {
   const { after } = await import("node:test");
   after(() => {
     for (const child of live) child.kill("SIGKILL");

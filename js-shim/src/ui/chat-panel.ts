@@ -1,11 +1,9 @@
-// The chat panel: a DOM component that the Obsidian ItemView mounts, and that a plain page can
-// mount too (browser tests, the demo's browser mode). It renders what the core reports and sends
-// what the user types; every decision (order, retries, questions, history, ids) is the core's.
-// It builds DOM with Obsidian's helpers (createDiv, createEl…); a plain page installs them first
-// (page/dom-helpers.ts). Its parts: answer-bubble.ts (one answer), cards.ts (questions, approvals
-// and changes), diff-view.ts (a change as a diff), review.ts (cards at their tool calls, Undo),
-// lists.ts (History, Tasks, schedule buttons), replay.ts (a conversation's history drawn again),
-// chat-text.ts (the words).
+// The chat panel: a DOM component the Obsidian ItemView mounts, and a plain page too (browser
+// tests, the demo's browser mode), with Obsidian's DOM helpers (page/dom-helpers.ts there). It
+// renders what the core reports and sends what the user types; every decision is the core's.
+// Its parts: answer-bubble.ts, cards.ts (questions, approvals, changes), diff-view.ts, review.ts
+// (cards at their tool calls, Undo), lists.ts (History, Tasks), replay.ts and history-pages.ts
+// (the history drawn a page at a time, in a window), chat-text.ts (the words).
 import type {} from "obsidian";
 import type {
   ApprovalRequest,
@@ -80,8 +78,13 @@ export class ChatPanel {
     this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
     const review = async (id: string, b: AnswerBubble) => drawReview(this.approvals, b, id, await this.backend.turnReview(id), this.backend);
     const usage = (bubble: AnswerBubble, used: Usage | undefined) => this.usage.turn(bubble, used);
-    const target = { addUser: this.addUser.bind(this), answer: this.answer.bind(this), notice: this.notice.bind(this), usage, review };
-    this.pages = new HistoryPages(this.messages, backend, (lines) => replayLines(lines, target, options));
+    const target = (into: HTMLElement) => ({
+      addUser: (id: string, text: string, source: MessageSource) => this.addUser(id, text, source, undefined, into),
+      answer: (id: string) => this.answer(id, into), notice: (text: string) => this.notice(text, into), usage, review,
+    });
+    // A page no longer drawn: its bubbles are let go of (a live one is kept).
+    const forget = (ids: Set<string>) => ids.forEach((id) => this.inflight.has(id) || (this.users.delete(id), this.answers.delete(id)));
+    this.pages = new HistoryPages(this.messages, backend, (lines, into) => replayLines(lines, target(into), options), forget);
     this.usage = new ConversationUsage(this.root);
     const composer = this.root.createDiv({ cls: "smarthole-composer" });
     this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent…", rows: "3" } });
@@ -115,9 +118,7 @@ export class ChatPanel {
     this.root.remove();
   }
 
-  private get busy(): boolean {
-    return this.inflight.size > 0;
-  }
+  private get busy(): boolean { return this.inflight.size > 0; }
 
   private updateButton(): void {
     const ready = this.backend.ready;
@@ -168,18 +169,18 @@ export class ChatPanel {
     this.messages.scrollTop = this.messages.scrollHeight;
   }
 
-  private addUser(id: string, text: string, source: MessageSource | undefined, metadata?: Record<string, unknown>): void {
+  private addUser(id: string, text: string, source: MessageSource | undefined, metadata?: Record<string, unknown>, parent = this.messages): void {
     if (this.users.has(id)) return;
-    const bubble = this.messages.createDiv({ cls: "smarthole-msg smarthole-msg-user", attr: { "data-message-id": id } });
+    const bubble = parent.createDiv({ cls: "smarthole-msg smarthole-msg-user", attr: { "data-message-id": id } });
     const label = sourceLabel(source, metadata);
     if (label) bubble.createDiv({ cls: "smarthole-label", text: label });
     bubble.createDiv({ cls: "smarthole-body", text });
     this.users.set(id, bubble);
-    this.scrollToEnd();
+    if (parent === this.messages) this.scrollToEnd();
   }
 
-  private answer(id: string): AnswerBubble {
-    const bubble = this.answers.get(id) ?? new AnswerBubble(this.messages, id);
+  private answer(id: string, parent = this.messages): AnswerBubble {
+    const bubble = this.answers.get(id) ?? new AnswerBubble(parent, id);
     this.answers.set(id, bubble);
     return bubble;
   }
@@ -293,9 +294,7 @@ export class ChatPanel {
   }
 
   private addAgentUpdate(text: string): void {
-    const bubble = this.messages.createDiv({ cls: "smarthole-msg smarthole-msg-agent" });
-    const body = bubble.createDiv({ cls: "smarthole-body" });
-    void this.options.renderMarkdown(text, body);
+    void this.options.renderMarkdown(text, this.messages.createDiv({ cls: "smarthole-msg smarthole-msg-agent" }).createDiv({ cls: "smarthole-body" }));
     this.scrollToEnd();
   }
 
@@ -316,9 +315,9 @@ export class ChatPanel {
     if (placeApproval(this.approvals, this.answers.get(request.messageId ?? ""), this.messages, request)) this.scrollToEnd();
   }
 
-  private notice(text: string): void {
-    this.messages.createDiv({ cls: "smarthole-notice", text });
-    this.scrollToEnd();
+  private notice(text: string, parent = this.messages): void {
+    parent.createDiv({ cls: "smarthole-notice", text });
+    if (parent === this.messages) this.scrollToEnd();
   }
 
   private async onConversationUpdated(conversation: Conversation): Promise<void> {

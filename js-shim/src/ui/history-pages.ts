@@ -1,65 +1,181 @@
-// A conversation's history read a page at a time (issue 19): the newest turns when it is shown,
-// older ones when the user scrolls near the top, drawn above what is there with the scroll
-// position kept on what the user was reading. The core reads each page without parsing the rest
-// of the history (conversationPage); a backend without it gets the whole history at once.
+// A conversation's history read a page at a time and kept to a window (issue 19): the newest
+// page is drawn when the conversation is shown and always stays (the live turn, its cards and
+// anything newer are drawn after it); older pages are drawn above as the user scrolls up, and at
+// most WINDOW_PAGES of them are kept: past that, the page farthest from the view is dropped, and
+// drawn again when the user scrolls back to it. Scrolling down from far up draws the pages in
+// between again; a page being drawn goes to a detached element first, so an answer streaming
+// meanwhile stays at the end. The view stays on what the user was reading whatever is drawn or
+// dropped above it. The core reads each page without parsing the rest of the history
+// (conversationPage); a backend without it gets the whole history at once.
 import type { HistoryLine } from "smarthole-core";
 import type { ChatBackend } from "./panel-api.ts";
 
 /** Turns in a page: enough to fill a tall panel, few enough to draw at once. */
 const PAGE_TURNS = 40;
-/** How near the top (px) scrolling asks for the page before. */
-const NEAR_TOP = 300;
+/** Older pages kept drawn (besides the newest): about 2,000 elements at most. */
+export const WINDOW_PAGES = 4;
+/** How near the top, or the newest page (px), scrolling asks for the next page. */
+const NEAR = 400;
+
+/** A page drawn: the cursor it was read with, its nodes and messages. */
+interface Page {
+  cursor: number | undefined;
+  nodes: ChildNode[];
+  ids: Set<string>;
+}
 
 export class HistoryPages {
   private id: string | null = null;
-  private before: number | undefined;
+  /** The older pages drawn, oldest first (top to bottom), above the newest page. */
+  private window: Page[] = [];
+  /** The cursors of the pages between the window and the newest page, nearest the window last. */
+  private below: (number | undefined)[] = [];
+  /** The newest page's first node: older pages go before it. */
+  private newestStart: ChildNode | null = null;
+  /** The cursor of the page above the window (or above the newest page when none is drawn). */
+  private above: number | undefined;
+  /** The cursor of the page above the newest one. */
+  private aboveNewest: number | undefined;
   private loading: Promise<boolean> | null = null;
 
   constructor(
     private readonly messages: HTMLElement,
     private readonly backend: ChatBackend,
-    private readonly draw: (lines: HistoryLine[]) => Promise<void>,
+    /** Draws lines into a (detached) element. */
+    private readonly draw: (lines: HistoryLine[], into: HTMLElement) => Promise<void>,
+    /** Messages no longer drawn: the panel lets go of their bubbles. */
+    private readonly forget: (ids: Set<string>) => void,
   ) {
-    messages.addEventListener("scroll", () => void (messages.scrollTop < NEAR_TOP && this.older()), { passive: true });
+    messages.addEventListener("scroll", () => this.onScroll(), { passive: true });
   }
 
-  /** Draws the newest page of a conversation; the rest waits for scrolling up. */
+  /** Draws the newest page of a conversation, before anything already drawn (live messages). */
   async first(id: string): Promise<void> {
+    this.reset();
     this.id = id;
-    this.before = undefined;
-    if (!this.backend.conversationPage) return this.draw(await this.backend.conversationLines(id));
+    if (!this.backend.conversationPage) {
+      const staged = await this.stage(await this.backend.conversationLines(id));
+      this.newestStart = staged.nodes[0] ?? null;
+      this.messages.prepend(...staged.nodes);
+      return;
+    }
     const page = await this.backend.conversationPage(id, undefined, PAGE_TURNS);
     if (this.id !== id) return;
-    this.before = page.before;
-    await this.draw(page.lines);
+    const staged = await this.stage(page.lines);
+    if (this.id !== id) return;
+    this.newestStart = staged.nodes[0] ?? null;
+    this.messages.prepend(...staged.nodes);
+    this.above = this.aboveNewest = page.before;
   }
 
   /** The panel was emptied (new chat, another conversation). */
   reset(): void {
     this.id = null;
-    this.before = undefined;
+    this.window = [];
+    this.below = [];
+    this.newestStart = null;
+    this.above = this.aboveNewest = undefined;
   }
 
-  /** Draws the page before the oldest one shown above it; false when there is none. */
+  /** Draws the page above the oldest one shown; false when there is none. */
   older(): Promise<boolean> {
     this.loading ??= this.drawOlder().finally(() => (this.loading = null));
     return this.loading;
   }
 
-  private async drawOlder(): Promise<boolean> {
-    const { id, before } = this;
-    if (id === null || before === undefined || !this.backend.conversationPage) return false;
-    const page = await this.backend.conversationPage(id, before, PAGE_TURNS);
-    if (this.id !== id || this.before !== before) return false;
+  /** Draws the page between the window and the newest page nearest the window; false when none. */
+  newer(): Promise<boolean> {
+    this.loading ??= this.drawNewer().finally(() => (this.loading = null));
+    return this.loading;
+  }
+
+  private onScroll(): void {
     const box = this.messages;
-    const [last, first, height, top] = [box.lastChild, box.firstChild, box.scrollHeight, box.scrollTop];
-    await this.draw(page.lines);
-    // The page was drawn at the end: it moves above what was shown.
-    const added: ChildNode[] = [];
-    for (let node = last ? last.nextSibling : box.firstChild; node; node = node.nextSibling) added.push(node);
-    for (const node of added) box.insertBefore(node, first);
-    box.scrollTop = top + (box.scrollHeight - height);
-    this.before = page.before;
+    if (box.scrollTop < NEAR) {
+      void this.older();
+    } else if (this.below.length > 0 && this.newestStart?.isConnected) {
+      const gap = (this.newestStart as Element).getBoundingClientRect().top - box.getBoundingClientRect().bottom;
+      if (gap <= 0) this.rejoin();
+      else if (gap < NEAR) void this.newer();
+    }
+  }
+
+  /** The user is back at the newest page, past pages no longer drawn: the window above goes, so
+   *  what is drawn runs on to the newest message again (scrolling up reads it again). */
+  private rejoin(): void {
+    const dropped = this.window;
+    this.window = [];
+    this.below = [];
+    this.above = this.aboveNewest;
+    this.keepView(() => dropped.forEach((page) => this.remove(page)));
+  }
+
+  private async drawOlder(): Promise<boolean> {
+    const { id, above } = this;
+    if (id === null || above === undefined || !this.backend.conversationPage) return false;
+    const read = await this.backend.conversationPage(id, above, PAGE_TURNS);
+    if (this.id !== id || this.above !== above) return false;
+    const page = { ...(await this.stage(read.lines)), cursor: above };
+    if (this.id !== id) return false;
+    const top = this.window[0]?.nodes[0] ?? this.newestStart;
+    this.keepView(() => {
+      for (const node of page.nodes) this.messages.insertBefore(node, top?.isConnected ? top : this.messages.firstChild);
+    });
+    this.window.unshift(page);
+    this.above = read.before;
+    // Too many: the page nearest the newest one (below the view) goes.
+    if (this.window.length > WINDOW_PAGES) {
+      const dropped = this.window.pop()!;
+      this.remove(dropped);
+      this.below.push(dropped.cursor);
+    }
     return true;
+  }
+
+  private async drawNewer(): Promise<boolean> {
+    const { id } = this;
+    const cursor = this.below.at(-1);
+    if (id === null || this.below.length === 0 || !this.backend.conversationPage) return false;
+    const read = await this.backend.conversationPage(id, cursor, PAGE_TURNS);
+    if (this.id !== id || this.below.at(-1) !== cursor) return false;
+    const page = { ...(await this.stage(read.lines)), cursor };
+    if (this.id !== id) return false;
+    this.below.pop();
+    this.keepView(() => {
+      for (const node of page.nodes) this.messages.insertBefore(node, this.newestStart?.isConnected ? this.newestStart : null);
+    });
+    this.window.push(page);
+    // Too many: the page farthest above the view goes; the one above the window is read again.
+    if (this.window.length > WINDOW_PAGES) {
+      const dropped = this.window.shift()!;
+      this.keepView(() => this.remove(dropped));
+      // The page above the window is now the dropped one: read again with its own cursor.
+      this.above = dropped.cursor;
+    }
+    return true;
+  }
+
+  /** Draws lines into a detached element; their nodes and messages. */
+  private async stage(lines: HistoryLine[]): Promise<Omit<Page, "cursor">> {
+    const staging = this.messages.createDiv();
+    staging.remove();
+    await this.draw(lines, staging);
+    return { nodes: [...staging.childNodes], ids: new Set(lines.map((l) => l.messageId)) };
+  }
+
+  private remove(page: Page): void {
+    for (const node of page.nodes) node.remove();
+    this.forget(page.ids);
+  }
+
+  /** Changes the drawn history without moving what the user reads: the first element in view
+   *  stays where it was on screen. */
+  private keepView(change: () => void): void {
+    const box = this.messages;
+    const top = box.getBoundingClientRect().top;
+    const anchor = Array.from(box.children).find((el) => el.getBoundingClientRect().bottom > top);
+    const before = anchor?.getBoundingClientRect().top;
+    change();
+    if (anchor?.isConnected && before !== undefined) box.scrollTop += anchor.getBoundingClientRect().top - before;
   }
 }

@@ -1,0 +1,22 @@
+// A long conversation written in the stored format, for the browser tests and the benchmark.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+/** Writes a conversation of `messages` messages (user and answer, one turn each pair), recent. */
+export function longConversation(vault, messages, id = "conv-long") {
+  const dir = path.join(vault, ".smarthole/conversations");
+  mkdirSync(dir, { recursive: true });
+  const ts = new Date().toISOString();
+  const parts = [];
+  for (let i = 0; i < messages / 2; i++) {
+    const m = `m${i}`;
+    const base = { messageId: m, source: "direct", visible: true, ts };
+    parts.push(JSON.stringify({ id: `${m}#0`, ...base, role: "user", content: [{ type: "text", text: `question ${i}` }] }));
+    const answer = `answer ${i}: some **Markdown** text`;
+    parts.push(JSON.stringify({ id: `${m}#1`, ...base, role: "assistant", content: [{ type: "text", text: answer }], turn: { toolsUsed: [] } }));
+  }
+  writeFileSync(path.join(dir, `${id}.jsonl`), parts.join("\n") + "\n");
+  const conversation = { id, status: "active", title: "Long", createdAt: ts, state: {} };
+  writeFileSync(path.join(dir, "index.json"), JSON.stringify({ current: id, conversations: [conversation] }));
+  return vault;
+}

@@ -19,6 +19,7 @@ import { hubDisplayBenchmarks, hubDisplaySection } from "./hub-display.mjs";
 import { promptCacheBenchmarks, promptCacheSection } from "./prompt-cache.mjs";
 import { searchBenchmarks, searchSection } from "./search.mjs";
 import { mobileBenchmarks, mobileSection } from "./mobile.mjs";
+import { longChatBenchmarks, longChatSection } from "./long-chat.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -324,6 +325,7 @@ const results = {
   ...(await promptCacheBenchmarks()),
   ...(await searchBenchmarks()),
   ...(await mobileBenchmarks()),
+  ...(await longChatBenchmarks()),
 };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
@@ -332,5 +334,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + mobileSection(results) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + mobileSection(results) + longChatSection(results) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

@@ -231,3 +231,50 @@ fn the_view_reads_a_conversation_in_pages_that_add_up_to_the_whole() {
     assert_eq!(pages, 3);
     assert!(host.run(p.conversation_page("no-such", None, 3)).is_err());
 }
+
+#[test]
+fn the_newest_pages_of_the_current_conversation_come_from_memory_and_a_file_changed_outside_is_read_again() {
+    let host = FakeHost::new();
+    let turns = 250;
+    host.script((0..turns).map(|i| Reply::text(&format!("answer {i}"))).collect::<Vec<_>>());
+    let p = processor(&host);
+    for i in 0..turns {
+        host.run(p.process(direct(&format!("m{i}"), &format!("question {i}"))));
+    }
+    let id = index(&host).current.unwrap();
+    let whole = host.run(p.conversation_lines(&id)).unwrap();
+    // A restart: the conversation is loaded from the end of its file.
+    p.dispose();
+    drop(p);
+    let p = processor(&host);
+    let log = smarthole_agent::testing::internals::log_path(&id);
+    let reads_of_log = || host.reads().iter().filter(|r| **r == log).count();
+    let at_start = reads_of_log();
+    let newest = host.run(p.conversation_page(&id, None, 40)).unwrap();
+    let before = host.run(p.conversation_page(&id, newest.before, 40)).unwrap();
+    assert_eq!(reads_of_log(), at_start, "the newest pages were read from memory");
+    let mut lines = before.lines.clone();
+    lines.extend(newest.lines.clone());
+    assert_eq!(lines, whole[whole.len() - lines.len()..], "the same lines a read of the file gives");
+    // Further back than memory holds: the file is read, and the pages still add up.
+    let (mut all, mut cursor) = (lines, before.before);
+    while let Some(at) = cursor {
+        let page = host.run(p.conversation_page(&id, Some(at), 40)).unwrap();
+        all.splice(0..0, page.lines);
+        cursor = page.before;
+    }
+    assert_eq!(all, whole);
+    assert!(reads_of_log() > at_start);
+    // A new turn goes on in memory too.
+    host.script([Reply::text("the newest answer")]);
+    host.run(p.process(direct("late", "one more")));
+    let reads = reads_of_log();
+    let newest = host.run(p.conversation_page(&id, None, 2)).unwrap();
+    assert_eq!(reads_of_log(), reads);
+    assert_eq!(newest.lines, host.run(p.conversation_lines(&id)).unwrap()[whole.len() + 2 - 4..]);
+    // The file changed by someone else (a sync): read again.
+    let text = host.file(&log).unwrap();
+    host.put_file(&log, &text.replace("the newest answer", "the newest answer, changed elsewhere"));
+    let page = host.run(p.conversation_page(&id, None, 2)).unwrap();
+    assert!(serde_json::to_string(&page.lines).unwrap().contains("changed elsewhere"), "the file as it is now");
+}

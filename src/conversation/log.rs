@@ -114,9 +114,16 @@ fn closes_turn(line: &str) -> bool {
 /// read holds there, torn and unreadable lines included.
 pub(crate) fn parse_page(text: &str, before: Option<usize>, limit: usize) -> LogPage {
     let end = before.filter(|&b| b <= text.len() && text.is_char_boundary(b)).unwrap_or(text.len());
+    let start = page_start(text, end, limit);
+    let region = parse_log(&text[start.unwrap_or(0)..end]);
+    LogPage { turns: region.turns, unreadable: region.unreadable, before: start }
+}
+
+/// Where the newest `limit` turns ending at `end` begin: just after the closing line of the turn
+/// before them, found by walking back line by line; `None` when they reach the start.
+pub(crate) fn page_start(text: &str, end: usize, limit: usize) -> Option<usize> {
     let limit = limit.max(1);
     let mut closing = 0;
-    let mut start = None;
     let mut line_end = end;
     while line_end > 0 {
         // The line ending at `line_end` (its newline included) starts after the newline before.
@@ -124,14 +131,23 @@ pub(crate) fn parse_page(text: &str, before: Option<usize>, limit: usize) -> Log
         if closes_turn(&text[line_start..line_end]) {
             closing += 1;
             if closing > limit {
-                start = Some(line_end);
-                break;
+                return Some(line_end);
             }
         }
         line_end = line_start;
     }
-    let region = parse_log(&text[start.unwrap_or(0)..end]);
-    LogPage { turns: region.turns, unreadable: region.unreadable, before: start }
+    None
+}
+
+/// The newest `limit` turns of a history file and what a whole read says of its end (the torn
+/// tail, the missing newline), parsing only those turns: what a conversation needs to go on
+/// (its recent context, the turns a crash may have left to finish), at a cost that does not grow
+/// with the conversation. Offsets are the whole file's.
+pub(crate) fn parse_tail(text: &str, limit: usize) -> LoadedLog {
+    let start = page_start(text, text.len(), limit).unwrap_or(0);
+    let mut log = parse_log(&text[start..]);
+    log.valid_len += start;
+    log
 }
 
 #[cfg(test)]
@@ -154,6 +170,29 @@ mod tests {
             context: None,
         };
         serde_json::to_string(&l).unwrap() + "\n"
+    }
+
+    #[test]
+    fn the_tail_reads_as_the_whole_file_reads_there_torn_end_included() {
+        let mut text = String::new();
+        for i in 0..30 {
+            text += &line(&format!("m{i}"), 0, LineRole::User, false);
+            text += &line(&format!("m{i}"), 1, LineRole::Assistant, true);
+        }
+        let half = line("late", 0, LineRole::User, true);
+        for whole_text in [text.clone(), text.clone() + &half[..half.len() / 2]] {
+            let whole = parse_log(&whole_text);
+            for limit in [1, 5, 29, 30, 31, 100] {
+                let tail = parse_tail(&whole_text, limit);
+                let expected = &whole.turns[whole.turns.len().saturating_sub(limit)..];
+                assert_eq!(tail.turns, expected, "limit {limit}");
+                assert_eq!(
+                    (tail.valid_len, tail.needs_newline),
+                    (whole.valid_len, whole.needs_newline),
+                    "limit {limit}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::index::{
     QUARANTINE_PATH, RECENT_ARCHIVED,
 };
 use super::line::{HistoryLine, LineRole, Turn};
-use super::log::{parse_log, parse_page, LoadedLog};
+use super::log::{page_start, parse_log, parse_page, parse_tail, LoadedLog};
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
 use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
 use crate::host::Host;
@@ -57,19 +57,80 @@ impl From<&Turn> for RecordedTurn {
     }
 }
 
-/// The current conversation, loaded: its messages ready to send, what each turn answered, and
-/// when it was last active.
+/// The newest turns of the current conversation read when it is loaded (at start, on reopening):
+/// far more than any context budget sends, and every turn a crash can have left to finish (the
+/// newest few), so loading costs the same for 100 messages as for 20,000 (issue 19).
+const CURRENT_TAIL_TURNS: usize = 1_000;
+
+/// Turns of the current conversation's file end kept in memory: five of the chat view's pages.
+const RECENT_TURNS: usize = 200;
+/// The most of it kept: past this the view reads the file.
+const RECENT_MAX_BYTES: usize = 1024 * 1024;
+
+/// The end of the current conversation's file, from a turn's start: the chat view's newest pages
+/// are read from it instead of reading the whole file again (issue 19: opening a conversation of
+/// 20,000 messages read its 4 MB twice). Kept in step with each append; checked against the
+/// file's size before use, so a file changed by anyone else is read again.
+#[derive(Debug)]
+struct TailText {
+    /// Where `text` begins in the file.
+    start: usize,
+    text: String,
+    /// Turns appended since the text was last cut back.
+    appended: usize,
+}
+
+impl TailText {
+    /// The newest turns of a whole file's text, if they fit.
+    fn of(text: &str) -> Option<Self> {
+        let start = page_start(text, text.len(), RECENT_TURNS).unwrap_or(0);
+        (text.len() - start <= RECENT_MAX_BYTES).then(|| TailText {
+            start,
+            text: text[start..].to_owned(),
+            appended: 0,
+        })
+    }
+
+    /// A new, empty file's.
+    fn empty() -> Self {
+        TailText { start: 0, text: String::new(), appended: 0 }
+    }
+
+    /// After a turn was appended: the text grows, and every [`RECENT_TURNS`] turns it is cut
+    /// back to the newest [`RECENT_TURNS`] (one walk over them each time, not at every turn).
+    fn appended(mut self, lines: &str) -> Option<Self> {
+        self.text.push_str(lines);
+        self.appended += 1;
+        if self.appended >= RECENT_TURNS {
+            let cut = page_start(&self.text, self.text.len(), RECENT_TURNS).unwrap_or(0);
+            self.text.drain(..cut);
+            self.start += cut;
+            self.appended = 0;
+        }
+        (self.text.len() <= 2 * RECENT_MAX_BYTES).then_some(self)
+    }
+
+    /// The file's size it stands for.
+    fn file_len(&self) -> usize {
+        self.start + self.text.len()
+    }
+}
+
+/// The current conversation, loaded: its newest turns' messages ready to send, what each of them
+/// answered, and when it was last active.
 #[derive(Debug)]
 struct CurrentLog {
     id: String,
     context: ContextCache,
     recorded: HashMap<String, RecordedTurn>,
     last_activity_ms: Option<Millis>,
+    /// The end of its file as last read or written, for the chat view's pages.
+    recent: Option<TailText>,
 }
 
 impl CurrentLog {
     fn new(id: String) -> Self {
-        CurrentLog { id, context: ContextCache::new(), recorded: HashMap::new(), last_activity_ms: None }
+        CurrentLog { id, context: ContextCache::new(), recorded: HashMap::new(), last_activity_ms: None, recent: None }
     }
 
     fn push(&mut self, turn: &Turn) {
@@ -96,10 +157,15 @@ pub struct ConversationStore {
 /// safe to append to without losing a byte: one over the size limit is set aside (renamed) and
 /// a new one begins; a torn tail is copied aside to `<id>.torn-<ms>.jsonl`, then cut; a last
 /// line without its newline gets one. Lines this version cannot read stay as they are.
-async fn load_log<H: Host>(host: &H, id: &str, repair: Option<&mut Vec<String>>) -> Result<LoadedLog, StoreError> {
+async fn load_log<H: Host>(
+    host: &H,
+    id: &str,
+    repair: Option<&mut Vec<String>>,
+    tail: Option<usize>,
+) -> Result<(LoadedLog, Option<TailText>), StoreError> {
     let path = log_path(id);
     let text = match read_bounded(host, &path, MAX_LOG_BYTES).await? {
-        Bounded::Missing => return Ok(LoadedLog::default()),
+        Bounded::Missing => return Ok((LoadedLog::default(), None)),
         Bounded::Text(text) => text,
         Bounded::TooLarge(size) => {
             let reason = too_large(&path, size, MAX_LOG_BYTES);
@@ -112,14 +178,19 @@ async fn load_log<H: Host>(host: &H, id: &str, repair: Option<&mut Vec<String>>)
                 }
                 None => host.log(LogLevel::Warn, &format!("{reason}: not read")),
             }
-            return Ok(LoadedLog::default());
+            return Ok((LoadedLog::default(), None));
         }
     };
-    let log = parse_log(&text);
+    let log = match tail {
+        Some(turns) => parse_tail(&text, turns),
+        None => parse_log(&text),
+    };
     for warning in &log.warnings {
         host.log(LogLevel::Warn, &format!("{path}: {warning}"));
     }
-    let Some(notices) = repair else { return Ok(log) };
+    // The file's end, kept for the chat view's pages, unless it is about to be repaired.
+    let recent = (!log.torn(text.len()) && !log.needs_newline).then(|| TailText::of(&text)).flatten();
+    let Some(notices) = repair else { return Ok((log, recent)) };
     if log.torn(text.len()) {
         let tail = &text[log.valid_len..];
         let aside = crate::bounded::aside_name(&path, "torn", host.now_ms());
@@ -144,7 +215,7 @@ async fn load_log<H: Host>(host: &H, id: &str, repair: Option<&mut Vec<String>>)
             lines_phrase(log.unreadable)
         ));
     }
-    Ok(log)
+    Ok((log, recent))
 }
 
 /// "1 line" / "3 lines".
@@ -158,7 +229,7 @@ fn lines_phrase(n: usize) -> String {
 
 /// Reads a conversation's turns (no repair).
 async fn load_turns<H: Host>(host: &H, id: &str) -> Result<Vec<Turn>, StoreError> {
-    Ok(load_log(host, id, None).await?.turns)
+    Ok(load_log(host, id, None, None).await?.0.turns)
 }
 
 /// Reads the index: entry by entry, a bad entry set aside in the quarantine file (appended
@@ -222,7 +293,9 @@ impl ConversationStore {
         }
         if let Some(id) = store.index.current.clone() {
             let mut current = CurrentLog::new(id);
-            let turns = load_log(host, &current.id, Some(&mut store.notices)).await?.turns;
+            let (log, recent) = load_log(host, &current.id, Some(&mut store.notices), Some(CURRENT_TAIL_TURNS)).await?;
+            let turns = log.turns;
+            current.recent = recent;
             for turn in &turns {
                 current.push(turn);
             }
@@ -433,7 +506,7 @@ impl ConversationStore {
             return Err(StoreError::Unknown(id.to_owned()));
         }
         // Made safe to append to first (a torn tail, a missing newline).
-        load_log(host, id, Some(&mut self.notices)).await?;
+        load_log(host, id, Some(&mut self.notices), Some(1)).await?;
         host.append_file(&log_path(id), &encode_lines(&lines)?).await?;
         Ok(())
     }
@@ -456,7 +529,7 @@ impl ConversationStore {
         if self.find(host, id).await?.is_none() {
             return Err(StoreError::Unknown(id.to_owned()));
         }
-        let log = load_log(host, id, None).await?;
+        let (log, _) = load_log(host, id, None, None).await?;
         Ok((log.turns.into_iter().flat_map(|t| t.lines).collect(), log.unreadable))
     }
 
@@ -473,12 +546,43 @@ impl ConversationStore {
         if self.find(host, id).await?.is_none() {
             return Err(StoreError::Unknown(id.to_owned()));
         }
+        if let Some(page) = self.recent_page(host, id, before, limit).await {
+            return Ok(page);
+        }
         let text = match read_bounded(host, &log_path(id), MAX_LOG_BYTES).await? {
             Bounded::Text(text) => text,
             Bounded::Missing | Bounded::TooLarge(_) => return Ok((Vec::new(), 0, None)),
         };
         let page = parse_page(&text, before, limit);
         Ok((page.turns.into_iter().flat_map(|t| t.lines).collect(), page.unreadable, page.before))
+    }
+
+    /// A page of the current conversation from the end of its file kept in memory, when that end
+    /// holds the whole page and the file is still the size it stands for.
+    async fn recent_page<H: Host>(
+        &mut self,
+        host: &H,
+        id: &str,
+        before: Option<usize>,
+        limit: usize,
+    ) -> Option<(Vec<HistoryLine>, usize, Option<usize>)> {
+        let current = self.current.as_mut().filter(|c| c.id == id)?;
+        let recent = current.recent.as_ref()?;
+        let size = host.file_size(&log_path(id)).await.ok().flatten().unwrap_or(0);
+        if usize::try_from(size).ok() != Some(recent.file_len()) {
+            // Changed by someone else (a sync, an edit): read again from the file from now on.
+            current.recent = None;
+            return None;
+        }
+        let local = match before {
+            Some(at) => Some(at.checked_sub(recent.start)?),
+            None => None,
+        };
+        let page = parse_page(&recent.text, local, limit);
+        // A page reaching the start of the kept text may go on before it: the file says.
+        let start = page.before?;
+        let lines = page.turns.into_iter().flat_map(|t| t.lines).collect();
+        Some((lines, page.unreadable, Some(start + recent.start)))
     }
 
     /// Appends a turn to the current conversation (opening one if none is), in one write.
@@ -490,10 +594,12 @@ impl ConversationStore {
             Some(c) => c.id.clone(),
             None => self.open_conversation(host, provisional_title(&lines)).await?,
         };
-        host.append_file(&log_path(&id), &encode_lines(&lines)?).await?;
+        let encoded = encode_lines(&lines)?;
+        host.append_file(&log_path(&id), &encoded).await?;
         let untitled = self.index.get(&id).is_some_and(|c| c.title.is_none());
         let title = if untitled { provisional_title(&lines) } else { None };
         if let Some(current) = &mut self.current {
+            current.recent = current.recent.take().and_then(|recent| recent.appended(&encoded));
             current.push(&Turn { lines });
         }
         if let Some(title) = title {
@@ -522,9 +628,11 @@ impl ConversationStore {
             self.write_index(host, index).await?;
         }
         let mut current = CurrentLog::new(id.to_owned());
-        for turn in load_log(host, id, Some(&mut self.notices)).await?.turns {
-            current.push(&turn);
+        let (log, recent) = load_log(host, id, Some(&mut self.notices), Some(CURRENT_TAIL_TURNS)).await?;
+        for turn in &log.turns {
+            current.push(turn);
         }
+        current.recent = recent;
         let mut index = self.index.clone();
         index.current = Some(id.to_owned());
         if let Some(c) = index.get_mut(id) {
@@ -575,6 +683,7 @@ impl ConversationStore {
         self.write_index(host, index).await?;
         let mut current = CurrentLog::new(id.clone());
         current.last_activity_ms = Some(host.now_ms());
+        current.recent = Some(TailText::empty());
         self.current = Some(current);
         Ok(id)
     }

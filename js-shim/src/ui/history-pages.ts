@@ -118,8 +118,9 @@ export class HistoryPages {
     const page = { ...(await this.stage(read.lines)), cursor: above };
     if (this.id !== id) return false;
     const top = this.window[0]?.nodes[0] ?? this.newestStart;
+    const ref = top?.isConnected ? top : this.messages.firstChild;
     this.keepView(() => {
-      for (const node of page.nodes) this.messages.insertBefore(node, top?.isConnected ? top : this.messages.firstChild);
+      for (const node of page.nodes) this.messages.insertBefore(node, ref);
     });
     this.window.unshift(page);
     this.above = read.before;

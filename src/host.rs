@@ -68,6 +68,9 @@ pub trait Host {
     /// Changes a note atomically (Obsidian's `Vault.process`): `edit` gets the current text and
     /// returns the new one, or `None` to leave it as it is. Returns whether it was written.
     async fn vault_process(&self, path: &str, edit: NoteEdit) -> Result<bool, HostError>;
+    /// Adds text at the end of an existing note (Obsidian's `Vault.append`): what is there is
+    /// never read back or rewritten (a conversation's Markdown copy grows a turn at a time).
+    async fn vault_append(&self, path: &str, text: &str) -> Result<(), HostError>;
     /// Creates a folder (and its parents).
     async fn vault_create_folder(&self, path: &str) -> Result<(), HostError>;
     /// Moves a file to the trash, as the user's settings say (`fileManager.trashFile`).

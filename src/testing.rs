@@ -982,6 +982,17 @@ impl Host for FakeHost {
         }
     }
 
+    async fn vault_append(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.alive().await;
+        self.through_unusual("append", path)?;
+        let now = self.now();
+        let mut vault = self.state.vault.borrow_mut();
+        let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        entry.0.push_str(text);
+        entry.2 = now;
+        Ok(())
+    }
+
     async fn vault_create_folder(&self, path: &str) -> Result<(), HostError> {
         self.alive().await;
         self.through_unusual("create-folder", path)?;

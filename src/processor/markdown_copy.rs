@@ -59,18 +59,14 @@ impl<H: Host + 'static> Pipeline<H> {
                 let note = format!("{}{text}", header(&conversation));
                 host.vault_create(&path, &note).await.map_err(|e| failed(e.to_string()))?;
             }
-            Some(_) => {
-                // The block id ending the text: a note that has it meanwhile lacks nothing.
-                let last_marker = text.trim_end().rsplit('\n').next().unwrap_or_default().to_owned();
-                let edit = move |now: &str| -> Option<String> {
-                    let gap = match (now.is_empty() || now.ends_with("\n\n"), now.ends_with('\n')) {
-                        (true, _) => "",
-                        (false, true) => "\n",
-                        (false, false) => "\n\n",
-                    };
-                    (!now.contains(&last_marker)).then(|| format!("{now}{gap}{text}"))
+            Some(note) => {
+                // Added at the end, never rewritten, a blank line apart from what is there.
+                let gap = match (note.is_empty() || note.ends_with("\n\n"), note.ends_with('\n')) {
+                    (true, _) => "",
+                    (false, true) => "\n",
+                    (false, false) => "\n\n",
                 };
-                host.vault_process(&path, Box::new(edit)).await.map_err(|e| failed(e.to_string()))?;
+                host.vault_append(&path, &format!("{gap}{text}")).await.map_err(|e| failed(e.to_string()))?;
             }
         }
         if conversation.markdown_copy.as_deref() != Some(path.as_str()) {

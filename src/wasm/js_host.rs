@@ -54,6 +54,8 @@ extern "C" {
     fn vault_create(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultProcess)]
     fn vault_process(this: &JsHostObject, path: &str, edit: &Function) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultAppend)]
+    fn vault_append(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultCreateFolder)]
     fn vault_create_folder(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultTrash)]
@@ -316,6 +318,10 @@ impl Host for JsHost {
         let value = settle(self.object.vault_process(path, edit.as_ref().unchecked_ref())).await?;
         drop(edit);
         Ok(value.as_bool().unwrap_or(false))
+    }
+
+    async fn vault_append(&self, path: &str, text: &str) -> Result<(), HostError> {
+        settle(self.object.vault_append(path, text)).await.map(drop)
     }
 
     async fn vault_create_folder(&self, path: &str) -> Result<(), HostError> {

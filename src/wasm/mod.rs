@@ -475,6 +475,8 @@ export interface CoreHost {
   /** Atomic read-modify-write (Vault.process); edit returns the new text, or undefined for no
    *  change. Resolves with whether the note was written. */
   vaultProcess(path: string, edit: (text: string) => string | undefined): Promise<boolean>;
+  /** Adds text at the end of an existing note (Vault.append). */
+  vaultAppend(path: string, text: string): Promise<void>;
   vaultCreateFolder(path: string): Promise<void>;
   /** To the trash, as the user's settings say (fileManager.trashFile). */
   vaultTrash(path: string): Promise<void>;

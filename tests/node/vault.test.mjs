@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, mkdirSync, existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { tmpVault, once, toolResults } from "./helpers.mjs";
+import { tmpVault, once, startHeadless, toolResults, waitFor } from "./helpers.mjs";
 
 let server;
 before(async () => {
@@ -77,4 +77,28 @@ test("a bad --approvals value is a usage error", async () => {
   const run = await once(vault, server.url, "hi", ["--approvals", "maybe"]);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /--approvals must be reject, approve or ask/);
+});
+
+test("Markdown copies in a real folder: the note is created, then each turn is added at its end", async () => {
+  const vault = tmpVault();
+  server.enqueue({ kind: "text", text: "First answer." }, { kind: "text", text: "Second answer." });
+  const child = startHeadless(["--vault", vault, "--llm-base-url", server.url], { stdin: "pipe" });
+  const copy = () => {
+    const dir = path.join(vault, "Chats");
+    const names = existsSync(dir) ? readdirSync(dir) : [];
+    return names.length === 1 ? readFileSync(path.join(dir, names[0]), "utf8") : "";
+  };
+  try {
+    child.stdin.write("/set markdownCopies true\nfirst question\n");
+    await waitFor(() => copy().includes("First answer."), 10_000, "the copy");
+    const first = copy();
+    child.stdin.write("second question\n");
+    await waitFor(() => copy().includes("Second answer."), 10_000, "the second turn in the copy");
+    const second = copy();
+    assert.ok(second.startsWith(first), "added at the end; what was there is unchanged");
+    assert.match(second.slice(first.length), /^\n?### You · .*\n\nsecond question\n\n\^smh-[0-9a-f]{12}\n\n### Agent · .*\n\nSecond answer\.\n\n\^smh-[0-9a-f]{12}\n\n$/);
+  } finally {
+    child.stdin.end();
+    await child.done;
+  }
 });

@@ -37,7 +37,7 @@ export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile
 /** The platform's notes (paths relative to the vault, checked by the core). */
 export type VaultIO = Pick<
   CoreHost,
-  "vaultList" | "vaultRead" | "vaultCreate" | "vaultProcess" | "vaultCreateFolder" | "vaultTrash" | "vaultRename" | "activeNote"
+  "vaultList" | "vaultRead" | "vaultCreate" | "vaultProcess" | "vaultAppend" | "vaultCreateFolder" | "vaultTrash" | "vaultRename" | "activeNote"
 >;
 
 export interface RuntimeOptions {
@@ -117,6 +117,7 @@ export class CoreRuntime {
       vaultRead: (p) => vault.vaultRead(p),
       vaultCreate: (p, t) => vault.vaultCreate(p, t),
       vaultProcess: (p, edit) => vault.vaultProcess(p, edit),
+      vaultAppend: (p, t) => vault.vaultAppend(p, t),
       vaultCreateFolder: (p) => vault.vaultCreateFolder(p),
       vaultTrash: (p) => vault.vaultTrash(p),
       vaultRename: (a, b) => vault.vaultRename(a, b),

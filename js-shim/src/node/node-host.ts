@@ -142,6 +142,10 @@ export class NodeHost implements CoreHost {
     return this.vault.vaultProcess(relative, edit);
   }
 
+  vaultAppend(relative: string, text: string): Promise<void> {
+    return this.vault.vaultAppend(relative, text);
+  }
+
   vaultCreateFolder(relative: string): Promise<void> {
     return this.vault.vaultCreateFolder(relative);
   }

@@ -14,7 +14,7 @@
 // Differences from Obsidian: moving a note does not rewrite links to it, and there is no editor,
 // so no active note.
 import { constants, watch } from "node:fs";
-import { lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
+import { appendFile, lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import path from "node:path";
 import type { VaultEntry, VaultEntryKind } from "smarthole-core";
@@ -279,6 +279,12 @@ export class NodeVault implements VaultIO {
       if (next === undefined) return false;
       await writeFileAtomic(full, next);
       return true;
+    });
+  }
+
+  vaultAppend(relative: string, text: string): Promise<void> {
+    return this.scrubbed(async () => {
+      await appendFile(await this.existing(relative, "write"), text, "utf8");
     });
   }
 

@@ -117,6 +117,9 @@ const server = createServer((req, res) => {
           });
           return conflict ? send(res, 409, "text/plain", "the note changed while it was being edited") : send(res, 204, "text/plain", "");
         }
+        case "POST /vault/append":
+          await files.vaultAppend(p.get("path") ?? "", await body(req));
+          return send(res, 204, "text/plain", "");
         case "POST /vault/folder":
           await files.vaultCreateFolder(p.get("path") ?? "");
           return send(res, 204, "text/plain", "");

@@ -72,6 +72,10 @@ export class PageVault implements VaultIO {
     return true;
   }
 
+  async vaultAppend(path: string, text: string): Promise<void> {
+    await ok(await fetch(`/vault/append?${q({ path })}`, { method: "POST", body: text }));
+  }
+
   async vaultCreateFolder(path: string): Promise<void> {
     await ok(await fetch(`/vault/folder?${q({ path })}`, { method: "POST" }));
   }

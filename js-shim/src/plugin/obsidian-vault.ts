@@ -89,6 +89,10 @@ export class ObsidianVault implements VaultIO {
     });
   }
 
+  vaultAppend(path: string, text: string): Promise<void> {
+    return this.guarded([path], "write", () => this.app.vault.append(this.file(path), text));
+  }
+
   vaultCreateFolder(path: string): Promise<void> {
     return this.guarded([path], "write", () => this.ensureFolder(path));
   }

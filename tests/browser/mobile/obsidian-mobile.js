@@ -199,6 +199,9 @@
       await put(file.path, next);
       return next;
     }
+    async append(file, data) {
+      await put(file.path, (await this.adapter.read(file.path)) + data);
+    }
   }
   class FileManager {
     async trashFile(file) {

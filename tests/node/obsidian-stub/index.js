@@ -194,6 +194,9 @@ class Vault {
     await fsp.writeFile(this.full(file.path), next);
     return next;
   }
+  async append(file, data) {
+    await fsp.appendFile(this.full(file.path), data);
+  }
 }
 
 /** trashFile moves to the vault's .trash (the "Obsidian trash" setting); renameFile renames. */

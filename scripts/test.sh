@@ -15,6 +15,9 @@ node scripts/module-cycles.mjs
 step "clippy (native and wasm32)"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+# The fuzz targets use the core's internals: a change there shows here in seconds, not after the
+# end-to-end tests when the fuzzing step builds them.
+cargo check --quiet --manifest-path fuzz/Cargo.toml --bins
 
 step "native tests (FakeHost, virtual time)"
 cargo test --quiet

@@ -246,10 +246,18 @@ pub(crate) async fn run_turn<'a, H: Host>(
     if !outcome.context_journaled {
         outcome.context = input.context.clone();
     }
+    let message = input.message;
     let user_message = ApiMessage {
         role: Role::User,
-        content: vec![ContentBlock::text(outcome.context.clone()), ContentBlock::text(input.message.text.clone())],
+        content: std::iter::once(ContentBlock::text(outcome.context.clone()))
+            .chain(crate::attachment::user_content(&message.text, &message.attachments))
+            .collect(),
     };
+    // Attachments (this message's and the history's) become blocks from their copies, once a
+    // turn: a tool loop sends the same bytes every call.
+    let user_message = crate::attachment::resolve_message(host, &user_message).await;
+    let resolved_history = crate::attachment::resolve_history(host, input.history).await;
+    let history = resolved_history.as_ref().unwrap_or(input.history);
     if let Some(step) = open {
         finish_open_step(host, &journal, &tool_ctx, input.tools, &mut outcome, step).await;
     }
@@ -268,13 +276,7 @@ pub(crate) async fn run_turn<'a, H: Host>(
         for m in &outcome.messages {
             push_merged(&mut messages, m.clone());
         }
-        let call = ModelCall {
-            system: input.system,
-            history: input.history,
-            messages: &messages,
-            tools: &tools_json,
-            ttl: input.ttl,
-        };
+        let call = ModelCall { system: input.system, history, messages: &messages, tools: &tools_json, ttl: input.ttl };
         let mut response = call_with_retry(host, settings, call, input.message).await?;
         // Into the ledger before the journal: a crash between the two calls the model again,
         // which is a new cost, so nothing is counted twice.

@@ -180,6 +180,7 @@ mod tests {
             timestamp: "2026-02-05T10:00:00.000Z".into(),
             source,
             metadata: metadata.as_object().cloned(),
+            attachments: Vec::new(),
         }
     }
 

@@ -63,6 +63,8 @@ pub trait Host {
     async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError>;
     /// A note's text.
     async fn vault_read(&self, path: &str) -> Result<String, HostError>;
+    /// A file's bytes (an image or PDF the user attached; the core checked its size first).
+    async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError>;
     /// Creates a note that does not exist yet (its folders too).
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError>;
     /// Changes a note atomically (Obsidian's `Vault.process`): `edit` gets the current text and

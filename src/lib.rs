@@ -14,6 +14,7 @@
 mod agent;
 mod api;
 mod approval;
+mod attachment;
 mod bounded;
 mod conversation;
 mod event;
@@ -53,6 +54,7 @@ pub use api::{ApiRequest, ApiResponse};
 pub use approval::{
     ApprovalError, ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,
 };
+pub use attachment::{attach_bytes, attach_vault, AttachError, Attachment, AttachmentKind, MAX_ATTACHMENTS};
 pub use conversation::line::{HistoryLine, LineRole, TurnEnd};
 pub use conversation::model::{
     Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,

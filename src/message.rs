@@ -57,13 +57,17 @@ pub struct RoutedMessage {
     pub source: MessageSource,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// What the user attached (made by `attach_vault` / `attach_bytes`; only typed messages and
+    /// the agent API's carry any, never the hub's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<crate::attachment::Attachment>,
 }
 
 impl RoutedMessage {
     /// A message typed by the user, with the id and time the core gives it (so no host mints ids
     /// of its own).
     pub fn direct(id: String, text: String, timestamp: String) -> Self {
-        RoutedMessage { id, text, timestamp, source: MessageSource::Direct, metadata: None }
+        RoutedMessage { id, text, timestamp, source: MessageSource::Direct, metadata: None, attachments: Vec::new() }
     }
 
     /// True when the hub delivered this message, so it must be acked and notified.
@@ -104,6 +108,10 @@ pub enum InvalidMessage {
     BadSource(String),
     #[error("the message metadata must be an object")]
     BadMetadata,
+    #[error("the message's attachments are not valid: {0}")]
+    BadAttachments(String),
+    #[error("only messages typed in the chat or sent through the agent API carry attachments")]
+    AttachmentsNotTaken,
 }
 
 /// The id of a possibly invalid message, so a refusal can still name it.
@@ -142,9 +150,22 @@ pub fn parse_routed(value: &Value, now_iso: &str) -> Result<RoutedMessage, Inval
         Some(Value::Object(m)) => Some(m.clone()),
         Some(_) => return Err(InvalidMessage::BadMetadata),
     };
+    let attachments: Vec<crate::attachment::Attachment> = match obj.get("attachments") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => crate::lean::from_value(v).map_err(|e| InvalidMessage::BadAttachments(e.to_string()))?,
+    };
+    if !attachments.is_empty() && !matches!(source, MessageSource::Direct | MessageSource::Api) {
+        return Err(InvalidMessage::AttachmentsNotTaken);
+    }
+    if let Some(bad) = attachments.iter().find(|a| !crate::attachment::is_content_hash(&a.hash)) {
+        return Err(InvalidMessage::BadAttachments(format!("{} has no valid content hash", bad.path)));
+    }
+    if attachments.len() > crate::attachment::MAX_ATTACHMENTS {
+        return Err(InvalidMessage::BadAttachments(crate::attachment::AttachError::TooMany.to_string()));
+    }
     let timestamp =
         obj.get("timestamp").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or(now_iso).to_owned();
-    Ok(RoutedMessage { id, text: text.clone(), timestamp, source, metadata })
+    Ok(RoutedMessage { id, text: text.clone(), timestamp, source, metadata, attachments })
 }
 
 /// What `process()` resolves with (seed 003 `ProcessResult`, plus `errorCode`, `retryable`,

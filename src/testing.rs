@@ -167,7 +167,10 @@ fn answer_events(blocks: &[ContentBlock], stop_reason: &str) -> Vec<String> {
                     events.push(sse("content_block_delta", &json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece}})));
                 }
             }
-            ContentBlock::ToolResult { .. } | ContentBlock::Image { .. } => continue,
+            ContentBlock::ToolResult { .. }
+            | ContentBlock::Image { .. }
+            | ContentBlock::Document { .. }
+            | ContentBlock::Attachment { .. } => continue,
         }
         events.push(sse("content_block_stop", &json!({"type": "content_block_stop", "index": index})));
     }
@@ -309,6 +312,8 @@ struct State {
     /// The vault: notes (path → text, created, modified), folders, the trash, the open note.
     vault: RefCell<BTreeMap<String, (String, Millis, Millis)>>,
     folders: RefCell<Vec<String>>,
+    /// Files that are not text (images, PDFs): listed with the notes, read only as bytes.
+    binary: RefCell<BTreeMap<String, Vec<u8>>>,
     trash: RefCell<Vec<(String, String)>>,
     active: RefCell<Option<String>>,
     /// Links and special files (with the text a followed linked file reads as), and every
@@ -508,6 +513,11 @@ impl FakeHost {
     pub fn put_note(&self, path: &str, text: &str) {
         let now = self.now();
         self.state.vault.borrow_mut().insert(path.to_owned(), (text.to_owned(), now, now));
+    }
+
+    /// Puts a file that is not text (an image, a PDF) in the vault (test setup).
+    pub fn put_binary(&self, path: &str, bytes: &[u8]) {
+        self.state.binary.borrow_mut().insert(path.to_owned(), bytes.to_vec());
     }
 
     /// Puts a link or a special file in the vault (test setup): `entry` is what the host lists
@@ -917,8 +927,9 @@ impl Host for FakeHost {
         self.advance(self.state.list_ms.get());
         self.state.followed.set(follow_linked_folders);
         let vault = self.state.vault.borrow();
+        let binary = self.state.binary.borrow();
         let mut folders: Vec<String> = self.state.folders.borrow().clone();
-        for path in vault.keys() {
+        for path in vault.keys().chain(binary.keys()) {
             let mut parent = path.as_str();
             while let Some((p, _)) = parent.rsplit_once('/') {
                 folders.push(p.to_owned());
@@ -937,6 +948,11 @@ impl Host for FakeHost {
             modified_ms: *modified,
             ..VaultEntry::default()
         }));
+        out.extend(binary.iter().map(|(path, bytes)| VaultEntry {
+            path: path.clone(),
+            size: bytes.len() as u64,
+            ..VaultEntry::default()
+        }));
         out.extend(
             self.state
                 .unusual
@@ -953,7 +969,19 @@ impl Host for FakeHost {
         if let Some(text) = self.through_unusual("read", path)? {
             return Ok(text);
         }
+        if self.state.binary.borrow().contains_key(path) {
+            return Err(HostError::Io(format!("{path} is not a text file")));
+        }
         self.note(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+    }
+
+    async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {
+        self.alive().await;
+        self.through_unusual("read", path)?;
+        if let Some(bytes) = self.state.binary.borrow().get(path) {
+            return Ok(bytes.clone());
+        }
+        self.note(path).map(String::into_bytes).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
     }
 
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {

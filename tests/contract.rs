@@ -36,6 +36,7 @@ use smarthole_agent::{
     AppliedChange, ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, TurnReview, UndoRefusal, UndoReport, WordSpan,
 };
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
+use smarthole_agent::{Attachment, AttachmentKind, MessageSource, ProcessResult, RoutedMessage};
 use smarthole_agent::{CheckLine, ConnectionCheck, ModelPrice, Usage, UsageTotals};
 use smarthole_agent::{
     Conversation, ConversationPage, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion,
@@ -44,7 +45,6 @@ use smarthole_agent::{
 use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
 use smarthole_agent::{McpServer, McpState, McpTool};
-use smarthole_agent::{MessageSource, ProcessResult, RoutedMessage};
 
 /// One value and the TypeScript type it must be.
 struct Sample {
@@ -120,7 +120,14 @@ fn event_variant(event: &Event) -> (usize, usize) {
 }
 
 fn block_variant(block: &ContentBlock) -> (usize, usize) {
-    variant_index!(block; ContentBlock::Text { .. }, ContentBlock::ToolUse { .. }, ContentBlock::ToolResult { .. }, ContentBlock::Image { .. })
+    variant_index!(block;
+        ContentBlock::Text { .. },
+        ContentBlock::ToolUse { .. },
+        ContentBlock::ToolResult { .. },
+        ContentBlock::Image { .. },
+        ContentBlock::Document { .. },
+        ContentBlock::Attachment { .. },
+    )
 }
 
 fn to_json(value: &impl Serialize) -> Value {
@@ -141,6 +148,7 @@ fn message_full() -> RoutedMessage {
         timestamp: TS.into(),
         source: MessageSource::Websocket,
         metadata: Some(json!({"inputMethod": "voice", "conversationId": "conv-1"}).as_object().cloned().unwrap()),
+        attachments: Vec::new(),
     }
 }
 
@@ -290,7 +298,23 @@ fn blocks() -> Vec<ContentBlock> {
         ContentBlock::ToolUse { id: "toolu_1".into(), name: "read_file".into(), input: json!({"path": "Shopping.md"}) },
         ContentBlock::ToolResult { tool_use_id: "toolu_1".into(), content: "- eggs".into(), is_error: true },
         ContentBlock::image("image/png", "iVBORw0KGgo="),
+        ContentBlock::document("application/pdf", "JVBERi0=", "Papers/paper.pdf"),
+        ContentBlock::Attachment { attachment: attachment_full() },
     ]
+}
+
+fn attachment_full() -> Attachment {
+    Attachment {
+        kind: AttachmentKind::Image,
+        path: "Pasted image.png".into(),
+        hash: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into(),
+        media_type: "image/png".into(),
+        bytes: 2048,
+        pasted: true,
+        cut: Some("cut at line 812 of 3000".into()),
+        pixels: Some((640, 480)),
+        pages: Some(3),
+    }
 }
 
 fn history_line_full() -> HistoryLine {
@@ -669,6 +693,15 @@ fn incoming() -> Vec<Sample> {
     let message = to_json(&message_full());
     assert_eq!(parse_routed(&message, "unused").unwrap(), message_full());
     samples.push(Sample { name: "routed_message".into(), ts_type: "Core.RoutedMessage", json: message, full: true });
+    let typed = RoutedMessage {
+        source: MessageSource::Direct,
+        metadata: None,
+        attachments: vec![attachment_full()],
+        ..message_full()
+    };
+    let typed_json = to_json(&typed);
+    assert_eq!(parse_routed(&typed_json, "unused").unwrap(), typed);
+    samples.push(Sample { name: "typed_message".into(), ts_type: "Core.RoutedMessage", json: typed_json, full: false });
     samples
 }
 

@@ -52,7 +52,16 @@ impl ContextCache {
             if content.is_empty() {
                 continue;
             }
-            let total = self.total_tokens() + estimate_tokens(content.len());
+            // An attachment's line holds its reference; what it sends is counted apart.
+            let attached: usize = message
+                .content
+                .iter()
+                .map(|b| match b {
+                    crate::llm::ContentBlock::Attachment { attachment } => attachment.estimated_tokens(),
+                    _ => 0,
+                })
+                .sum();
+            let total = self.total_tokens() + estimate_tokens(content.len()) + attached;
             self.messages.push(CachedMessage { role: message.role, content });
             self.tokens_before.push(total);
         }

@@ -30,6 +30,12 @@ pub(crate) fn render_transcript(lines: &[HistoryLine], max_chars: usize) -> Stri
                 ContentBlock::Text { text } if !text.trim().is_empty() => format!("{who}: {}", text.trim()),
                 ContentBlock::Text { .. } => continue,
                 ContentBlock::Image { .. } => format!("[{who} sent an image]"),
+                ContentBlock::Document { title, .. } => {
+                    format!("[{who} sent the PDF {}]", title.as_deref().unwrap_or("(untitled)"))
+                }
+                ContentBlock::Attachment { attachment } => {
+                    format!("[{who} attached {}]", attachment.path)
+                }
                 ContentBlock::ToolUse { name, input, .. } => {
                     format!("[{who} called {name} {}]", clip(&input.to_string(), TOOL_TEXT_CHARS))
                 }

@@ -67,7 +67,6 @@ impl MessagesJson {
     }
 
     /// Appends a message.
-    #[cfg(test)]
     pub fn push(&mut self, message: &ApiMessage) {
         self.push_content(message.role, &content_json(&message.content));
     }
@@ -76,6 +75,12 @@ impl MessagesJson {
     #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.open.is_none()
+    }
+
+    /// Whether any message holds an attachment reference, to be made into blocks before sending.
+    /// (Inside JSON strings quotes are escaped, so only a real block matches.)
+    pub(crate) fn has_attachments(&self) -> bool {
+        self.buf.contains("{\"type\":\"attachment\"")
     }
 
     /// Bytes held.

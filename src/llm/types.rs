@@ -35,6 +35,17 @@ pub enum ContentBlock {
     Image {
         source: Value,
     },
+    /// A PDF, as the Messages API takes it (`source` as for an image), titled with its path.
+    Document {
+        source: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+    },
+    /// What the user attached, by reference: kept so in the history and replaced by the blocks
+    /// above (from the attachment's copy) just before a request goes out.
+    Attachment {
+        attachment: crate::attachment::Attachment,
+    },
 }
 
 /// A block as read: flat, every field optional. Reading tagged enums through one plain struct
@@ -52,6 +63,8 @@ struct FlatBlock {
     #[serde(default)]
     is_error: bool,
     source: Option<Value>,
+    title: Option<String>,
+    attachment: Option<crate::attachment::Attachment>,
 }
 
 /// A required field of a flat tagged record, or the error naming it.
@@ -77,6 +90,8 @@ impl TryFrom<FlatBlock> for ContentBlock {
                 is_error: f.is_error,
             }),
             "image" => Ok(ContentBlock::Image { source: field(f.source, kind, "source")? }),
+            "document" => Ok(ContentBlock::Document { source: field(f.source, kind, "source")?, title: f.title }),
+            "attachment" => Ok(ContentBlock::Attachment { attachment: field(f.attachment, kind, "attachment")? }),
             other => Err(format!("unknown content block type {other:?}")),
         }
     }
@@ -91,6 +106,14 @@ impl ContentBlock {
     /// An image block from base64 data.
     pub fn image(media_type: &str, base64: &str) -> Self {
         ContentBlock::Image { source: serde_json::json!({"type": "base64", "media_type": media_type, "data": base64}) }
+    }
+
+    /// A PDF document block from base64 data.
+    pub fn document(media_type: &str, base64: &str, title: &str) -> Self {
+        ContentBlock::Document {
+            source: serde_json::json!({"type": "base64", "media_type": media_type, "data": base64}),
+            title: Some(title.to_owned()),
+        }
     }
 
     /// Reads one block of an answer; `None` for types we do not use (thinking, server tools…).

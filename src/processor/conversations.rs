@@ -356,7 +356,8 @@ pub(super) enum Prepared {
 /// line closes the turn.
 fn history_lines<H: Host>(host: &H, message: &RoutedMessage, outcome: &TurnOutcome) -> Vec<HistoryLine> {
     let ts = format_iso(host.now_ms());
-    let user = ApiMessage::user_text(message.text.clone());
+    let user =
+        ApiMessage { role: Role::User, content: crate::attachment::user_content(&message.text, &message.attachments) };
     let mut lines: Vec<HistoryLine> = std::iter::once(&user)
         .chain(outcome.messages.iter())
         .enumerate()

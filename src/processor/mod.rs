@@ -336,6 +336,25 @@ impl<H: Host + 'static> MessageProcessor<H> {
         crate::llm::check::check_connection(&self.pipeline.inner.host, &self.settings()).await
     }
 
+    /// Attaches a note, folder, image or PDF of the vault for the next message (the chat's `@`
+    /// picker, headless `--attach`): checked, read and copied now, so the chip can say what will
+    /// be sent (or why nothing will).
+    pub async fn attach_vault(
+        &self,
+        path: &str,
+    ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
+        crate::attachment::attach_vault(&self.pipeline.inner.host, &self.settings(), path).await
+    }
+
+    /// Attaches an image or PDF pasted or dropped into the chat.
+    pub async fn attach_bytes(
+        &self,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
+        crate::attachment::attach_bytes(&self.pipeline.inner.host, &self.settings(), name, bytes).await
+    }
+
     /// The day's and the month's token use and estimated cost (the usage ledger, local time),
     /// for the settings.
     pub async fn usage_totals(&self) -> Result<crate::usage::UsageTotals, crate::HostError> {

@@ -155,30 +155,16 @@ async fn dispatch<H: Host>(ctx: &ToolContext<'_, H>, name: &str, args: &Args) ->
     result.unwrap_or_else(|e| e)
 }
 
-/// The entry a path names once its real location is known (the case rule applied there, and
-/// again when the entry found is itself a link), `None` for a new path, with the real path.
+/// The entry a path names once its real location is known (`vault::real::real_entry`), with the
+/// refusal the model reads.
 fn real_entry<H: Host>(
     ctx: &ToolContext<'_, H>,
     normalized: &str,
     all: &[VaultEntry],
     access: Access,
 ) -> Step<(String, Option<VaultEntry>)> {
-    let located = real(ctx, normalized, all, access)?;
-    let Some(found) = find(&located, all).map_err(|e| ToolOutput::error(format!("{e}.")))? else {
-        return Ok((located, None));
-    };
-    if !found.is_unusual() {
-        return Ok((found.path.clone(), Some(found.clone())));
-    }
-    // Found through the case rule or `.md`: the entry itself is a link or special file.
-    let again = real(ctx, &found.path, all, access)?;
-    let target = all.iter().find(|e| e.path == again && !e.is_unusual()).cloned();
-    match target {
-        Some(t) => Ok((again, Some(t))),
-        // A file in a followed linked folder is listed as `Linked` and read where it is.
-        None if found.kind == crate::vault::EntryKind::Linked => Ok((again, Some(found.clone()))),
-        None => Err(ToolOutput::error(format!("{} was not found where {} points.", again, found.path))),
-    }
+    crate::vault::real::real_entry(normalized, all, &protected(ctx), access, ctx.settings.follow_linked_folders)
+        .map_err(|e| ToolOutput::error(e.to_string()))
 }
 
 /// The existing file a path names (the case rule applied), at its real location.

@@ -112,6 +112,49 @@ pub fn locate(
     Err(PathError::Unusual(path.to_owned(), unusual_reason(EntryKind::Loop)))
 }
 
+/// Why a path's real entry could not be reached, in the words the model and the user read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Unreachable {
+    #[error("Path {path:?} refused: {error}.")]
+    Refused { path: String, error: PathError },
+    #[error("{0}.")]
+    Lookup(PathError),
+    #[error("{target} was not found where {link} points.")]
+    Missing { target: String, link: String },
+}
+
+/// The entry a normalised path names once its real location is known (the case rule applied
+/// there, and again when the entry found is itself a link), `None` for a new path, with the real
+/// path. Every reader of the vault (the note tools, attachments) goes through here.
+pub(crate) fn real_entry(
+    normalized: &str,
+    all: &[VaultEntry],
+    protected: &[String],
+    access: Access,
+    follow_linked: bool,
+) -> Result<(String, Option<VaultEntry>), Unreachable> {
+    let real = |path: &str| {
+        locate(path, all, protected, access, follow_linked)
+            .map_err(|error| Unreachable::Refused { path: path.to_owned(), error })
+    };
+    let located = real(normalized)?;
+    let Some(found) = super::resolve::find(&located, all).map_err(Unreachable::Lookup)? else {
+        return Ok((located, None));
+    };
+    if !found.is_unusual() {
+        return Ok((found.path.clone(), Some(found.clone())));
+    }
+    // Found through the case rule or `.md`: the entry itself is a link or special file.
+    let again = real(&found.path)?;
+    let target = all.iter().find(|e| e.path == again && !e.is_unusual()).cloned();
+    match target {
+        Some(t) => Ok((again, Some(t))),
+        // A file in a followed linked folder is listed as `Linked` and read where it is.
+        None if found.kind == EntryKind::Linked => Ok((again, Some(found.clone()))),
+        None => Err(Unreachable::Missing { target: again, link: found.path.clone() }),
+    }
+}
+
 /// What a listing or a search left out, counted by kind ("3 entries skipped: 2 dangling links,
 /// 1 FIFO").
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

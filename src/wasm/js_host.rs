@@ -50,6 +50,8 @@ extern "C" {
     fn vault_list(this: &JsHostObject, follow_linked_folders: bool) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultRead)]
     fn vault_read(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultReadBytes)]
+    fn vault_read_bytes(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultCreate)]
     fn vault_create(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultProcess)]
@@ -306,6 +308,14 @@ impl Host for JsHost {
     async fn vault_read(&self, path: &str) -> Result<String, HostError> {
         let value = settle(self.object.vault_read(path)).await?;
         value.as_string().ok_or_else(|| HostError::Io(format!("{path} is not a text file")))
+    }
+
+    async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {
+        let value = settle(self.object.vault_read_bytes(path)).await?;
+        value
+            .dyn_into::<js_sys::Uint8Array>()
+            .map(|bytes| bytes.to_vec())
+            .map_err(|_| HostError::Io(format!("{path}: the host gave no bytes")))
     }
 
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {

@@ -36,6 +36,24 @@ export interface RoutedMessage {
   timestamp?: string;
   source?: MessageSource;
   metadata?: Record<string, unknown>;
+  /** What the user attached (from attachVault / attachBytes); typed and agent API messages only. */
+  attachments?: Attachment[];
+}
+
+/** A note, folder, image or PDF the user attached: what was sent is kept under its hash. */
+export interface Attachment {
+  kind: "note" | "folder" | "image" | "pdf";
+  /** The vault path, or a pasted file's name. */
+  path: string;
+  hash: string;
+  mediaType: string;
+  bytes: number;
+  pasted?: boolean;
+  /** Where a long note was cut ("cut at line 812 of 3000"). */
+  cut?: string;
+  /** An image's [width, height]. */
+  pixels?: [number, number];
+  pages?: number;
 }
 
 /** What process() resolves with (seed 003, plus errorCode, retryable, cancelled and notice). */
@@ -310,7 +328,9 @@ export type ContentBlock =
   | { type: "text"; text: string }
   | { type: "tool_use"; id: string; name: string; input: unknown }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean }
-  | { type: "image"; source: { type: "base64"; media_type: string; data: string } };
+  | { type: "image"; source: { type: "base64"; media_type: string; data: string } }
+  | { type: "document"; source: { type: "base64"; media_type: string; data: string }; title?: string }
+  | { type: "attachment"; attachment: Attachment };
 
 /** One line of a conversation's history. */
 export interface HistoryLine {
@@ -470,6 +490,8 @@ export interface CoreHost {
    * folders linked from outside only when followLinkedFolders. */
   vaultList(followLinkedFolders: boolean): Promise<VaultEntry[]>;
   vaultRead(path: string): Promise<string>;
+  /** A file's bytes (an attached image or PDF; its size was checked first). */
+  vaultReadBytes(path: string): Promise<Uint8Array>;
   /** Creates a note that does not exist yet, and its folders. */
   vaultCreate(path: string, text: string): Promise<void>;
   /** Atomic read-modify-write (Vault.process); edit returns the new text, or undefined for no
@@ -662,6 +684,22 @@ impl WasmMessageProcessor {
     pub fn check_connection(&self) -> Promise {
         let core = self.core.clone();
         promise(async move { Ok::<_, String>(core.check_connection().await) })
+    }
+
+    /// Attaches a note, folder, image or PDF of the vault for the next message; rejects with
+    /// what to show on the chip.
+    #[wasm_bindgen(js_name = attachVault, unchecked_return_type = "Promise<Attachment>")]
+    pub fn attach_vault(&self, path: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.attach_vault(&path).await })
+    }
+
+    /// Attaches an image or PDF pasted or dropped into the chat (scaled down by the view first
+    /// when large); rejects with what to show on the chip.
+    #[wasm_bindgen(js_name = attachBytes, unchecked_return_type = "Promise<Attachment>")]
+    pub fn attach_bytes(&self, name: String, bytes: Vec<u8>) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.attach_bytes(&name, &bytes).await })
     }
 
     /// The day's and the month's token use and estimated cost, for the settings.

@@ -37,7 +37,7 @@ export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile
 /** The platform's notes (paths relative to the vault, checked by the core). */
 export type VaultIO = Pick<
   CoreHost,
-  "vaultList" | "vaultRead" | "vaultCreate" | "vaultProcess" | "vaultAppend" | "vaultCreateFolder" | "vaultTrash" | "vaultRename" | "activeNote"
+  "vaultList" | "vaultRead" | "vaultReadBytes" | "vaultCreate" | "vaultProcess" | "vaultAppend" | "vaultCreateFolder" | "vaultTrash" | "vaultRename" | "activeNote"
 >;
 
 export interface RuntimeOptions {
@@ -115,6 +115,7 @@ export class CoreRuntime {
       fileSize: (p) => io.fileSize(p),
       vaultList: (follow) => vault.vaultList(follow),
       vaultRead: (p) => vault.vaultRead(p),
+      vaultReadBytes: (p) => vault.vaultReadBytes(p),
       vaultCreate: (p, t) => vault.vaultCreate(p, t),
       vaultProcess: (p, edit) => vault.vaultProcess(p, edit),
       vaultAppend: (p, t) => vault.vaultAppend(p, t),

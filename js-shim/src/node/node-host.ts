@@ -142,6 +142,10 @@ export class NodeHost implements CoreHost {
     return this.vault.vaultProcess(relative, edit);
   }
 
+  vaultReadBytes(relative: string): Promise<Uint8Array> {
+    return this.vault.vaultReadBytes(relative);
+  }
+
   vaultAppend(relative: string, text: string): Promise<void> {
     return this.vault.vaultAppend(relative, text);
   }

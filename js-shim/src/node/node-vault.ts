@@ -16,6 +16,7 @@
 import { constants, watch } from "node:fs";
 import { appendFile, lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { VaultEntry, VaultEntryKind } from "smarthole-core";
 import type { VaultIO } from "../core/runtime.ts";
@@ -136,11 +137,16 @@ export class NodeVault implements VaultIO {
 
   /** Reads a regular file; anything else is refused without blocking on it. */
   private async readRegular(real: string, relative: string): Promise<string> {
+    return this.withRegular(real, relative, (handle) => handle.readFile("utf8"));
+  }
+
+  /** Opens a regular file only (never a FIFO, socket or device, never through a link) to read it. */
+  private async withRegular<T>(real: string, relative: string, read: (handle: FileHandle) => Promise<T>): Promise<T> {
     const handle = await open(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
     try {
       const info = await handle.stat();
       if (!info.isFile()) throw new Error(`${relative} is not a regular file (a FIFO, socket or device); not opened`);
-      return await handle.readFile("utf8");
+      return await read(handle);
     } finally {
       await handle.close();
     }
@@ -261,6 +267,13 @@ export class NodeVault implements VaultIO {
 
   vaultRead(relative: string): Promise<string> {
     return this.scrubbed(async () => this.readRegular(await this.existing(relative, "read"), relative));
+  }
+
+  vaultReadBytes(relative: string): Promise<Uint8Array> {
+    return this.scrubbed(async () => {
+      const bytes = await this.withRegular(await this.existing(relative, "read"), relative, (handle) => handle.readFile());
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    });
   }
 
   vaultCreate(relative: string, text: string): Promise<void> {

@@ -105,6 +105,8 @@ const server = createServer((req, res) => {
           return send(res, 200, "application/json", JSON.stringify(await files.vaultList(p.get("follow") === "1")));
         case "GET /vault/file":
           return send(res, 200, "text/plain; charset=utf-8", await files.vaultRead(p.get("path") ?? ""));
+        case "GET /vault/bytes":
+          return send(res, 200, "application/octet-stream", Buffer.from(await files.vaultReadBytes(p.get("path") ?? "")));
         case "POST /vault/file":
           await files.vaultCreate(p.get("path") ?? "", await body(req));
           return send(res, 204, "text/plain", "");

@@ -59,6 +59,10 @@ export class PageVault implements VaultIO {
     return (await ok(await fetch(`/vault/file?${q({ path })}`))).text();
   }
 
+  async vaultReadBytes(path: string): Promise<Uint8Array> {
+    return new Uint8Array(await (await ok(await fetch(`/vault/bytes?${q({ path })}`))).arrayBuffer());
+  }
+
   async vaultCreate(path: string, text: string): Promise<void> {
     await ok(await fetch(`/vault/file?${q({ path })}`, { method: "POST", body: text }));
   }

@@ -69,6 +69,10 @@ export class ObsidianVault implements VaultIO {
     return this.guarded([path], "read", () => this.app.vault.cachedRead(this.file(path)));
   }
 
+  vaultReadBytes(path: string): Promise<Uint8Array> {
+    return this.guarded([path], "read", async () => new Uint8Array(await this.app.vault.readBinary(this.file(path))));
+  }
+
   vaultCreate(path: string, text: string): Promise<void> {
     return this.guarded([path], "write", async () => {
       await this.ensureFolder(path.slice(0, Math.max(0, path.lastIndexOf("/"))));

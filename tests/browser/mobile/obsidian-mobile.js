@@ -185,6 +185,9 @@
     async cachedRead(file) {
       return this.adapter.read(file.path);
     }
+    async readBinary(file) {
+      return new TextEncoder().encode(await this.adapter.read(file.path)).buffer;
+    }
     async create(p, data) {
       if (files.has(p)) throw new Error("File already exists.");
       await put(p, data);

@@ -180,6 +180,10 @@ class Vault {
   async cachedRead(file) {
     return fsp.readFile(this.full(file.path), "utf8");
   }
+  async readBinary(file) {
+    const bytes = await fsp.readFile(this.full(file.path));
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
   async create(p, data) {
     if (fs.existsSync(this.full(p))) throw new Error("File already exists.");
     await fsp.writeFile(this.full(p), data);

@@ -1,0 +1,441 @@
+//! What the user points the agent at: a note or folder mentioned with `@`, an image or PDF from
+//! the vault or pasted into the chat. Each is checked, read and copied once, when it is attached:
+//! the copy under `.smarthole/attachments/` is named by the hash of what was sent, so the same
+//! screenshot twice is stored once, and a later turn, a retry or a restart sends exactly the
+//! bytes the user sent, even if the note changed since. The history keeps only the reference
+//! (kind, path, hash, size), never the content: its lines stay small.
+
+mod resolve;
+mod sniff;
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub(crate) use resolve::{resolve_history, resolve_message};
+
+use crate::host::Host;
+use crate::host_types::HostError;
+use crate::llm::ContentBlock;
+use crate::settings::ApiFormat;
+use crate::settings::Settings;
+use crate::vault::path::{is_protected, normalize, parent, protected_folders, PathError};
+use crate::vault::real::{listable, real_entry, Access, Unreachable};
+use crate::vault::VaultEntry;
+use sniff::{sniff, Sniffed};
+
+/// Most characters of a note sent whole; a longer one is cut at a line end with a marker.
+pub(crate) const MAX_NOTE_CHARS: usize = 40_000;
+/// Largest note read to attach (its first [`MAX_NOTE_CHARS`] are sent).
+pub(crate) const MAX_NOTE_BYTES: u64 = 8 * 1024 * 1024;
+/// The Messages API's limit for one image.
+pub(crate) const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+/// The Messages API's limit for an image's width and height.
+pub(crate) const MAX_IMAGE_SIDE: u32 = 8000;
+/// Largest PDF: its base64 form must leave room in the API's 32 MB request.
+pub(crate) const MAX_PDF_BYTES: u64 = 20 * 1024 * 1024;
+/// The Messages API's page limit for a PDF.
+pub(crate) const MAX_PDF_PAGES: u32 = 100;
+/// Entries of a folder listed before "… and N more".
+pub(crate) const MAX_FOLDER_ENTRIES: usize = 200;
+/// Attachments one message may carry.
+pub const MAX_ATTACHMENTS: usize = 20;
+/// Where the copies live, in the data folder.
+const COPIES_DIR: &str = "attachments";
+
+/// What an attachment is, which decides the block it is sent as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentKind {
+    /// A note's text (a text block, with its path).
+    Note,
+    /// A folder: the list of what it holds (the agent reads further with its tools).
+    Folder,
+    /// An image block.
+    Image,
+    /// A PDF document block.
+    Pdf,
+}
+
+impl AttachmentKind {
+    fn is_binary(self) -> bool {
+        matches!(self, AttachmentKind::Image | AttachmentKind::Pdf)
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            AttachmentKind::Note => "note",
+            AttachmentKind::Folder => "folder",
+            AttachmentKind::Image => "image",
+            AttachmentKind::Pdf => "PDF",
+        }
+    }
+}
+
+/// An attachment as the history keeps it and the chat shows it as a chip: what was sent is in
+/// the copy its hash names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    pub kind: AttachmentKind,
+    /// The vault path, or the name of a pasted or dropped file.
+    pub path: String,
+    /// SHA-256 of what was sent (hex): the copy's name.
+    pub hash: String,
+    pub media_type: String,
+    /// Size of what was sent, in bytes.
+    pub bytes: u64,
+    /// Pasted or dropped into the chat rather than taken from the vault.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pasted: bool,
+    /// Where a long note was cut ("cut at line 812 of 3,000"), shown on the chip before sending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
+    /// An image's width and height in pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<(u32, u32)>,
+    /// A PDF's page count, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u32>,
+}
+
+impl Attachment {
+    /// The copy's path in the data folder.
+    pub(crate) fn copy_path(&self) -> String {
+        copy_path(&self.hash, self.kind)
+    }
+
+    /// A rough token count of what it sends, for the context budget (the history line itself
+    /// holds only the reference).
+    pub(crate) fn estimated_tokens(&self) -> usize {
+        let bytes = usize::try_from(self.bytes).unwrap_or(usize::MAX);
+        match self.kind {
+            AttachmentKind::Note | AttachmentKind::Folder => bytes / 4 + 16,
+            // The API scales an image to at most ~1,600 tokens' worth (width x height / 750).
+            AttachmentKind::Image => {
+                self.pixels.map_or(1_600, |(w, h)| (w as usize).saturating_mul(h as usize) / 750).clamp(64, 1_600)
+            }
+            // Text and an image of each page.
+            AttachmentKind::Pdf => self.pages.map_or(bytes / 50, |p| p as usize * 2_000),
+        }
+    }
+}
+
+/// Why something could not be attached. Shown on its chip; nothing is sent.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AttachError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("{path} is {size}; {what} can be attached up to {limit}")]
+    TooLarge { path: String, what: &'static str, size: String, limit: String },
+    #[error("{path} is {width} x {height} pixels; images can be attached up to {MAX_IMAGE_SIDE} x {MAX_IMAGE_SIDE}")]
+    TooManyPixels { path: String, width: u32, height: u32 },
+    #[error("{path} has {pages} pages; a PDF can be attached with up to {MAX_PDF_PAGES}")]
+    TooManyPages { path: String, pages: u32 },
+    #[error("{0} is not a note, a folder, an image (PNG, JPEG, GIF, WebP) or a PDF")]
+    Unsupported(String),
+    #[error("{path} does not look like {expected}: its bytes do not match (the file may be damaged)")]
+    Damaged { path: String, expected: &'static str },
+    #[error("could not read {path}: {error}")]
+    Unreadable { path: String, error: String },
+    #[error(
+        "the model's server speaks Chat Completions, which cannot take PDFs: switch Format to \
+Anthropic Messages, or paste the text you need"
+    )]
+    FormatCannotTakePdf,
+    #[error("could not keep a copy of {path} to send: {error}")]
+    NotStored { path: String, error: String },
+    #[error("a message can carry {MAX_ATTACHMENTS} attachments at most")]
+    TooMany,
+}
+
+/// "1.2 MB", "830 KB", "12 bytes".
+pub(crate) fn size_text(bytes: u64) -> String {
+    const MB: f64 = 1024.0 * 1024.0;
+    match bytes {
+        b if b >= 1024 * 1024 => format!("{:.1} MB", b as f64 / MB),
+        b if b >= 1024 => format!("{} KB", b / 1024),
+        b => format!("{b} bytes"),
+    }
+}
+
+fn copy_path(hash: &str, kind: AttachmentKind) -> String {
+    format!("{COPIES_DIR}/{hash}.{}", if kind.is_binary() { "b64" } else { "txt" })
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What the extension says a vault file is meant to be; the bytes decide for binaries.
+fn kind_by_name(path: &str) -> Option<AttachmentKind> {
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "md" | "markdown" | "txt" | "canvas" | "csv" | "json" | "yaml" | "yml" | "base" => Some(AttachmentKind::Note),
+        "png" | "jpg" | "jpeg" | "gif" | "webp" => Some(AttachmentKind::Image),
+        "pdf" => Some(AttachmentKind::Pdf),
+        _ => None,
+    }
+}
+
+/// Writes the copy unless one is there already (same hash, same content).
+async fn store_copy<H: Host>(host: &H, path: &str, attachment: &Attachment, text: &str) -> Result<(), AttachError> {
+    let target = attachment.copy_path();
+    let stored = |e: HostError| AttachError::NotStored { path: path.to_owned(), error: e.to_string() };
+    if host.file_size(&target).await.map_err(stored)? == Some(text.len() as u64) {
+        return Ok(());
+    }
+    host.write_file_atomic(&target, text).await.map_err(stored)
+}
+
+/// A note's text cut to [`MAX_NOTE_CHARS`] at a line end, with the marker saying where, and the
+/// chip's "cut at line …".
+fn cut_note(text: &str) -> (String, Option<String>) {
+    if text.chars().count() <= MAX_NOTE_CHARS {
+        return (text.to_owned(), None);
+    }
+    let total_lines = text.lines().count();
+    let mut kept = String::new();
+    let mut lines = 0;
+    for line in text.split_inclusive('\n') {
+        if kept.chars().count() + line.chars().count() > MAX_NOTE_CHARS {
+            break;
+        }
+        kept.push_str(line);
+        lines += 1;
+    }
+    if lines == 0 {
+        // One enormous first line: cut inside it.
+        kept = text.chars().take(MAX_NOTE_CHARS).collect();
+        lines = 1;
+    }
+    let cut = format!("cut at line {lines} of {total_lines}");
+    if !kept.ends_with('\n') {
+        kept.push('\n');
+    }
+    kept.push_str(&format!(
+        "[… attachment cut here, at line {lines} of {total_lines}: the note is longer than the {MAX_NOTE_CHARS} characters sent. Read the rest with read_file.]\n"
+    ));
+    (kept, Some(cut))
+}
+
+/// A folder's direct content, as the model reads it.
+fn folder_listing(folder: &str, all: &[VaultEntry], protected: &[String], follow_linked: bool) -> String {
+    let mut inside: Vec<&VaultEntry> = all
+        .iter()
+        .filter(|e| parent(&e.path) == folder && e.path != folder)
+        .filter(|e| is_protected(&e.path, protected).is_none() && listable(e, protected, follow_linked).is_ok())
+        .collect();
+    crate::lean::sort_by(&mut inside, |a, b| (!a.is_folder, &a.path).cmp(&(!b.is_folder, &b.path)));
+    let mut out = format!("{} holds {} entries:\n", if folder.is_empty() { "The vault" } else { folder }, inside.len());
+    for entry in inside.iter().take(MAX_FOLDER_ENTRIES) {
+        let name = entry.path.rsplit('/').next().unwrap_or(&entry.path);
+        if entry.is_folder {
+            out.push_str(&format!("- {name}/\n"));
+        } else {
+            out.push_str(&format!("- {name} ({})\n", size_text(entry.size)));
+        }
+    }
+    if inside.len() > MAX_FOLDER_ENTRIES {
+        out.push_str(&format!("- … and {} more\n", inside.len() - MAX_FOLDER_ENTRIES));
+    }
+    out
+}
+
+/// Checks an image's or PDF's bytes against the API's limits; returns the attachment (without
+/// its hash) and the media type.
+fn check_binary(
+    path: &str,
+    bytes: &[u8],
+    expected: Option<AttachmentKind>,
+    settings: &Settings,
+) -> Result<Attachment, AttachError> {
+    let size = bytes.len() as u64;
+    let too_large = |what, limit| AttachError::TooLarge {
+        path: path.to_owned(),
+        what,
+        size: size_text(size),
+        limit: size_text(limit),
+    };
+    let attachment = |kind, media_type: &str| Attachment {
+        kind,
+        path: path.to_owned(),
+        hash: String::new(),
+        media_type: media_type.to_owned(),
+        bytes: size,
+        pasted: false,
+        cut: None,
+        pixels: None,
+        pages: None,
+    };
+    match (sniff(bytes), expected) {
+        (Sniffed::Image { media_type, size: pixels }, None | Some(AttachmentKind::Image)) => {
+            if size > MAX_IMAGE_BYTES {
+                return Err(too_large("images", MAX_IMAGE_BYTES));
+            }
+            let Some((width, height)) = pixels.filter(|&(w, h)| w > 0 && h > 0) else {
+                return Err(AttachError::Damaged { path: path.to_owned(), expected: "an image (no readable header)" });
+            };
+            if width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
+                return Err(AttachError::TooManyPixels { path: path.to_owned(), width, height });
+            }
+            Ok(Attachment { pixels: Some((width, height)), ..attachment(AttachmentKind::Image, media_type) })
+        }
+        (Sniffed::Pdf { pages }, None | Some(AttachmentKind::Pdf)) => {
+            if settings.api_format == ApiFormat::Openai {
+                return Err(AttachError::FormatCannotTakePdf);
+            }
+            if size > MAX_PDF_BYTES {
+                return Err(too_large("PDFs", MAX_PDF_BYTES));
+            }
+            if let Some(pages) = pages.filter(|&p| p > MAX_PDF_PAGES) {
+                return Err(AttachError::TooManyPages { path: path.to_owned(), pages });
+            }
+            Ok(Attachment { pages, ..attachment(AttachmentKind::Pdf, "application/pdf") })
+        }
+        (_, Some(AttachmentKind::Image)) => {
+            Err(AttachError::Damaged { path: path.to_owned(), expected: "a PNG, JPEG, GIF or WebP image" })
+        }
+        (_, Some(AttachmentKind::Pdf)) => Err(AttachError::Damaged { path: path.to_owned(), expected: "a PDF" }),
+        _ => Err(AttachError::Unsupported(path.to_owned())),
+    }
+}
+
+/// Hashes and copies checked bytes; the attachment the chip shows and the message carries.
+async fn keep_binary<H: Host>(host: &H, mut attachment: Attachment, bytes: &[u8]) -> Result<Attachment, AttachError> {
+    attachment.hash = sha256_hex(bytes);
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    store_copy(host, &attachment.path.clone(), &attachment, &encoded).await?;
+    Ok(attachment)
+}
+
+/// Attaches a note, folder, image or PDF of the vault, under the note tools' path rules
+/// (protected folders, links out of the vault, special files all refused).
+pub async fn attach_vault<H: Host>(host: &H, settings: &Settings, path: &str) -> Result<Attachment, AttachError> {
+    let protected = protected_folders(&settings.protected_folders);
+    let refused = |e: PathError| AttachError::Refused(format!("{path} cannot be attached: {e}"));
+    let normalized = match path.trim() {
+        // The vault's root folder.
+        "" | "/" => String::new(),
+        // A folder may be written with its slash ("Projects/"); a leading one stays and is refused.
+        p => normalize(p.strip_suffix('/').unwrap_or(p), &protected).map_err(refused)?,
+    };
+    let all = host
+        .vault_list(settings.follow_linked_folders)
+        .await
+        .map_err(|e| AttachError::Unreadable { path: path.to_owned(), error: e.to_string() })?;
+    let all: Vec<VaultEntry> = all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect();
+    let follow = settings.follow_linked_folders;
+    if normalized.is_empty() {
+        return keep_text(host, AttachmentKind::Folder, "/", folder_listing("", &all, &protected, follow), None).await;
+    }
+    let (real, entry) = real_entry(&normalized, &all, &protected, Access::Read, follow).map_err(|e| match e {
+        Unreachable::Refused { error, .. } => refused(error),
+        other => AttachError::Refused(other.to_string()),
+    })?;
+    let entry = entry.ok_or_else(|| AttachError::Refused(format!("{path} is not a note or folder of this vault")))?;
+    if entry.is_folder {
+        let listing = folder_listing(&real, &all, &protected, follow);
+        return keep_text(host, AttachmentKind::Folder, &entry.path, listing, None).await;
+    }
+    let unreadable = |e: HostError| AttachError::Unreadable { path: entry.path.clone(), error: e.to_string() };
+    match kind_by_name(&real) {
+        Some(AttachmentKind::Note) => {
+            if entry.size > MAX_NOTE_BYTES {
+                return Err(AttachError::TooLarge {
+                    path: entry.path.clone(),
+                    what: "notes",
+                    size: size_text(entry.size),
+                    limit: size_text(MAX_NOTE_BYTES),
+                });
+            }
+            let text = host.vault_read(&real).await.map_err(unreadable)?;
+            let (text, cut) = cut_note(&text);
+            keep_text(host, AttachmentKind::Note, &entry.path, text, cut).await
+        }
+        Some(kind) => {
+            let limit = if kind == AttachmentKind::Image { MAX_IMAGE_BYTES } else { MAX_PDF_BYTES };
+            if entry.size > limit {
+                let what = if kind == AttachmentKind::Image { "images" } else { "PDFs" };
+                return Err(AttachError::TooLarge {
+                    path: entry.path.clone(),
+                    what,
+                    size: size_text(entry.size),
+                    limit: size_text(limit),
+                });
+            }
+            let bytes = host.vault_read_bytes(&real).await.map_err(unreadable)?;
+            let checked = check_binary(&entry.path, &bytes, Some(kind), settings)?;
+            keep_binary(host, checked, &bytes).await
+        }
+        None => Err(AttachError::Unsupported(entry.path.clone())),
+    }
+}
+
+/// Hashes and copies a note's text or a folder's listing.
+async fn keep_text<H: Host>(
+    host: &H,
+    kind: AttachmentKind,
+    path: &str,
+    text: String,
+    cut: Option<String>,
+) -> Result<Attachment, AttachError> {
+    let attachment = Attachment {
+        kind,
+        path: path.to_owned(),
+        hash: sha256_hex(text.as_bytes()),
+        media_type: "text/plain".to_owned(),
+        bytes: text.len() as u64,
+        pasted: false,
+        cut,
+        pixels: None,
+        pages: None,
+    };
+    store_copy(host, path, &attachment, &text).await?;
+    Ok(attachment)
+}
+
+/// Attaches an image or PDF pasted or dropped into the chat (the host scaled a large image down
+/// first where it can). `name` is shown on the chip.
+pub async fn attach_bytes<H: Host>(
+    host: &H,
+    settings: &Settings,
+    name: &str,
+    bytes: &[u8],
+) -> Result<Attachment, AttachError> {
+    let name: String = name.chars().filter(|c| !c.is_control()).take(200).collect();
+    let name = if name.trim().is_empty() { "pasted file".to_owned() } else { name };
+    // Told by the bytes alone; the size checks come before anything is copied.
+    let too_big = bytes.len() as u64 > MAX_IMAGE_BYTES.max(MAX_PDF_BYTES);
+    if too_big {
+        return Err(AttachError::TooLarge {
+            path: name,
+            what: "pasted files",
+            size: size_text(bytes.len() as u64),
+            limit: size_text(MAX_PDF_BYTES),
+        });
+    }
+    let mut checked = check_binary(&name, bytes, None, settings)?;
+    checked.pasted = true;
+    keep_binary(host, checked, bytes).await
+}
+
+/// The user's message as content blocks: what they attached, then their text (the API reads
+/// images and documents best before the question).
+pub(crate) fn user_content(text: &str, attachments: &[Attachment]) -> Vec<ContentBlock> {
+    attachments
+        .iter()
+        .map(|a| ContentBlock::Attachment { attachment: a.clone() })
+        .chain(std::iter::once(ContentBlock::text(text)))
+        .collect()
+}
+
+/// Whether a hash is what [`sha256_hex`] makes (a message's attachment names a copy by it, so
+/// nothing else may reach a file name).
+pub(crate) fn is_content_hash(hash: &str) -> bool {
+    hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[cfg(test)]
+mod tests;

@@ -355,6 +355,32 @@ fn a_message_goes_through_the_pipeline_with_source_api_and_its_result_can_be_awa
 }
 
 #[test]
+fn a_message_carries_vault_paths_as_attachments_under_the_path_rules() {
+    let (host, p) = setup();
+    host.put_note("Reports/Q3.md", "revenue up 12%");
+    host.put_note(".obsidian/workspace.json", "{}");
+    host.script([Reply::text("Revenue rose.")]);
+    let answer = post(&host, &p, "/messages?wait=30", json!({"text": "sum up", "attachments": ["Reports/Q3.md"]}));
+    assert_eq!((answer.0, answer.1["status"].as_str()), (200, Some("done")), "{answer:?}");
+    assert!(host.requests()[0].body.to_string().contains("<note path=\\\"Reports/Q3.md\\\">\\nrevenue up 12%"));
+
+    for (attachments, reason) in [
+        (json!([".obsidian/workspace.json"]), "protected"),
+        (json!(["../outside.md"]), "leaves the vault"),
+        (json!(["missing.png"]), "not a note or folder"),
+        (json!("Reports/Q3.md"), "must be a list"),
+        (json!([7]), "must be a list"),
+    ] {
+        let refused = post(&host, &p, "/messages", json!({"text": "x", "attachments": attachments}));
+        assert_eq!(error_code(&refused), (400, "invalid_field"));
+        assert_eq!(refused.1["error"]["field"], "attachments");
+        let message = refused.1["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(reason), "{message}");
+    }
+    assert_eq!(host.requests().len(), 1, "nothing was sent for a refused attachment");
+}
+
+#[test]
 fn settings_check_the_agent_api() {
     let bad = |s: Settings| s.validate().unwrap_err().to_string();
     let no_token = Settings { agent_api_token: String::new(), ..api_settings() };

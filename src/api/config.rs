@@ -73,7 +73,8 @@ const CONFIG_STATIC: &str = r#"{
     {"method": "GET", "path": "/verify/{id}", "description": "a verification's status; ?wait=<seconds> (≤ 60) holds the answer until it changes", "request": null,
      "response": {"verification_id": "ver-…", "action": "git_push", "status": "approved | pending | rejected", "reason": "timeout (only when rejected)", "message": "…", "expires_at": "…"}},
     {"method": "POST", "path": "/messages", "description": "give the vault agent a message (source api); ?wait=<seconds> (≤ 60) holds the answer until it is done (200) or still running (202)",
-     "request": {"text": "what to do", "metadata": "optional object"},
+     "request": {"text": "what to do", "metadata": "optional object",
+                 "attachments": "optional list of vault paths: notes, folders, images, PDFs"},
      "response": {"message_id": "api-…", "status": "queued | processing | done | failed | cancelled", "result": {"success": true, "messageId": "api-…", "response": "…"}}},
     {"method": "GET", "path": "/messages/{id}", "description": "a message's status and, when done, its result; ?wait=<seconds> (≤ 60)", "request": null,
      "response": {"message_id": "api-…", "status": "queued | processing | done | failed | cancelled", "result": {"success": true, "messageId": "api-…", "response": "…"}}}

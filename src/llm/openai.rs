@@ -23,6 +23,7 @@ fn translate_message(message: &Value, out: &mut Vec<Value>) {
     let mut text = Vec::new();
     let mut calls = Vec::new();
     let mut images = Vec::new();
+    let mut notes = Vec::new();
     for block in blocks {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => text.push(block.get("text").and_then(Value::as_str).unwrap_or("")),
@@ -32,6 +33,12 @@ fn translate_message(message: &Value, out: &mut Vec<Value>) {
                 let field = |name| source.and_then(|s| s.get(name)).and_then(Value::as_str).unwrap_or("");
                 let url = format!("data:{};base64,{}", field("media_type"), field("data"));
                 images.push(json!({"type": "image_url", "image_url": {"url": url}}));
+            }
+            // The format has no PDF part (attaching one is refused while it is chosen); one from
+            // an earlier turn under the Messages format is named, never dropped in silence.
+            Some("document") => {
+                let title = block.get("title").and_then(Value::as_str).unwrap_or("a PDF");
+                notes.push(format!("[{title} was attached here, but this server's format (Chat Completions) cannot take PDFs, so it was not sent.]"));
             }
             Some("tool_use") => calls.push(json!({
                 "id": block.get("id").cloned().unwrap_or(Value::Null),
@@ -53,6 +60,7 @@ fn translate_message(message: &Value, out: &mut Vec<Value>) {
             _ => {}
         }
     }
+    text.extend(notes.iter().map(String::as_str));
     let text = text.join("\n\n");
     if role == "assistant" {
         let mut m =
@@ -294,6 +302,23 @@ mod tests {
                 {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
             ]})]
         );
+    }
+
+    #[test]
+    fn a_pdf_from_an_earlier_turn_is_named_never_dropped_in_silence() {
+        let message = serde_json::to_value(ApiMessage {
+            role: crate::llm::Role::User,
+            content: vec![
+                ContentBlock::document("application/pdf", "JVBERi0=", "paper.pdf"),
+                ContentBlock::text("Sum up"),
+            ],
+        })
+        .unwrap();
+        let mut out = Vec::new();
+        translate_message(&message, &mut out);
+        let text = out[0]["content"].as_str().unwrap_or_default();
+        assert!(text.starts_with("Sum up\n\n[paper.pdf was attached here"), "{text}");
+        assert!(!text.contains("JVBERi0="));
     }
 
     #[test]

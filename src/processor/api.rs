@@ -290,13 +290,34 @@ impl<H: Host + 'static> Pipeline<H> {
             Some(Value::Object(map)) => Value::Object(map.clone()),
             Some(other) => return Err(bad("metadata", format!("must be an object, not {}", kind(other)))),
         };
+        let paths: Vec<&str> = match body.get("attachments") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|p| p.as_str().ok_or_else(|| bad("attachments", "must be a list of vault paths (strings)")))
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(bad("attachments", format!("must be a list of vault paths, not {}", kind(other))))
+            }
+        };
+        if paths.len() > crate::attachment::MAX_ATTACHMENTS {
+            return Err(bad("attachments", crate::attachment::AttachError::TooMany.to_string()));
+        }
+        // Under the note tools' path rules; checked and copied before the message is queued, so
+        // a path that cannot go is refused here and nothing is sent.
+        let mut attachments = Vec::with_capacity(paths.len());
+        for path in paths {
+            let attached = crate::attachment::attach_vault(host, &self.settings(), path).await;
+            attachments.push(attached.map_err(|e| bad("attachments", e.to_string()))?);
+        }
         if self.inner.api_recent.borrow().unfinished() >= MAX_MESSAGES_IN_FLIGHT {
             return Err(ApiError::TooMany(format!(
                 "{MAX_MESSAGES_IN_FLIGHT} messages from the agent API are still waiting"
             )));
         }
         let id = new_id(host, "api-");
-        let raw = json!({"id": id, "text": text, "source": "api", "timestamp": format_iso(host.now_ms()), "metadata": metadata});
+        let raw = json!({"id": id, "text": text, "source": "api", "timestamp": format_iso(host.now_ms()),
+            "metadata": metadata, "attachments": attachments});
         let run: ApiRun = self.process(raw).boxed_local().shared();
         let owner = own.map(|c| c.name.clone());
         self.inner.api_recent.borrow_mut().add(id.clone(), run.clone(), owner);

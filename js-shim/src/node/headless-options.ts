@@ -22,6 +22,9 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --no-stream            wait for whole answers instead of streaming
   --once TEXT            process one typed message, print its result as JSON, exit
   --once-json JSON       the same with a whole RoutedMessage (for example one from the hub)
+  --attach PATH          attach a note, folder, image or PDF of the vault (a vault path) to the --once
+                         message or the first one typed; repeatable. In the chat, /attach PATH attaches
+                         to the next message
   --hub URL              connect to the SmartHole hub (for example ws://127.0.0.1:9473)
   --hub-name NAME        the client name to register with the hub (default obsidian)
   --approvals MODE       answer to approval requests (the agent overwriting, deleting or moving a note;
@@ -65,6 +68,7 @@ function parse() {
       "no-stream": { type: "boolean", default: false },
       once: { type: "string" },
       "once-json": { type: "string" },
+      attach: { type: "string", multiple: true, default: [] },
       hub: { type: "string" },
       "hub-name": { type: "string" },
       approvals: { type: "string", default: "reject" },
@@ -168,7 +172,8 @@ export function readOptions() {
   const serving = values.hub !== undefined || values["api-port"] !== undefined;
   const statsMs = values["stats-ms"] === undefined ? 0 : Number(values["stats-ms"]);
   if (!Number.isInteger(statsMs) || statsMs < 0) throw new UsageError(`--stats-ms must be a whole number of milliseconds (got ${values["stats-ms"]})`);
-  return { vault, settings, once, check: values.check, serving, verbose: values.verbose, approvals, statsMs, configs };
+  if (values.attach.length > 0 && values["once-json"] !== undefined) throw new UsageError("--attach goes with --once or the chat, not --once-json");
+  return { vault, settings, once, attach: values.attach, check: values.check, serving, verbose: values.verbose, approvals, statsMs, configs };
 }
 
 /** A settings file given on the command line, as read. */

@@ -20,7 +20,7 @@
 // /set KEY VALUE changes a setting while running (VALUE as JSON, else as text).
 import path from "node:path";
 import { createInterface } from "node:readline";
-import type { ApprovalDecision, CoreEvent, CoreSettings, MessageProcessor, RoutedMessage } from "smarthole-core";
+import type { ApprovalDecision, Attachment, CoreEvent, CoreSettings, MessageProcessor, RoutedMessage } from "smarthole-core";
 import { loadCore, wasmMemoryBytes, type Core } from "../core/load.ts";
 import { NodeHost } from "./node-host.ts";
 import { checkConfigFields, readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
@@ -99,6 +99,23 @@ async function start(options: HeadlessOptions, printer: EventPrinter) {
   return { processor, close: () => links.close(), shutdown };
 }
 
+/**
+ * Attaches vault paths for a message; a path that cannot be attached is said on stderr and the
+ * message is not sent (undefined).
+ */
+async function attachAll(processor: MessageProcessor, paths: string[]): Promise<Attachment[] | undefined> {
+  const attached: Attachment[] = [];
+  for (const p of paths) {
+    try {
+      attached.push(await processor.attachVault(p));
+    } catch (error) {
+      process.stderr.write(`[attach] ${terminalSafe(error instanceof Error ? error.message : String(error))}; nothing was sent\n`);
+      return undefined;
+    }
+  }
+  return attached;
+}
+
 /** --once: one message, its result as JSON on stdout; the exit code says whether it succeeded. */
 async function runOnce(processor: MessageProcessor, printer: EventPrinter, message: RoutedMessage): Promise<number> {
   const result = await processor.process(message);
@@ -108,8 +125,10 @@ async function runOnce(processor: MessageProcessor, printer: EventPrinter, messa
 }
 
 /** The chat on the terminal (or over a pipe): resolves with how many messages failed, at the end of input. */
-async function runChat(processor: MessageProcessor, printer: EventPrinter, shutdown: (code: number) => void, initial: CoreSettings): Promise<number> {
+async function runChat(processor: MessageProcessor, printer: EventPrinter, shutdown: (code: number) => void, initial: CoreSettings, attach: string[]): Promise<number> {
   let settings = initial;
+  // Vault paths for the next message (--attach, then /attach PATH).
+  let toAttach = [...attach];
   const tty = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: tty });
   const busy = () => processor.currentMessageId !== undefined;
@@ -170,11 +189,24 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
       );
       continue;
     }
+    const attachLine = /^\/attach\s+(.+)$/.exec(text);
+    if (attachLine) {
+      toAttach.push(attachLine[1].trim());
+      continue;
+    }
     if (!text) {
       prompt();
       continue;
     }
-    const result = processor.process(processor.newMessage(text));
+    const paths = toAttach;
+    toAttach = [];
+    const message = { ...processor.newMessage(text), attachments: await attachAll(processor, paths) };
+    if (message.attachments === undefined) {
+      failures++;
+      prompt();
+      continue;
+    }
+    const result = processor.process(message);
     printed = printed.then(() =>
       result.then((r) => {
         if (printer.result(r)) failures++;
@@ -203,12 +235,17 @@ async function main(): Promise<number> {
     return report.ok ? 0 : 1;
   }
   if (options.once !== undefined) {
-    const message = "message" in options.once ? options.once.message : processor.newMessage(options.once.text);
+    const attachments = await attachAll(processor, options.attach);
+    if (attachments === undefined) {
+      close();
+      return 2;
+    }
+    const message = "message" in options.once ? options.once.message : { ...processor.newMessage(options.once.text), attachments };
     const code = await runOnce(processor, printer, message);
     close();
     return code;
   }
-  const failures = await runChat(processor, printer, shutdown, options.settings);
+  const failures = await runChat(processor, printer, shutdown, options.settings, options.attach);
   if (options.serving) {
     // Serving the hub or the agent API: keep running until SIGTERM / SIGINT.
     await new Promise<never>(() => {});

@@ -54,7 +54,10 @@ pub use api::{ApiRequest, ApiResponse};
 pub use approval::{
     ApprovalError, ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,
 };
-pub use attachment::{attach_bytes, attach_vault, AttachError, Attachment, AttachmentKind, MAX_ATTACHMENTS};
+pub use attachment::{
+    attach_bytes, attach_vault, check_paste_size, selection_quote, AttachError, Attachment, AttachmentKind, Mention,
+    MAX_ATTACHMENTS,
+};
 pub use conversation::line::{HistoryLine, LineRole, TurnEnd};
 pub use conversation::model::{
     Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,

@@ -5,6 +5,7 @@
 //! bytes the user sent, even if the note changed since. The history keeps only the reference
 //! (kind, path, hash, size), never the content: its lines stay small.
 
+mod mention;
 mod resolve;
 mod sniff;
 
@@ -12,6 +13,8 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use mention::Mention;
+pub(crate) use mention::Mentions;
 pub(crate) use resolve::{resolve_history, resolve_message};
 
 use crate::host::Host;
@@ -406,19 +409,35 @@ pub async fn attach_bytes<H: Host>(
 ) -> Result<Attachment, AttachError> {
     let name: String = name.chars().filter(|c| !c.is_control()).take(200).collect();
     let name = if name.trim().is_empty() { "pasted file".to_owned() } else { name };
-    // Told by the bytes alone; the size checks come before anything is copied.
-    let too_big = bytes.len() as u64 > MAX_IMAGE_BYTES.max(MAX_PDF_BYTES);
-    if too_big {
-        return Err(AttachError::TooLarge {
-            path: name,
-            what: "pasted files",
-            size: size_text(bytes.len() as u64),
-            limit: size_text(MAX_PDF_BYTES),
-        });
-    }
+    check_paste_size(&name, bytes.len() as u64)?;
     let mut checked = check_binary(&name, bytes, None, settings)?;
     checked.pasted = true;
     keep_binary(host, checked, bytes).await
+}
+
+/// Refuses a pasted or dropped file too large for any attachment before the view reads it (a
+/// 50 MB paste is never copied into the core).
+pub fn check_paste_size(name: &str, size: u64) -> Result<(), AttachError> {
+    let limit = MAX_IMAGE_BYTES.max(MAX_PDF_BYTES);
+    if size > limit {
+        return Err(AttachError::TooLarge {
+            path: name.to_owned(),
+            what: "pasted files",
+            size: size_text(size),
+            limit: size_text(limit),
+        });
+    }
+    Ok(())
+}
+
+/// The chat input's text for "Ask the agent about the selection": the selected lines quoted,
+/// under the note and line range they come from.
+pub fn selection_quote(path: &str, from_line: u32, to_line: u32, text: &str) -> String {
+    let lines = if from_line == to_line { format!("line {from_line}") } else { format!("lines {from_line}-{to_line}") };
+    let link = path.strip_suffix(".md").unwrap_or(path);
+    let quoted: Vec<String> =
+        text.lines().map(|l| if l.is_empty() { ">".to_owned() } else { format!("> {l}") }).collect();
+    format!("From [[{link}]], {lines}:\n{}\n\n", quoted.join("\n"))
 }
 
 /// The user's message as content blocks: what they attached, then their text (the API reads

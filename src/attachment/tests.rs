@@ -42,3 +42,19 @@ fn token_estimates_follow_what_is_sent() {
     let note = Attachment { kind: AttachmentKind::Note, bytes: 40_000, ..base };
     assert_eq!(note.estimated_tokens(), 10_016);
 }
+
+#[test]
+fn a_selection_is_quoted_under_its_note_and_lines() {
+    assert_eq!(
+        selection_quote("Projects/Plan.md", 3, 5, "first\n\nthird"),
+        "From [[Projects/Plan]], lines 3-5:\n> first\n>\n> third\n\n"
+    );
+    assert_eq!(selection_quote("a.md", 7, 7, "one"), "From [[a]], line 7:\n> one\n\n");
+}
+
+#[test]
+fn a_paste_too_large_for_any_attachment_is_refused_by_its_size() {
+    assert!(check_paste_size("shot.png", MAX_PDF_BYTES).is_ok());
+    let err = check_paste_size("huge.mov", 50 * 1024 * 1024).unwrap_err().to_string();
+    assert_eq!(err, "huge.mov is 50.0 MB; pasted files can be attached up to 20.0 MB");
+}

@@ -195,6 +195,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let inner = &self.pipeline.inner;
         inner.host.log(LogLevel::Debug, &format!("vault {kind}: {path}"));
         inner.search.changed(Some(path));
+        inner.mentions.changed();
     }
 
     /// The search index's state, notes held and size in memory (bytes).
@@ -344,6 +345,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         path: &str,
     ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
         crate::attachment::attach_vault(&self.pipeline.inner.host, &self.settings(), path).await
+    }
+
+    /// The `@` picker's best `limit` matches for what was typed after the `@`.
+    pub async fn mentions(&self, query: &str, limit: usize) -> Vec<crate::attachment::Mention> {
+        let inner = &self.pipeline.inner;
+        inner.mentions.find(&inner.host, &self.settings(), query, limit).await
     }
 
     /// Attaches an image or PDF pasted or dropped into the chat.

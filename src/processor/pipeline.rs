@@ -52,6 +52,8 @@ pub(super) struct Inner<H: Host> {
     pub(super) api_recent: RefCell<ApiRecent>,
     /// The vault's search index.
     pub(super) search: crate::tools::indexer::SearchIndex,
+    /// The `@` picker's listing of the vault.
+    pub(super) mentions: crate::attachment::Mentions,
 }
 
 impl<H: Host> Inner<H> {
@@ -70,6 +72,7 @@ impl<H: Host> Inner<H> {
             approvals: ApprovalBook::default(),
             api_recent: RefCell::new(ApiRecent::default()),
             search: Default::default(),
+            mentions: Default::default(),
         }
     }
 }

@@ -56,6 +56,12 @@ export interface Attachment {
   pages?: number;
 }
 
+/** One answer of the @ picker. */
+export interface Mention {
+  path: string;
+  isFolder: boolean;
+}
+
 /** What process() resolves with (seed 003, plus errorCode, retryable, cancelled and notice). */
 export interface ProcessResult {
   success: boolean;
@@ -694,6 +700,14 @@ impl WasmMessageProcessor {
         promise(async move { core.attach_vault(&path).await })
     }
 
+    /// The `@` picker's best matches for what was typed after the `@` (the newest notes for
+    /// nothing yet).
+    #[wasm_bindgen(unchecked_return_type = "Promise<Mention[]>")]
+    pub fn mentions(&self, query: String, limit: u32) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.mentions(&query, limit as usize).await) })
+    }
+
     /// Attaches an image or PDF pasted or dropped into the chat (scaled down by the view first
     /// when large); rejects with what to show on the chip.
     #[wasm_bindgen(js_name = attachBytes, unchecked_return_type = "Promise<Attachment>")]
@@ -948,6 +962,19 @@ pub fn default_settings() -> JsValue {
 #[wasm_bindgen(js_name = providerPresets, unchecked_return_type = "ProviderPreset[]")]
 pub fn provider_presets() -> JsValue {
     to_js(&crate::llm::presets::provider_presets())
+}
+
+/// Why a pasted or dropped file of this size cannot be attached (checked before it is read), or
+/// undefined.
+#[wasm_bindgen(js_name = pasteSizeProblem)]
+pub fn paste_size_problem(name: &str, size: f64) -> Option<String> {
+    crate::attachment::check_paste_size(name, size as u64).err().map(|e| e.to_string())
+}
+
+/// The chat input's text for "Ask the agent about the selection".
+#[wasm_bindgen(js_name = selectionQuote)]
+pub fn selection_quote(path: &str, from_line: u32, to_line: u32, text: &str) -> String {
+    crate::attachment::selection_quote(path, from_line, to_line, text)
 }
 
 /// The largest agent API request body, in bytes: the shim stops reading after it.

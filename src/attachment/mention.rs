@@ -1,0 +1,156 @@
+//! The `@` picker's answers: the vault's notes, folders, images and PDFs the agent may reach,
+//! listed once and kept until the vault changes, matched fuzzily on every keystroke (a whole
+//! name first, then a name's start, then letters in order) so 20,000 notes answer within a frame.
+
+use std::cell::RefCell;
+
+use serde::Serialize;
+
+use super::kind_by_name;
+use crate::host::Host;
+use crate::lean::fold_case;
+use crate::settings::Settings;
+use crate::vault::path::{is_protected, protected_folders};
+use crate::vault::real::listable;
+
+/// One answer of the picker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mention {
+    pub path: String,
+    pub is_folder: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Candidate {
+    path: String,
+    folded: String,
+    /// Where the name starts in `folded` (after the last `/`).
+    name_at: usize,
+    is_folder: bool,
+    modified_ms: u64,
+}
+
+/// The listing the picker matches against, listed on first use and again after a vault event.
+#[derive(Debug, Default)]
+pub(crate) struct Mentions {
+    listed: RefCell<Option<Vec<Candidate>>>,
+}
+
+impl Mentions {
+    /// Forgets the listing (a note was created, renamed or deleted).
+    pub(crate) fn changed(&self) {
+        self.listed.borrow_mut().take();
+    }
+
+    /// The best `limit` matches for `query`; the newest notes for an empty one.
+    pub(crate) async fn find<H: Host>(&self, host: &H, settings: &Settings, query: &str, limit: usize) -> Vec<Mention> {
+        if self.listed.borrow().is_none() {
+            let listed = list(host, settings).await;
+            *self.listed.borrow_mut() = Some(listed);
+        }
+        let listed = self.listed.borrow();
+        let Some(candidates) = listed.as_ref() else { return Vec::new() };
+        let query = fold_case(query.trim());
+        let scored = candidates.iter().filter_map(|c| {
+            let score = if query.is_empty() { Some(c.modified_ms as i64) } else { score(&query, c) };
+            score.map(|s| (s, c))
+        });
+        let best =
+            crate::lean::top_by(scored, limit, |a, b| b.0.cmp(&a.0).then_with(|| a.1.path.len().cmp(&b.1.path.len())));
+        best.into_iter().map(|(_, c)| Mention { path: c.path.clone(), is_folder: c.is_folder }).collect()
+    }
+}
+
+async fn list<H: Host>(host: &H, settings: &Settings) -> Vec<Candidate> {
+    let protected = protected_folders(&settings.protected_folders);
+    let Ok(entries) = host.vault_list(settings.follow_linked_folders).await else { return Vec::new() };
+    entries
+        .into_iter()
+        .filter(|e| is_protected(&e.path, &protected).is_none())
+        .filter(|e| listable(e, &protected, settings.follow_linked_folders).is_ok())
+        .filter(|e| e.is_folder || kind_by_name(&e.path).is_some())
+        .map(|e| {
+            let folded = fold_case(&e.path);
+            let name_at = folded.rfind('/').map_or(0, |i| i + 1);
+            Candidate { path: e.path, folded, name_at, is_folder: e.is_folder, modified_ms: e.modified_ms }
+        })
+        .collect()
+}
+
+/// How well `query` (folded) matches; `None` when its letters are not all there in order.
+/// Higher is better: the name over the folder, its start over its middle, a run of letters over
+/// scattered ones, a short path over a long one.
+fn score(query: &str, c: &Candidate) -> Option<i64> {
+    let name = &c.folded[c.name_at..];
+    let short = -(c.folded.len() as i64);
+    if let Some(at) = name.find(query) {
+        let start = if at == 0 {
+            3_000
+        } else if starts_word(name, at) {
+            2_500
+        } else {
+            2_000
+        };
+        return Some(start * 1_000 + short);
+    }
+    if let Some(at) = c.folded.find(query) {
+        let start = if starts_word(&c.folded, at) { 1_500 } else { 1_000 };
+        return Some(start * 1_000 + short);
+    }
+    // Letters in order: each run of consecutive letters counts, each gap costs.
+    let mut runs = 0i64;
+    let mut gaps = 0i64;
+    let mut last: Option<usize> = None;
+    let mut from = 0;
+    for q in query.chars() {
+        let found = c.folded[from..].find(q)? + from;
+        match last {
+            Some(l) if found == l => runs += 1,
+            Some(_) => gaps += 1,
+            None => {}
+        }
+        from = found + q.len_utf8();
+        last = Some(from);
+    }
+    Some((500 + runs * 10 - gaps * 5) * 1_000 + short)
+}
+
+fn starts_word(text: &str, at: usize) -> bool {
+    text[..at].ends_with(['/', ' ', '-', '_', '.'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::FakeHost;
+
+    #[test]
+    fn names_beat_folders_starts_beat_middles_and_letters_in_order_still_match() {
+        let host = FakeHost::new();
+        for path in
+            ["Projects/Plan.md", "Archive/old plans/2019.md", "Daily/2026-11-24.md", "Planet.md", "pic.png", "a.zip"]
+        {
+            host.put_note(path, "x");
+        }
+        host.put_note(".obsidian/plan.json", "{}");
+        let mentions = Mentions::default();
+        let settings = Settings::default();
+        let find = |q: &str| -> Vec<String> {
+            host.run(mentions.find(&host, &settings, q, 10)).into_iter().map(|m| m.path).collect()
+        };
+        assert_eq!(find("plan")[..2], ["Planet.md", "Projects/Plan.md"]);
+        assert!(find("plan").contains(&"Archive/old plans/2019.md".to_owned()));
+        assert_eq!(find("d1124"), ["Daily/2026-11-24.md"], "letters in order");
+        assert!(find("zip").is_empty(), "what cannot be attached is not offered");
+        assert!(!find("json").iter().any(|p| p.starts_with(".obsidian")), "protected folders are not offered");
+        assert!(find("proj").contains(&"Projects".to_owned()), "folders are offered");
+        assert_eq!(find("").len(), 9, "an empty query lists what there is, newest first");
+
+        // Listed once; a vault event lists again.
+        host.put_note("Plan B.md", "x");
+        assert!(!find("plan b").contains(&"Plan B.md".to_owned()));
+        mentions.changed();
+        assert_eq!(find("plan b")[0], "Plan B.md");
+    }
+}

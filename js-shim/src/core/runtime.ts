@@ -6,6 +6,7 @@ import type {
   AgentMessage,
   ApprovalDecision,
   ApprovalRequest,
+  Attachment,
   CoreEvent,
   CoreHost,
   CoreSettings,
@@ -14,6 +15,7 @@ import type {
   HistoryLine,
   HubStatus,
   LogLevel,
+  Mention,
   MessageProcessor,
   ProcessResult,
   RoutedMessage,
@@ -308,6 +310,19 @@ export class CoreRuntime {
   readonly openConversation = (id: string): Promise<Conversation> => this.call((p) => p.openConversation(id));
   /** Writes a conversation as a Markdown note (or what its note lacks); the note's path. */
   readonly exportConversation = (id: string): Promise<string> => this.call((p) => p.exportConversation(id));
+
+  // Attachments (ui/attachments.ts): checked, read and copied by the core, shown as chips.
+  readonly attachVault = (path: string): Promise<Attachment> => this.call((p) => p.attachVault(path));
+  readonly attachBytes = (name: string, bytes: Uint8Array): Promise<Attachment> => this.call((p) => p.attachBytes(name, bytes));
+  readonly mentions = (query: string, limit: number): Promise<Mention[]> => this.call((p) => p.mentions(query, limit));
+  /** Why a pasted file of this size cannot be attached (asked before it is read), or undefined. */
+  pasteSizeProblem(name: string, size: number): string | undefined {
+    return this.core?.pasteSizeProblem(name, size);
+  }
+  /** The chat input's text for "Ask the agent about the selection". */
+  selectionQuote(path: string, fromLine: number, toLine: number, text: string): string {
+    return this.core?.selectionQuote(path, fromLine, toLine, text) ?? text;
+  }
 
   /** The day's and the month's usage, for the settings. */
   usageTotals(): Promise<UsageTotals> {

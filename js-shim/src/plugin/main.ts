@@ -1,6 +1,6 @@
 // SmartHole Agent for Obsidian. `onload` only registers; the core starts once the workspace is
 // ready; `onunload` stops everything (the request in flight, the hub socket, timers).
-import { Notice, Platform, Plugin, type TAbstractFile } from "obsidian";
+import { Notice, Platform, Plugin, type Editor, type TAbstractFile } from "obsidian";
 import type { CoreSettings, HubStatus, LogLevel } from "smarthole-core";
 import { CoreRuntime } from "../core/runtime.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
@@ -56,6 +56,22 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.addCommand({ id: "open-chat", name: "Open chat", callback: () => void this.openChat() });
     this.addCommand({ id: "stop-answer", name: "Stop the current answer", callback: () => this.runtime.cancel() });
     addExportCommand(this);
+    this.addCommand({
+      id: "ask-about-selection",
+      name: "Ask the agent about the selection",
+      editorCheckCallback: (checking, editor, ctx) => {
+        if (!editor.somethingSelected() || !ctx.file) return false;
+        if (!checking) void this.askAboutSelection(editor, ctx.file.path);
+        return true;
+      },
+    });
+    this.registerEvent(
+      this.app.workspace.on("editor-menu", (menu, editor, info) => {
+        const file = info.file;
+        if (!editor.somethingSelected() || !file) return;
+        menu.addItem((item) => item.setTitle("Ask the agent about the selection").setIcon("message-square").onClick(() => void this.askAboutSelection(editor, file.path)));
+      }),
+    );
     this.addCommand({
       id: "download-agent-api-config",
       name: "Download agent API config",
@@ -164,15 +180,24 @@ export default class SmartHoleAgentPlugin extends Plugin {
     return coreSettings(this.app, this.saved);
   }
 
-  private async openChat(): Promise<void> {
+  private async openChat(): Promise<ChatView | null> {
     const { workspace } = this.app;
     let leaf = workspace.getLeavesOfType(VIEW_TYPE)[0];
     if (!leaf) {
       const right = workspace.getRightLeaf(false);
-      if (!right) return;
+      if (!right) return null;
       await right.setViewState({ type: VIEW_TYPE, active: true });
       leaf = right;
     }
     await workspace.revealLeaf(leaf);
+    return leaf.view instanceof ChatView ? leaf.view : null;
+  }
+
+  /** The selected lines, quoted under their note and line range, in the chat's input. */
+  private async askAboutSelection(editor: Editor, path: string): Promise<void> {
+    const from = editor.getCursor("from").line + 1;
+    const to = editor.getCursor("to").line + 1;
+    const quote = this.runtime.selectionQuote(path, from, to, editor.getSelection());
+    (await this.openChat())?.quote(quote);
   }
 }

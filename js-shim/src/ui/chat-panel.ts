@@ -7,6 +7,7 @@
 import type {} from "obsidian";
 import type {
   ApprovalRequest,
+  Attachment,
   Conversation,
   MessageSource,
   ProcessResult,
@@ -25,6 +26,7 @@ import { replayLines } from "./replay.ts";
 import { HistoryPages } from "./history-pages.ts";
 import { drawReview, onReviewEvent, placeApproval } from "./review.ts";
 import { ConversationUsage } from "./usage.ts";
+import { AttachmentTray, drawSentChips, MentionPicker } from "./attachments.ts";
 
 export type { ChatBackend, PanelOptions };
 
@@ -45,6 +47,13 @@ export class ChatPanel {
   private readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
   private readonly usage: ConversationUsage;
+  /** The chips of the message being written, and the `@` picker. */
+  private readonly tray: AttachmentTray;
+  readonly picker: MentionPicker;
+  /** Why the message could not go (an attachment that cannot be sent); the text stays. */
+  private readonly problem: HTMLElement;
+  private sending = false;
+  private unfollowNote: (() => void) | null = null;
   private readonly answers = new Map<string, AnswerBubble>();
   private readonly users = new Map<string, HTMLElement>();
   private readonly sent = new Map<string, RoutedMessage>();
@@ -79,15 +88,33 @@ export class ChatPanel {
     const review = async (id: string, b: AnswerBubble) => drawReview(this.approvals, b, id, await this.backend.turnReview(id), this.backend);
     const usage = (bubble: AnswerBubble, used: Usage | undefined) => this.usage.turn(bubble, used);
     const target = (into: HTMLElement) => ({
-      addUser: (id: string, text: string, source: MessageSource) => this.addUser(id, text, source, undefined, into),
+      addUser: (id: string, text: string, source: MessageSource, attachments: Attachment[]) => this.addUser(id, text, source, undefined, into, attachments),
       answer: (id: string) => this.answer(id, into), notice: (text: string) => this.notice(text, into), usage, review,
     });
     // A page no longer drawn: its bubbles are let go of (a live one is kept).
     const forget = (ids: Set<string>) => ids.forEach((id) => this.inflight.has(id) || (this.users.delete(id), this.answers.delete(id)));
     this.pages = new HistoryPages(this.messages, backend, (lines, into) => replayLines(lines, target(into), options), forget);
     this.usage = new ConversationUsage(this.root);
-    const composer = this.root.createDiv({ cls: "smarthole-composer" });
-    this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent…", rows: "3" } });
+    const compose = this.root.createDiv({ cls: "smarthole-compose" });
+    this.tray = new AttachmentTray(compose, backend);
+    this.problem = compose.createDiv({ cls: "smarthole-compose-problem" });
+    const composer = compose.createDiv({ cls: "smarthole-composer" });
+    this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent… (@ to attach a note)", rows: "3" } });
+    // Before the Enter handler below: while the picker is open, Enter chooses.
+    this.picker = new MentionPicker(compose, this.input, backend, (path) => this.tray.addVault(path));
+    this.input.addEventListener("paste", (event) => {
+      const files = [...(event.clipboardData?.files ?? [])];
+      if (files.length === 0) return;
+      event.preventDefault();
+      files.forEach((file) => this.tray.addFile(file));
+    });
+    this.root.addEventListener("dragover", (event) => event.preventDefault());
+    this.root.addEventListener("drop", (event) => {
+      const files = [...(event.dataTransfer?.files ?? [])];
+      if (files.length === 0) return;
+      event.preventDefault();
+      files.forEach((file) => this.tray.addFile(file));
+    });
     this.button = composer.createEl("button", { cls: "smarthole-send mod-cta", text: PREPARING });
     this.button.disabled = true;
     this.approvals = new ApprovalCards({
@@ -98,13 +125,26 @@ export class ChatPanel {
     historyButton.addEventListener("click", () => void this.lists.toggleHistory());
     tasksButton.addEventListener("click", () => void this.lists.toggleTasks());
     newButton.addEventListener("click", () => void this.newChat());
-    this.button.addEventListener("click", () => (this.busy ? this.stop() : this.sendTyped()));
+    this.button.addEventListener("click", () => (this.busy ? this.stop() : void this.sendTyped()));
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        this.sendTyped();
+        void this.sendTyped();
       }
     });
+    const note = options.activeNote;
+    if (note) {
+      this.tray.setCurrentNote(note.current());
+      this.unfollowNote = note.subscribe((path) => this.tray.setCurrentNote(path));
+    }
+  }
+
+  /** Puts text in the input (the selection command's quote), ready to be completed and sent. */
+  quote(text: string): void {
+    const before = this.input.value.trimEnd();
+    this.input.value = before ? `${before}\n\n${text}` : text;
+    this.input.focus();
+    this.input.setSelectionRange(this.input.value.length, this.input.value.length);
   }
 
   /** Starts listening; shows the current conversation once the core is ready. */
@@ -115,6 +155,7 @@ export class ChatPanel {
 
   destroy(): void {
     this.unsubscribe?.();
+    this.unfollowNote?.();
     this.root.remove();
   }
 
@@ -148,18 +189,36 @@ export class ChatPanel {
     this.updateButton();
   }
 
-  private sendTyped(): void {
+  /**
+   * Sends what was typed with its chips. With none it goes at once; with some, once each has
+   * settled (they were read when added: a pasted 5 MB image is already copied) — and not at all
+   * when one cannot go, the text and chips staying for the user to fix.
+   */
+  private async sendTyped(): Promise<void> {
     const text = this.input.value.trim();
-    if (!text || !this.backend.ready) return;
+    if (!text || !this.backend.ready || this.sending) return;
+    let attachments: Attachment[] = [];
+    if (this.tray.count > 0) {
+      this.sending = true;
+      const collected = await this.tray.collect().finally(() => (this.sending = false));
+      if (typeof collected === "string") {
+        this.problem.setText(collected);
+        return;
+      }
+      attachments = collected;
+      this.tray.sent();
+    }
+    this.problem.setText("");
     this.input.value = "";
-    void this.send(text);
+    void this.send(text, attachments);
   }
 
   /** Sends a typed message (or a card's answer). */
-  async send(text: string): Promise<void> {
-    const message = this.backend.newMessage(text);
+  async send(text: string, attachments: Attachment[] = []): Promise<void> {
+    const typed = this.backend.newMessage(text);
+    const message = attachments.length > 0 ? { ...typed, attachments } : typed;
     this.sent.set(message.id, message);
-    this.addUser(message.id, text, "direct");
+    this.addUser(message.id, text, "direct", undefined, this.messages, attachments);
     this.inflight.add(message.id);
     this.updateButton();
     await this.backend.process(message);
@@ -169,11 +228,12 @@ export class ChatPanel {
     this.messages.scrollTop = this.messages.scrollHeight;
   }
 
-  private addUser(id: string, text: string, source: MessageSource | undefined, metadata?: Record<string, unknown>, parent = this.messages): void {
+  private addUser(id: string, text: string, source: MessageSource | undefined, metadata?: Record<string, unknown>, parent = this.messages, attachments: Attachment[] = []): void {
     if (this.users.has(id)) return;
     const bubble = parent.createDiv({ cls: "smarthole-msg smarthole-msg-user", attr: { "data-message-id": id } });
     const label = sourceLabel(source, metadata);
     if (label) bubble.createDiv({ cls: "smarthole-label", text: label });
+    drawSentChips(bubble, attachments);
     bubble.createDiv({ cls: "smarthole-body", text });
     this.users.set(id, bubble);
     if (parent === this.messages) this.scrollToEnd();
@@ -209,7 +269,7 @@ export class ChatPanel {
         this.updateButton();
         return;
       case "message_received":
-        this.addUser(event.message.id, event.message.text, event.message.source, event.message.metadata);
+        this.addUser(event.message.id, event.message.text, event.message.source, event.message.metadata, this.messages, event.message.attachments);
         this.inflight.add(event.message.id);
         this.updateButton();
         return;

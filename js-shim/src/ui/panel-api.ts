@@ -13,9 +13,10 @@ import type {
   UndoReport,
 } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime.ts";
+import type { AttachBackend } from "./attachments.ts";
 
 /** What the panel needs from the core's runtime. */
-export interface ChatBackend {
+export interface ChatBackend extends AttachBackend {
   readonly ready: boolean;
   subscribe(listener: (event: RuntimeEvent) => void): () => void;
   /** A typed message with the id and time the core gives it. */
@@ -44,4 +45,6 @@ export interface PanelOptions {
   copy(text: string): Promise<void>;
   /** Shows a note in the editor, at a line (1-based) when given. */
   openNote(path: string, line?: number): void;
+  /** The note open in the editor, followed as it changes (none on a page). */
+  activeNote?: { current(): string | null; subscribe(listener: (path: string | null) => void): () => void };
 }

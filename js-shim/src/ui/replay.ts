@@ -2,13 +2,13 @@
 // visible user lines as user bubbles, the assistant's lines as answers with their tool chips and
 // results, the cards of each turn that called tools at those calls, finished as Markdown where the
 // turn ended.
-import type { HistoryLine, MessageSource, Usage } from "smarthole-core";
+import type { Attachment, HistoryLine, MessageSource, Usage } from "smarthole-core";
 import type { AnswerBubble } from "./answer-bubble.ts";
 import type { PanelOptions } from "./panel-api.ts";
 
 /** Where the lines go: the panel's user bubbles and answers. */
 export interface ReplayTarget {
-  addUser(id: string, text: string, source: MessageSource): void;
+  addUser(id: string, text: string, source: MessageSource, attachments: Attachment[]): void;
   answer(id: string): AnswerBubble;
   /** A line of the panel's own (the core's visible `system` lines: "1 line could not be read"). */
   notice?(text: string): void;
@@ -34,7 +34,8 @@ export async function replayLines(lines: HistoryLine[], target: ReplayTarget, op
       if (text) target.notice?.(text);
     } else if (line.role === "user") {
       const text = line.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-      if (text) target.addUser(line.messageId, text, line.source);
+      const attachments = line.content.flatMap((b) => (b.type === "attachment" ? [b.attachment] : []));
+      if (text) target.addUser(line.messageId, text, line.source, attachments);
     } else if (line.role === "assistant") {
       const bubble = target.answer(line.messageId);
       bubble.commit();

@@ -480,6 +480,18 @@
         revealLeaf: async () => {},
         getActiveFile: () => null,
         getLeaf: () => ({ openFile: async () => {} }),
+        // Workspace events ("file-open", "editor-menu"): a test fires them through `trigger`.
+        handlers: {},
+        on(name, callback) {
+          (this.handlers[name] ??= []).push(callback);
+          return { name, callback };
+        },
+        offref(ref) {
+          this.handlers[ref.name] = (this.handlers[ref.name] ?? []).filter((c) => c !== ref.callback);
+        },
+        trigger(name, ...args) {
+          for (const callback of this.handlers[name] ?? []) callback(...args);
+        },
       },
     };
     const root = document.getElementById("app");

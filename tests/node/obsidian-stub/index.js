@@ -360,6 +360,18 @@ function createApp(vault, { secrets = {}, data = null } = {}) {
       getActiveFile: () => (app.__active ? new TFile(theVault, app.__active) : null),
       opened: [],
       openLinkText: async (link) => app.workspace.opened.push(link),
+      // Workspace events ("file-open", "editor-menu"): a test fires them through `trigger`.
+      handlers: {},
+      on(name, callback) {
+        (this.handlers[name] ??= []).push(callback);
+        return { name, callback };
+      },
+      offref(ref) {
+        this.handlers[ref.name] = (this.handlers[ref.name] ?? []).filter((c) => c !== ref.callback);
+      },
+      trigger(name, ...args) {
+        for (const callback of this.handlers[name] ?? []) callback(...args);
+      },
     },
     __layoutReady: () => layoutCallbacks.splice(0).forEach((cb) => cb()),
   };

@@ -55,6 +55,8 @@ pub(crate) struct TurnInput<'a> {
     /// The vault's search index, and how to start it.
     pub index: &'a crate::tools::indexer::SearchIndex,
     pub start_index: &'a dyn Fn(),
+    /// Attachments' copies already read and checked.
+    pub copies: &'a crate::attachment::Copies,
 }
 
 /// What a finished turn produced.
@@ -255,8 +257,8 @@ pub(crate) async fn run_turn<'a, H: Host>(
     };
     // Attachments (this message's and the history's) become blocks from their copies, once a
     // turn: a tool loop sends the same bytes every call.
-    let user_message = crate::attachment::resolve_message(host, &user_message).await;
-    let resolved_history = crate::attachment::resolve_history(host, input.history).await;
+    let user_message = crate::attachment::resolve_message(host, input.copies, &user_message).await;
+    let resolved_history = crate::attachment::resolve_history(host, input.copies, input.history).await;
     let history = resolved_history.as_ref().unwrap_or(input.history);
     if let Some(step) = open {
         finish_open_step(host, &journal, &tool_ctx, input.tools, &mut outcome, step).await;

@@ -226,17 +226,28 @@ fn a_long_note_is_cut_at_a_line_with_a_marker_and_a_folder_is_listed() {
 #[test]
 fn a_damaged_or_missing_copy_is_never_sent_as_it_is_and_the_conversation_goes_on() {
     let host = FakeHost::new();
-    host.put_binary("shot.png", &png(10, 10, 50));
+    let shot = png(10, 10, 50);
+    host.put_binary("shot.png", &shot);
     let s = settings();
     let image = attach(&host, &s, "shot.png").unwrap();
-    host.script([Reply::text("One."), Reply::text("Two.")]);
+    host.script([Reply::text("One."), Reply::text("Two."), Reply::text("Three.")]);
     let p = processor(&host);
     assert!(host.run(p.process(with_attachments("m1", "look", std::slice::from_ref(&image)))).success);
     // Something changes the copy on disk (a sync tool, a bad disk).
     host.put_file(&format!("attachments/{}.b64", image.hash), &b64(b"other bytes"));
+    // This process checked the copy when it first sent it: it goes on sending those bytes.
     assert!(host.run(p.process(direct("m2", "again?"))).success);
-    let blocks = all_blocks(&host.requests()[1].body);
+    let images: Vec<Value> =
+        all_blocks(&host.requests()[1].body).into_iter().filter(|b| b["type"] == "image").collect();
+    assert_eq!(images.len(), 1);
+    assert_eq!(images[0]["source"]["data"], b64(&shot));
+    // After a restart the changed copy no longer matches its hash: a line says so instead.
+    drop(p);
+    let p = processor(&host);
+    assert!(host.run(p.process(direct("m3", "and now?"))).success);
+    let blocks = all_blocks(&host.requests()[2].body);
     assert!(blocks.iter().all(|b| b["type"] != "image"), "{blocks:#?}");
+    assert!(!host.requests()[2].body.to_string().contains(&b64(b"other bytes")));
     assert!(blocks.iter().any(|b| b["text"]
         .as_str()
         .is_some_and(|t| t.contains("image shot.png attached here is no longer stored intact"))));

@@ -15,7 +15,7 @@ use thiserror::Error;
 
 pub use mention::Mention;
 pub(crate) use mention::Mentions;
-pub(crate) use resolve::{resolve_history, resolve_message};
+pub(crate) use resolve::{resolve_history, resolve_message, Copies};
 
 use crate::host::Host;
 use crate::host_types::HostError;
@@ -183,13 +183,21 @@ fn kind_by_name(path: &str) -> Option<AttachmentKind> {
 }
 
 /// Writes the copy unless one is there already (same hash, same content).
-async fn store_copy<H: Host>(host: &H, path: &str, attachment: &Attachment, text: &str) -> Result<(), AttachError> {
+/// Also kept in memory: the message it goes with sends it without reading it back.
+async fn store_copy<H: Host>(
+    host: &H,
+    copies: &Copies,
+    path: &str,
+    attachment: &Attachment,
+    text: String,
+) -> Result<(), AttachError> {
     let target = attachment.copy_path();
     let stored = |e: HostError| AttachError::NotStored { path: path.to_owned(), error: e.to_string() };
-    if host.file_size(&target).await.map_err(stored)? == Some(text.len() as u64) {
-        return Ok(());
+    if host.file_size(&target).await.map_err(stored)? != Some(text.len() as u64) {
+        host.write_file_atomic(&target, &text).await.map_err(stored)?;
     }
-    host.write_file_atomic(&target, text).await.map_err(stored)
+    copies.keep(&attachment.hash, text.into());
+    Ok(())
 }
 
 /// A note's text cut to [`MAX_NOTE_CHARS`] at a line end, with the marker saying where, and the
@@ -306,16 +314,31 @@ fn check_binary(
 }
 
 /// Hashes and copies checked bytes; the attachment the chip shows and the message carries.
-async fn keep_binary<H: Host>(host: &H, mut attachment: Attachment, bytes: &[u8]) -> Result<Attachment, AttachError> {
+async fn keep_binary<H: Host>(
+    host: &H,
+    copies: &Copies,
+    mut attachment: Attachment,
+    bytes: &[u8],
+) -> Result<Attachment, AttachError> {
     attachment.hash = sha256_hex(bytes);
     let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
-    store_copy(host, &attachment.path.clone(), &attachment, &encoded).await?;
+    store_copy(host, copies, &attachment.path.clone(), &attachment, encoded).await?;
     Ok(attachment)
 }
 
 /// Attaches a note, folder, image or PDF of the vault, under the note tools' path rules
 /// (protected folders, links out of the vault, special files all refused).
 pub async fn attach_vault<H: Host>(host: &H, settings: &Settings, path: &str) -> Result<Attachment, AttachError> {
+    attach_vault_kept(host, settings, &Copies::default(), path).await
+}
+
+/// [`attach_vault`], keeping what it copied in `copies` for the message's turn.
+pub(crate) async fn attach_vault_kept<H: Host>(
+    host: &H,
+    settings: &Settings,
+    copies: &Copies,
+    path: &str,
+) -> Result<Attachment, AttachError> {
     let protected = protected_folders(&settings.protected_folders);
     let refused = |e: PathError| AttachError::Refused(format!("{path} cannot be attached: {e}"));
     let normalized = match path.trim() {
@@ -331,7 +354,15 @@ pub async fn attach_vault<H: Host>(host: &H, settings: &Settings, path: &str) ->
     let all: Vec<VaultEntry> = all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect();
     let follow = settings.follow_linked_folders;
     if normalized.is_empty() {
-        return keep_text(host, AttachmentKind::Folder, "/", folder_listing("", &all, &protected, follow), None).await;
+        return keep_text(
+            host,
+            copies,
+            AttachmentKind::Folder,
+            "/",
+            folder_listing("", &all, &protected, follow),
+            None,
+        )
+        .await;
     }
     let (real, entry) = real_entry(&normalized, &all, &protected, Access::Read, follow).map_err(|e| match e {
         Unreachable::Refused { error, .. } => refused(error),
@@ -340,7 +371,7 @@ pub async fn attach_vault<H: Host>(host: &H, settings: &Settings, path: &str) ->
     let entry = entry.ok_or_else(|| AttachError::Refused(format!("{path} is not a note or folder of this vault")))?;
     if entry.is_folder {
         let listing = folder_listing(&real, &all, &protected, follow);
-        return keep_text(host, AttachmentKind::Folder, &entry.path, listing, None).await;
+        return keep_text(host, copies, AttachmentKind::Folder, &entry.path, listing, None).await;
     }
     let unreadable = |e: HostError| AttachError::Unreadable { path: entry.path.clone(), error: e.to_string() };
     match kind_by_name(&real) {
@@ -355,7 +386,7 @@ pub async fn attach_vault<H: Host>(host: &H, settings: &Settings, path: &str) ->
             }
             let text = host.vault_read(&real).await.map_err(unreadable)?;
             let (text, cut) = cut_note(&text);
-            keep_text(host, AttachmentKind::Note, &entry.path, text, cut).await
+            keep_text(host, copies, AttachmentKind::Note, &entry.path, text, cut).await
         }
         Some(kind) => {
             let limit = if kind == AttachmentKind::Image { MAX_IMAGE_BYTES } else { MAX_PDF_BYTES };
@@ -370,7 +401,7 @@ pub async fn attach_vault<H: Host>(host: &H, settings: &Settings, path: &str) ->
             }
             let bytes = host.vault_read_bytes(&real).await.map_err(unreadable)?;
             let checked = check_binary(&entry.path, &bytes, Some(kind), settings)?;
-            keep_binary(host, checked, &bytes).await
+            keep_binary(host, copies, checked, &bytes).await
         }
         None => Err(AttachError::Unsupported(entry.path.clone())),
     }
@@ -379,6 +410,7 @@ pub async fn attach_vault<H: Host>(host: &H, settings: &Settings, path: &str) ->
 /// Hashes and copies a note's text or a folder's listing.
 async fn keep_text<H: Host>(
     host: &H,
+    copies: &Copies,
     kind: AttachmentKind,
     path: &str,
     text: String,
@@ -395,7 +427,7 @@ async fn keep_text<H: Host>(
         pixels: None,
         pages: None,
     };
-    store_copy(host, path, &attachment, &text).await?;
+    store_copy(host, copies, path, &attachment, text).await?;
     Ok(attachment)
 }
 
@@ -407,12 +439,23 @@ pub async fn attach_bytes<H: Host>(
     name: &str,
     bytes: &[u8],
 ) -> Result<Attachment, AttachError> {
+    attach_bytes_kept(host, settings, &Copies::default(), name, bytes).await
+}
+
+/// [`attach_bytes`], keeping what it copied in `copies` for the message's turn.
+pub(crate) async fn attach_bytes_kept<H: Host>(
+    host: &H,
+    settings: &Settings,
+    copies: &Copies,
+    name: &str,
+    bytes: &[u8],
+) -> Result<Attachment, AttachError> {
     let name: String = name.chars().filter(|c| !c.is_control()).take(200).collect();
     let name = if name.trim().is_empty() { "pasted file".to_owned() } else { name };
     check_paste_size(&name, bytes.len() as u64)?;
     let mut checked = check_binary(&name, bytes, None, settings)?;
     checked.pasted = true;
-    keep_binary(host, checked, bytes).await
+    keep_binary(host, copies, checked, bytes).await
 }
 
 /// Refuses a pasted or dropped file too large for any attachment before the view reads it (a

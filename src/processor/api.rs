@@ -307,7 +307,7 @@ impl<H: Host + 'static> Pipeline<H> {
         // a path that cannot go is refused here and nothing is sent.
         let mut attachments = Vec::with_capacity(paths.len());
         for path in paths {
-            let attached = crate::attachment::attach_vault(host, &self.settings(), path).await;
+            let attached = crate::attachment::attach_vault_kept(host, &self.settings(), &self.inner.copies, path).await;
             attachments.push(attached.map_err(|e| bad("attachments", e.to_string()))?);
         }
         if self.inner.api_recent.borrow().unfinished() >= MAX_MESSAGES_IN_FLIGHT {

@@ -195,7 +195,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let inner = &self.pipeline.inner;
         inner.host.log(LogLevel::Debug, &format!("vault {kind}: {path}"));
         inner.search.changed(Some(path));
-        inner.mentions.changed();
+        // An edit changes no name the picker offers.
+        if kind != "modify" {
+            inner.mentions.changed();
+        }
     }
 
     /// The search index's state, notes held and size in memory (bytes).
@@ -344,7 +347,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         &self,
         path: &str,
     ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
-        crate::attachment::attach_vault(&self.pipeline.inner.host, &self.settings(), path).await
+        let inner = &self.pipeline.inner;
+        crate::attachment::attach_vault_kept(&inner.host, &self.settings(), &inner.copies, path).await
     }
 
     /// The `@` picker's best `limit` matches for what was typed after the `@`.
@@ -359,7 +363,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         name: &str,
         bytes: &[u8],
     ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
-        crate::attachment::attach_bytes(&self.pipeline.inner.host, &self.settings(), name, bytes).await
+        let inner = &self.pipeline.inner;
+        crate::attachment::attach_bytes_kept(&inner.host, &self.settings(), &inner.copies, name, bytes).await
     }
 
     /// The day's and the month's token use and estimated cost (the usage ledger, local time),
@@ -830,6 +835,7 @@ impl<H: Host + 'static> Pipeline<H> {
             integrations: &integrations,
             index: &self.inner.search,
             start_index: &start_index,
+            copies: &self.inner.copies,
         };
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);

@@ -54,6 +54,8 @@ pub(super) struct Inner<H: Host> {
     pub(super) search: crate::tools::indexer::SearchIndex,
     /// The `@` picker's listing of the vault.
     pub(super) mentions: crate::attachment::Mentions,
+    /// Attachments' copies read and checked, for the turns that send them again.
+    pub(super) copies: crate::attachment::Copies,
 }
 
 impl<H: Host> Inner<H> {
@@ -73,6 +75,7 @@ impl<H: Host> Inner<H> {
             api_recent: RefCell::new(ApiRecent::default()),
             search: Default::default(),
             mentions: Default::default(),
+            copies: Default::default(),
         }
     }
 }

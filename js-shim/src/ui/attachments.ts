@@ -207,6 +207,8 @@ export class MentionPicker {
   ) {
     this.list = parent.createDiv({ cls: "smarthole-mentions smarthole-hidden", attr: { role: "listbox", "aria-label": "Notes and folders" } });
     input.addEventListener("input", () => void this.update());
+    // The vault is listed (once per change of its names) before the first `@`, not on it.
+    input.addEventListener("focus", () => void backend.mentions("", 0).catch(() => undefined));
     input.addEventListener("keydown", (event) => this.onKey(event));
     input.addEventListener("blur", () => window.setTimeout(() => this.close(), 150));
   }

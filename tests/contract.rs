@@ -36,7 +36,7 @@ use smarthole_agent::{
     AppliedChange, ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, TurnReview, UndoRefusal, UndoReport, WordSpan,
 };
 use smarthole_agent::{ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason};
-use smarthole_agent::{Attachment, AttachmentKind, MessageSource, ProcessResult, RoutedMessage};
+use smarthole_agent::{Attachment, AttachmentKind, Mention, MessageSource, ProcessResult, RoutedMessage};
 use smarthole_agent::{CheckLine, ConnectionCheck, ModelPrice, Usage, UsageTotals};
 use smarthole_agent::{
     Conversation, ConversationPage, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion,
@@ -146,9 +146,10 @@ fn message_full() -> RoutedMessage {
         id: "msg-1".into(),
         text: "Add milk to the shopping list".into(),
         timestamp: TS.into(),
-        source: MessageSource::Websocket,
+        // From the agent API: a source that may carry attachments, with metadata too.
+        source: MessageSource::Api,
         metadata: Some(json!({"inputMethod": "voice", "conversationId": "conv-1"}).as_object().cloned().unwrap()),
-        attachments: Vec::new(),
+        attachments: vec![attachment_full()],
     }
 }
 
@@ -693,15 +694,8 @@ fn incoming() -> Vec<Sample> {
     let message = to_json(&message_full());
     assert_eq!(parse_routed(&message, "unused").unwrap(), message_full());
     samples.push(Sample { name: "routed_message".into(), ts_type: "Core.RoutedMessage", json: message, full: true });
-    let typed = RoutedMessage {
-        source: MessageSource::Direct,
-        metadata: None,
-        attachments: vec![attachment_full()],
-        ..message_full()
-    };
-    let typed_json = to_json(&typed);
-    assert_eq!(parse_routed(&typed_json, "unused").unwrap(), typed);
-    samples.push(Sample { name: "typed_message".into(), ts_type: "Core.RoutedMessage", json: typed_json, full: false });
+    let mention = to_json(&Mention { path: "Projects".into(), is_folder: true });
+    samples.push(Sample { name: "mention".into(), ts_type: "Core.Mention", json: mention, full: true });
     samples
 }
 

@@ -290,3 +290,31 @@ fn attachments_count_toward_the_context_budget_by_what_they_send() {
     assert!(!second.contains("word4999"), "the note over the budget was sent again");
     assert!(second.contains("next"));
 }
+
+#[test]
+fn the_picker_offers_names_before_middles_and_letters_in_order_and_nothing_it_cannot_attach() {
+    let host = FakeHost::new();
+    for path in
+        ["Projects/Plan.md", "Archive/old plans/2019.md", "Daily/2026-11-24.md", "Planet.md", "pic.png", "a.zip"]
+    {
+        host.put_note(path, "x");
+    }
+    host.put_note(".obsidian/plan.json", "{}");
+    let p = processor(&host);
+    let find = |q: &str| -> Vec<String> { host.run(p.mentions(q, 10)).into_iter().map(|m| m.path).collect() };
+    assert_eq!(find("plan")[..2], ["Planet.md", "Projects/Plan.md"]);
+    assert!(find("plan").contains(&"Archive/old plans/2019.md".to_owned()));
+    assert_eq!(find("d1124"), ["Daily/2026-11-24.md"], "letters in order");
+    assert!(find("zip").is_empty(), "what cannot be attached is not offered");
+    assert!(!find("json").iter().any(|p| p.starts_with(".obsidian")), "protected folders are not offered");
+    assert!(find("proj").contains(&"Projects".to_owned()), "folders are offered");
+    assert_eq!(find("").len(), 9, "an empty query lists what there is, newest first");
+
+    // Listed once; a new name lists again, an edit does not.
+    host.put_note("Plan B.md", "x");
+    assert!(!find("plan b").contains(&"Plan B.md".to_owned()));
+    p.vault_changed("Planet.md", "modify");
+    assert!(!find("plan b").contains(&"Plan B.md".to_owned()));
+    p.vault_changed("Plan B.md", "create");
+    assert_eq!(find("plan b")[0], "Plan B.md");
+}

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 
 use serde::Serialize;
 
-use super::kind_by_name;
+use super::reference::kind_by_name;
 use crate::host::Host;
 use crate::lean::fold_case;
 use crate::settings::Settings;
@@ -118,39 +118,4 @@ fn score(query: &str, c: &Candidate) -> Option<i64> {
 
 fn starts_word(text: &str, at: usize) -> bool {
     text[..at].ends_with(['/', ' ', '-', '_', '.'])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testing::FakeHost;
-
-    #[test]
-    fn names_beat_folders_starts_beat_middles_and_letters_in_order_still_match() {
-        let host = FakeHost::new();
-        for path in
-            ["Projects/Plan.md", "Archive/old plans/2019.md", "Daily/2026-11-24.md", "Planet.md", "pic.png", "a.zip"]
-        {
-            host.put_note(path, "x");
-        }
-        host.put_note(".obsidian/plan.json", "{}");
-        let mentions = Mentions::default();
-        let settings = Settings::default();
-        let find = |q: &str| -> Vec<String> {
-            host.run(mentions.find(&host, &settings, q, 10)).into_iter().map(|m| m.path).collect()
-        };
-        assert_eq!(find("plan")[..2], ["Planet.md", "Projects/Plan.md"]);
-        assert!(find("plan").contains(&"Archive/old plans/2019.md".to_owned()));
-        assert_eq!(find("d1124"), ["Daily/2026-11-24.md"], "letters in order");
-        assert!(find("zip").is_empty(), "what cannot be attached is not offered");
-        assert!(!find("json").iter().any(|p| p.starts_with(".obsidian")), "protected folders are not offered");
-        assert!(find("proj").contains(&"Projects".to_owned()), "folders are offered");
-        assert_eq!(find("").len(), 9, "an empty query lists what there is, newest first");
-
-        // Listed once; a vault event lists again.
-        host.put_note("Plan B.md", "x");
-        assert!(!find("plan b").contains(&"Plan B.md".to_owned()));
-        mentions.changed();
-        assert_eq!(find("plan b")[0], "Plan B.md");
-    }
 }

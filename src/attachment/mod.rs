@@ -6,15 +6,18 @@
 //! (kind, path, hash, size), never the content: its lines stay small.
 
 mod mention;
+pub(crate) mod reference;
 mod resolve;
 mod sniff;
 
 use base64::Engine;
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use mention::Mention;
 pub(crate) use mention::Mentions;
+use reference::too_many_attachments;
+use reference::{kind_by_name, sha256_hex};
+pub use reference::{Attachment, AttachmentKind, MAX_ATTACHMENTS};
 pub(crate) use resolve::{resolve_history, resolve_message, Copies};
 
 use crate::host::Host;
@@ -41,88 +44,6 @@ pub(crate) const MAX_PDF_BYTES: u64 = 20 * 1024 * 1024;
 pub(crate) const MAX_PDF_PAGES: u32 = 100;
 /// Entries of a folder listed before "… and N more".
 pub(crate) const MAX_FOLDER_ENTRIES: usize = 200;
-/// Attachments one message may carry.
-pub const MAX_ATTACHMENTS: usize = 20;
-/// Where the copies live, in the data folder.
-const COPIES_DIR: &str = "attachments";
-
-/// What an attachment is, which decides the block it is sent as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AttachmentKind {
-    /// A note's text (a text block, with its path).
-    Note,
-    /// A folder: the list of what it holds (the agent reads further with its tools).
-    Folder,
-    /// An image block.
-    Image,
-    /// A PDF document block.
-    Pdf,
-}
-
-impl AttachmentKind {
-    fn is_binary(self) -> bool {
-        matches!(self, AttachmentKind::Image | AttachmentKind::Pdf)
-    }
-
-    fn noun(self) -> &'static str {
-        match self {
-            AttachmentKind::Note => "note",
-            AttachmentKind::Folder => "folder",
-            AttachmentKind::Image => "image",
-            AttachmentKind::Pdf => "PDF",
-        }
-    }
-}
-
-/// An attachment as the history keeps it and the chat shows it as a chip: what was sent is in
-/// the copy its hash names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Attachment {
-    pub kind: AttachmentKind,
-    /// The vault path, or the name of a pasted or dropped file.
-    pub path: String,
-    /// SHA-256 of what was sent (hex): the copy's name.
-    pub hash: String,
-    pub media_type: String,
-    /// Size of what was sent, in bytes.
-    pub bytes: u64,
-    /// Pasted or dropped into the chat rather than taken from the vault.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub pasted: bool,
-    /// Where a long note was cut ("cut at line 812 of 3,000"), shown on the chip before sending.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cut: Option<String>,
-    /// An image's width and height in pixels.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pixels: Option<(u32, u32)>,
-    /// A PDF's page count, when it could be read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pages: Option<u32>,
-}
-
-impl Attachment {
-    /// The copy's path in the data folder.
-    pub(crate) fn copy_path(&self) -> String {
-        copy_path(&self.hash, self.kind)
-    }
-
-    /// A rough token count of what it sends, for the context budget (the history line itself
-    /// holds only the reference).
-    pub(crate) fn estimated_tokens(&self) -> usize {
-        let bytes = usize::try_from(self.bytes).unwrap_or(usize::MAX);
-        match self.kind {
-            AttachmentKind::Note | AttachmentKind::Folder => bytes / 4 + 16,
-            // The API scales an image to at most ~1,600 tokens' worth (width x height / 750).
-            AttachmentKind::Image => {
-                self.pixels.map_or(1_600, |(w, h)| (w as usize).saturating_mul(h as usize) / 750).clamp(64, 1_600)
-            }
-            // Text and an image of each page.
-            AttachmentKind::Pdf => self.pages.map_or(bytes / 50, |p| p as usize * 2_000),
-        }
-    }
-}
 
 /// Why something could not be attached. Shown on its chip; nothing is sent.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -148,7 +69,7 @@ Anthropic Messages, or paste the text you need"
     FormatCannotTakePdf,
     #[error("could not keep a copy of {path} to send: {error}")]
     NotStored { path: String, error: String },
-    #[error("a message can carry {MAX_ATTACHMENTS} attachments at most")]
+    #[error("{}", too_many_attachments())]
     TooMany,
 }
 
@@ -159,26 +80,6 @@ pub(crate) fn size_text(bytes: u64) -> String {
         b if b >= 1024 * 1024 => format!("{:.1} MB", b as f64 / MB),
         b if b >= 1024 => format!("{} KB", b / 1024),
         b => format!("{b} bytes"),
-    }
-}
-
-fn copy_path(hash: &str, kind: AttachmentKind) -> String {
-    format!("{COPIES_DIR}/{hash}.{}", if kind.is_binary() { "b64" } else { "txt" })
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// What the extension says a vault file is meant to be; the bytes decide for binaries.
-fn kind_by_name(path: &str) -> Option<AttachmentKind> {
-    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    match ext.as_str() {
-        "md" | "markdown" | "txt" | "canvas" | "csv" | "json" | "yaml" | "yml" | "base" => Some(AttachmentKind::Note),
-        "png" | "jpg" | "jpeg" | "gif" | "webp" => Some(AttachmentKind::Image),
-        "pdf" => Some(AttachmentKind::Pdf),
-        _ => None,
     }
 }
 
@@ -493,11 +394,67 @@ pub(crate) fn user_content(text: &str, attachments: &[Attachment]) -> Vec<Conten
         .collect()
 }
 
-/// Whether a hash is what [`sha256_hex`] makes (a message's attachment names a copy by it, so
-/// nothing else may reach a file name).
-pub(crate) fn is_content_hash(hash: &str) -> bool {
-    hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::reference::is_content_hash;
+    use super::*;
+
+    #[test]
+    fn a_note_is_cut_only_when_long_and_one_enormous_line_is_cut_inside() {
+        let short = "a\nb\n";
+        assert_eq!(cut_note(short), (short.to_owned(), None));
+        let exactly: String = "x".repeat(MAX_NOTE_CHARS);
+        assert_eq!(cut_note(&exactly).1, None);
+        let one_line: String = "é".repeat(MAX_NOTE_CHARS + 10);
+        let (text, cut) = cut_note(&one_line);
+        assert_eq!(cut.as_deref(), Some("cut at line 1 of 1"));
+        assert!(text.starts_with(&"é".repeat(MAX_NOTE_CHARS)));
+        assert!(text.ends_with("Read the rest with read_file.]\n"));
+    }
+
+    #[test]
+    fn hashes_are_only_what_sha256_makes() {
+        let hash = sha256_hex(b"abc");
+        assert!(is_content_hash(&hash));
+        assert!(!is_content_hash(&hash.to_uppercase()));
+        assert!(!is_content_hash(&hash[1..]));
+        assert!(!is_content_hash(&format!("../{}", &hash[3..])));
+    }
+
+    #[test]
+    fn token_estimates_follow_what_is_sent() {
+        let base = Attachment {
+            kind: AttachmentKind::Image,
+            path: "a.png".into(),
+            hash: String::new(),
+            media_type: "image/png".into(),
+            bytes: 4_000_000,
+            pasted: false,
+            cut: None,
+            pixels: Some((200, 150)),
+            pages: None,
+        };
+        assert_eq!(base.estimated_tokens(), 64, "a small image costs little, whatever its bytes");
+        assert_eq!(Attachment { pixels: Some((4000, 3000)), ..base.clone() }.estimated_tokens(), 1_600);
+        let pdf = Attachment { kind: AttachmentKind::Pdf, pages: Some(3), ..base.clone() };
+        assert_eq!(pdf.estimated_tokens(), 6_000);
+        let note = Attachment { kind: AttachmentKind::Note, bytes: 40_000, ..base };
+        assert_eq!(note.estimated_tokens(), 10_016);
+    }
+
+    #[test]
+    fn a_selection_is_quoted_under_its_note_and_lines() {
+        assert_eq!(
+            selection_quote("Projects/Plan.md", 3, 5, "first\n\nthird"),
+            "From [[Projects/Plan]], lines 3-5:\n> first\n>\n> third\n\n"
+        );
+        assert_eq!(selection_quote("a.md", 7, 7, "one"), "From [[a]], line 7:\n> one\n\n");
+    }
+
+    #[test]
+    fn a_paste_too_large_for_any_attachment_is_refused_by_its_size() {
+        assert!(check_paste_size("shot.png", MAX_PDF_BYTES).is_ok());
+        let err = check_paste_size("huge.mov", 50 * 1024 * 1024).unwrap_err().to_string();
+        assert_eq!(err, "huge.mov is 50.0 MB; pasted files can be attached up to 20.0 MB");
+    }
+}

@@ -310,6 +310,16 @@ fn the_picker_offers_names_before_middles_and_letters_in_order_and_nothing_it_ca
     assert!(find("proj").contains(&"Projects".to_owned()), "folders are offered");
     assert_eq!(find("").len(), 9, "an empty query lists what there is, newest first");
 
+    // Typed a key at a time, each query is matched among the last one's matches: the same answers
+    // as asked afresh, and going back (a deleted letter) asks the whole listing again.
+    let typed: Vec<Vec<String>> = ["p", "pl", "pla", "plan", "pla"].iter().map(|q| find(q)).collect();
+    p.vault_changed("nothing.md", "delete");
+    for (q, answer) in ["p", "pl", "pla", "plan", "pla"].iter().zip(&typed) {
+        assert_eq!(&find(q), answer, "{q}");
+        p.vault_changed("nothing.md", "delete");
+    }
+    find("");
+
     // Listed once; a new name lists again, an edit does not.
     host.put_note("Plan B.md", "x");
     assert!(!find("plan b").contains(&"Plan B.md".to_owned()));

@@ -35,12 +35,16 @@ struct Candidate {
 #[derive(Debug, Default)]
 pub(crate) struct Mentions {
     listed: RefCell<Option<Vec<Candidate>>>,
+    /// The last query and the candidates whose letters it has in order: a longer query typed
+    /// after it can only match among them (the next keystroke scans those, not the vault).
+    narrowed: RefCell<Option<(String, Vec<usize>)>>,
 }
 
 impl Mentions {
     /// Forgets the listing (a note was created, renamed or deleted).
     pub(crate) fn changed(&self) {
         self.listed.borrow_mut().take();
+        self.narrowed.borrow_mut().take();
     }
 
     /// The best `limit` matches for `query`; the newest notes for an empty one.
@@ -52,14 +56,27 @@ impl Mentions {
         let listed = self.listed.borrow();
         let Some(candidates) = listed.as_ref() else { return Vec::new() };
         let query = fold_case(query.trim());
-        let scored = candidates.iter().filter_map(|c| {
-            let score = if query.is_empty() { Some(c.modified_ms as i64) } else { score(&query, c) };
-            score.map(|s| (s, c))
-        });
-        let best =
-            crate::lean::top_by(scored, limit, |a, b| b.0.cmp(&a.0).then_with(|| a.1.path.len().cmp(&b.1.path.len())));
-        best.into_iter().map(|(_, c)| Mention { path: c.path.clone(), is_folder: c.is_folder }).collect()
+        if query.is_empty() {
+            let newest = candidates.iter().map(|c| (c.modified_ms as i64, c));
+            return best(newest, limit);
+        }
+        let narrowed = self.narrowed.borrow_mut().take();
+        let among: Vec<usize> = match narrowed {
+            Some((last, matched)) if query.starts_with(&last) => matched,
+            _ => (0..candidates.len()).collect(),
+        };
+        let scored: Vec<(i64, usize)> =
+            among.into_iter().filter_map(|i| Some((score(&query, &candidates[i])?, i))).collect();
+        *self.narrowed.borrow_mut() = Some((query, scored.iter().map(|&(_, i)| i).collect()));
+        best(scored.into_iter().map(|(s, i)| (s, &candidates[i])), limit)
     }
+}
+
+/// The `limit` best scored candidates, the shorter path first among equals.
+fn best<'a>(scored: impl Iterator<Item = (i64, &'a Candidate)>, limit: usize) -> Vec<Mention> {
+    let best =
+        crate::lean::top_by(scored, limit, |a, b| b.0.cmp(&a.0).then_with(|| a.1.path.len().cmp(&b.1.path.len())));
+    best.into_iter().map(|(_, c)| Mention { path: c.path.clone(), is_folder: c.is_folder }).collect()
 }
 
 async fn list<H: Host>(host: &H, settings: &Settings) -> Vec<Candidate> {

@@ -328,3 +328,33 @@ fn the_picker_offers_names_before_middles_and_letters_in_order_and_nothing_it_ca
     p.vault_changed("Plan B.md", "create");
     assert_eq!(find("plan b")[0], "Plan B.md");
 }
+
+#[test]
+fn a_model_whose_connection_check_refused_an_image_is_said_so_when_an_image_is_attached() {
+    let host = FakeHost::new();
+    host.put_binary("shot.png", &png(10, 10, 50));
+    host.put_note("a.md", "text goes anywhere");
+    let p = processor(&host);
+    let probe = Reply::tools("", &[("t1", "connection_probe", json!({"word": "ping"}))]);
+    host.script([
+        Reply::error(404, "not_found_error"),
+        Reply::text("OK"),
+        probe,
+        Reply::error(400, "invalid_request_error"),
+    ]);
+    let report = host.run(p.check_connection());
+    let images = report.lines.iter().find(|l| l.step == "images").expect("an images line");
+    assert!(!images.ok, "{report:?}");
+    let refused = host.run(p.attach_vault("shot.png")).unwrap_err();
+    assert!(refused.to_string().contains("test-model at http://model.test did not take an image"), "{refused}");
+    let pasted = host.run(p.attach_bytes("Pasted image.png", &png(10, 10, 50))).unwrap_err();
+    assert_eq!(pasted, refused);
+    assert!(host.run(p.attach_vault("a.md")).is_ok(), "notes still go");
+
+    // A check that passes clears it.
+    let probe = Reply::tools("", &[("t1", "connection_probe", json!({"word": "ping"}))]);
+    host.script([Reply::error(404, "not_found_error"), Reply::text("OK"), probe, Reply::text("Red")]);
+    let report = host.run(p.check_connection());
+    assert!(report.lines.iter().all(|l| l.ok), "{report:?}");
+    assert!(host.run(p.attach_vault("shot.png")).is_ok());
+}

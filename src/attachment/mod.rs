@@ -67,6 +67,11 @@ pub enum AttachError {
 Anthropic Messages, or paste the text you need"
     )]
     FormatCannotTakePdf,
+    #[error(
+        "{model} at {server} did not take an image in the last connection check, so images are not \
+sent to it: choose a model with vision, or check the connection again if it has one now"
+    )]
+    ModelTakesNoImages { model: String, server: String },
     #[error("could not keep a copy of {path} to send: {error}")]
     NotStored { path: String, error: String },
     #[error("{}", too_many_attachments())]

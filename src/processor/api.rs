@@ -308,6 +308,7 @@ impl<H: Host + 'static> Pipeline<H> {
         let mut attachments = Vec::with_capacity(paths.len());
         for path in paths {
             let attached = crate::attachment::attach_vault_kept(host, &self.settings(), &self.inner.copies, path).await;
+            let attached = self.taken_by_model(attached);
             attachments.push(attached.map_err(|e| bad("attachments", e.to_string()))?);
         }
         if self.inner.api_recent.borrow().unfinished() >= MAX_MESSAGES_IN_FLIGHT {

@@ -337,7 +337,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Checks the model server with small real requests (the settings' "Check connection", the
     /// headless `--check`): a line per step, and the models the server lists.
     pub async fn check_connection(&self) -> crate::llm::check::ConnectionCheck {
-        crate::llm::check::check_connection(&self.pipeline.inner.host, &self.settings()).await
+        let settings = self.settings();
+        let report = crate::llm::check::check_connection(&self.pipeline.inner.host, &settings).await;
+        if let Some(images) = report.lines.iter().find(|l| l.step == "images") {
+            let refused = (!images.ok).then(|| (settings.base_url.clone(), settings.model.clone()));
+            *self.pipeline.inner.images_refused.borrow_mut() = refused;
+        }
+        report
     }
 
     /// Attaches a note, folder, image or PDF of the vault for the next message (the chat's `@`
@@ -348,7 +354,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         path: &str,
     ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
         let inner = &self.pipeline.inner;
-        crate::attachment::attach_vault_kept(&inner.host, &self.settings(), &inner.copies, path).await
+        let attached = crate::attachment::attach_vault_kept(&inner.host, &self.settings(), &inner.copies, path).await;
+        self.pipeline.taken_by_model(attached)
     }
 
     /// The `@` picker's best `limit` matches for what was typed after the `@`.
@@ -364,7 +371,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
         bytes: &[u8],
     ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
         let inner = &self.pipeline.inner;
-        crate::attachment::attach_bytes_kept(&inner.host, &self.settings(), &inner.copies, name, bytes).await
+        let attached =
+            crate::attachment::attach_bytes_kept(&inner.host, &self.settings(), &inner.copies, name, bytes).await;
+        self.pipeline.taken_by_model(attached)
     }
 
     /// The day's and the month's token use and estimated cost (the usage ledger, local time),
@@ -508,6 +517,25 @@ impl<H: Host + 'static> MessageProcessor<H> {
 impl<H: Host + 'static> Pipeline<H> {
     fn settings(&self) -> Rc<Settings> {
         Rc::clone(&self.inner.settings.borrow())
+    }
+
+    /// An attached image refused when the chat's model is known not to take images (its last
+    /// connection check said so): said on the chip, before anything is sent.
+    pub(super) fn taken_by_model(
+        &self,
+        attached: Result<crate::attachment::Attachment, crate::attachment::AttachError>,
+    ) -> Result<crate::attachment::Attachment, crate::attachment::AttachError> {
+        let attachment = attached?;
+        let settings = self.settings();
+        let refused = self.inner.images_refused.borrow();
+        let same = refused.as_ref().is_some_and(|(url, model)| *url == settings.base_url && *model == settings.model);
+        if same && attachment.kind == crate::attachment::AttachmentKind::Image {
+            return Err(crate::attachment::AttachError::ModelTakesNoImages {
+                model: settings.model.clone(),
+                server: settings.base_url.clone(),
+            });
+        }
+        Ok(attachment)
     }
 
     /// Builds the search index in the background, once; then writes it back every minute while

@@ -56,6 +56,9 @@ pub(super) struct Inner<H: Host> {
     pub(super) mentions: crate::attachment::Mentions,
     /// Attachments' copies read and checked, for the turns that send them again.
     pub(super) copies: crate::attachment::Copies,
+    /// The server and model whose last connection check refused an image: images are refused
+    /// when attached for them, before anything is sent.
+    pub(super) images_refused: RefCell<Option<(String, String)>>,
 }
 
 impl<H: Host> Inner<H> {
@@ -76,6 +79,7 @@ impl<H: Host> Inner<H> {
             search: Default::default(),
             mentions: Default::default(),
             copies: Default::default(),
+            images_refused: Default::default(),
         }
     }
 }

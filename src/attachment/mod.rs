@@ -78,6 +78,10 @@ sent to it: choose a model with vision, or check the connection again if it has 
     TooMany,
 }
 
+fn too_large(path: &str, what: &'static str, size: u64, limit: u64) -> AttachError {
+    AttachError::TooLarge { path: path.to_owned(), what, size: size_text(size), limit: size_text(limit) }
+}
+
 /// "1.2 MB", "830 KB", "12 bytes".
 pub(crate) fn size_text(bytes: u64) -> String {
     const MB: f64 = 1024.0 * 1024.0;
@@ -169,12 +173,7 @@ fn check_binary(
     settings: &Settings,
 ) -> Result<Attachment, AttachError> {
     let size = bytes.len() as u64;
-    let too_large = |what, limit| AttachError::TooLarge {
-        path: path.to_owned(),
-        what,
-        size: size_text(size),
-        limit: size_text(limit),
-    };
+    let too_large = |what, limit| too_large(path, what, size, limit);
     let attachment = |kind, media_type: &str| Attachment {
         kind,
         path: path.to_owned(),
@@ -283,12 +282,7 @@ pub(crate) async fn attach_vault_kept<H: Host>(
     match kind_by_name(&real) {
         Some(AttachmentKind::Note) => {
             if entry.size > MAX_NOTE_BYTES {
-                return Err(AttachError::TooLarge {
-                    path: entry.path.clone(),
-                    what: "notes",
-                    size: size_text(entry.size),
-                    limit: size_text(MAX_NOTE_BYTES),
-                });
+                return Err(too_large(&entry.path, "notes", entry.size, MAX_NOTE_BYTES));
             }
             let text = host.vault_read(&real).await.map_err(unreadable)?;
             let (text, cut) = cut_note(&text);
@@ -298,12 +292,7 @@ pub(crate) async fn attach_vault_kept<H: Host>(
             let limit = if kind == AttachmentKind::Image { MAX_IMAGE_BYTES } else { MAX_PDF_BYTES };
             if entry.size > limit {
                 let what = if kind == AttachmentKind::Image { "images" } else { "PDFs" };
-                return Err(AttachError::TooLarge {
-                    path: entry.path.clone(),
-                    what,
-                    size: size_text(entry.size),
-                    limit: size_text(limit),
-                });
+                return Err(too_large(&entry.path, what, entry.size, limit));
             }
             let bytes = host.vault_read_bytes(&real).await.map_err(unreadable)?;
             let checked = check_binary(&entry.path, &bytes, Some(kind), settings)?;
@@ -369,12 +358,7 @@ pub(crate) async fn attach_bytes_kept<H: Host>(
 pub fn check_paste_size(name: &str, size: u64) -> Result<(), AttachError> {
     let limit = MAX_IMAGE_BYTES.max(MAX_PDF_BYTES);
     if size > limit {
-        return Err(AttachError::TooLarge {
-            path: name.to_owned(),
-            what: "pasted files",
-            size: size_text(size),
-            limit: size_text(limit),
-        });
+        return Err(too_large(name, "pasted files", size, limit));
     }
     Ok(())
 }

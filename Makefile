@@ -56,7 +56,7 @@ demo: setup
 
 bench: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js
-	@scripts/ensure-tools.sh chromium twiggy
+	@scripts/ensure-tools.sh chromium twiggy ripgrep
 	node bench/run.mjs
 
 clean:

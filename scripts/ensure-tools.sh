@@ -5,11 +5,18 @@
 #   scripts/ensure-tools.sh chromium   … and Debian's chromium (browser tests)
 #   scripts/ensure-tools.sh fuzz       … and cargo-fuzz (libFuzzer targets in fuzz/)
 #   scripts/ensure-tools.sh twiggy     … and twiggy (make bench: what the wasm is made of)
+#   scripts/ensure-tools.sh ripgrep    … and Debian's ripgrep (make bench: the search benchmark's reference)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen pin in Cargo.toml
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Installs Debian packages, refreshing the package lists once if they are stale.
+debian_install() {
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null \
+    || { $sudo apt-get update -q >/dev/null && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null; }
+}
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the Rust target wasm32-unknown-unknown"
@@ -26,9 +33,7 @@ fi
 
 if ! command -v wasm-opt >/dev/null 2>&1; then
   say "installing Debian's binaryen (wasm-opt shrinks the core's wasm: scripts/wasm-opt.sh)"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q binaryen >/dev/null \
-    || { $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q binaryen >/dev/null; }
+  debian_install binaryen
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -52,9 +57,12 @@ for want in "$@"; do
     chromium)
       if ! command -v chromium >/dev/null 2>&1; then
         say "installing Debian's chromium for the browser tests"
-        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
-        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
-          || { $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }
+        debian_install chromium
+      fi ;;
+    ripgrep)
+      if ! command -v rg >/dev/null 2>&1; then
+        say "installing Debian's ripgrep (make bench: the search benchmark's reference scan)"
+        debian_install ripgrep
       fi ;;
   esac
 done

@@ -210,7 +210,7 @@ about 214 MB: past the default ceiling (\`searchIndexMaxMb\`, 64 MB, about 28,00
 vault that big needs the setting raised (this benchmark sets 2,048); the wasm memory then grows to
 about 800 MB, which a desktop has and a phone does not. Restart with the persisted index reads and
 checks about 150 MB of text. The machine has 2 shared cores: reruns move these numbers by 2-3x (the table is the run of
-2026-11-25 on an idle machine, ripgrep 13 from Debian, which `make bench` installs).
+2026-11-25 on an idle machine, ripgrep 13 from Debian, which \`make bench\` installs).
 
 `;
 

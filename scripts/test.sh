@@ -31,6 +31,8 @@ cargo test --target wasm32-unknown-unknown --test wasm_boundary
 step "TypeScript type check (against the obsidian types) and lint (eslint-plugin-obsidianmd)"
 npx --no-install tsc --noEmit -p js-shim
 npx --no-install eslint js-shim/src
+# `make bench` runs these; a syntax error in one would otherwise show only there.
+for script in bench/*.mjs scripts/*.mjs; do node --check "$script"; done
 
 step "end-to-end tests in Node (scripted Anthropic server, local model, crash tests)"
 MODEL_PORT=${SMARTHOLE_TEST_MODEL_PORT:-8092}

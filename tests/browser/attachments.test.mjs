@@ -146,3 +146,31 @@ test("a 50 MB paste is refused on its chip: nothing is sent and the typed text s
   assert.equal(await page.locator(".smarthole-compose-problem").textContent(), "");
   assert.deepEqual(chat.errors, []);
 });
+
+test("Attach opens a file chooser for images and PDFs; the chosen files become chips and go with the message", async () => {
+  const { page } = chat;
+  const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.click(".smarthole-attach")]);
+  assert.equal(chooser.isMultiple(), true);
+  assert.match(await page.locator(".smarthole-composer input[type=file]").getAttribute("accept"), /image\/png.*application\/pdf/);
+  const photo = solidPng(64, 48, [10, 120, 200]);
+  await chooser.setFiles([
+    { name: "photo.png", mimeType: "image/png", buffer: photo },
+    { name: "paper.pdf", mimeType: "application/pdf", buffer: ONE_PAGE_PDF },
+  ]);
+  await page.waitForSelector(".smarthole-tray .smarthole-chip-image");
+  await page.waitForSelector(".smarthole-tray .smarthole-chip-pdf");
+  assert.match(await chips(page).first().textContent(), /photo\.png.*64×48/);
+  await page.fill(".smarthole-input", "Chosen, not pasted");
+  await page.press(".smarthole-input", "Enter");
+  await waitForAnswers(4);
+  assert.deepEqual(lastRequest().schemaErrors, []);
+  const blocks = lastUserBlocks();
+  assert.deepEqual(Buffer.from(blocks.find((b) => b.type === "image").source.data, "base64"), photo, "a small image is sent as chosen");
+  assert.deepEqual(Buffer.from(blocks.find((b) => b.type === "document").source.data, "base64"), ONE_PAGE_PDF);
+  assert.equal(blocks.at(-1).text, "Chosen, not pasted");
+  // The same file chosen again is taken again (the chooser was emptied after each choice).
+  const [again] = await Promise.all([page.waitForEvent("filechooser"), page.click(".smarthole-attach")]);
+  await again.setFiles([{ name: "photo.png", mimeType: "image/png", buffer: photo }]);
+  await page.waitForSelector(".smarthole-tray .smarthole-chip-image");
+  assert.deepEqual(chat.errors, []);
+});

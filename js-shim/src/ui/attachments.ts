@@ -1,7 +1,7 @@
 // What a message carries besides its text: the chips above the input (a note, folder, image or
 // PDF each, saying what will be sent or why it cannot be), the chip of the note open in the
 // editor (on until it has gone with a message; a click switches it), the `@` picker, and files
-// pasted or dropped into the chat. Every check, read and copy is the core's (attachVault,
+// pasted, dropped or chosen with the Attach button. Every check, read and copy is the core's (attachVault,
 // attachBytes); the view only scales a large image down first, as the API would.
 import type {} from "obsidian";
 import type { Attachment, Mention } from "smarthole-core";
@@ -27,6 +27,30 @@ export function chipText(a: Attachment): { name: string; detail: string } {
   const size = a.bytes >= 1024 * 1024 ? `${(a.bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(a.bytes / 1024))} KB`;
   const detail = a.cut ?? (a.kind === "image" && a.pixels ? `${a.pixels[0]}×${a.pixels[1]}` : a.kind === "pdf" && a.pages ? `${a.pages} page${a.pages === 1 ? "" : "s"}` : size);
   return { name, detail };
+}
+
+/** What the Attach button offers to choose; the core still decides by the bytes. */
+const CHOOSABLE = "image/png,image/jpeg,image/gif,image/webp,application/pdf,.pdf";
+
+/** Files reach the tray three ways: pasted into the input, dropped on the chat, or chosen with
+ * the Attach button — on a phone, the only way to a photo or a downloaded PDF. */
+export function takeFiles(tray: AttachmentTray, chat: HTMLElement, input: HTMLTextAreaElement, composer: HTMLElement): void {
+  const add = (files: FileList | null | undefined, event?: Event): void => {
+    const list = [...(files ?? [])];
+    if (list.length === 0) return;
+    event?.preventDefault();
+    list.forEach((file) => tray.addFile(file));
+  };
+  input.addEventListener("paste", (event) => add(event.clipboardData?.files, event));
+  chat.addEventListener("dragover", (event) => event.preventDefault());
+  chat.addEventListener("drop", (event) => add(event.dataTransfer?.files, event));
+  const chooser = composer.createEl("input", { cls: "smarthole-hidden", attr: { type: "file", accept: CHOOSABLE, multiple: "" } });
+  const button = composer.createEl("button", { cls: "smarthole-attach", text: "Attach", attr: { "aria-label": "Attach images or PDFs", title: "Attach images or PDFs (or paste or drop them here; @ attaches a note)" } });
+  button.addEventListener("click", () => chooser.click());
+  chooser.addEventListener("change", () => {
+    add(chooser.files);
+    chooser.value = "";
+  });
 }
 
 /** A chip showing an attachment already sent (in the transcript). */
@@ -176,8 +200,10 @@ async function scaledBytes(file: File): Promise<Uint8Array> {
     return original; // The core says what is wrong with it.
   }
   const side = Math.max(bitmap.width, bitmap.height);
-  if (side <= SCALE_TO_SIDE && file.size <= IMAGE_BYTES) return original;
-  if (typeof OffscreenCanvas !== "function") return original;
+  if ((side <= SCALE_TO_SIDE && file.size <= IMAGE_BYTES) || typeof OffscreenCanvas !== "function") {
+    bitmap.close();
+    return original;
+  }
   const scale = Math.min(1, SCALE_TO_SIDE / side);
   const canvas = new OffscreenCanvas(Math.max(1, Math.round(bitmap.width * scale)), Math.max(1, Math.round(bitmap.height * scale)));
   canvas.getContext("2d")?.drawImage(bitmap, 0, 0, canvas.width, canvas.height);

@@ -26,7 +26,7 @@ import { replayLines } from "./replay.ts";
 import { HistoryPages } from "./history-pages.ts";
 import { drawReview, onReviewEvent, placeApproval } from "./review.ts";
 import { ConversationUsage } from "./usage.ts";
-import { AttachmentTray, drawSentChips, MentionPicker } from "./attachments.ts";
+import { AttachmentTray, drawSentChips, MentionPicker, takeFiles } from "./attachments.ts";
 
 export type { ChatBackend, PanelOptions };
 
@@ -102,19 +102,7 @@ export class ChatPanel {
     this.input = composer.createEl("textarea", { cls: "smarthole-input", attr: { placeholder: "Message the agent… (@ to attach a note)", rows: "3" } });
     // Before the Enter handler below: while the picker is open, Enter chooses.
     this.picker = new MentionPicker(compose, this.input, backend, (path) => this.tray.addVault(path));
-    this.input.addEventListener("paste", (event) => {
-      const files = [...(event.clipboardData?.files ?? [])];
-      if (files.length === 0) return;
-      event.preventDefault();
-      files.forEach((file) => this.tray.addFile(file));
-    });
-    this.root.addEventListener("dragover", (event) => event.preventDefault());
-    this.root.addEventListener("drop", (event) => {
-      const files = [...(event.dataTransfer?.files ?? [])];
-      if (files.length === 0) return;
-      event.preventDefault();
-      files.forEach((file) => this.tray.addFile(file));
-    });
+    takeFiles(this.tray, this.root, this.input, composer);
     this.button = composer.createEl("button", { cls: "smarthole-send mod-cta", text: PREPARING });
     this.button.disabled = true;
     this.approvals = new ApprovalCards({

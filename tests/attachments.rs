@@ -8,7 +8,7 @@ mod common;
 use base64::Engine;
 use common::*;
 use serde_json::{json, Value};
-use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::testing::{BodyEnd, FakeHost, Reply};
 use smarthole_agent::{attach_bytes, attach_vault, AttachError, Attachment, AttachmentKind, Settings};
 use smarthole_agent::{ApiFormat, EntryKind, VaultEntry};
 
@@ -357,4 +357,32 @@ fn a_model_whose_connection_check_refused_an_image_is_said_so_when_an_image_is_a
     let report = host.run(p.check_connection());
     assert!(report.lines.iter().all(|l| l.ok), "{report:?}");
     assert!(host.run(p.attach_vault("shot.png")).is_ok());
+}
+
+#[test]
+fn a_model_that_refuses_an_image_is_quoted_and_the_conversation_goes_on_without_it() {
+    // No connection check was made: the model's own refusal is what the user learns.
+    let host = FakeHost::new();
+    host.put_binary("shot.png", &png(10, 10, 50));
+    let image = attach(&host, &settings(), "shot.png").unwrap();
+    let refusal = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj";
+    host.script([Reply::Raw {
+        status: 400,
+        chunks: vec![json!({"error": {"code": 400, "message": refusal, "type": "invalid_request_error"}}).to_string()],
+        end: BodyEnd::Close,
+    }]);
+    host.script([Reply::text("Fine.")]);
+    let p = processor(&host);
+    let first = host.run(p.process(with_attachments("m1", "look", &[image])));
+    assert_eq!(first.error_code.as_deref(), Some("invalid_request"));
+    assert_eq!(
+        first.error.as_deref(),
+        Some(format!("Unable to process request. The message may be too long. The server said: {refusal}").as_str())
+    );
+    // The refused message is not sent again with the next one: the conversation is not stuck.
+    let second = host.run(p.process(direct("m2", "just text")));
+    assert!(second.success, "{second:?}");
+    let requests = host.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(all_blocks(&requests[1].body).iter().all(|b| b["type"] != "image"));
 }

@@ -92,7 +92,12 @@ fn retry_after_is_obeyed_when_longer_and_a_huge_one_fails_fast() {
 fn non_retryable_errors_fail_at_once_with_their_messages() {
     let cases = [
         (401, "authentication_error", "auth_error", "API key is missing or invalid"),
-        (400, "invalid_request_error", "invalid_request", "Unable to process request. The message may be too long."),
+        (
+            400,
+            "invalid_request_error",
+            "invalid_request",
+            "Unable to process request. The message may be too long. The server said: scripted 400",
+        ),
         (
             404,
             "not_found_error",

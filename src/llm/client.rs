@@ -6,7 +6,7 @@
 use futures::future::{select, Either};
 use serde_json::Value;
 
-use super::error::{ErrorKind, LlmError};
+use super::error::{said, ErrorKind, LlmError};
 use super::openai;
 use super::request::{request_body, ModelCall};
 use super::retry::{next_delay, parse_retry_after};
@@ -129,13 +129,13 @@ async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) ->
     let body = read_all(&mut response.body, MAX_BODY_BYTES).await.unwrap_or_default();
     let parsed: Option<Value> = json_text(&body).ok();
     let error_type = parsed.as_ref().and_then(|v| v.pointer("/error/type")).and_then(Value::as_str);
-    let message = parsed
-        .as_ref()
-        .and_then(|v| v.pointer("/error/message"))
-        .and_then(Value::as_str)
+    let server_message = parsed.as_ref().and_then(|v| v.pointer("/error/message")).and_then(Value::as_str);
+    let message = server_message
         .map(str::to_owned)
         .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned());
     let mut error = LlmError::from_status(response.status, error_type, format!("HTTP {}: {message}", response.status));
+    // Only a message the server meant for us is shown; a web page's first bytes are not.
+    error.server_said = server_message.and_then(said);
     error.retry_after_ms =
         parse_retry_after(response.header("retry-after-ms"), response.header("retry-after"), host.now_ms());
     error.should_retry = match response.header("x-should-retry") {

@@ -58,6 +58,9 @@ pub(crate) struct LlmError {
     pub kind: ErrorKind,
     /// What the server or the network said, for logs.
     pub detail: String,
+    /// The server's own words for a refused request (its error message), shown after ours: a 400
+    /// may be an image the model cannot see or a parameter it does not know, not only length.
+    pub server_said: Option<String>,
     /// The server's `retry-after`, in milliseconds.
     pub retry_after_ms: Option<u64>,
     /// The server's `x-should-retry`, which overrides the status rule.
@@ -67,7 +70,7 @@ pub(crate) struct LlmError {
 impl LlmError {
     /// A failure with no server hints.
     pub(crate) fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
-        LlmError { kind, detail: detail.into(), retry_after_ms: None, should_retry: None }
+        LlmError { kind, detail: detail.into(), server_said: None, retry_after_ms: None, should_retry: None }
     }
 
     /// The failure of a user stop.
@@ -86,7 +89,12 @@ impl LlmError {
             ErrorKind::Auth => "API key is missing or invalid".to_owned(),
             ErrorKind::RateLimit => "Too many requests. Please try again in a moment.".to_owned(),
             ErrorKind::Network => "Network error. Please check your internet connection.".to_owned(),
-            ErrorKind::InvalidRequest => "Unable to process request. The message may be too long.".to_owned(),
+            ErrorKind::InvalidRequest => match self.server_said.as_deref() {
+                Some(said) => {
+                    format!("Unable to process request. The message may be too long. The server said: {said}")
+                }
+                None => "Unable to process request. The message may be too long.".to_owned(),
+            },
             ErrorKind::Permission => "The API key is not allowed to use this model or feature.".to_owned(),
             ErrorKind::NotFound => format!("The model \"{model}\" was not found. Check the model name in settings."),
             ErrorKind::TooLarge => "The request is too large for the AI service. Try a shorter message.".to_owned(),
@@ -125,8 +133,24 @@ impl LlmError {
             "request_too_large" => ErrorKind::TooLarge,
             _ => ErrorKind::Server,
         };
-        LlmError::new(kind, format!("{error_type}: {message}"))
+        LlmError { server_said: said(message), ..LlmError::new(kind, format!("{error_type}: {message}")) }
     }
+}
+
+/// Most characters of the server's message shown to the user.
+const SERVER_SAID_CHARS: usize = 300;
+
+/// The server's message as the user is shown it: trimmed, one line, cut at a few hundred
+/// characters; none when it said nothing.
+pub(crate) fn said(message: &str) -> Option<String> {
+    let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.is_empty() {
+        return None;
+    }
+    Some(match line.char_indices().nth(SERVER_SAID_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    })
 }
 
 #[cfg(test)]
@@ -154,6 +178,22 @@ mod tests {
         }
         assert_eq!(LlmError::new(ErrorKind::Auth, "").user_message("m"), "API key is missing or invalid");
         assert!(LlmError::new(ErrorKind::NotFound, "").user_message("claude-x").contains("claude-x"));
+    }
+
+    #[test]
+    fn a_refused_request_says_what_the_server_said_after_the_seed_message() {
+        let mut e = LlmError::from_status(400, Some("invalid_request_error"), "HTTP 400: x".into());
+        assert_eq!(e.user_message("m"), "Unable to process request. The message may be too long.");
+        e.server_said = said("  image input is\nnot supported  ");
+        assert_eq!(
+            e.user_message("m"),
+            "Unable to process request. The message may be too long. The server said: image input is not supported"
+        );
+        let long = said(&"é".repeat(400)).unwrap_or_default();
+        assert_eq!(long.chars().count(), SERVER_SAID_CHARS + 1, "cut at a character, with an ellipsis");
+        assert_eq!(said(" \n "), None);
+        let streamed = LlmError::from_stream_error("invalid_request_error", "tools.0: unknown field");
+        assert!(streamed.user_message("m").ends_with("The server said: tools.0: unknown field"));
     }
 
     #[test]

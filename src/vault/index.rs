@@ -23,11 +23,14 @@
 //! its own distinct terms (delta varints) and their positions (varint count, then position
 //! deltas) for phrases and for that rewrite.
 
+mod text;
+
 use std::collections::HashMap;
 
 use crate::lean::fold_case;
 use crate::vault::joined::Joined;
 use crate::vault::search::LINE_WORK;
+pub(crate) use text::{TextReader, TextWriter};
 
 /// One indexed note.
 #[derive(Debug, Clone, PartialEq)]
@@ -409,170 +412,6 @@ impl Index {
         let postings: usize = self.postings.iter().map(|p| p.bytes.capacity()).sum();
         docs + terms + postings
     }
-
-    /// The index as text (`.smarthole/search-index.txt`): a header line (format, notes, a
-    /// checksum of the rest, layout), the terms, then one line per note with its term ids and
-    /// positions as base64 of their varints — read back without parsing a number per position.
-    pub(crate) fn to_text(&self) -> String {
-        let mut body = String::new();
-        // Terms renumbered densely in the order written (the order, and so the deltas, kept).
-        let mut renumber: Vec<u32> = vec![0; self.terms.len()];
-        let mut written = 0u32;
-        for (t, term) in self.terms.iter().enumerate() {
-            if self.postings[t].live > 0 {
-                renumber[t] = written;
-                written += 1;
-                body.push_str(term);
-                body.push('\n');
-            }
-        }
-        body.push('\n');
-        for doc in self.docs() {
-            let terms = write_ascending(read_ascending(&doc.terms).map(|t| renumber[t as usize]));
-            body.push_str(&doc.path.replace(['\t', '\n'], " "));
-            body.push_str(&format!(
-                "\t{}\t{}\t{}\t{}\t{}\t",
-                doc.size,
-                doc.modified_ms,
-                u8::from(doc.unreadable),
-                doc.tokens,
-                doc.long_lines
-            ));
-            base64(&terms, &mut body);
-            body.push('\t');
-            base64(&doc.positions, &mut body);
-            body.push('\n');
-        }
-        format!("{FORMAT} {} {} {LAYOUT}\n{body}", self.len(), checksum(&body))
-    }
-
-    /// An index read back from [`Index::to_text`]; `None` when anything is off (the caller
-    /// rebuilds: a damaged index is never trusted).
-    pub(crate) fn from_text(text: &str) -> Option<Index> {
-        let (header, body) = text.split_once('\n')?;
-        let mut head = header.split(' ');
-        if head.next()? != FORMAT {
-            return None;
-        }
-        let count: usize = head.next()?.parse().ok()?;
-        let sum = head.next()?;
-        if head.next()? != LAYOUT || head.next().is_some() || sum != checksum(body) {
-            return None;
-        }
-        let (terms, notes) = body.split_once("\n\n").or_else(|| body.strip_prefix('\n').map(|n| ("", n)))?;
-        let mut index = Index::default();
-        if !terms.is_empty() {
-            for term in terms.split('\n') {
-                if !is_term(term) || index.term_ids.contains_key(term) {
-                    return None;
-                }
-                index.term_id(term);
-            }
-        }
-        let mut scratch = Vec::new();
-        for line in notes.lines() {
-            let mut f = line.split('\t');
-            let path = f.next()?;
-            let size = f.next()?.parse().ok()?;
-            let modified_ms = f.next()?.parse().ok()?;
-            let unreadable = match f.next()? {
-                "0" => false,
-                "1" => true,
-                _ => return None,
-            };
-            let tokens: u32 = f.next()?.parse().ok()?;
-            let long_lines: u32 = f.next()?.parse().ok()?;
-            let terms: Box<[u8]> = unbase64(f.next()?, &mut scratch)?.into();
-            let positions: Box<[u8]> = unbase64(f.next()?, &mut scratch)?.into();
-            if f.next().is_some() || index.by_path.contains_key(path) {
-                return None;
-            }
-            let doc =
-                Doc { path: path.to_owned(), size, modified_ms, unreadable, tokens, long_lines, terms, positions };
-            // Every term known and ascending, every position list whole, the token count right.
-            let (mut previous, mut total, mut at) = (None, 0u64, 0usize);
-            let mut ok = true;
-            for (k, t) in read_ascending(&doc.terms).enumerate() {
-                if t as usize >= index.terms.len() || (k > 0 && previous == Some(t)) || at >= doc.positions.len() {
-                    ok = false;
-                    break;
-                }
-                previous = Some(t);
-                let n = read_varint(&doc.positions, &mut at);
-                for _ in 0..n {
-                    if at >= doc.positions.len() {
-                        ok = false;
-                        break;
-                    }
-                    read_varint(&doc.positions, &mut at);
-                }
-                total += u64::from(n);
-            }
-            if !ok || at != doc.positions.len() || total != u64::from(doc.tokens) {
-                return None;
-            }
-            let id = index.docs.len() as u32;
-            for (t, n) in term_counts(&doc) {
-                index.postings[t as usize].push(id, n);
-            }
-            index.held += doc_bytes(&doc);
-            index.docs.push(Some(doc));
-            index.by_path.insert(path.to_owned(), id);
-        }
-        index.held = index.measure();
-        (index.len() == count).then_some(index)
-    }
-}
-
-/// The persisted format's name and version.
-const FORMAT: &str = "smarthole-search-index-1";
-/// The layout of its note lines (a file without it, or with another, is rebuilt).
-const LAYOUT: &str = "b64v2";
-
-const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Bytes as base64 without padding.
-fn base64(bytes: &[u8], out: &mut String) {
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for k in 0..=chunk.len() {
-            out.push(char::from(BASE64[(n >> (18 - 6 * k) & 63) as usize]));
-        }
-    }
-}
-
-/// [`base64`] back, into `scratch`; `None` for a character out of the alphabet or a bad length.
-fn unbase64<'s>(text: &str, scratch: &'s mut Vec<u8>) -> Option<&'s [u8]> {
-    scratch.clear();
-    if text.len() % 4 == 1 {
-        return None;
-    }
-    let value = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        }))
-    };
-    for chunk in text.as_bytes().chunks(4) {
-        let mut n = 0u32;
-        for (k, &c) in chunk.iter().enumerate() {
-            n |= value(c)? << (18 - 6 * k);
-        }
-        for k in 0..chunk.len() - 1 {
-            scratch.push((n >> (16 - 8 * k)) as u8);
-        }
-    }
-    Some(scratch)
-}
-
-fn checksum(body: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(body.as_bytes());
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
 /// Whether a character's folding depends on the characters around it (capital sigma lowers to

@@ -15,8 +15,11 @@ use crate::host_types::Millis;
 
 /// How long one tool call may work before it returns what it has.
 pub(crate) const TOOL_BUDGET_MS: Millis = 10_000;
-/// Host time between two turns of the event loop while a scan works.
+/// Host time between two turns of the event loop while a tool call works.
 const YIELD_EVERY_MS: Millis = 16;
+/// The same for background work (the search index's build, load and save): shorter, so that a
+/// tool call running beside it still leaves the event loop a turn every ~20 ms, not every 32.
+const BACKGROUND_YIELD_EVERY_MS: Millis = 4;
 /// Pieces of work between two yields to the executor.
 const YIELD_EVERY_STEPS: u32 = 32;
 
@@ -26,6 +29,7 @@ pub(crate) struct Budget<'h, H: Host> {
     started: Millis,
     deadline: Millis,
     last_yield: Millis,
+    yield_every: Millis,
     steps: u32,
 }
 
@@ -33,14 +37,28 @@ impl<'h, H: Host> Budget<'h, H> {
     /// Starts the budget now.
     pub(crate) fn start(host: &'h H) -> Self {
         let now = host.now_ms();
-        Budget { host, started: now, deadline: now.saturating_add(TOOL_BUDGET_MS), last_yield: now, steps: 0 }
+        Budget {
+            host,
+            started: now,
+            deadline: now.saturating_add(TOOL_BUDGET_MS),
+            last_yield: now,
+            yield_every: YIELD_EVERY_MS,
+            steps: 0,
+        }
     }
 
-    /// The same manners without a deadline: background work (the search index's build) that
-    /// must only never hold the event loop.
+    /// Politer manners without a deadline: background work (the search index's build, load and
+    /// save) that must never hold the event loop, least of all while a tool call works beside it.
     pub(crate) fn unbounded(host: &'h H) -> Self {
         let now = host.now_ms();
-        Budget { host, started: now, deadline: Millis::MAX, last_yield: now, steps: 0 }
+        Budget {
+            host,
+            started: now,
+            deadline: Millis::MAX,
+            last_yield: now,
+            yield_every: BACKGROUND_YIELD_EVERY_MS,
+            steps: 0,
+        }
     }
 
     /// Whole seconds since the start, at least 1 (for "stopped after 10 s").
@@ -56,7 +74,7 @@ impl<'h, H: Host> Budget<'h, H> {
         if now >= self.deadline {
             return false;
         }
-        if now.saturating_sub(self.last_yield) >= YIELD_EVERY_MS {
+        if now.saturating_sub(self.last_yield) >= self.yield_every {
             self.host.sleep(0).await;
             YieldOnce(false).await;
             self.last_yield = self.host.now_ms();

@@ -23,14 +23,13 @@
 //! its own distinct terms (delta varints) and their positions (varint count, then position
 //! deltas) for phrases and for that rewrite.
 
-mod text;
+pub(crate) mod text;
 
 use std::collections::HashMap;
 
 use crate::lean::fold_case;
 use crate::vault::joined::Joined;
 use crate::vault::search::LINE_WORK;
-pub(crate) use text::{TextReader, TextWriter};
 
 /// One indexed note.
 #[derive(Debug, Clone, PartialEq)]

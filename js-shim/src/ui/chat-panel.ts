@@ -33,6 +33,11 @@ export type { ChatBackend, PanelOptions };
 /** The hidden line written when the chat opens (UC014). */
 export const CHAT_OPENED = "Chat opened";
 const PREPARING = "Preparing…";
+/** Turns answered in the view since its history was drawn before it starts again from the newest
+ * page: a conversation kept going all day (the hub, a job) does not grow the page without end. */
+const LIVE_TURNS = 60;
+/** How near the end (px) the user must be for the view to start again under them. */
+const AT_END = 80;
 
 export class ChatPanel {
   readonly root: HTMLElement;
@@ -66,6 +71,8 @@ export class ChatPanel {
   /** Scheduled runs of other conversations: their events are not drawn here. */
   private unsubscribe: (() => void) | null = null;
   private opened = false;
+  /** Turns answered below the history drawn (see LIVE_TURNS). */
+  private liveTurns = 0;
 
   constructor(
     parent: HTMLElement,
@@ -328,6 +335,16 @@ export class ChatPanel {
     await this.answer(id).finish(result.response ?? "", result.notice, this.options);
     this.usage.turn(this.answer(id), result.usage);
     this.scrollToEnd();
+    await this.trimLive();
+  }
+
+  /** After LIVE_TURNS answers, with nothing running and the user at the end, the view is drawn
+   * again from the newest page: the turns above it are in the history, a scroll away. */
+  private async trimLive(): Promise<void> {
+    if (++this.liveTurns < LIVE_TURNS || this.inflight.size > 0) return;
+    const box = this.messages;
+    if (box.scrollHeight - box.scrollTop - box.clientHeight > AT_END) return;
+    await this.showCurrent();
   }
 
   private addError(result: ProcessResult): void {
@@ -425,6 +442,7 @@ export class ChatPanel {
   }
 
   private clearMessages(): void {
+    this.liveTurns = 0;
     this.pages.reset();
     this.messages.empty();
     this.usage.reset();

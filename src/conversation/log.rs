@@ -7,6 +7,7 @@
 use serde::de::IgnoredAny;
 
 use super::line::{HistoryLine, Turn};
+use crate::llm::Usage;
 
 /// The result of reading a history file.
 #[derive(Debug, Default)]
@@ -98,6 +99,18 @@ pub(crate) struct LogPage {
     /// Where the page begins (just after a turn's closing line): the cursor for the page before
     /// it; `None` when the page reaches the start of the file.
     pub before: Option<usize>,
+}
+
+/// Adds the usage recorded on the closing lines of `text` (whole lines) to `total`: what a
+/// conversation has cost, as the chat view shows it. Only lines naming a usage are parsed.
+pub(crate) fn add_turn_usage(text: &str, total: &mut Usage) {
+    for line in text.lines().filter(|l| l.contains("\"usage\"")) {
+        if let Ok(HistoryLine { turn: Some(turn), .. }) = serde_json::from_str::<HistoryLine>(line) {
+            if let Some(usage) = &turn.usage {
+                total.add(usage);
+            }
+        }
+    }
 }
 
 /// Whether a line is a readable closing line: the only place the reader's state is empty again,

@@ -12,6 +12,7 @@ pub(crate) mod store;
 pub(crate) mod transcript;
 
 pub(crate) use line::{HistoryLine, LineRole, TurnEnd};
+pub(crate) use log::add_turn_usage;
 pub(crate) use model::{
     Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,
     StatusEvent,

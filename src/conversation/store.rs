@@ -533,6 +533,18 @@ impl ConversationStore {
         Ok((log.turns.into_iter().flat_map(|t| t.lines).collect(), log.unreadable))
     }
 
+    /// A conversation's whole history as text (empty when it has none yet, or is past the bound a
+    /// history is read within), for a reader that goes through it a piece at a time.
+    pub async fn read_text<H: Host>(&mut self, host: &H, id: &str) -> Result<String, StoreError> {
+        if self.find(host, id).await?.is_none() {
+            return Err(StoreError::Unknown(id.to_owned()));
+        }
+        Ok(match read_bounded(host, &log_path(id), MAX_LOG_BYTES).await? {
+            Bounded::Text(text) => text,
+            Bounded::Missing | Bounded::TooLarge(_) => String::new(),
+        })
+    }
+
     /// One page of a conversation for the view: the newest `limit` turns before `before` (the
     /// end when `None`), parsed from that page's lines only, with the lines of that region this
     /// version could not read and the cursor for the page before it.

@@ -319,6 +319,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.pipeline.conversation_page(id, before, limit).await
     }
 
+    /// What a conversation has cost so far: every turn's usage added up (the chat view's
+    /// "This conversation", whichever of its pages are drawn).
+    pub async fn conversation_usage(&self, id: &str) -> Result<crate::llm::Usage, ProcessorError> {
+        self.pipeline.conversation_usage(id).await
+    }
+
     /// The conversation new messages go to, if one is open.
     pub async fn current_conversation(&self) -> Option<Conversation> {
         self.pipeline.current_conversation().await

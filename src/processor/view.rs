@@ -7,12 +7,16 @@ use super::error::ProcessorError;
 use super::pipeline::{loaded, Pipeline};
 use super::ConversationPage;
 use crate::conversation::boundary::starts_new_conversation;
-use crate::conversation::{Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
+use crate::conversation::{add_turn_usage, Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
 use crate::host::Host;
 use crate::ids::new_id;
-use crate::llm::ContentBlock;
+use crate::llm::{ContentBlock, Usage};
 use crate::message::MessageSource;
 use crate::time::format_iso;
+use crate::tools::budget::Budget;
+
+/// Bytes of history read between two turns of the event loop when adding up its usage.
+const USAGE_PIECE: usize = 256 * 1024;
 
 impl<H: Host + 'static> Pipeline<H> {
     /// Appends a hidden system line to the current conversation — kept in history, never sent to
@@ -92,6 +96,30 @@ impl<H: Host + 'static> Pipeline<H> {
             lines.insert(0, unreadable_line(unreadable));
         }
         Ok(ConversationPage { lines, before: before.map(|b| b as u64) })
+    }
+
+    /// What a conversation has cost so far: every turn's usage added up, read from its history a
+    /// piece at a time (a long one is megabytes), the event loop turning between pieces.
+    pub(super) async fn conversation_usage(&self, id: &str) -> Result<Usage, ProcessorError> {
+        self.initialize().await?;
+        let text = {
+            let mut guard = self.inner.store.lock().await;
+            loaded(&mut guard)?.read_text(&self.inner.host, id).await?
+        };
+        let mut total = Usage::default();
+        let mut pace = Budget::unbounded(&self.inner.host);
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let cut = match rest.as_bytes().get(USAGE_PIECE..) {
+                Some(tail) => tail.iter().position(|&b| b == b'\n').map_or(rest.len(), |at| USAGE_PIECE + at + 1),
+                None => rest.len(),
+            };
+            let (piece, after) = rest.split_at(cut);
+            add_turn_usage(piece, &mut total);
+            rest = after;
+            pace.pace().await;
+        }
+        Ok(total)
     }
 
     /// The conversation new messages go to.

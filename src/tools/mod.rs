@@ -3,7 +3,7 @@
 //! result that says what was wrong, never a failure of the turn.
 
 pub(crate) mod args;
-mod budget;
+pub(crate) mod budget;
 mod call;
 mod end_conversation;
 mod find;

@@ -664,6 +664,13 @@ impl WasmMessageProcessor {
         promise(async move { core.conversation_page(&id, before, limit as usize).await })
     }
 
+    /// What a conversation has cost so far: every turn's usage added up.
+    #[wasm_bindgen(js_name = conversationUsage, unchecked_return_type = "Promise<Usage>")]
+    pub fn conversation_usage(&self, id: String) -> Promise {
+        let core = self.core.clone();
+        promise(async move { core.conversation_usage(&id).await })
+    }
+
     /// The conversation new messages go to, or null.
     #[wasm_bindgen(js_name = currentConversation, unchecked_return_type = "Promise<Conversation | null>")]
     pub fn current_conversation(&self) -> Promise {

@@ -2,8 +2,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-/** Writes a conversation of `messages` messages (user and answer, one turn each pair), recent. */
-export function longConversation(vault, messages, id = "conv-long") {
+/** Writes a conversation of `messages` messages (user and answer, one turn each pair), recent;
+ * `usage(i)`, when given, is the usage recorded with turn i. */
+export function longConversation(vault, messages, id = "conv-long", usage = null) {
   const dir = path.join(vault, ".smarthole/conversations");
   mkdirSync(dir, { recursive: true });
   const ts = new Date().toISOString();
@@ -13,7 +14,7 @@ export function longConversation(vault, messages, id = "conv-long") {
     const base = { messageId: m, source: "direct", visible: true, ts };
     parts.push(JSON.stringify({ id: `${m}#0`, ...base, role: "user", content: [{ type: "text", text: `question ${i}` }] }));
     const answer = `answer ${i}: some **Markdown** text`;
-    parts.push(JSON.stringify({ id: `${m}#1`, ...base, role: "assistant", content: [{ type: "text", text: answer }], turn: { toolsUsed: [] } }));
+    parts.push(JSON.stringify({ id: `${m}#1`, ...base, role: "assistant", content: [{ type: "text", text: answer }], turn: { toolsUsed: [], ...(usage ? { usage: usage(i) } : {}) } }));
   }
   writeFileSync(path.join(dir, `${id}.jsonl`), parts.join("\n") + "\n");
   const conversation = { id, status: "active", title: "Long", createdAt: ts, state: {} };

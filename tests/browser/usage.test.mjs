@@ -3,7 +3,9 @@
 // the server returned, with its simulated prompt cache off (every input token fresh).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { tmpVault } from "../node/helpers.mjs";
 import { openChat, type } from "./harness.mjs";
+import { longConversation } from "./long-history.mjs";
 
 let chat;
 before(async () => {
@@ -31,4 +33,37 @@ test("each answer shows the usage the server returned, and the conversation its 
   const sum = (k) => served.reduce((a, u) => a + u[k], 0);
   assert.equal(total, `This conversation: ${n(sum("input_tokens"))} in, 0 % from cache · ${n(sum("output_tokens"))} out`);
   assert.deepEqual(chat.errors, []);
+});
+
+test("a long conversation's total is every turn's, however much of it is drawn or scrolled through", async () => {
+  const turns = 300;
+  const usage = (i) => ({ inputTokens: 1000 + i, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: 10 + (i % 7), modelCalls: 1 });
+  const long = await openChat({ vault: longConversation(tmpVault(), turns * 2, "conv-long", usage) });
+  try {
+    const { page } = long;
+    await page.waitForSelector(".smarthole-send:not([disabled])");
+    await page.waitForSelector(`.smarthole-msg-assistant >> text=answer ${turns - 1}:`);
+    let input = 0;
+    let output = 0;
+    for (let i = 0; i < turns; i++) (input += usage(i).inputTokens), (output += usage(i).outputTokens);
+    const expected = `This conversation: ${input >= 10_000 ? `${Math.round(input / 1000)}k` : n(input)} in, 0 % from cache · ${n(output)} out`;
+    const total = () => page.locator(".smarthole-usage-total").textContent();
+    await page.waitForFunction((t) => document.querySelector(".smarthole-usage-total")?.textContent === t, expected);
+    const drawn = await page.locator(".smarthole-msg-assistant").count();
+    assert.ok(drawn < turns, `only some pages drawn (${drawn}), the total still every turn's`);
+    // Up to the first answer and back: pages drawn, dropped and drawn again add nothing.
+    for (const to of ["top", "bottom"]) {
+      for (let k = 0; k < 12; k++) {
+        await page.evaluate((to) => {
+          const box = document.querySelector(".smarthole-messages");
+          box.scrollTop = to === "top" ? 0 : box.scrollHeight;
+        }, to);
+        await page.waitForTimeout(120);
+      }
+    }
+    assert.equal(await total(), expected);
+    assert.deepEqual(long.errors, []);
+  } finally {
+    await long.close();
+  }
 });

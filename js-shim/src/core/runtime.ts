@@ -22,6 +22,7 @@ import type {
   ScheduleChange,
   TurnReview,
   UndoReport,
+  Usage,
   UsageTotals,
   ConnectionCheck,
   ProviderPreset,
@@ -305,6 +306,7 @@ export class CoreRuntime {
   readonly conversationLines = (id: string): Promise<HistoryLine[]> => this.call((p) => p.conversationLines(id));
   readonly conversationPage = (id: string, before: number | undefined, limit: number): Promise<ConversationPage> =>
     this.call((p) => p.conversationPage(id, before, limit));
+  readonly conversationUsage = (id: string): Promise<Usage> => this.call((p) => p.conversationUsage(id));
   readonly currentConversation = (): Promise<Conversation | null> => this.call((p) => p.currentConversation());
   readonly newConversation = (): Promise<void> => this.call((p) => p.newConversation());
   readonly openConversation = (id: string): Promise<Conversation> => this.call((p) => p.openConversation(id));

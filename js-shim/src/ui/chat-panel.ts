@@ -93,7 +93,7 @@ export class ChatPanel {
     this.indexLine = this.root.createDiv({ cls: "smarthole-hint smarthole-index" });
     this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
     const review = async (id: string, b: AnswerBubble) => drawReview(this.approvals, b, id, await this.backend.turnReview(id), this.backend);
-    const usage = (bubble: AnswerBubble, used: Usage | undefined) => this.usage.turn(bubble, used);
+    const usage = (bubble: AnswerBubble, used: Usage | undefined) => this.usage.line(bubble, used);
     const target = (into: HTMLElement) => ({
       addUser: (id: string, text: string, source: MessageSource, attachments: Attachment[]) => this.addUser(id, text, source, undefined, into, attachments),
       answer: (id: string) => this.answer(id, into), notice: (text: string) => this.notice(text, into), usage, review,
@@ -425,7 +425,10 @@ export class ChatPanel {
       return;
     }
     this.clearMessages();
+    const total = this.backend.conversationUsage(current.id).catch(() => null);
     await this.pages.first(current.id);
+    const used = await total;
+    if (used) this.usage.setTotal(used);
     const question = current.state.pendingQuestion;
     if (current.status === "waiting_input" && question) this.addQuestion(question.prompt, question.type, question.options ?? []);
     this.showPendingApprovals();

@@ -11,6 +11,7 @@ import type {
   ScheduleChange,
   TurnReview,
   UndoReport,
+  Usage,
 } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime.ts";
 import type { AttachBackend } from "./attachments.ts";
@@ -27,6 +28,8 @@ export interface ChatBackend extends AttachBackend {
   conversationLines(id: string): Promise<HistoryLine[]>;
   /** A page of a conversation, newest first (ui/history-pages.ts); without it the whole history is read. */
   conversationPage?(id: string, before: number | undefined, limit: number): Promise<ConversationPage>;
+  /** What a conversation has cost so far: every turn's usage, added up by the core. */
+  conversationUsage(id: string): Promise<Usage>;
   currentConversation(): Promise<Conversation | null>;
   newConversation(): Promise<void>;
   openConversation(id: string): Promise<Conversation>;

@@ -52,16 +52,31 @@ export class ConversationUsage {
   /** Another conversation is shown. */
   reset(): void {
     this.total = null;
-    this.el.setText("");
-    this.el.addClass("smarthole-hidden");
+    this.draw();
   }
 
-  /** A finished turn: its line under the answer, and the conversation's total. */
+  /** An answer drawn from the history: its own line only (the total is the core's). */
+  line(bubble: AnswerBubble, usage: Usage | undefined): void {
+    if (usage) bubble.usage.setText(usageText(usage));
+  }
+
+  /** The conversation's total as the core added it up from its whole history, however much of
+   * it is drawn; answers finished afterwards add to it. */
+  setTotal(total: Usage): void {
+    this.total = inputOf(total) + total.outputTokens > 0 ? { ...total } : null;
+    this.draw();
+  }
+
+  /** A turn finished in the view: its line under the answer, and the conversation's total. */
   turn(bubble: AnswerBubble, usage: Usage | undefined): void {
     if (!usage) return;
-    bubble.usage.setText(usageText(usage));
+    this.line(bubble, usage);
     this.total = addUsage(this.total, usage);
-    this.el.setText(`This conversation: ${usageText(this.total)}`);
-    this.el.removeClass("smarthole-hidden");
+    this.draw();
+  }
+
+  private draw(): void {
+    this.el.setText(this.total ? `This conversation: ${usageText(this.total)}` : "");
+    this.el.toggleClass("smarthole-hidden", !this.total);
   }
 }

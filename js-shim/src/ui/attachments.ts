@@ -1,8 +1,8 @@
 // What a message carries besides its text: the chips above the input (a note, folder, image or
 // PDF each, saying what will be sent or why it cannot be), the chip of the note open in the
 // editor (on until it has gone with a message; a click switches it), the `@` picker, and files
-// pasted, dropped or chosen with the Attach button. Every check, read and copy is the core's (attachVault,
-// attachBytes); the view only scales a large image down first, as the API would.
+// pasted, dropped or chosen with the Attach button. Every check, read and copy is the core's
+// (attachVault, attachBytes); the view only scales a large image down first, as the API would.
 import type {} from "obsidian";
 import type { Attachment, Mention } from "smarthole-core";
 

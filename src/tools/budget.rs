@@ -36,29 +36,18 @@ pub(crate) struct Budget<'h, H: Host> {
 impl<'h, H: Host> Budget<'h, H> {
     /// Starts the budget now.
     pub(crate) fn start(host: &'h H) -> Self {
-        let now = host.now_ms();
-        Budget {
-            host,
-            started: now,
-            deadline: now.saturating_add(TOOL_BUDGET_MS),
-            last_yield: now,
-            yield_every: YIELD_EVERY_MS,
-            steps: 0,
-        }
+        Self::with(host, TOOL_BUDGET_MS, YIELD_EVERY_MS)
     }
 
     /// Politer manners without a deadline: background work (the search index's build, load and
     /// save) that must never hold the event loop, least of all while a tool call works beside it.
     pub(crate) fn unbounded(host: &'h H) -> Self {
+        Self::with(host, Millis::MAX, BACKGROUND_YIELD_EVERY_MS)
+    }
+
+    fn with(host: &'h H, budget_ms: Millis, yield_every: Millis) -> Self {
         let now = host.now_ms();
-        Budget {
-            host,
-            started: now,
-            deadline: Millis::MAX,
-            last_yield: now,
-            yield_every: BACKGROUND_YIELD_EVERY_MS,
-            steps: 0,
-        }
+        Budget { host, started: now, deadline: now.saturating_add(budget_ms), last_yield: now, yield_every, steps: 0 }
     }
 
     /// Whole seconds since the start, at least 1 (for "stopped after 10 s").

@@ -1,7 +1,7 @@
 // The chat view's window over a long history (issue 19): scrolling from the newest message to the
 // very first and back down shows every message exactly once and in order, with the page's element
 // count bounded all the way; a message sent then is answered at the end; and an answer streaming
-// while older pages are drawn above stays whole and last.
+// while the user scrolls up leaves them where they read, pages drawn above, the answer whole and last.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { tmpVault } from "../node/helpers.mjs";
@@ -58,27 +58,51 @@ test("from the newest message to the first and back: every message once, in orde
   assert.deepEqual(chat.errors, []);
 });
 
-test("an answer streaming while older pages are drawn above stays whole and last", async () => {
+test("an answer streaming while the user scrolls up: they stay where they read, older pages are drawn, the answer stays whole and last", async () => {
   const { page, model } = chat;
   await scroll(page, "bottom");
-  model.enqueue({ kind: "text", text: "streamed " + "word ".repeat(120) + "end.", delayMs: 15 });
+  // 40 pieces 150 ms apart: the answer is still streaming while the user reads.
+  const pieces = Array.from({ length: 40 }, (_, i) => `word${i} `);
+  model.enqueue({ kind: "text", text: "streamed " + pieces.join("") + "end.", chunks: ["streamed ", ...pieces, "end."], delayMs: 150 });
   await page.fill(".smarthole-input", "a new question");
   await page.click(".smarthole-send");
-  // While it streams, the user scrolls up: pages are drawn above.
   await page.waitForSelector(".smarthole-msg-assistant >> text=streamed");
-  const before = (await numbers(page)).filter((n) => n >= 0)[0];
+  // While it streams, the user scrolls up three times; each time a page is drawn above.
+  let top = (await numbers(page)).filter((n) => n >= 0)[0];
   for (let i = 0; i < 3; i++) {
     await scroll(page, "top");
-    await page.waitForTimeout(120);
+    await page.waitForFunction(
+      (top) => [...document.querySelectorAll(".smarthole-msg-assistant")].some((e) => Number(/answer (\d+):/.exec(e.textContent)?.[1] ?? Infinity) < top),
+      top,
+      { timeout: 15_000 },
+    );
+    top = (await numbers(page)).filter((n) => n >= 0)[0];
   }
-  assert.ok((await numbers(page)).filter((n) => n >= 0)[0] < before, "older pages were drawn meanwhile");
+  // The text that keeps arriving does not pull the view back down.
+  const streamed = () => page.evaluate(() => document.querySelector(".smarthole-messages > .smarthole-msg:last-child")?.textContent.length ?? 0);
+  const atEnd = () => page.evaluate(() => {
+    const box = document.querySelector(".smarthole-messages");
+    return box.scrollHeight - box.scrollTop - box.clientHeight <= 80;
+  });
+  const grown = await streamed();
+  await page.waitForFunction((n) => (document.querySelector(".smarthole-messages > .smarthole-msg:last-child")?.textContent.length ?? 0) > n + 20, grown);
+  assert.equal(await page.locator(".smarthole-send").textContent(), "Stop", "still streaming");
+  assert.equal(await atEnd(), false, "the view stays where the user scrolled while text arrives");
   await page.waitForSelector(".smarthole-send >> text=Send", { timeout: 30_000 });
+  assert.equal(await atEnd(), false, "the finished answer does not pull the view down either");
   const last = await page.evaluate(() => {
     const all = [...document.querySelectorAll(".smarthole-messages > .smarthole-msg")];
     return all.slice(-2).map((e) => e.textContent);
   });
   assert.match(last[0], /a new question/);
-  assert.match(last[1], /streamed (word ){120}end\./, "the answer is whole, and last");
+  assert.match(last[1], /streamed (word\d+ ){40}end\./, "the answer is whole, and last");
+  // Back at the end, the next answer is followed as it streams.
   await scroll(page, "bottom");
+  model.enqueue({ kind: "text", text: "followed " + "word ".repeat(200) + "done.", delayMs: 5 });
+  await page.fill(".smarthole-input", "another");
+  await page.click(".smarthole-send");
+  await page.waitForSelector(".smarthole-send >> text=Send", { timeout: 30_000 });
+  await page.waitForSelector(".smarthole-msg-assistant >> text=done.");
+  assert.equal(await atEnd(), true, "an answer streamed while at the end is followed to its end");
   assert.deepEqual(chat.errors, []);
 });

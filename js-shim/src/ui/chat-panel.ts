@@ -36,7 +36,7 @@ const PREPARING = "Preparing…";
 /** Turns answered in the view since its history was drawn before it starts again from the newest
  * page: a conversation kept going all day (the hub, a job) does not grow the page without end. */
 const LIVE_TURNS = 60;
-/** How near the end (px) the user must be for the view to start again under them. */
+/** How near the end (px) counts as at the end: streamed text follows, and the view may start again. */
 const AT_END = 80;
 
 export class ChatPanel {
@@ -223,6 +223,14 @@ export class ChatPanel {
     this.messages.scrollTop = this.messages.scrollHeight;
   }
 
+  /** Whether the view is at the newest message. An answer being written follows the end only
+   *  then: a user who scrolls up to read while it streams stays where they are. Read before the
+   *  change, since the change itself moves the end. */
+  private atEnd(): boolean {
+    const box = this.messages;
+    return box.scrollHeight - box.scrollTop - box.clientHeight <= AT_END;
+  }
+
   private addUser(id: string, text: string, source: MessageSource | undefined, metadata?: Record<string, unknown>, parent = this.messages, attachments: Attachment[] = []): void {
     if (this.users.has(id)) return;
     const bubble = parent.createDiv({ cls: "smarthole-msg smarthole-msg-user", attr: { "data-message-id": id } });
@@ -274,10 +282,12 @@ export class ChatPanel {
           this.answer(event.messageId).commit();
         }
         return;
-      case "text_delta":
+      case "text_delta": {
+        const follow = this.atEnd();
         this.answer(event.messageId).append(event.text);
-        this.scrollToEnd();
+        if (follow) this.scrollToEnd();
         return;
+      }
       case "retrying":
         this.answer(event.messageId).retrying(`${event.error} Retrying in ${event.delaySeconds} s…`);
         return;
@@ -332,18 +342,17 @@ export class ChatPanel {
       this.addError(result);
       return;
     }
+    const follow = this.atEnd();
     await this.answer(id).finish(result.response ?? "", result.notice, this.options);
     this.usage.turn(this.answer(id), result.usage);
-    this.scrollToEnd();
+    if (follow) this.scrollToEnd();
     await this.trimLive();
   }
 
   /** After LIVE_TURNS answers, with nothing running and the user at the end, the view is drawn
    * again from the newest page: the turns above it are in the history, a scroll away. */
   private async trimLive(): Promise<void> {
-    if (++this.liveTurns < LIVE_TURNS || this.inflight.size > 0) return;
-    const box = this.messages;
-    if (box.scrollHeight - box.scrollTop - box.clientHeight > AT_END) return;
+    if (++this.liveTurns < LIVE_TURNS || this.inflight.size > 0 || !this.atEnd()) return;
     await this.showCurrent();
   }
 

@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { tmpVault } from "../node/helpers.mjs";
 import { openChat } from "./harness.mjs";
-import { longConversation } from "./long-history.mjs";
+import { longConversation, scrollAndSettle } from "./long-history.mjs";
 
 const MESSAGES = 2_400;
 let chat;
@@ -30,8 +30,7 @@ const scroll = (page, to) =>
 async function scrollAll(page, to, seen) {
   let last = "";
   for (let steady = 0; steady < 3; ) {
-    await scroll(page, to);
-    await page.waitForTimeout(150);
+    await scrollAndSettle(page, to);
     const shown = await numbers(page);
     const count = await elements(page);
     assert.ok(count < 3000, `${count} elements`);

@@ -21,3 +21,14 @@ export function longConversation(vault, messages, id = "conv-long", usage = null
   writeFileSync(path.join(dir, "index.json"), JSON.stringify({ current: id, conversations: [conversation] }));
   return vault;
 }
+
+/** Scrolls the chat's messages to the top or the end, then waits until the page it asked for (if
+ * any) is drawn: two frames for the scroll event to run, then until the list is no longer busy. */
+export async function scrollAndSettle(page, to) {
+  await page.evaluate(async (to) => {
+    const box = document.querySelector(".smarthole-messages");
+    box.scrollTop = to === "top" ? 0 : box.scrollHeight;
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  }, to);
+  await page.waitForFunction(() => document.querySelector(".smarthole-messages").getAttribute("aria-busy") !== "true", null, { timeout: 15_000 });
+}

@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { openChat, type } from "./harness.mjs";
+import { scrollAndSettle } from "./long-history.mjs";
 
 const TURNS = 75;
 let chat;
@@ -36,8 +37,7 @@ test("75 turns in one session: the view keeps a bounded number, and scrolling up
   // Every answer is a scroll away, in order.
   const seen = new Set(shown);
   for (let steady = 0, last = ""; steady < 3; ) {
-    await page.evaluate(() => (document.querySelector(".smarthole-messages").scrollTop = 0));
-    await page.waitForTimeout(150);
+    await scrollAndSettle(page, "top");
     const now = await answers(page);
     assert.ok(now.every((n, i) => i === 0 || n > now[i - 1]), "in order");
     now.forEach((n) => seen.add(n));

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { tmpVault } from "../node/helpers.mjs";
 import { openChat, type } from "./harness.mjs";
-import { longConversation } from "./long-history.mjs";
+import { longConversation, scrollAndSettle } from "./long-history.mjs";
 
 let chat;
 before(async () => {
@@ -54,11 +54,7 @@ test("a long conversation's total is every turn's, however much of it is drawn o
     // Up to the first answer and back: pages drawn, dropped and drawn again add nothing.
     for (const to of ["top", "bottom"]) {
       for (let k = 0; k < 12; k++) {
-        await page.evaluate((to) => {
-          const box = document.querySelector(".smarthole-messages");
-          box.scrollTop = to === "top" ? 0 : box.scrollHeight;
-        }, to);
-        await page.waitForTimeout(120);
+        await scrollAndSettle(page, to);
       }
     }
     assert.equal(await total(), expected);

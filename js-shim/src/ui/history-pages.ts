@@ -79,13 +79,24 @@ export class HistoryPages {
 
   /** Draws the page above the oldest one shown; false when there is none. */
   older(): Promise<boolean> {
-    this.loading ??= this.drawOlder().finally(() => (this.loading = null));
-    return this.loading;
+    return this.load(() => this.drawOlder());
   }
 
   /** Draws the page between the window and the newest page nearest the window; false when none. */
   newer(): Promise<boolean> {
-    this.loading ??= this.drawNewer().finally(() => (this.loading = null));
+    return this.load(() => this.drawNewer());
+  }
+
+  /** One page drawn at a time; the list is marked busy meanwhile (for assistive technology, and
+   *  for tests to know when the drawing has settled). */
+  private load(draw: () => Promise<boolean>): Promise<boolean> {
+    if (!this.loading) {
+      this.messages.setAttribute("aria-busy", "true");
+      this.loading = draw().finally(() => {
+        this.loading = null;
+        this.messages.removeAttribute("aria-busy");
+      });
+    }
     return this.loading;
   }
 

@@ -5,7 +5,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { tmpVault } from "../node/helpers.mjs";
-import { openChat } from "./harness.mjs";
+import path from "node:path";
+import { openChat, SCREENSHOTS } from "./harness.mjs";
 import { longConversation, scrollAndSettle } from "./long-history.mjs";
 
 const MESSAGES = 2_400;
@@ -57,7 +58,7 @@ test("from the newest message to the first and back: every message once, in orde
   assert.deepEqual(chat.errors, []);
 });
 
-test("an answer streaming while the user scrolls up: they stay where they read, older pages are drawn, the answer stays whole and last", async () => {
+test("an answer streaming while the user scrolls up: they stay where they read, older pages are drawn, the answer stays whole and last, a button goes back", async () => {
   const { page, model } = chat;
   await scroll(page, "bottom");
   // 40 pieces 150 ms apart: the answer is still streaming while the user reads.
@@ -95,8 +96,13 @@ test("an answer streaming while the user scrolls up: they stay where they read, 
   });
   assert.match(last[0], /a new question/);
   assert.match(last[1], /streamed (word\d+ ){40}end\./, "the answer is whole, and last");
+  // Away from the end, a button goes back to it, and goes itself once there.
+  assert.ok(await page.isVisible(".smarthole-jump"), "the way back to the newest message is shown");
+  await page.screenshot({ path: path.join(SCREENSHOTS, "chat-reading-back.png") });
+  await page.click(".smarthole-jump");
+  await page.waitForSelector(".smarthole-jump", { state: "hidden" });
+  assert.equal(await atEnd(), true, "the button went to the end");
   // Back at the end, the next answer is followed as it streams.
-  await scroll(page, "bottom");
   model.enqueue({ kind: "text", text: "followed " + "word ".repeat(200) + "done.", delayMs: 5 });
   await page.fill(".smarthole-input", "another");
   await page.click(".smarthole-send");

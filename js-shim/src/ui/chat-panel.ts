@@ -91,7 +91,12 @@ export class ChatPanel {
     });
     this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
     this.indexLine = this.root.createDiv({ cls: "smarthole-hint smarthole-index" });
-    this.messages = this.root.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
+    const frame = this.root.createDiv({ cls: "smarthole-messages-frame" });
+    this.messages = frame.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
+    // Away from the end (reading back, or while an answer streams below), a button goes back to it.
+    const jump = frame.createEl("button", { cls: "smarthole-jump smarthole-hidden", text: "↓ Newest", attr: { "aria-label": "Go to the newest message" } });
+    jump.addEventListener("click", () => this.scrollToEnd());
+    this.messages.addEventListener("scroll", () => jump.toggleClass("smarthole-hidden", this.atEnd()), { passive: true });
     const review = async (id: string, b: AnswerBubble) => drawReview(this.approvals, b, id, await this.backend.turnReview(id), this.backend);
     const usage = (bubble: AnswerBubble, used: Usage | undefined) => this.usage.line(bubble, used);
     const target = (into: HTMLElement) => ({

@@ -94,7 +94,7 @@ export class ChatPanel {
     const frame = this.root.createDiv({ cls: "smarthole-messages-frame" });
     this.messages = frame.createDiv({ cls: "smarthole-messages", attr: { "aria-live": "polite" } });
     // Away from the end (reading back, or while an answer streams below), a button goes back to it.
-    const jump = frame.createEl("button", { cls: "smarthole-jump smarthole-hidden", text: "↓ Newest", attr: { "aria-label": "Go to the newest message" } });
+    const jump = frame.createEl("button", { cls: "smarthole-jump smarthole-hidden", text: "Jump to newest", attr: { "aria-label": "Go to the newest message" } });
     jump.addEventListener("click", () => this.scrollToEnd());
     this.messages.addEventListener("scroll", () => jump.toggleClass("smarthole-hidden", this.atEnd()), { passive: true });
     const review = async (id: string, b: AnswerBubble) => drawReview(this.approvals, b, id, await this.backend.turnReview(id), this.backend);
@@ -439,14 +439,15 @@ export class ChatPanel {
       return;
     }
     this.clearMessages();
-    const total = this.backend.conversationUsage(current.id).catch(() => null);
     await this.pages.first(current.id);
-    const used = await total;
-    if (used) this.usage.setTotal(used);
     const question = current.state.pendingQuestion;
     if (current.status === "waiting_input" && question) this.addQuestion(question.prompt, question.type, question.options ?? []);
     this.showPendingApprovals();
     this.scrollToEnd();
+    // Last: the total reads the whole history (megabytes for a long one), and the newest answer
+    // must not wait for it.
+    const used = await this.backend.conversationUsage(current.id).catch(() => null);
+    if (used && this.shownId === current.id) this.usage.setTotal(used);
   }
 
   private async newChat(): Promise<void> {

@@ -21,11 +21,6 @@ after(() => chat?.close());
 const numbers = (page) =>
   page.evaluate(() => [...document.querySelectorAll(".smarthole-msg-assistant")].map((e) => Number(/answer (\d+):/.exec(e.textContent)?.[1] ?? -1)));
 const elements = (page) => page.evaluate(() => document.getElementsByTagName("*").length);
-const scroll = (page, to) =>
-  page.evaluate((to) => {
-    const box = document.querySelector(".smarthole-messages");
-    box.scrollTop = to === "top" ? 0 : box.scrollHeight;
-  }, to);
 
 /** Scrolls toward `to` until what is drawn stops changing; returns every answer number seen. */
 async function scrollAll(page, to, seen) {
@@ -60,7 +55,7 @@ test("from the newest message to the first and back: every message once, in orde
 
 test("an answer streaming while the user scrolls up: they stay where they read, older pages are drawn, the answer stays whole and last, a button goes back", async () => {
   const { page, model } = chat;
-  await scroll(page, "bottom");
+  await scrollAndSettle(page, "bottom");
   // 40 pieces 150 ms apart: the answer is still streaming while the user reads.
   const pieces = Array.from({ length: 40 }, (_, i) => `word${i} `);
   model.enqueue({ kind: "text", text: "streamed " + pieces.join("") + "end.", chunks: ["streamed ", ...pieces, "end."], delayMs: 150 });
@@ -70,7 +65,7 @@ test("an answer streaming while the user scrolls up: they stay where they read, 
   // While it streams, the user scrolls up three times; each time a page is drawn above.
   let top = (await numbers(page)).filter((n) => n >= 0)[0];
   for (let i = 0; i < 3; i++) {
-    await scroll(page, "top");
+    await scrollAndSettle(page, "top");
     await page.waitForFunction(
       (top) => [...document.querySelectorAll(".smarthole-msg-assistant")].some((e) => Number(/answer (\d+):/.exec(e.textContent)?.[1] ?? Infinity) < top),
       top,

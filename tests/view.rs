@@ -278,3 +278,38 @@ fn the_newest_pages_of_the_current_conversation_come_from_memory_and_a_file_chan
     let page = host.run(p.conversation_page(&id, None, 2)).unwrap();
     assert!(serde_json::to_string(&page.lines).unwrap().contains("changed elsewhere"), "the file as it is now");
 }
+
+#[test]
+fn a_conversations_cost_is_added_up_once_then_kept_in_step_with_each_turn() {
+    let host = FakeHost::new();
+    host.script((0..4).map(|i| Reply::text(&format!("answer {i}"))).collect::<Vec<_>>());
+    let p = processor(&host);
+    for i in 0..3 {
+        host.run(p.process(direct(&format!("m{i}"), &format!("question {i}"))));
+    }
+    let id = index(&host).current.unwrap();
+    let log = smarthole_agent::testing::internals::log_path(&id);
+    let reads_of_log = || host.reads().iter().filter(|r| **r == log).count();
+    let first = host.run(p.conversation_usage(&id)).unwrap();
+    assert_eq!((first.model_calls, first.output_tokens), (3, 15), "the fake server reports 5 output tokens a call");
+    // The view asks again after each answer: the sum grows without the file being read again.
+    let reads = reads_of_log();
+    host.run(p.record_system_line("chat opened")).unwrap();
+    host.run(p.process(direct("m3", "question 3")));
+    let after = host.run(p.conversation_usage(&id)).unwrap();
+    assert_eq!((after.model_calls, after.output_tokens), (4, 20));
+    assert_eq!(reads_of_log(), reads, "added to, not read again");
+    // What a restart adds up from the file is the same.
+    p.dispose();
+    drop(p);
+    let p = processor(&host);
+    assert_eq!(host.run(p.conversation_usage(&id)).unwrap(), after);
+    // The file changed by someone else (a sync dropped the newest turn): added up again.
+    let text = host.file(&log).unwrap();
+    let kept: Vec<&str> = text.lines().collect();
+    host.put_file(&log, &(kept[..kept.len() - 2].join("\n") + "\n"));
+    let reads = reads_of_log();
+    let changed = host.run(p.conversation_usage(&id)).unwrap();
+    assert_eq!((changed.model_calls, changed.output_tokens), (3, 15));
+    assert!(reads_of_log() > reads);
+}

@@ -13,14 +13,14 @@ use super::index::{
     QUARANTINE_PATH, RECENT_ARCHIVED,
 };
 use super::line::{HistoryLine, LineRole, Turn};
-use super::log::{page_start, parse_log, parse_page, parse_tail, LoadedLog};
+use super::log::{add_turn_usage, page_start, parse_log, parse_page, parse_tail, LoadedLog};
 use super::model::{Conversation, ConversationStatus, StatusEvent, TransitionError};
 use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel, Millis};
 use crate::hub::frames::shorten_to_plain_text;
 use crate::ids::new_id;
-use crate::llm::{ContentBlock, MessagesJson};
+use crate::llm::{ContentBlock, MessagesJson, Usage};
 use crate::time::{format_iso, parse_iso};
 
 /// Why the store could not do its job.
@@ -116,6 +116,15 @@ impl TailText {
     }
 }
 
+/// What the current conversation has cost, added up from its file once and kept in step with
+/// each append: the chat view asks after every answer, and a long conversation's file is
+/// megabytes. Checked against the file's size before use, like [`TailText`].
+#[derive(Debug)]
+struct UsageSoFar {
+    file_len: usize,
+    total: Usage,
+}
+
 /// The current conversation, loaded: its newest turns' messages ready to send, what each of them
 /// answered, and when it was last active.
 #[derive(Debug)]
@@ -126,11 +135,19 @@ struct CurrentLog {
     last_activity_ms: Option<Millis>,
     /// The end of its file as last read or written, for the chat view's pages.
     recent: Option<TailText>,
+    usage: Option<UsageSoFar>,
 }
 
 impl CurrentLog {
     fn new(id: String) -> Self {
-        CurrentLog { id, context: ContextCache::new(), recorded: HashMap::new(), last_activity_ms: None, recent: None }
+        CurrentLog {
+            id,
+            context: ContextCache::new(),
+            recorded: HashMap::new(),
+            last_activity_ms: None,
+            recent: None,
+            usage: None,
+        }
     }
 
     fn push(&mut self, turn: &Turn) {
@@ -545,6 +562,27 @@ impl ConversationStore {
         })
     }
 
+    /// The current conversation's usage as last added up, if `id` is it and its file is still the
+    /// size that sum stands for (anyone else's change to the file means adding up again).
+    pub async fn usage_so_far<H: Host>(&mut self, host: &H, id: &str) -> Option<Usage> {
+        let current = self.current.as_mut().filter(|c| c.id == id)?;
+        let kept = current.usage.as_ref()?;
+        let size = host.file_size(&log_path(id)).await.ok().flatten().unwrap_or(0);
+        if usize::try_from(size).ok() != Some(kept.file_len) {
+            current.usage = None;
+            return None;
+        }
+        Some(kept.total.clone())
+    }
+
+    /// Keeps a conversation's usage added up from `file_len` bytes of its file, if it is the
+    /// current one; appends from now on add to it.
+    pub fn keep_usage(&mut self, id: &str, file_len: usize, total: Usage) {
+        if let Some(current) = self.current.as_mut().filter(|c| c.id == id) {
+            current.usage = Some(UsageSoFar { file_len, total });
+        }
+    }
+
     /// One page of a conversation for the view: the newest `limit` turns before `before` (the
     /// end when `None`), parsed from that page's lines only, with the lines of that region this
     /// version could not read and the cursor for the page before it.
@@ -612,6 +650,10 @@ impl ConversationStore {
         let title = if untitled { provisional_title(&lines) } else { None };
         if let Some(current) = &mut self.current {
             current.recent = current.recent.take().and_then(|recent| recent.appended(&encoded));
+            if let Some(kept) = &mut current.usage {
+                add_turn_usage(&encoded, &mut kept.total);
+                kept.file_len += encoded.len();
+            }
             current.push(&Turn { lines });
         }
         if let Some(title) = title {

@@ -99,12 +99,18 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// What a conversation has cost so far: every turn's usage added up, read from its history a
-    /// piece at a time (a long one is megabytes), the event loop turning between pieces.
+    /// piece at a time (a long one is megabytes), the event loop turning between pieces. The
+    /// current conversation's sum is kept and added to as turns are recorded, so asking again
+    /// after each answer costs a size check.
     pub(super) async fn conversation_usage(&self, id: &str) -> Result<Usage, ProcessorError> {
         self.initialize().await?;
         let text = {
             let mut guard = self.inner.store.lock().await;
-            loaded(&mut guard)?.read_text(&self.inner.host, id).await?
+            let store = loaded(&mut guard)?;
+            if let Some(total) = store.usage_so_far(&self.inner.host, id).await {
+                return Ok(total);
+            }
+            store.read_text(&self.inner.host, id).await?
         };
         let mut total = Usage::default();
         let mut pace = Budget::unbounded(&self.inner.host);
@@ -118,6 +124,10 @@ impl<H: Host + 'static> Pipeline<H> {
             add_turn_usage(piece, &mut total);
             rest = after;
             pace.pace().await;
+        }
+        // A turn appended meanwhile makes the file longer than `text`: the next ask adds up again.
+        if let Some(store) = self.inner.store.lock().await.as_mut() {
+            store.keep_usage(id, text.len(), total.clone());
         }
         Ok(total)
     }

@@ -14,6 +14,8 @@ before(async () => {
 after(() => chat?.close());
 
 const n = (x) => x.toLocaleString("en-US");
+/** A token count as the view shows it: thousands past 10,000. */
+const tokens = (x) => (x >= 10_000 ? `${Math.round(x / 1000)}k` : n(x));
 
 test("each answer shows the usage the server returned, and the conversation its sum", async () => {
   const { page, model } = chat;
@@ -46,7 +48,7 @@ test("a long conversation's total is every turn's, however much of it is drawn o
     let input = 0;
     let output = 0;
     for (let i = 0; i < turns; i++) (input += usage(i).inputTokens), (output += usage(i).outputTokens);
-    const expected = `This conversation: ${input >= 10_000 ? `${Math.round(input / 1000)}k` : n(input)} in, 0 % from cache · ${n(output)} out`;
+    const expected = `This conversation: ${tokens(input)} in, 0 % from cache · ${n(output)} out`;
     const total = () => page.locator(".smarthole-usage-total").textContent();
     await page.waitForFunction((t) => document.querySelector(".smarthole-usage-total")?.textContent === t, expected);
     const drawn = await page.locator(".smarthole-msg-assistant").count();
@@ -58,6 +60,31 @@ test("a long conversation's total is every turn's, however much of it is drawn o
       }
     }
     assert.equal(await total(), expected);
+    assert.deepEqual(long.errors, []);
+  } finally {
+    await long.close();
+  }
+});
+
+test("an answer that finishes while the conversation's total is being read is in the total", async () => {
+  // 40,000 turns, only the first with tokens: the core takes a while to add them all up, and a
+  // message sent as soon as the newest answer shows is answered meanwhile.
+  const turns = 40_000;
+  const usage = (i) => ({ inputTokens: i === 0 ? 5000 : 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, outputTokens: i === 0 ? 100 : 0, modelCalls: 1 });
+  const long = await openChat({ vault: longConversation(tmpVault(), turns * 2, "conv-long", usage) });
+  try {
+    const { page, model } = long;
+    await page.waitForSelector(`.smarthole-msg-assistant >> text=answer ${turns - 1}:`);
+    await page.waitForSelector(".smarthole-send:not([disabled])");
+    model.enqueue({ kind: "text", text: "Answered while the total was read." });
+    const from = model.requests.length;
+    await type(page, "a question sent at once");
+    await page.waitForSelector(".smarthole-msg-assistant >> text=Answered while the total was read.");
+    await page.waitForFunction(() => document.querySelector(".smarthole-msg-assistant:last-child .smarthole-usage")?.textContent);
+    const served = model.requests[from].usage;
+    const expected = `This conversation: ${tokens(5000 + served.input_tokens)} in, 0 % from cache · ${n(100 + served.output_tokens)} out`;
+    await page.waitForFunction((t) => document.querySelector(".smarthole-usage-total")?.textContent === t, expected, { timeout: 10_000 }).catch(() => {});
+    assert.equal(await page.locator(".smarthole-usage-total").textContent(), expected);
     assert.deepEqual(long.errors, []);
   } finally {
     await long.close();

@@ -349,7 +349,11 @@ export class ChatPanel {
     }
     const follow = this.atEnd();
     await this.answer(id).finish(result.response ?? "", result.notice, this.options);
-    this.usage.turn(this.answer(id), result.usage);
+    this.usage.line(this.answer(id), result.usage);
+    void this.usage.refresh(async () => {
+      const current = await this.backend.currentConversation();
+      return current ? this.backend.conversationUsage(current.id) : null;
+    });
     if (follow) this.scrollToEnd();
     await this.trimLive();
   }
@@ -446,8 +450,7 @@ export class ChatPanel {
     this.scrollToEnd();
     // Last: the total reads the whole history (megabytes for a long one), and the newest answer
     // must not wait for it.
-    const used = await this.backend.conversationUsage(current.id).catch(() => null);
-    if (used && this.shownId === current.id) this.usage.setTotal(used);
+    await this.usage.refresh(() => this.backend.conversationUsage(current.id));
   }
 
   private async newChat(): Promise<void> {

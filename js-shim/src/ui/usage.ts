@@ -26,57 +26,40 @@ export function usageText(u: Usage): string {
   return parts.join(" · ");
 }
 
-/** The sum of several turns' usage (the context filled is the newest one's). */
-export function addUsage(total: Usage | null, u: Usage): Usage {
-  if (!total) return { ...u };
-  const cost = total.costUsd === undefined && u.costUsd === undefined ? undefined : (total.costUsd ?? 0) + (u.costUsd ?? 0);
-  return {
-    ...u,
-    inputTokens: total.inputTokens + u.inputTokens,
-    cacheCreationInputTokens: total.cacheCreationInputTokens + u.cacheCreationInputTokens,
-    cacheReadInputTokens: total.cacheReadInputTokens + u.cacheReadInputTokens,
-    outputTokens: total.outputTokens + u.outputTokens,
-    costUsd: cost,
-  };
-}
-
 /** The panel's line for the conversation shown, and each answer's own line. */
 export class ConversationUsage {
   private readonly el: HTMLElement;
-  private total: Usage | null = null;
+  /** Totals asked of the core so far: only the newest one's answer is drawn. */
+  private asked = 0;
 
   constructor(parent: HTMLElement) {
     this.el = parent.createDiv({ cls: "smarthole-usage-total smarthole-hidden" });
   }
 
-  /** Another conversation is shown. */
+  /** Another conversation is shown: a total still on its way is for the one before. */
   reset(): void {
-    this.total = null;
-    this.draw();
+    this.asked++;
+    this.draw(null);
   }
 
-  /** An answer drawn from the history: its own line only (the total is the core's). */
+  /** An answer's own line. */
   line(bubble: AnswerBubble, usage: Usage | undefined): void {
     if (usage) bubble.usage.setText(usageText(usage));
   }
 
-  /** The conversation's total as the core added it up from its whole history, however much of
-   * it is drawn; answers finished afterwards add to it. */
-  setTotal(total: Usage): void {
-    this.total = inputOf(total) + total.outputTokens > 0 ? { ...total } : null;
-    this.draw();
+  /** The conversation's total as the core adds it up from its whole history, however much of it
+   * is drawn: asked when it is shown and after each answer. The core keeps the sum in step with
+   * each turn it records, so asking again is cheap, and each answer holds every turn recorded
+   * before it was asked: an older read that comes back late is not drawn over a newer one. */
+  async refresh(read: () => Promise<Usage | null>): Promise<void> {
+    const asked = ++this.asked;
+    const total = await read().catch(() => null);
+    if (total && asked === this.asked) this.draw(total);
   }
 
-  /** A turn finished in the view: its line under the answer, and the conversation's total. */
-  turn(bubble: AnswerBubble, usage: Usage | undefined): void {
-    if (!usage) return;
-    this.line(bubble, usage);
-    this.total = addUsage(this.total, usage);
-    this.draw();
-  }
-
-  private draw(): void {
-    this.el.setText(this.total ? `This conversation: ${usageText(this.total)}` : "");
-    this.el.toggleClass("smarthole-hidden", !this.total);
+  private draw(total: Usage | null): void {
+    const shown = total && inputOf(total) + total.outputTokens > 0 ? total : null;
+    this.el.setText(shown ? `This conversation: ${usageText(shown)}` : "");
+    this.el.toggleClass("smarthole-hidden", !shown);
   }
 }

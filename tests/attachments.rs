@@ -386,3 +386,45 @@ fn a_model_that_refuses_an_image_is_quoted_and_the_conversation_goes_on_without_
     assert_eq!(requests.len(), 2);
     assert!(all_blocks(&requests[1].body).iter().all(|b| b["type"] != "image"));
 }
+
+#[test]
+fn clearing_the_history_removes_the_copies_it_sent_and_keeps_what_still_waits() {
+    let host = FakeHost::new();
+    host.put_note("Sent.md", "sent once");
+    host.put_binary("shot.png", &png(64, 64, 500));
+    host.put_note("Waiting.md", "its message waits to be tried again");
+    host.put_note("Aside.md", "its message was set aside");
+    host.put_note("Chip.md", "attached, not sent yet");
+    let mut replies = vec![Reply::text("Seen.")];
+    replies.extend((0..4).map(|_| Reply::error(529, "overloaded_error")));
+    host.script(replies);
+    let p = processor(&host);
+    let sent = [host.run(p.attach_vault("Sent.md")).unwrap(), host.run(p.attach_vault("shot.png")).unwrap()];
+    assert!(host.run(p.process(with_attachments("m1", "look", &sent))).success);
+    // The model is overloaded: the message stays in the inbox to be tried again later.
+    let waiting = host.run(p.attach_vault("Waiting.md")).unwrap();
+    assert!(!host.run(p.process(with_attachments("m2", "and this", std::slice::from_ref(&waiting)))).success);
+    assert!(host.paths_under("inbox").iter().any(|f| host.file(f).unwrap().contains(&waiting.hash)));
+    // A message set aside in failed/ (as an earlier session left it; a retry sends it again).
+    let aside = attach(&host, &settings(), "Aside.md").unwrap();
+    let record = json!({"error": "overloaded", "entry": {"message": with_attachments("m0", "old", std::slice::from_ref(&aside))}});
+    host.put_file("failed/m0.json", &record.to_string());
+    let chip = host.run(p.attach_vault("Chip.md")).unwrap();
+    assert_eq!(copies(&host).len(), 5);
+
+    host.run(p.clear_history()).unwrap();
+    let left = copies(&host);
+    assert_eq!(left.len(), 3, "{left:?}");
+    for kept in [&waiting, &aside, &chip] {
+        assert!(left.iter().any(|c| c.contains(&kept.hash)), "{} kept", kept.path);
+    }
+    // The chip still goes with the next message, whole; nothing of the cleared conversation does.
+    host.script([Reply::text("Now seen.")]);
+    assert!(host.run(p.process(with_attachments("m3", "and the chip", std::slice::from_ref(&chip)))).success);
+    let texts: Vec<String> = all_blocks(&host.requests().last().unwrap().body)
+        .iter()
+        .filter_map(|b| b["text"].as_str().map(str::to_owned))
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("attached, not sent yet")), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("sent once")));
+}

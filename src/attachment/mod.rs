@@ -5,6 +5,7 @@
 //! bytes the user sent, even if the note changed since. The history keeps only the reference
 //! (kind, path, hash, size), never the content: its lines stay small.
 
+mod cleanup;
 mod mention;
 pub(crate) mod reference;
 mod resolve;
@@ -13,6 +14,7 @@ mod sniff;
 use base64::Engine;
 use thiserror::Error;
 
+pub(crate) use cleanup::remove_unneeded_copies;
 pub use mention::Mention;
 pub(crate) use mention::Mentions;
 use reference::too_many_attachments;
@@ -106,7 +108,7 @@ async fn store_copy<H: Host>(
     if host.file_size(&target).await.map_err(stored)? != Some(text.len() as u64) {
         host.write_file_atomic(&target, &text).await.map_err(stored)?;
     }
-    copies.keep(&attachment.hash, text.into());
+    copies.keep(&attachment.hash, text.into(), false);
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// Attachments one message may carry.
 pub const MAX_ATTACHMENTS: usize = 20;
 /// Where the copies live, in the data folder.
-const COPIES_DIR: &str = "attachments";
+pub(crate) const COPIES_DIR: &str = "attachments";
 
 /// Why a message's attachments were refused for their number.
 pub(crate) fn too_many_attachments() -> String {

@@ -26,26 +26,47 @@ const KEPT_COPY_BYTES: usize = 48 * 1024 * 1024;
 /// its content, so what is kept for a hash stays right whatever happens to the file.
 #[derive(Debug, Default)]
 pub(crate) struct Copies {
-    kept: RefCell<Vec<(String, Rc<str>)>>,
+    kept: RefCell<Vec<KeptCopy>>,
+}
+
+#[derive(Debug)]
+struct KeptCopy {
+    hash: String,
+    copy: Rc<str>,
+    /// Sent by a turn (read for a request) rather than only attached to a chip so far.
+    sent: bool,
 }
 
 impl Copies {
+    /// A copy for a request: from now on it counts as sent.
     fn get(&self, hash: &str) -> Option<Rc<str>> {
         let mut kept = self.kept.borrow_mut();
-        let at = kept.iter().position(|(h, _)| h == hash)?;
-        let entry = kept.remove(at);
-        let copy = Rc::clone(&entry.1);
+        let at = kept.iter().position(|k| k.hash == hash)?;
+        let mut entry = kept.remove(at);
+        entry.sent = true;
+        let copy = Rc::clone(&entry.copy);
         kept.push(entry);
         Some(copy)
     }
 
-    pub(super) fn keep(&self, hash: &str, copy: Rc<str>) {
+    /// Whether a chip holds a copy that no turn has sent yet (clearing the history keeps it).
+    pub(super) fn awaits_sending(&self, hash: &str) -> bool {
+        self.kept.borrow().iter().any(|k| k.hash == hash && !k.sent)
+    }
+
+    /// Forgets the copies turns have sent (their conversations were cleared).
+    pub(super) fn forget_sent(&self) {
+        self.kept.borrow_mut().retain(|k| !k.sent);
+    }
+
+    /// Keeps a copy just attached (`sent` false) or read back for a request (`sent` true).
+    pub(super) fn keep(&self, hash: &str, copy: Rc<str>, sent: bool) {
         let mut kept = self.kept.borrow_mut();
-        kept.retain(|(h, _)| h != hash);
-        kept.push((hash.to_owned(), copy));
-        let mut total: usize = kept.iter().map(|(_, c)| c.len()).sum();
+        kept.retain(|k| k.hash != hash);
+        kept.push(KeptCopy { hash: hash.to_owned(), copy, sent });
+        let mut total: usize = kept.iter().map(|k| k.copy.len()).sum();
         while total > KEPT_COPY_BYTES && kept.len() > 1 {
-            total -= kept.remove(0).1.len();
+            total -= kept.remove(0).copy.len();
         }
     }
 }
@@ -65,7 +86,7 @@ async fn verified_copy<H: Host>(host: &H, copies: &Copies, attachment: &Attachme
         return None;
     }
     let copy: Rc<str> = text.into();
-    copies.keep(&attachment.hash, Rc::clone(&copy));
+    copies.keep(&attachment.hash, Rc::clone(&copy), true);
     Some(copy)
 }
 

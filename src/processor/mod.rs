@@ -388,7 +388,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         crate::usage::totals(&self.pipeline.inner.host).await
     }
 
-    /// Deletes every conversation; returns how many.
+    /// Deletes every conversation, and the attachment copies only they needed (a message still
+    /// waiting or set aside keeps its own, a chip not sent yet too); returns how many.
     pub async fn clear_history(&self) -> Result<usize, ProcessorError> {
         self.pipeline.clear_history().await
     }

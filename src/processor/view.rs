@@ -178,7 +178,11 @@ impl<H: Host + 'static> Pipeline<H> {
         ticket.wait().await;
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;
-        Ok(store.clear(&self.inner.host).await?)
+        let cleared = store.clear(&self.inner.host).await?;
+        crate::attachment::remove_unneeded_copies(&self.inner.host, &self.inner.copies)
+            .await
+            .map_err(StoreError::from)?;
+        Ok(cleared)
     }
 }
 

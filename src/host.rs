@@ -81,6 +81,17 @@ pub trait Host {
     async fn vault_rename(&self, from: &str, to: &str) -> Result<(), HostError>;
     /// The note open in the editor, if any.
     async fn active_note(&self) -> Option<String>;
+    /// An image scaled down so its longest side is at most `max_side` pixels and it is at most
+    /// `max_bytes` (a PNG stays PNG where that fits, others become JPEG). `None` where the
+    /// platform cannot decode images (the Node host) or this one would not decode: the core
+    /// then checks the original against the API's limits.
+    async fn scale_image(
+        &self,
+        bytes: &[u8],
+        media_type: &str,
+        max_side: u32,
+        max_bytes: u64,
+    ) -> Result<Option<Vec<u8>>, HostError>;
 
     /// The next time a 5-field cron expression fires strictly after `after_ms`, its times read
     /// in the IANA zone `time_zone` (croner in the shim); `Ok(None)` when it never fires again,

@@ -316,6 +316,10 @@ struct State {
     binary: RefCell<BTreeMap<String, Vec<u8>>>,
     trash: RefCell<Vec<(String, String)>>,
     active: RefCell<Option<String>>,
+    /// What `scale_image` answers (none: a host that cannot scale), and what it was asked:
+    /// (media type, longest side, most bytes).
+    scaled_image: RefCell<Option<Vec<u8>>>,
+    scale_requests: RefCell<Vec<(String, u32, u64)>>,
     /// Links and special files (with the text a followed linked file reads as), and every
     /// operation the core asked on or through one of them.
     unusual: RefCell<Vec<(VaultEntry, Option<String>)>>,
@@ -598,6 +602,17 @@ impl FakeHost {
     }
 
     /// Sets the note open in the editor.
+    /// Makes the host scale images: every image it is asked to scale becomes `scaled` (a test
+    /// gives the picture a real scaler would make).
+    pub fn scale_images_to(&self, scaled: &[u8]) {
+        *self.state.scaled_image.borrow_mut() = Some(scaled.to_vec());
+    }
+
+    /// The images the core asked the host to scale: (media type, longest side, most bytes).
+    pub fn scale_requests(&self) -> Vec<(String, u32, u64)> {
+        self.state.scale_requests.borrow().clone()
+    }
+
     pub fn set_active_note(&self, path: Option<&str>) {
         *self.state.active.borrow_mut() = path.map(str::to_owned);
     }
@@ -1056,6 +1071,18 @@ impl Host for FakeHost {
 
     async fn active_note(&self) -> Option<String> {
         self.state.active.borrow().clone()
+    }
+
+    async fn scale_image(
+        &self,
+        _bytes: &[u8],
+        media_type: &str,
+        max_side: u32,
+        max_bytes: u64,
+    ) -> Result<Option<Vec<u8>>, HostError> {
+        self.alive().await;
+        self.state.scale_requests.borrow_mut().push((media_type.to_owned(), max_side, max_bytes));
+        Ok(self.state.scaled_image.borrow().clone())
     }
 
     fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String> {

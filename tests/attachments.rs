@@ -428,3 +428,42 @@ fn clearing_the_history_removes_the_copies_it_sent_and_keeps_what_still_waits() 
     assert!(texts.iter().any(|t| t.contains("attached, not sent yet")), "{texts:?}");
     assert!(!texts.iter().any(|t| t.contains("sent once")));
 }
+
+#[test]
+fn a_large_image_is_scaled_down_by_the_host_where_it_can_and_refused_with_the_reason_where_it_cannot() {
+    let host = FakeHost::new();
+    let panorama = png(9000, 3000, 6 * 1024 * 1024);
+    host.put_binary("Photos/panorama.png", &panorama);
+    host.put_binary("Photos/small.png", &png(800, 600, 1000));
+    host.put_binary("Photos/huge.png", &png(4000, 3000, 21 * 1024 * 1024));
+    let s = settings();
+    // A host that cannot scale (the Node host): the original is checked, and refused.
+    let refused = attach(&host, &s, "Photos/panorama.png").unwrap_err();
+    assert!(matches!(refused, AttachError::TooLarge { .. }), "{refused}");
+    assert_eq!(host.scale_requests(), [("image/png".to_owned(), 1568, 5 * 1024 * 1024)]);
+    // One that can: the scaled picture is what is copied and sent, under the vault path.
+    let scaled = png(1568, 523, 2_000);
+    host.scale_images_to(&scaled);
+    let image = attach(&host, &s, "Photos/panorama.png").unwrap();
+    assert_eq!(
+        (image.path.as_str(), image.pasted, image.pixels, image.bytes),
+        ("Photos/panorama.png", false, Some((1568, 523)), scaled.len() as u64)
+    );
+    // Pasted bytes go the same way.
+    let pasted = host.run(attach_bytes(&host, &s, "Pasted image.png", &panorama)).unwrap();
+    assert_eq!((pasted.pasted, pasted.pixels, pasted.hash.as_str()), (true, Some((1568, 523)), image.hash.as_str()));
+    // A small image is never sent to be scaled; one past what is read at all is refused before
+    // it is read (so never sent to be scaled either).
+    let asked = host.scale_requests().len();
+    attach(&host, &s, "Photos/small.png").unwrap();
+    assert!(matches!(attach(&host, &s, "Photos/huge.png"), Err(AttachError::TooLarge { .. })));
+    assert_eq!(host.scale_requests().len(), asked);
+
+    host.script([Reply::text("A wide view.")]);
+    let p = processor(&host);
+    assert!(host.run(p.process(with_attachments("m1", "what is this?", &[image]))).success);
+    let blocks = last_user_blocks(&host.requests()[0].body);
+    let sent: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "image").collect();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["source"]["data"], b64(&scaled), "the scaled picture, not the original");
+}

@@ -74,6 +74,7 @@ export function makeHost(replies) {
     async vaultTrash() {},
     async vaultRename() {},
     async activeNote() { return null; },
+    async scaleImage() { return null; },
     cronNext(_e, _z, after) { return after + 60000; },
     timeZone() { return "UTC"; },
     async mcpServers() { return []; },

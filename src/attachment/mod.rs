@@ -44,6 +44,11 @@ pub(crate) const MAX_IMAGE_SIDE: u32 = 8000;
 pub(crate) const MAX_PDF_BYTES: u64 = 20 * 1024 * 1024;
 /// The Messages API's page limit for a PDF.
 pub(crate) const MAX_PDF_PAGES: u32 = 100;
+/// The longest side an image is sent with: the API scales anything larger down to it anyway,
+/// so a host that can scales it first (less to send, to store, and under the API's limits).
+pub(crate) const SCALE_TO_SIDE: u32 = 1568;
+/// Largest image file read from the vault to be scaled down (a phone's photo, a 4K screenshot).
+pub(crate) const MAX_IMAGE_READ_BYTES: u64 = 20 * 1024 * 1024;
 /// Entries of a folder listed before "… and N more".
 pub(crate) const MAX_FOLDER_ENTRIES: usize = 200;
 
@@ -291,12 +296,13 @@ pub(crate) async fn attach_vault_kept<H: Host>(
             keep_text(host, copies, AttachmentKind::Note, &entry.path, text, cut).await
         }
         Some(kind) => {
-            let limit = if kind == AttachmentKind::Image { MAX_IMAGE_BYTES } else { MAX_PDF_BYTES };
+            let limit = if kind == AttachmentKind::Image { MAX_IMAGE_READ_BYTES } else { MAX_PDF_BYTES };
             if entry.size > limit {
                 let what = if kind == AttachmentKind::Image { "images" } else { "PDFs" };
                 return Err(too_large(&entry.path, what, entry.size, limit));
             }
             let bytes = host.vault_read_bytes(&real).await.map_err(unreadable)?;
+            let bytes = scaled_if_large(host, bytes).await;
             let checked = check_binary(&entry.path, &bytes, Some(kind), settings)?;
             keep_binary(host, copies, checked, &bytes).await
         }
@@ -350,9 +356,24 @@ pub(crate) async fn attach_bytes_kept<H: Host>(
     let name: String = name.chars().filter(|c| !c.is_control()).take(200).collect();
     let name = if name.trim().is_empty() { "pasted file".to_owned() } else { name };
     check_paste_size(&name, bytes.len() as u64)?;
-    let mut checked = check_binary(&name, bytes, None, settings)?;
+    let bytes = scaled_if_large(host, bytes.to_vec()).await;
+    let mut checked = check_binary(&name, &bytes, None, settings)?;
     checked.pasted = true;
-    keep_binary(host, copies, checked, bytes).await
+    keep_binary(host, copies, checked, &bytes).await
+}
+
+/// An image larger than the API sends (its longest side over [`SCALE_TO_SIDE`], or over
+/// [`MAX_IMAGE_BYTES`]) scaled down by the host where it can; otherwise, or for a GIF (which may
+/// be animated), the bytes as they are, for the checks to accept or refuse.
+async fn scaled_if_large<H: Host>(host: &H, bytes: Vec<u8>) -> Vec<u8> {
+    let Sniffed::Image { media_type, size: Some((width, height)) } = sniff(&bytes) else { return bytes };
+    if media_type == "image/gif" || (width.max(height) <= SCALE_TO_SIDE && bytes.len() as u64 <= MAX_IMAGE_BYTES) {
+        return bytes;
+    }
+    match host.scale_image(&bytes, media_type, SCALE_TO_SIDE, MAX_IMAGE_BYTES).await {
+        Ok(Some(scaled)) if matches!(sniff(&scaled), Sniffed::Image { .. }) => scaled,
+        _ => bytes,
+    }
 }
 
 /// Refuses a pasted or dropped file too large for any attachment before the view reads it (a

@@ -66,6 +66,14 @@ extern "C" {
     fn vault_rename(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = activeNote)]
     fn active_note(this: &JsHostObject) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = scaleImage)]
+    fn scale_image(
+        this: &JsHostObject,
+        bytes: &[u8],
+        media_type: &str,
+        max_side: u32,
+        max_bytes: f64,
+    ) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = cronNext)]
     fn cron_next(this: &JsHostObject, expression: &str, time_zone: &str, after_ms: f64) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, js_name = timeZone)]
@@ -348,6 +356,23 @@ impl Host for JsHost {
 
     async fn active_note(&self) -> Option<String> {
         settle(self.object.active_note()).await.ok().and_then(|v| v.as_string())
+    }
+
+    async fn scale_image(
+        &self,
+        bytes: &[u8],
+        media_type: &str,
+        max_side: u32,
+        max_bytes: u64,
+    ) -> Result<Option<Vec<u8>>, HostError> {
+        let value = settle(self.object.scale_image(bytes, media_type, max_side, max_bytes as f64)).await?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        value
+            .dyn_into::<js_sys::Uint8Array>()
+            .map(|scaled| Some(scaled.to_vec()))
+            .map_err(|_| HostError::Io("the host scaled an image to something that is not bytes".to_owned()))
     }
 
     fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String> {

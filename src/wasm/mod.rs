@@ -498,6 +498,9 @@ export interface CoreHost {
   vaultRead(path: string): Promise<string>;
   /** A file's bytes (an attached image or PDF; its size was checked first). */
   vaultReadBytes(path: string): Promise<Uint8Array>;
+  /** An image scaled down to at most maxSide pixels on its longest side and maxBytes (PNG kept
+   *  PNG where that fits, others JPEG); null where the platform cannot decode images (Node). */
+  scaleImage(bytes: Uint8Array, mediaType: string, maxSide: number, maxBytes: number): Promise<Uint8Array | null>;
   /** Creates a note that does not exist yet, and its folders. */
   vaultCreate(path: string, text: string): Promise<void>;
   /** Atomic read-modify-write (Vault.process); edit returns the new text, or undefined for no

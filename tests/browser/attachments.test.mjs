@@ -1,6 +1,6 @@
 // Pointing the agent at what you mean (issue 23), in headless Chromium with the real core: the @
-// picker by keyboard and by pointer, chips added and removed, a pasted image (scaled down first)
-// and a dropped PDF sent as their blocks, a 50 MB paste refused on its chip with nothing sent or
+// picker by keyboard and by pointer, chips added and removed, a pasted image and a vault image
+// (each scaled down first) and a dropped PDF sent as their blocks, a 50 MB paste refused on its chip with nothing sent or
 // lost; every request body valid against the Messages API's schema.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -21,6 +21,8 @@ before(async () => {
   put("Projects/Budget.md", "Budget: 1200\n");
   put("Daily/2026-11-24.md", "A day.\n");
   put("Screens/diagram.png", solidPng(40, 30));
+  // Past the API's 8,000 pixels: refused as it is, sent once the host has scaled it down.
+  put("Photos/panorama.png", solidPng(9000, 3000, [30, 90, 160]));
   chat = await openChat({ vault, fallback: { kind: "text", text: "ok" } });
   await chat.page.waitForSelector(".smarthole-send:not([disabled])");
 });
@@ -172,5 +174,27 @@ test("Attach opens a file chooser for images and PDFs; the chosen files become c
   const [again] = await Promise.all([page.waitForEvent("filechooser"), page.click(".smarthole-attach")]);
   await again.setFiles([{ name: "photo.png", mimeType: "image/png", buffer: photo }]);
   await page.waitForSelector(".smarthole-tray .smarthole-chip-image");
+  assert.deepEqual(chat.errors, []);
+});
+
+test("an image of the vault past the API's limits, chosen with @, is scaled down and sent", async () => {
+  const { page } = chat;
+  while ((await chips(page).count()) > 0) await chips(page).first().locator(".smarthole-chip-remove").click();
+  const answered = await page.locator(".smarthole-msg-assistant .smarthole-copy").count();
+  await page.click(".smarthole-input");
+  await page.keyboard.type("What is in @panorama");
+  await page.waitForSelector('.smarthole-mentions[data-query="panorama"]');
+  // Removing the chips took the focus from the input a moment ago: its closing of the picker
+  // must not close the one opened since.
+  assert.equal(await page.locator('.smarthole-mention[aria-selected="true"]').getAttribute("data-path"), "Photos/panorama.png");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(".smarthole-tray .smarthole-chip-image");
+  assert.match(await chips(page).first().textContent(), /panorama\.png.*1568×523/, "9,000 x 3,000 scaled to the API's 1,568 px");
+  await page.press(".smarthole-input", "Enter");
+  await waitForAnswers(answered + 1);
+  assert.deepEqual(lastRequest().schemaErrors, []);
+  const image = lastUserBlocks().find((b) => b.type === "image");
+  const sent = Buffer.from(image.source.data, "base64");
+  assert.deepEqual([sent.readUInt32BE(16), sent.readUInt32BE(20)], [1568, 523], "the image sent is the scaled one");
   assert.deepEqual(chat.errors, []);
 });

@@ -33,6 +33,7 @@ import type { McpConnections, StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
 import { NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
 import { CoreLinks } from "./links.ts";
+import { scaleImage } from "./scale-image.ts";
 
 /** The platform's files (paths relative to `.smarthole/`) and HTTP. */
 export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "fileSize" | "httpStart">;
@@ -126,6 +127,7 @@ export class CoreRuntime {
       vaultTrash: (p) => vault.vaultTrash(p),
       vaultRename: (a, b) => vault.vaultRename(a, b),
       activeNote: () => vault.activeNote(),
+      scaleImage,
       cronNext: (e, z, after) => cronNext(e, z, after),
       timeZone: () => localTimeZone(),
       mcpServers: () => links.mcpServers(),

@@ -166,6 +166,12 @@ export class NodeHost implements CoreHost {
     return this.vault.activeNote();
   }
 
+  /** Node decodes no images: a large one is checked as it is (the core refuses one over the
+   * API's limits, saying so). */
+  scaleImage(): Promise<Uint8Array | null> {
+    return Promise.resolve(null);
+  }
+
   cronNext(expression: string, timeZone: string, afterMs: number): number | null {
     return cronNext(expression, timeZone, afterMs);
   }

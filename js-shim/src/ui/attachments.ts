@@ -1,8 +1,8 @@
 // What a message carries besides its text: the chips above the input (a note, folder, image or
 // PDF each, saying what will be sent or why it cannot be), the chip of the note open in the
 // editor (on until it has gone with a message; a click switches it), the `@` picker, and files
-// pasted, dropped or chosen with the Attach button. Every check, read and copy is the core's
-// (attachVault, attachBytes); the view only scales a large image down first, as the API would.
+// pasted, dropped or chosen with the Attach button. Every check, read, copy and decision to scale
+// an image down is the core's (attachVault, attachBytes); the host's scaleImage does the drawing.
 import type {} from "obsidian";
 import type { Attachment, Mention } from "smarthole-core";
 
@@ -15,10 +15,6 @@ export interface AttachBackend {
   pasteSizeProblem(name: string, size: number): string | undefined;
 }
 
-/** The longest side an image is sent with: the API scales anything larger down to it anyway. */
-const SCALE_TO_SIDE = 1568;
-/** The API's limit for one image. */
-const IMAGE_BYTES = 5 * 1024 * 1024;
 const PICKER_ROWS = 12;
 
 /** How a chip describes an attachment: its name, and its size or where it was cut. */
@@ -94,7 +90,7 @@ export class AttachmentTray {
     const problem = this.backend.pasteSizeProblem(name, file.size);
     this.add(name, async () => {
       if (problem) throw new Error(problem);
-      return this.backend.attachBytes(name, await scaledBytes(file));
+      return this.backend.attachBytes(name, new Uint8Array(await file.arrayBuffer()));
     });
   }
 
@@ -189,31 +185,6 @@ export class AttachmentTray {
   }
 }
 
-/** A large image scaled down (longest side SCALE_TO_SIDE) where the platform can; else as is. */
-async function scaledBytes(file: File): Promise<Uint8Array> {
-  const original = new Uint8Array(await file.arrayBuffer());
-  if (!file.type.startsWith("image/") || file.type === "image/gif" || typeof createImageBitmap !== "function") return original;
-  let bitmap: ImageBitmap;
-  try {
-    bitmap = await createImageBitmap(file);
-  } catch {
-    return original; // The core says what is wrong with it.
-  }
-  const side = Math.max(bitmap.width, bitmap.height);
-  if ((side <= SCALE_TO_SIDE && file.size <= IMAGE_BYTES) || typeof OffscreenCanvas !== "function") {
-    bitmap.close();
-    return original;
-  }
-  const scale = Math.min(1, SCALE_TO_SIDE / side);
-  const canvas = new OffscreenCanvas(Math.max(1, Math.round(bitmap.width * scale)), Math.max(1, Math.round(bitmap.height * scale)));
-  canvas.getContext("2d")?.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-  bitmap.close();
-  const type = file.type === "image/png" ? "image/png" : "image/jpeg";
-  let blob: Blob | null = await canvas.convertToBlob({ type, quality: 0.9 }).catch(() => null);
-  if (blob && blob.size > IMAGE_BYTES) blob = await canvas.convertToBlob({ type: "image/jpeg", quality: 0.85 }).catch(() => null);
-  return blob ? new Uint8Array(await blob.arrayBuffer()) : original;
-}
-
 /** The `@` picker: typing `@` opens a list over the vault; arrows, Enter or Tab, Esc; or the pointer. */
 export class MentionPicker {
   private readonly list: HTMLElement;
@@ -236,7 +207,9 @@ export class MentionPicker {
     // The vault is listed (once per change of its names) before the first `@`, not on it.
     input.addEventListener("focus", () => void backend.mentions("", 0).catch(() => undefined));
     input.addEventListener("keydown", (event) => this.onKey(event));
-    input.addEventListener("blur", () => window.setTimeout(() => this.close(), 150));
+    // Later, so a click on a row lands first; and only if the focus has not come back meanwhile
+    // (a picker opened since would be closed by the old blur).
+    input.addEventListener("blur", () => window.setTimeout(() => input.ownerDocument.activeElement !== input && this.close(), 150));
   }
 
   get open(): boolean {

@@ -18,7 +18,7 @@ pub(crate) const INBOX_DIR: &str = "inbox";
 pub(crate) const FAILED_DIR: &str = "failed";
 /// Processing attempts before a message is given up on.
 pub(crate) const MAX_ATTEMPTS: u32 = 5;
-const ENTRY_SUFFIX: &str = ".json";
+pub(crate) const ENTRY_SUFFIX: &str = ".json";
 const JOURNAL_SUFFIX: &str = ".turn.jsonl";
 
 /// A pending message with its bookkeeping.

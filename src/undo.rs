@@ -11,7 +11,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use crate::host::Host;
-use crate::host_types::LogLevel;
+use crate::host_types::{HostError, LogLevel};
 use crate::ids::file_stem;
 use crate::vault::diff::{content_hash, ChangeKind, ProposedChange, UndoRefusal, UndoReport};
 
@@ -19,6 +19,23 @@ use crate::vault::diff::{content_hash, ChangeKind, ProposedChange, UndoRefusal, 
 pub(crate) const UNDO_DIR: &str = "undo";
 /// Largest journal read back: a turn may change a few large notes, each recorded whole.
 const MAX_UNDO_BYTES: u64 = crate::bounded::MAX_LOG_BYTES;
+
+/// After Clear history: the records of turns that are gone with their conversations (those of a
+/// message still in the inbox stay: its turn may resume and finish). Returns how many went.
+pub(crate) async fn remove_cleared<H: Host>(host: &H) -> Result<usize, HostError> {
+    use crate::inbox::{ENTRY_SUFFIX, INBOX_DIR};
+    let waiting = host.list_dir(INBOX_DIR).await?;
+    let mut removed = 0;
+    for name in host.list_dir(UNDO_DIR).await? {
+        let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+        if waiting.iter().any(|w| w.strip_suffix(ENTRY_SUFFIX) == Some(stem)) {
+            continue;
+        }
+        host.remove_file(&format!("{UNDO_DIR}/{name}")).await?;
+        removed += 1;
+    }
+    Ok(removed)
+}
 
 /// One applied change and what reverses it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

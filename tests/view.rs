@@ -102,10 +102,17 @@ fn clear_history_deletes_conversations_and_keeps_the_inbox() {
     let p = processor(&host);
     host.run(p.process(direct("a", "first")));
     host.run(p.process(direct("b", "fails, stays in the inbox")));
+    // What was set aside from a conversation's files, and the turns' undo records.
+    let id = index(&host).current.unwrap();
+    host.put_file(&format!("conversations/{id}.torn-5.jsonl"), "{\"id\": \"a#1\", \"ro");
+    host.put_file("conversations/index.quarantine", "{}\n");
+    host.put_file("undo/a.jsonl", "{}\n");
+    host.put_file("undo/b.jsonl", "{}\n");
     assert_eq!(host.run(p.clear_history()).unwrap(), 1);
-    assert!(host.paths_under("conversations").iter().all(|p| p.ends_with("index.json")));
+    assert_eq!(host.paths_under("conversations"), ["conversations/index.json"]);
     assert!(index(&host).conversations.is_empty());
     assert_eq!(inbox(&host), ["inbox/b.json"]);
+    assert_eq!(host.paths_under("undo"), ["undo/b.jsonl"], "the waiting message's turn may still resume");
 }
 
 #[test]

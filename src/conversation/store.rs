@@ -712,6 +712,13 @@ impl ConversationStore {
         for id in &ids {
             host.remove_file(&log_path(id)).await?;
         }
+        // What was set aside from them goes too: torn tails, oversized files, quarantined entries.
+        for name in host.list_dir(CONVERSATIONS_DIR).await? {
+            let path = format!("{CONVERSATIONS_DIR}/{name}");
+            if path != INDEX_PATH {
+                host.remove_file(&path).await?;
+            }
+        }
         Ok(ids.len())
     }
 

@@ -388,8 +388,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
         crate::usage::totals(&self.pipeline.inner.host).await
     }
 
-    /// Deletes every conversation, and the attachment copies only they needed (a message still
-    /// waiting or set aside keeps its own, a chip not sent yet too); returns how many.
+    /// Deletes every conversation, what was set aside from their files, their turns' undo records
+    /// and the attachment copies only they needed (a message still waiting or set aside keeps its
+    /// own, a chip not sent yet too); returns how many conversations.
     pub async fn clear_history(&self) -> Result<usize, ProcessorError> {
         self.pipeline.clear_history().await
     }

@@ -182,6 +182,7 @@ impl<H: Host + 'static> Pipeline<H> {
         crate::attachment::remove_unneeded_copies(&self.inner.host, &self.inner.copies)
             .await
             .map_err(StoreError::from)?;
+        crate::undo::remove_cleared(&self.inner.host).await.map_err(StoreError::from)?;
         Ok(cleared)
     }
 }

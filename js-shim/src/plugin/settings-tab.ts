@@ -29,7 +29,7 @@ class ConfirmClearModal extends Modal {
   override onOpen(): void {
     this.setTitle("Clear history");
     this.contentEl.createEl("p", {
-      text: "Delete every conversation the agent has kept in this vault, with the copies of the notes, images and PDFs attached to them? Messages still waiting to be answered are kept. This cannot be undone.",
+      text: "Delete every conversation the agent has kept in this vault, with the copies of the notes, images and PDFs attached to them and the records that undo their changes to your notes? Messages still waiting to be answered are kept. This cannot be undone.",
     });
     new Setting(this.contentEl)
       .addButton((b) => b.setButtonText("Cancel").onClick(() => this.close()))

@@ -290,6 +290,9 @@ struct State {
     clock_step: Cell<Millis>,
     /// Virtual time listing the vault takes (a big vault on a slow disk), 0 by default.
     list_ms: Cell<Millis>,
+    /// Virtual time a listing takes to arrive after it was made, others running meanwhile (the
+    /// vault may change under it), 0 by default.
+    list_arrives_ms: Cell<Millis>,
     rng: Cell<u64>,
     timers: RefCell<Timers>,
     files: RefCell<BTreeMap<String, String>>,
@@ -411,9 +414,55 @@ impl FakeHost {
         self.state.clock_step.set(ms);
     }
 
+    /// The vault as a listing shows it now.
+    fn listing(&self, follow_linked_folders: bool) -> Vec<VaultEntry> {
+        let vault = self.state.vault.borrow();
+        let binary = self.state.binary.borrow();
+        let mut folders: Vec<String> = self.state.folders.borrow().clone();
+        for path in vault.keys().chain(binary.keys()) {
+            let mut parent = path.as_str();
+            while let Some((p, _)) = parent.rsplit_once('/') {
+                folders.push(p.to_owned());
+                parent = p;
+            }
+        }
+        folders.sort();
+        folders.dedup();
+        let mut out: Vec<VaultEntry> =
+            folders.into_iter().map(|path| VaultEntry { path, is_folder: true, ..VaultEntry::default() }).collect();
+        out.extend(vault.iter().map(|(path, (text, created, modified))| VaultEntry {
+            path: path.clone(),
+            is_folder: false,
+            size: text.len() as u64,
+            created_ms: *created,
+            modified_ms: *modified,
+            ..VaultEntry::default()
+        }));
+        out.extend(binary.iter().map(|(path, bytes)| VaultEntry {
+            path: path.clone(),
+            size: bytes.len() as u64,
+            ..VaultEntry::default()
+        }));
+        out.extend(
+            self.state
+                .unusual
+                .borrow()
+                .iter()
+                .filter(|(e, _)| follow_linked_folders || e.kind != crate::vault::EntryKind::Linked)
+                .map(|(e, _)| e.clone()),
+        );
+        out
+    }
+
     /// Makes every listing of the vault take `ms` of virtual time (100,000 notes on a slow disk).
     pub fn set_list_ms(&self, ms: Millis) {
         self.state.list_ms.set(ms);
+    }
+
+    /// Makes each vault listing arrive `ms` of virtual time after it was made; other work runs,
+    /// and the vault may change, meanwhile.
+    pub fn set_list_arrives_ms(&self, ms: Millis) {
+        self.state.list_arrives_ms.set(ms);
     }
 
     /// Moves the clock forward, firing due timers.
@@ -941,41 +990,11 @@ impl Host for FakeHost {
         self.alive().await;
         self.advance(self.state.list_ms.get());
         self.state.followed.set(follow_linked_folders);
-        let vault = self.state.vault.borrow();
-        let binary = self.state.binary.borrow();
-        let mut folders: Vec<String> = self.state.folders.borrow().clone();
-        for path in vault.keys().chain(binary.keys()) {
-            let mut parent = path.as_str();
-            while let Some((p, _)) = parent.rsplit_once('/') {
-                folders.push(p.to_owned());
-                parent = p;
-            }
+        let out = self.listing(follow_linked_folders);
+        let arrives = self.state.list_arrives_ms.get();
+        if arrives > 0 {
+            self.sleep(arrives).await;
         }
-        folders.sort();
-        folders.dedup();
-        let mut out: Vec<VaultEntry> =
-            folders.into_iter().map(|path| VaultEntry { path, is_folder: true, ..VaultEntry::default() }).collect();
-        out.extend(vault.iter().map(|(path, (text, created, modified))| VaultEntry {
-            path: path.clone(),
-            is_folder: false,
-            size: text.len() as u64,
-            created_ms: *created,
-            modified_ms: *modified,
-            ..VaultEntry::default()
-        }));
-        out.extend(binary.iter().map(|(path, bytes)| VaultEntry {
-            path: path.clone(),
-            size: bytes.len() as u64,
-            ..VaultEntry::default()
-        }));
-        out.extend(
-            self.state
-                .unusual
-                .borrow()
-                .iter()
-                .filter(|(e, _)| follow_linked_folders || e.kind != crate::vault::EntryKind::Linked)
-                .map(|(e, _)| e.clone()),
-        );
         Ok(out)
     }
 

@@ -10,7 +10,7 @@ use common::*;
 use serde_json::{json, Value};
 use smarthole_agent::testing::{BodyEnd, FakeHost, Reply};
 use smarthole_agent::{attach_bytes, attach_vault, AttachError, Attachment, AttachmentKind, Settings};
-use smarthole_agent::{ApiFormat, EntryKind, VaultEntry};
+use smarthole_agent::{ApiFormat, EntryKind, Host, VaultEntry};
 
 fn png(width: u32, height: u32, filler: usize) -> Vec<u8> {
     let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
@@ -466,4 +466,42 @@ fn a_large_image_is_scaled_down_by_the_host_where_it_can_and_refused_with_the_re
     let sent: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "image").collect();
     assert_eq!(sent.len(), 1);
     assert_eq!(sent[0]["source"]["data"], b64(&scaled), "the scaled picture, not the original");
+}
+
+#[test]
+fn the_picker_never_keeps_a_listing_the_vault_changed_under_nor_mixes_two_listings() {
+    let host = FakeHost::new();
+    for path in ["Alpha.md", "Alpine.md", "Apple.md", "Apricot.md"] {
+        host.put_note(path, "x");
+    }
+    host.set_list_arrives_ms(100);
+    let p = processor(&host);
+    let paths = |found: Vec<smarthole_agent::Mention>| -> Vec<String> { found.into_iter().map(|m| m.path).collect() };
+    // A note deleted while the first keystroke's listing is on its way: that listing answers the
+    // keystroke, but the next one lists again.
+    host.run(async {
+        let typed = p.mentions("a", 10);
+        let deleted = async {
+            host.sleep(50).await;
+            host.remove_note("Apple.md");
+            p.vault_changed("Apple.md", "delete");
+        };
+        futures::join!(typed, deleted);
+    });
+    assert!(!paths(host.run(p.mentions("ap", 10))).contains(&"Apple.md".to_owned()), "listed again");
+    // Two keystrokes listing at once, a note deleted between their listings: each answer comes
+    // from one listing, never indices of one applied to the other.
+    p.vault_changed("Alpha.md", "delete");
+    host.remove_note("Alpha.md");
+    let (first, second) = host.run(async {
+        let first = p.mentions("a", 10);
+        let second = async {
+            host.sleep(10).await;
+            host.remove_note("Alpine.md");
+            p.mentions("ap", 10).await
+        };
+        futures::join!(first, second)
+    });
+    assert_eq!(paths(first), ["Alpine.md", "Apricot.md"]);
+    assert_eq!(paths(second), ["Apricot.md"], "the newer listing, without Alpine.md");
 }

@@ -2,7 +2,7 @@
 //! listed once and kept until the vault changes, matched fuzzily on every keystroke (a whole
 //! name first, then a name's start, then letters in order) so 20,000 notes answer within a frame.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use serde::Serialize;
 
@@ -34,27 +34,49 @@ struct Candidate {
 /// The listing the picker matches against, listed on first use and again after a vault event.
 #[derive(Debug, Default)]
 pub(crate) struct Mentions {
-    listed: RefCell<Option<Vec<Candidate>>>,
-    /// The last query and the candidates whose letters it has in order: a longer query typed
-    /// after it can only match among them (the next keystroke scans those, not the vault).
-    narrowed: RefCell<Option<(String, Vec<usize>)>>,
+    /// Counts the vault's changes of names: a listing made before the latest is not kept.
+    changes: Cell<u64>,
+    /// The listing, with the count of changes it was made after and its own number.
+    listed: RefCell<Option<Listing>>,
+    /// Listings kept so far (each one's number).
+    listings: Cell<u64>,
+    /// The last query, the number of the listing it was matched in, and the candidates whose
+    /// letters it has in order: a longer query typed after it can only match among them (the
+    /// next keystroke scans those, not the vault).
+    narrowed: RefCell<Option<(u64, String, Vec<usize>)>>,
+}
+
+#[derive(Debug)]
+struct Listing {
+    after_changes: u64,
+    number: u64,
+    candidates: Vec<Candidate>,
 }
 
 impl Mentions {
     /// Forgets the listing (a note was created, renamed or deleted).
     pub(crate) fn changed(&self) {
+        self.changes.set(self.changes.get() + 1);
         self.listed.borrow_mut().take();
         self.narrowed.borrow_mut().take();
     }
 
     /// The best `limit` matches for `query`; the newest notes for an empty one.
     pub(crate) async fn find<H: Host>(&self, host: &H, settings: &Settings, query: &str, limit: usize) -> Vec<Mention> {
-        if self.listed.borrow().is_none() {
-            let listed = list(host, settings).await;
-            *self.listed.borrow_mut() = Some(listed);
+        let changes = self.changes.get();
+        if self.listed.borrow().as_ref().is_none_or(|l| l.after_changes != changes) {
+            let candidates = list(host, settings).await;
+            // Two keystrokes may list at once, and the vault may change while they do: the newest
+            // listing is kept, each with its own number so no narrowing crosses from another.
+            let mut listed = self.listed.borrow_mut();
+            if listed.as_ref().is_none_or(|l| l.after_changes <= changes) {
+                let number = self.listings.get() + 1;
+                self.listings.set(number);
+                *listed = Some(Listing { after_changes: changes, number, candidates });
+            }
         }
         let listed = self.listed.borrow();
-        let Some(candidates) = listed.as_ref() else { return Vec::new() };
+        let Some(Listing { number, candidates, .. }) = listed.as_ref() else { return Vec::new() };
         let query = fold_case(query.trim());
         if query.is_empty() {
             let newest = candidates.iter().map(|c| (c.modified_ms as i64, c));
@@ -62,12 +84,12 @@ impl Mentions {
         }
         let narrowed = self.narrowed.borrow_mut().take();
         let among: Vec<usize> = match narrowed {
-            Some((last, matched)) if query.starts_with(&last) => matched,
+            Some((made_in, last, matched)) if made_in == *number && query.starts_with(&last) => matched,
             _ => (0..candidates.len()).collect(),
         };
         let scored: Vec<(i64, usize)> =
-            among.into_iter().filter_map(|i| Some((score(&query, &candidates[i])?, i))).collect();
-        *self.narrowed.borrow_mut() = Some((query, scored.iter().map(|&(_, i)| i).collect()));
+            among.into_iter().filter_map(|i| Some((score(&query, candidates.get(i)?)?, i))).collect();
+        *self.narrowed.borrow_mut() = Some((*number, query, scored.iter().map(|&(_, i)| i).collect()));
         best(scored.into_iter().map(|(s, i)| (s, &candidates[i])), limit)
     }
 }

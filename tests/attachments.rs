@@ -453,9 +453,12 @@ fn a_large_image_is_scaled_down_by_the_host_where_it_can_and_refused_with_the_re
     let pasted = host.run(attach_bytes(&host, &s, "Pasted image.png", &panorama)).unwrap();
     assert_eq!((pasted.pasted, pasted.pixels, pasted.hash.as_str()), (true, Some((1568, 523)), image.hash.as_str()));
     // A small image is never sent to be scaled; one past what is read at all is refused before
-    // it is read (so never sent to be scaled either).
+    // it is read (so never sent to be scaled either); nor is one claiming more pixels than is safe
+    // to decode (a few compressed megabytes can claim billions).
     let asked = host.scale_requests().len();
     attach(&host, &s, "Photos/small.png").unwrap();
+    host.put_binary("Photos/bomb.png", &png(40_000, 40_000, 1_000));
+    assert!(matches!(attach(&host, &s, "Photos/bomb.png"), Err(AttachError::TooManyPixels { .. })));
     assert!(matches!(attach(&host, &s, "Photos/huge.png"), Err(AttachError::TooLarge { .. })));
     assert_eq!(host.scale_requests().len(), asked);
 

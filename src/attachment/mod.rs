@@ -49,6 +49,10 @@ pub(crate) const MAX_PDF_PAGES: u32 = 100;
 pub(crate) const SCALE_TO_SIDE: u32 = 1568;
 /// Largest image file read from the vault to be scaled down (a phone's photo, a 4K screenshot).
 pub(crate) const MAX_IMAGE_READ_BYTES: u64 = 20 * 1024 * 1024;
+/// Most pixels of an image handed to the host to be scaled: decoding takes 4 bytes a pixel of
+/// the app's memory, and a few compressed megabytes can claim billions (a decompression bomb in
+/// the vault, or attached by an agent over the API). Past this the image is checked as it is.
+pub(crate) const MAX_SCALE_PIXELS: u64 = 50_000_000;
 /// Entries of a folder listed before "… and N more".
 pub(crate) const MAX_FOLDER_ENTRIES: usize = 200;
 
@@ -363,11 +367,13 @@ pub(crate) async fn attach_bytes_kept<H: Host>(
 }
 
 /// An image larger than the API sends (its longest side over [`SCALE_TO_SIDE`], or over
-/// [`MAX_IMAGE_BYTES`]) scaled down by the host where it can; otherwise, or for a GIF (which may
-/// be animated), the bytes as they are, for the checks to accept or refuse.
+/// [`MAX_IMAGE_BYTES`]) scaled down by the host where it can; otherwise, for a GIF (which may be
+/// animated) or one over [`MAX_SCALE_PIXELS`], the bytes as they are, for the checks to accept or
+/// refuse.
 async fn scaled_if_large<H: Host>(host: &H, bytes: Vec<u8>) -> Vec<u8> {
     let Sniffed::Image { media_type, size: Some((width, height)) } = sniff(&bytes) else { return bytes };
-    if media_type == "image/gif" || (width.max(height) <= SCALE_TO_SIDE && bytes.len() as u64 <= MAX_IMAGE_BYTES) {
+    let small = width.max(height) <= SCALE_TO_SIDE && bytes.len() as u64 <= MAX_IMAGE_BYTES;
+    if media_type == "image/gif" || small || u64::from(width) * u64::from(height) > MAX_SCALE_PIXELS {
         return bytes;
     }
     match host.scale_image(&bytes, media_type, SCALE_TO_SIDE, MAX_IMAGE_BYTES).await {

@@ -305,10 +305,11 @@ pub(crate) async fn attach_vault_kept<H: Host>(
                 let what = if kind == AttachmentKind::Image { "images" } else { "PDFs" };
                 return Err(too_large(&entry.path, what, entry.size, limit));
             }
-            let bytes = host.vault_read_bytes(&real).await.map_err(unreadable)?;
-            let bytes = scaled_if_large(host, bytes).await;
-            let checked = check_binary(&entry.path, &bytes, Some(kind), settings)?;
-            keep_binary(host, copies, checked, &bytes).await
+            let read = host.vault_read_bytes(&real).await.map_err(unreadable)?;
+            let scaled = scaled_if_large(host, &read).await;
+            let bytes = scaled.as_deref().unwrap_or(&read);
+            let checked = check_binary(&entry.path, bytes, Some(kind), settings)?;
+            keep_binary(host, copies, checked, bytes).await
         }
         None => Err(AttachError::Unsupported(entry.path.clone())),
     }
@@ -360,26 +361,25 @@ pub(crate) async fn attach_bytes_kept<H: Host>(
     let name: String = name.chars().filter(|c| !c.is_control()).take(200).collect();
     let name = if name.trim().is_empty() { "pasted file".to_owned() } else { name };
     check_paste_size(&name, bytes.len() as u64)?;
-    let bytes = scaled_if_large(host, bytes.to_vec()).await;
-    let mut checked = check_binary(&name, &bytes, None, settings)?;
+    let scaled = scaled_if_large(host, bytes).await;
+    let bytes = scaled.as_deref().unwrap_or(bytes);
+    let mut checked = check_binary(&name, bytes, None, settings)?;
     checked.pasted = true;
-    keep_binary(host, copies, checked, &bytes).await
+    keep_binary(host, copies, checked, bytes).await
 }
 
 /// An image larger than the API sends (its longest side over [`SCALE_TO_SIDE`], or over
-/// [`MAX_IMAGE_BYTES`]) scaled down by the host where it can; otherwise, for a GIF (which may be
-/// animated) or one over [`MAX_SCALE_PIXELS`], the bytes as they are, for the checks to accept or
-/// refuse.
-async fn scaled_if_large<H: Host>(host: &H, bytes: Vec<u8>) -> Vec<u8> {
-    let Sniffed::Image { media_type, size: Some((width, height)) } = sniff(&bytes) else { return bytes };
+/// [`MAX_IMAGE_BYTES`]) scaled down by the host where it can. `None` — the bytes go as they are,
+/// for the checks to accept or refuse — for anything else, a GIF (which may be animated), one
+/// over [`MAX_SCALE_PIXELS`], or where the host cannot scale.
+async fn scaled_if_large<H: Host>(host: &H, bytes: &[u8]) -> Option<Vec<u8>> {
+    let Sniffed::Image { media_type, size: Some((width, height)) } = sniff(bytes) else { return None };
     let small = width.max(height) <= SCALE_TO_SIDE && bytes.len() as u64 <= MAX_IMAGE_BYTES;
     if media_type == "image/gif" || small || u64::from(width) * u64::from(height) > MAX_SCALE_PIXELS {
-        return bytes;
+        return None;
     }
-    match host.scale_image(&bytes, media_type, SCALE_TO_SIDE, MAX_IMAGE_BYTES).await {
-        Ok(Some(scaled)) if matches!(sniff(&scaled), Sniffed::Image { .. }) => scaled,
-        _ => bytes,
-    }
+    let scaled = host.scale_image(bytes, media_type, SCALE_TO_SIDE, MAX_IMAGE_BYTES).await.ok()??;
+    matches!(sniff(&scaled), Sniffed::Image { .. }).then_some(scaled)
 }
 
 /// Refuses a pasted or dropped file too large for any attachment before the view reads it (a

@@ -36,20 +36,17 @@ struct Candidate {
 pub(crate) struct Mentions {
     /// Counts the vault's changes of names: a listing made before the latest is not kept.
     changes: Cell<u64>,
-    /// The listing, with the count of changes it was made after and its own number.
+    /// The listing, with the count of changes it was made after.
     listed: RefCell<Option<Listing>>,
-    /// Listings kept so far (each one's number).
-    listings: Cell<u64>,
-    /// The last query, the number of the listing it was matched in, and the candidates whose
-    /// letters it has in order: a longer query typed after it can only match among them (the
-    /// next keystroke scans those, not the vault).
-    narrowed: RefCell<Option<(u64, String, Vec<usize>)>>,
+    /// The last query and the candidates of the listing whose letters it has in order: a longer
+    /// query typed after it can only match among them (the next keystroke scans those, not the
+    /// vault). Forgotten whenever the listing is replaced, so it always indexes the one kept.
+    narrowed: RefCell<Option<(String, Vec<usize>)>>,
 }
 
 #[derive(Debug)]
 struct Listing {
     after_changes: u64,
-    number: u64,
     candidates: Vec<Candidate>,
 }
 
@@ -67,16 +64,15 @@ impl Mentions {
         if self.listed.borrow().as_ref().is_none_or(|l| l.after_changes != changes) {
             let candidates = list(host, settings).await;
             // Two keystrokes may list at once, and the vault may change while they do: the newest
-            // listing is kept, each with its own number so no narrowing crosses from another.
+            // listing is kept, and no narrowing made in the one it replaces crosses over.
             let mut listed = self.listed.borrow_mut();
             if listed.as_ref().is_none_or(|l| l.after_changes <= changes) {
-                let number = self.listings.get() + 1;
-                self.listings.set(number);
-                *listed = Some(Listing { after_changes: changes, number, candidates });
+                *listed = Some(Listing { after_changes: changes, candidates });
+                self.narrowed.borrow_mut().take();
             }
         }
         let listed = self.listed.borrow();
-        let Some(Listing { number, candidates, .. }) = listed.as_ref() else { return Vec::new() };
+        let Some(Listing { candidates, .. }) = listed.as_ref() else { return Vec::new() };
         let query = fold_case(query.trim());
         if query.is_empty() {
             let newest = candidates.iter().map(|c| (c.modified_ms as i64, c));
@@ -84,12 +80,12 @@ impl Mentions {
         }
         let narrowed = self.narrowed.borrow_mut().take();
         let among: Vec<usize> = match narrowed {
-            Some((made_in, last, matched)) if made_in == *number && query.starts_with(&last) => matched,
+            Some((last, matched)) if query.starts_with(&last) => matched,
             _ => (0..candidates.len()).collect(),
         };
         let scored: Vec<(i64, usize)> =
             among.into_iter().filter_map(|i| Some((score(&query, candidates.get(i)?)?, i))).collect();
-        *self.narrowed.borrow_mut() = Some((*number, query, scored.iter().map(|&(_, i)| i).collect()));
+        *self.narrowed.borrow_mut() = Some((query, scored.iter().map(|&(_, i)| i).collect()));
         best(scored.into_iter().map(|(s, i)| (s, &candidates[i])), limit)
     }
 }

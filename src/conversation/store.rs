@@ -170,6 +170,13 @@ pub struct ConversationStore {
     notices: Vec<String>,
 }
 
+/// Whether a conversation's file is still `len` bytes long: what the store keeps in memory of the
+/// current one stands for that many, and a file changed by anyone else is read again.
+async fn log_is_still<H: Host>(host: &H, id: &str, len: usize) -> bool {
+    let size = host.file_size(&log_path(id)).await.ok().flatten().unwrap_or(0);
+    usize::try_from(size).ok() == Some(len)
+}
+
 /// Reads a conversation's history. With `repair` (before appending to it), the file is made
 /// safe to append to without losing a byte: one over the size limit is set aside (renamed) and
 /// a new one begins; a torn tail is copied aside to `<id>.torn-<ms>.jsonl`, then cut; a last
@@ -567,8 +574,7 @@ impl ConversationStore {
     pub async fn usage_so_far<H: Host>(&mut self, host: &H, id: &str) -> Option<Usage> {
         let current = self.current.as_mut().filter(|c| c.id == id)?;
         let kept = current.usage.as_ref()?;
-        let size = host.file_size(&log_path(id)).await.ok().flatten().unwrap_or(0);
-        if usize::try_from(size).ok() != Some(kept.file_len) {
+        if !log_is_still(host, id, kept.file_len).await {
             current.usage = None;
             return None;
         }
@@ -618,8 +624,7 @@ impl ConversationStore {
     ) -> Option<(Vec<HistoryLine>, usize, Option<usize>)> {
         let current = self.current.as_mut().filter(|c| c.id == id)?;
         let recent = current.recent.as_ref()?;
-        let size = host.file_size(&log_path(id)).await.ok().flatten().unwrap_or(0);
-        if usize::try_from(size).ok() != Some(recent.file_len()) {
+        if !log_is_still(host, id, recent.file_len()).await {
             // Changed by someone else (a sync, an edit): read again from the file from now on.
             current.recent = None;
             return None;

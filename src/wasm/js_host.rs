@@ -160,6 +160,11 @@ async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, HostError>
     JsFuture::from(promise.map_err(io_error)?).await.map_err(io_error)
 }
 
+/// A `Uint8Array` the host answered, copied out of JS; `what` says what it was not.
+fn bytes_of(value: JsValue, what: impl FnOnce() -> String) -> Result<Vec<u8>, HostError> {
+    value.dyn_into::<js_sys::Uint8Array>().map(|bytes| bytes.to_vec()).map_err(|_| HostError::Io(what()))
+}
+
 /// A JS value as JSON text (parsed by serde_json straight into the type wanted).
 fn json_text(value: &JsValue) -> Result<String, HostError> {
     js_sys::JSON::stringify(value).map_err(io_error).map(|s| s.as_string().unwrap_or_default())
@@ -320,10 +325,7 @@ impl Host for JsHost {
 
     async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {
         let value = settle(self.object.vault_read_bytes(path)).await?;
-        value
-            .dyn_into::<js_sys::Uint8Array>()
-            .map(|bytes| bytes.to_vec())
-            .map_err(|_| HostError::Io(format!("{path}: the host gave no bytes")))
+        bytes_of(value, || format!("{path}: the host gave no bytes"))
     }
 
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
@@ -369,10 +371,7 @@ impl Host for JsHost {
         if value.is_null() || value.is_undefined() {
             return Ok(None);
         }
-        value
-            .dyn_into::<js_sys::Uint8Array>()
-            .map(|scaled| Some(scaled.to_vec()))
-            .map_err(|_| HostError::Io("the host scaled an image to something that is not bytes".to_owned()))
+        bytes_of(value, || "the host scaled an image to something that is not bytes".to_owned()).map(Some)
     }
 
     fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String> {

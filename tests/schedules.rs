@@ -279,6 +279,8 @@ fn bad_schedules_are_explained_to_the_model_and_nothing_is_scheduled() {
     for (i, (input, expected)) in [
         (json!({"type": "cron", "expression": "0 8 * * * *", "task": "x"}), "has 6 fields"),
         (json!({"type": "cron", "expression": "61 8 * * *", "task": "x"}), "is not valid"),
+        (json!({"type": "cron", "expression": " , *    4 * 2  ", "task": "x"}), "empty entry in its minute list"),
+        (json!({"type": "cron", "expression": "0 8,,9 * * *", "task": "x"}), "empty entry in its hour list"),
         (
             json!({"type": "cron", "expression": "0 8 * * *", "time_zone": "Mars/Base", "task": "x"}),
             "unknown time zone",

@@ -176,6 +176,7 @@ fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenStep>) {
     let mut open: Option<OpenStep> = None;
     for record in records {
         match record {
+            JournalRecord::Started => {}
             JournalRecord::Context { content } => {
                 outcome.context = content;
                 outcome.context_journaled = true;
@@ -307,7 +308,8 @@ async fn step<H: Host>(
     response: ModelResponse,
 ) -> bool {
     let has_tools = response.content.iter().any(|b| matches!(b, ContentBlock::ToolUse { .. }));
-    let stopped_short = matches!(response.stop_reason, StopReason::MaxTokens | StopReason::Refusal);
+    let stopped_short =
+        matches!(response.stop_reason, StopReason::MaxTokens | StopReason::Refusal | StopReason::AnswerTooLong);
     if stopped_short || !response.truncated_tools.is_empty() {
         // Whatever tool calls this answer holds, none of them run: their input may be cut, or
         // the model declined. Keep the text only, so history stays valid.
@@ -319,6 +321,11 @@ async fn step<H: Host>(
         }
         outcome.notice = Some(match response.stop_reason {
             StopReason::Refusal => "The model declined to continue with this request.".to_owned(),
+            StopReason::AnswerTooLong => format!(
+                "The answer passed {} MB and was cut there{}.",
+                crate::llm::client::MAX_ANSWER_BYTES / (1024 * 1024),
+                if has_tools || !skipped.is_empty() { "; the tool call it was making was not run" } else { "" }
+            ),
             _ if has_tools || !skipped.is_empty() => format!(
                 "The answer reached the max tokens limit ({}) and was cut off; the tool call it was making was not run. \
 Raise \"max tokens\" in settings or ask for a smaller step.",
@@ -464,6 +471,16 @@ async fn call_with_retry<H: Host>(
             error.kind.code(),
             error.user_message(&settings.model),
         )),
+        client::Attempt::Waiting { waited_ms, limit_ms } => host.emit(&Event::Waiting {
+            message_id: message.id.clone(),
+            conversation_id: conversation_id.clone(),
+            text: format!(
+                "Waiting for {} to begin answering ({} s so far; gives up at {} s)…",
+                crate::llm::client::server_name(settings),
+                waited_ms / 1000,
+                limit_ms / 1000
+            ),
+        }),
     };
     client::call_with_retry(host, settings, call, &mut on_text, &mut on_attempt).await
 }

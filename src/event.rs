@@ -75,6 +75,14 @@ pub enum Event {
         error_code: String,
         error: String,
     },
+    /// The model server has taken the request but not begun to answer for a while: `text` says
+    /// what the call waits for (the chat shows it until the answer begins; Stop works).
+    Waiting {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        text: String,
+    },
     /// A tool call is about to run.
     ToolStarted {
         message_id: String,
@@ -147,6 +155,32 @@ pub enum Event {
 }
 
 impl Event {
+    /// Applies `mask` to every text in the event that came from outside the core — a server's
+    /// answer or error, a tool's output, a note's content — so a secret they echo is hidden
+    /// (`secrets::Masking`). Ids, names and numbers are the core's own and left alone.
+    pub(crate) fn mask_texts(&mut self, mask: &dyn Fn(&mut String)) {
+        match self {
+            Event::MessageReceived { message, .. } => mask(&mut message.text),
+            Event::TextDelta { text, .. }
+            | Event::Waiting { text, .. }
+            | Event::Notice { text, .. }
+            | Event::ScheduledRun { text, .. } => mask(text),
+            Event::Retrying { error, .. } => mask(error),
+            Event::ToolStarted { input, .. } => mask_value(input, mask),
+            Event::ToolFinished { output, .. } => mask(output),
+            Event::AgentMessage { content, .. } | Event::Retrospection { content, .. } => mask(content),
+            Event::Response { result, .. } => result.mask_texts(mask),
+            Event::HubStatus { detail, .. } => detail.iter_mut().for_each(mask),
+            Event::Stage { .. }
+            | Event::ConversationUpdated { .. }
+            | Event::SearchIndex { .. }
+            | Event::ApprovalRequested { .. }
+            | Event::ApprovalResolved { .. }
+            | Event::ChangeApplied { .. }
+            | Event::TurnUndone { .. } => {}
+        }
+    }
+
     /// A `retrying` event; the seconds shown to the user are rounded here, once (up, so a wait
     /// under a second never reads "0 s").
     pub fn retrying(message: &RoutedMessage, attempt: u32, delay_ms: u64, error_code: &str, error: String) -> Self {
@@ -164,6 +198,16 @@ impl Event {
     /// Shorthand for a stage event.
     pub fn stage(message: &RoutedMessage, stage: Stage) -> Self {
         Event::Stage { message_id: message.id.clone(), conversation_id: message.named_conversation(), stage }
+    }
+}
+
+/// Applies `mask` to every string inside a JSON value.
+fn mask_value(value: &mut Value, mask: &dyn Fn(&mut String)) {
+    match value {
+        Value::String(text) => mask(text),
+        Value::Array(items) => items.iter_mut().for_each(|v| mask_value(v, mask)),
+        Value::Object(map) => map.values_mut().for_each(|v| mask_value(v, mask)),
+        _ => {}
     }
 }
 

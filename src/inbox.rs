@@ -28,6 +28,10 @@ pub(crate) struct InboxEntry {
     pub message: RoutedMessage,
     /// Processing runs started, this one included.
     pub attempts: u32,
+    /// Runs that ended in a failure recorded here (the rest of the runs the journal saw begin
+    /// took the app down before they ended).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failures: u32,
     pub received_at: Millis,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
@@ -38,9 +42,18 @@ pub(crate) struct InboxEntry {
 impl InboxEntry {
     /// A message just arrived, about to be processed for the first time.
     pub(crate) fn new(message: RoutedMessage, received_at: Millis) -> Self {
-        InboxEntry { message, attempts: 1, received_at, last_error: None, last_error_code: None }
+        InboxEntry { message, attempts: 1, failures: 0, received_at, last_error: None, last_error_code: None }
     }
 }
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Runs of a message that may take the app down before it is set aside: a message whose
+/// processing crashed the core (an answer that never ends, a bug) would otherwise be replayed
+/// into the same crash at every start.
+pub(crate) const MAX_CRASHED_RUNS: u32 = 2;
 
 /// Path of a message's inbox file.
 pub(crate) fn entry_path(message_id: &str) -> String {

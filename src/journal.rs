@@ -16,6 +16,9 @@ use crate::tools::ToolEffect;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case", try_from = "FlatRecord")]
 pub(crate) enum JournalRecord {
+    /// A run of the turn began (written beside the first request, not before it). A start with
+    /// no recorded end is a run that took the app or its core down: see [`crashed_runs`].
+    Started,
     /// The message context the turn's requests open the user's message with: a resumed turn
     /// sends the same, so its requests read what the earlier run wrote to the prompt cache.
     Context { content: String },
@@ -63,6 +66,7 @@ impl TryFrom<FlatRecord> for JournalRecord {
                 serde_json::Value::String(content) => Ok(JournalRecord::Context { content }),
                 _ => Err("a context record's content must be text".to_owned()),
             },
+            "started" => Ok(JournalRecord::Started),
             "tool_started" => {
                 Ok(JournalRecord::ToolStarted { tool_use_id: field(f.tool_use_id, step, "tool_use_id")? })
             }
@@ -78,6 +82,13 @@ impl TryFrom<FlatRecord> for JournalRecord {
             other => Err(format!("unknown journal step {other:?}")),
         }
     }
+}
+
+/// Runs of a turn that began and never ended: the journal's starts less the failures the inbox
+/// entry recorded (a run that succeeded or was stopped leaves no journal).
+pub(crate) fn crashed_runs(records: &[JournalRecord], failures: u32) -> u32 {
+    let started = records.iter().filter(|r| matches!(r, JournalRecord::Started)).count();
+    u32::try_from(started).unwrap_or(u32::MAX).saturating_sub(failures)
 }
 
 /// Appends steps to a message's journal.

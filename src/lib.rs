@@ -32,6 +32,7 @@ mod processor;
 mod prompt;
 mod retrospection;
 mod schedule;
+mod secrets;
 mod settings;
 mod settings_fields;
 mod summary;

@@ -203,6 +203,14 @@ pub struct ProcessResult {
 }
 
 impl ProcessResult {
+    /// Applies `mask` to the texts a server or a note may have put here (the answer, the
+    /// error, the notice).
+    pub(crate) fn mask_texts(&mut self, mask: &dyn Fn(&mut String)) {
+        for text in [&mut self.response, &mut self.error, &mut self.notice].into_iter().flatten() {
+            mask(text);
+        }
+    }
+
     /// A finished message.
     pub fn success(message_id: &str, response: String, tools_used: Vec<String>, waiting: bool) -> Self {
         ProcessResult {

@@ -92,6 +92,10 @@ pub struct Settings {
     pub max_iterations: u32,
     /// Longest silence from a streaming server before the call counts as a network error.
     pub stream_idle_timeout_ms: u64,
+    /// Longest wait for a streamed answer to start (its headers and first event), from the
+    /// request: a server that takes the connection and never answers is an error the user sees
+    /// in this time, not when the platform gives up minutes later.
+    pub response_start_timeout_ms: u64,
     /// Title of the notifications sent to the hub.
     pub notification_title: String,
     /// Rough budget, in tokens, of conversation history sent to the model.
@@ -314,6 +318,7 @@ impl Default for Settings {
             streaming: true,
             max_iterations: 10,
             stream_idle_timeout_ms: 90_000,
+            response_start_timeout_ms: 90_000,
             notification_title: "Obsidian".to_owned(),
             context_token_budget: 50_000,
             information_architecture: String::new(),

@@ -23,6 +23,7 @@ const SETTINGS: &[&str] = &[
     "streaming",
     "maxIterations",
     "streamIdleTimeoutMs",
+    "responseStartTimeoutMs",
     "notificationTitle",
     "contextTokenBudget",
     "informationArchitecture",

@@ -102,6 +102,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::Stage { .. },
         Event::TextDelta { .. },
         Event::Retrying { .. },
+        Event::Waiting { .. },
         Event::ToolStarted { .. },
         Event::ToolFinished { .. },
         Event::AgentMessage { .. },
@@ -353,6 +354,7 @@ fn settings_full() -> Settings {
         streaming: false,
         max_iterations: 5,
         stream_idle_timeout_ms: 30_000,
+        response_start_timeout_ms: 20_000,
         notification_title: "Vault".into(),
         context_token_budget: 20_000,
         information_architecture: "Projects/ for projects".into(),
@@ -515,6 +517,11 @@ fn events() -> Vec<Event> {
             delay_seconds: 4,
             error_code: "overloaded".into(),
             error: "The model is overloaded.".into(),
+        },
+        Event::Waiting {
+            message_id: "msg-1".into(),
+            conversation_id: Some("conv-1".into()),
+            text: "Waiting for api.example.com to begin answering (10 s so far; gives up at 90 s)…".into(),
         },
         Event::ToolStarted {
             message_id: "msg-1".into(),

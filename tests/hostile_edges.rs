@@ -80,7 +80,8 @@ fn a_long_id_left_in_the_inbox_by_a_crash_is_found_and_finished_at_the_next_star
             matches!(e, smarthole_agent::Event::Stage { stage: Stage::ModelRequest, .. })
         });
         assert!(crashed.is_none());
-        assert_eq!(inbox(&host).len(), 1, "the message waits in the inbox");
+        let entries = inbox(&host).into_iter().filter(|f| f.ends_with(".json")).count();
+        assert_eq!(entries, 1, "the message waits in the inbox (beside its turn journal)");
         assert_short_names(&host, &id);
         let p = processor(&host);
         let summary = host.run(p.reprocess_pending()).expect("reprocess");

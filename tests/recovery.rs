@@ -32,6 +32,11 @@ fn crash_after_the_first_tool(host: &FakeHost) {
     });
 }
 
+/// The inbox's message entries (without their turn journals).
+fn entries(host: &FakeHost) -> Vec<String> {
+    inbox(host).into_iter().filter(|f| f.ends_with(".json")).collect()
+}
+
 fn restart(host: &FakeHost) -> smarthole_agent::ReprocessSummary {
     let p = processor(host);
     host.run(p.reprocess_pending()).expect("reprocess")
@@ -51,7 +56,7 @@ fn a_crash_at_any_point_ends_with_the_message_recorded_once_and_the_inbox_empty(
         let host = FakeHost::new();
         host.script([Reply::slow_text("the answer", 10), Reply::text("the answer")]);
         crash_at(&host, from_hub("m1", "remember milk"), point);
-        assert_eq!(inbox(&host), ["inbox/m1.json"], "{name}: the message is in the inbox");
+        assert_eq!(entries(&host), ["inbox/m1.json"], "{name}: the message is in the inbox");
         let summary = restart(&host);
         assert_eq!(summary.results.len(), 1, "{name}");
         assert!(summary.results[0].success, "{name}: {:?}", summary.results[0]);
@@ -125,7 +130,7 @@ fn restart_finishes_left_over_messages_in_arrival_order() {
     assert!(crashed.is_none());
     assert_eq!(host.requests().len(), 1);
     drop(p);
-    assert_eq!(inbox(&host).len(), 3);
+    assert_eq!(entries(&host).len(), 3);
     host.script([Reply::text("a1"), Reply::text("a2"), Reply::text("a3")]);
     let summary = restart(&host);
     let ids: Vec<&str> = summary.results.iter().map(|r| r.message_id.as_str()).collect();
@@ -165,17 +170,75 @@ fn after_five_failed_attempts_a_message_moves_to_failed_and_the_user_is_told() {
 }
 
 #[test]
-fn a_message_that_crashes_the_app_every_time_is_set_aside_after_five_starts() {
+fn a_message_whose_run_took_the_app_down_twice_is_set_aside_and_the_user_told() {
     let host = FakeHost::new();
+    host.script([Reply::hang()]);
     crash_at(&host, direct("poison", "boom"), stage(Stage::ModelRequest));
-    for _ in 2..=5 {
-        let p = processor(&host);
-        assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
-    }
+    // The second start runs it again, into the same crash.
+    let p = processor(&host);
+    host.script([Reply::hang()]);
+    assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    drop(p);
+    let requests = host.requests().len();
+    // The third start does not: it would crash again, and at every start after.
     let summary = restart(&host);
+    assert_eq!(host.requests().len(), requests, "no third run");
     assert_eq!(summary.results[0].error_code.as_deref(), Some("moved_to_failed"));
-    assert!(host.file("failed/poison.json").is_some());
-    assert!(inbox(&host).is_empty());
+    let failed: serde_json::Value = serde_json::from_str(&host.file("failed/poison.json").expect("set aside")).unwrap();
+    assert!(failed["error"].as_str().unwrap().contains("2 times before it finished"), "{failed}");
+    assert!(inbox(&host).is_empty(), "entry and journal gone: {:?}", inbox(&host));
+    let told = host
+        .events()
+        .into_iter()
+        .any(|e| matches!(e, Event::Notice { text, .. } if text.contains("boom") && text.contains("2 times")));
+    assert!(told, "the user is told");
+}
+
+#[test]
+fn runs_that_failed_or_waited_in_line_are_not_counted_as_crashes() {
+    // Two runs failed on a server error (recorded), then one run crashed: still tried again.
+    let host = FakeHost::new();
+    let errors = || std::array::from_fn::<_, 4, _>(|_| Reply::error(500, "api_error"));
+    host.script(errors());
+    let p = processor(&host);
+    let first = host.run(p.process(direct("flaky", "hello")));
+    assert_eq!(first.error_code.as_deref(), Some("server_error"));
+    drop(p);
+    host.script(errors());
+    assert_eq!(restart(&host).results[0].error_code.as_deref(), Some("server_error"));
+    host.script([Reply::hang()]);
+    let p = processor(&host);
+    assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    drop(p);
+    // Messages that waited in line behind a crash never began a run.
+    host.script([Reply::text("fine")]);
+    let summary = restart(&host);
+    assert!(summary.results[0].success, "{:?}", summary.results[0]);
+    // A message queued behind a hung one when the app died twice is still answered; the hung
+    // one is set aside.
+    let host = FakeHost::new();
+    host.script([Reply::hang()]);
+    let p = processor(&host);
+    let both = async { futures::join!(p.process(direct("hung", "a")), p.process(direct("queued", "b"))) };
+    let (mut received, mut requested) = (0, false);
+    let both_in = move |e: &Event| {
+        received += usize::from(matches!(e, Event::MessageReceived { .. }));
+        requested |= matches!(e, Event::Stage { stage: Stage::ModelRequest, .. });
+        received == 2 && requested
+    };
+    assert!(host.run_until(both, both_in).is_none());
+    assert_eq!(entries(&host).len(), 2, "both in the inbox when the app dies");
+    drop(p);
+    host.script([Reply::hang()]);
+    let p = processor(&host);
+    assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    drop(p);
+    host.script([Reply::text("answered")]);
+    let summary = restart(&host);
+    let code =
+        |id: &str| summary.results.iter().find(|r| r.message_id == id).map(|r| (r.success, r.error_code.clone()));
+    assert_eq!(code("hung"), Some((false, Some("moved_to_failed".to_owned()))));
+    assert_eq!(code("queued"), Some((true, None)));
 }
 
 #[test]

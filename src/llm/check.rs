@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::client::{auth_headers, call_model, endpoint, json_text, read_all};
+use super::client::{auth_headers, call_model, endpoint, json_text, read_all, within};
 use super::error::ErrorKind;
 use super::request::{CacheTtl, ModelCall};
 use super::{ApiMessage, LlmError, MessagesJson};
@@ -39,6 +39,9 @@ pub struct ConnectionCheck {
     pub ok: bool,
 }
 
+/// Longest wait for a check's request to begin its answer: the check is a quick look, done in
+/// seconds even when the server takes the connection and never answers.
+const CHECK_START_MS: u64 = 15_000;
 /// Largest model list read.
 const MAX_LIST_BYTES: usize = 1024 * 1024;
 /// The probe tool the model is asked to call.
@@ -67,7 +70,9 @@ fn advice(error: &LlmError, settings: &Settings) -> String {
             AuthStyle::None => format!("the server wants a key ({error}): set the API key and the auth style"),
         },
         ErrorKind::NotFound => format!("{} was not found ({error}): check the base URL {base} (with or without /v1) and the format ({})", endpoint(settings), settings.api_format.name()),
+        ErrorKind::Network if error.no_answer_ms.is_some() => format!("{}: is the server busy, or is {base} not a {} server? Check the base URL", error.detail, settings.api_format.name()),
         ErrorKind::Network => format!("cannot reach {} ({error}): check the base URL and that the server is running", endpoint(settings)),
+        ErrorKind::Redirected => error.user_message(&settings.model),
         _ => format!("{error}"),
     }
 }
@@ -84,32 +89,20 @@ async fn list_models<H: Host>(host: &H, settings: &Settings) -> Result<Vec<Strin
         body: String::new(),
         stream: false,
     };
-    let mut response = match host.http(request).await {
-        Ok(r) => r,
-        Err(e) => {
-            return Err(line(
-                "reachable",
-                false,
-                format!(
-                    "cannot reach {url} ({e}): check the base URL ({}) and that the server is running",
-                    settings.base_url
-                ),
-            ))
-        }
+    let fetched = within(host, fetch_list(host, settings, request), CHECK_START_MS, &mut |_| {}).await;
+    let Some(fetched) = fetched else {
+        return Err(line(
+            "reachable",
+            false,
+            format!("connected, but no answer in {} s from {url}: is the server busy, or is {} not a {} server? Check the base URL", CHECK_START_MS / 1000, settings.base_url, settings.api_format.name()),
+        ));
     };
-    if matches!(response.status, 401 | 403) {
-        let error = LlmError::from_status(response.status, None, format!("HTTP {}", response.status));
-        return Err(line("key", false, advice(&error, settings)));
-    }
-    let body = match read_all(&mut response.body, MAX_LIST_BYTES).await {
-        Ok(body) => body,
-        Err(e) => return Err(line("reachable", false, format!("could not read the model list at {url}: {e}"))),
-    };
+    let (status, body) = fetched?;
     let text = String::from_utf8_lossy(&body);
     if looks_like_html(&text) {
         return Err(line("reachable", false, format!("{url} answered a web page, not the API: the base URL ({}) is probably wrong — try it with or without /v1", settings.base_url)));
     }
-    if !(200..300).contains(&response.status) {
+    if !(200..300).contains(&status) {
         // Many servers list no models; the requests below still tell whether the rest works.
         return Ok(Vec::new());
     }
@@ -126,6 +119,33 @@ async fn list_models<H: Host>(host: &H, settings: &Settings) -> Result<Vec<Strin
         .iter()
         .filter_map(|m| m.get("id").or_else(|| m.get("name")).and_then(Value::as_str).map(str::to_owned))
         .collect())
+}
+
+/// The model list's status and body, or the line saying why there is none.
+async fn fetch_list<H: Host>(host: &H, settings: &Settings, request: HttpRequest) -> Result<(u16, Vec<u8>), CheckLine> {
+    let url = request.url.clone();
+    let mut response = host.http(request).await.map_err(|e| {
+        line(
+            "reachable",
+            false,
+            format!(
+                "cannot reach {url} ({e}): check the base URL ({}) and that the server is running",
+                settings.base_url
+            ),
+        )
+    })?;
+    if (300..400).contains(&response.status) {
+        let error = LlmError::redirected(&url, response.header("location"));
+        return Err(line("reachable", false, error.user_message(&settings.model)));
+    }
+    if matches!(response.status, 401 | 403) {
+        let error = LlmError::from_status(response.status, None, format!("HTTP {}", response.status));
+        return Err(line("key", false, advice(&error, settings)));
+    }
+    match read_all(&mut response.body, MAX_LIST_BYTES).await {
+        Ok(body) => Ok((response.status, body)),
+        Err(e) => Err(line("reachable", false, format!("could not read the model list at {url}: {e}"))),
+    }
 }
 
 /// Runs the check with the settings the core has.
@@ -168,11 +188,16 @@ pub(crate) async fn check_connection<H: Host>(host: &H, settings: &Settings) -> 
 /// The streamed request and the tool request.
 async fn run_requests<H: Host>(host: &H, settings: &Settings, report: &mut ConnectionCheck) {
     let history = MessagesJson::new();
-    let small = Settings { max_tokens: 64.min(settings.max_tokens), streaming: true, ..settings.clone() };
+    let small = Settings {
+        max_tokens: 64.min(settings.max_tokens),
+        streaming: true,
+        response_start_timeout_ms: CHECK_START_MS.min(settings.response_start_timeout_ms),
+        ..settings.clone()
+    };
     let hello = [ApiMessage::user_text("This is a connection check. Reply with the word OK.")];
     let call = ModelCall { system: &[], history: &history, messages: &hello, tools: "", ttl: CacheTtl::Off };
     let mut streamed = 0usize;
-    match call_model(host, &small, call, &mut |t| streamed += t.len()).await {
+    match call_model(host, &small, call, &mut |t| streamed += t.len(), &mut |_| {}).await {
         Ok(_) => {
             report.lines.push(line("key", true, "the key was accepted"));
             report.lines.push(line(
@@ -195,7 +220,7 @@ async fn run_requests<H: Host>(host: &H, settings: &Settings, report: &mut Conne
         [ApiMessage::user_text("This is a connection check. Call the connection_probe tool with the word \"ping\".")];
     let tools = Settings { max_tokens: 200.min(settings.max_tokens), streaming: false, ..settings.clone() };
     let call = ModelCall { system: &[], history: &history, messages: &ask, tools: PROBE_TOOLS, ttl: CacheTtl::Off };
-    match call_model(host, &tools, call, &mut |_| {}).await {
+    match call_model(host, &tools, call, &mut |_| {}, &mut |_| {}).await {
         Ok(answer) if answer.content.iter().any(|b| matches!(b, super::ContentBlock::ToolUse { name, .. } if name == "connection_probe")) => {
             report.lines.push(line("tools", true, "the model called the probe tool"));
         }
@@ -218,7 +243,7 @@ async fn images_line<H: Host>(host: &H, settings: &Settings) -> CheckLine {
     }];
     let small = Settings { max_tokens: 16.min(settings.max_tokens), streaming: false, ..settings.clone() };
     let call = ModelCall { system: &[], history: &history, messages: &look, tools: "", ttl: CacheTtl::Off };
-    let mut found = match call_model(host, &small, call, &mut |_| {}).await {
+    let mut found = match call_model(host, &small, call, &mut |_| {}, &mut |_| {}).await {
         Ok(_) => line("images", true, "images accepted"),
         Err(error) => line(
             "images",

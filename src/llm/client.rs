@@ -12,7 +12,7 @@ use super::request::{request_body, ModelCall};
 use super::retry::{next_delay, parse_retry_after};
 use super::sse::SseParser;
 use super::stream::StreamAccumulator;
-use super::types::{parse_response, ModelResponse};
+use super::types::{parse_response, ModelResponse, StopReason};
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel};
 use crate::settings::{ApiFormat, AuthStyle, Settings};
@@ -38,6 +38,14 @@ pub(crate) fn endpoint(settings: &Settings) -> String {
             }
         }
     }
+}
+
+/// The server as the user knows it: the base URL's host (and port), for "waiting for …".
+pub(crate) fn server_name(settings: &Settings) -> &str {
+    let base = settings.base_url.trim();
+    let rest = base.split_once("://").map_or(base, |(_, rest)| rest);
+    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    host.rsplit_once('@').map_or(host, |(_, host)| host)
 }
 
 /// The headers every request to the server carries: the format's own, and the key as the auth
@@ -96,6 +104,22 @@ impl Streamed {
             Streamed::Chat(acc) => acc.finish(),
         }
     }
+
+    /// The answer so far, ended as one cut at its size limit: its tool calls are dropped.
+    fn cut(self) -> Result<ModelResponse, LlmError> {
+        let mut response = match self {
+            Streamed::Messages(mut acc) => {
+                acc.cut_short();
+                acc.finish()
+            }
+            Streamed::Chat(mut acc) => {
+                acc.cut_short();
+                acc.finish()
+            }
+        }?;
+        response.stop_reason = StopReason::AnswerTooLong;
+        Ok(response)
+    }
 }
 
 fn host_error(e: HostError) -> LlmError {
@@ -146,53 +170,136 @@ async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) ->
     error
 }
 
-/// Makes one model call. Streamed text goes to `on_text` as it arrives. No retries here: the
-/// caller decides (see [`call_with_retry`]).
+/// Most of an answer read from a stream (its events' data): past it the answer is cut, as at
+/// the token limit. A server that never ends its answer would otherwise grow the core's memory
+/// until it traps.
+pub(crate) const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+/// Longest wait for a whole answer that is not streamed (there is no first event to wait for).
+const NOT_STREAMED_LIMIT_MS: u64 = 5 * 60_000;
+/// After this long with no answer begun, the user is told what the call waits for.
+pub(crate) const WAIT_NOTICE_MS: u64 = 10_000;
+
+/// Waits for `work` at most `limit_ms`, telling `on_attempt` once, after [`WAIT_NOTICE_MS`],
+/// that the answer has not begun. `None` when the time ran out. (Timers only: no clock reading.)
+pub(crate) async fn within<H: Host, T>(
+    host: &H,
+    work: impl std::future::Future<Output = T>,
+    limit_ms: u64,
+    on_attempt: &mut dyn FnMut(Attempt<'_>),
+) -> Option<T> {
+    let mut work = std::pin::pin!(work);
+    let mut rest = limit_ms;
+    if WAIT_NOTICE_MS < limit_ms {
+        let notice = std::pin::pin!(host.sleep(WAIT_NOTICE_MS));
+        match select(work.as_mut(), notice).await {
+            Either::Left((done, _)) => return Some(done),
+            Either::Right(_) => on_attempt(Attempt::Waiting { waited_ms: WAIT_NOTICE_MS, limit_ms }),
+        }
+        rest -= WAIT_NOTICE_MS;
+    }
+    let timer = std::pin::pin!(host.sleep(rest));
+    match select(work, timer).await {
+        Either::Left((done, _)) => Some(done),
+        Either::Right(_) => None,
+    }
+}
+
+/// How an answer began: a stream with its first bytes (`None`: it ended at once), or a whole
+/// body.
+enum Begun<B> {
+    Stream(HttpResponse<B>, Option<Vec<u8>>),
+    Whole(Vec<u8>),
+}
+
+/// Sends the request and waits for the answer to begin: the status and headers, then the first
+/// bytes of a stream, or the whole of an answer that is not streamed. A redirect or an error
+/// status ends it here.
+async fn begin<H: Host>(host: &H, settings: &Settings, request: HttpRequest) -> Result<Begun<H::Body>, LlmError> {
+    let mut response = host.http(request).await.map_err(host_error)?;
+    if (300..400).contains(&response.status) {
+        return Err(LlmError::redirected(&endpoint(settings), response.header("location")));
+    }
+    if !(200..300).contains(&response.status) {
+        return Err(status_error(host, response).await);
+    }
+    if settings.streaming {
+        let first = response.body.chunk().await.map_err(host_error)?;
+        Ok(Begun::Stream(response, first))
+    } else {
+        Ok(Begun::Whole(read_all(&mut response.body, MAX_BODY_BYTES).await?))
+    }
+}
+
+/// The failure of a server that took the request and did not start answering in time.
+fn no_answer(settings: &Settings, waited_ms: u64) -> LlmError {
+    let mut error = LlmError::new(
+        ErrorKind::Network,
+        format!("connected, but no answer in {} s from {}", waited_ms.div_ceil(1000), endpoint(settings)),
+    );
+    error.no_answer_ms = Some(waited_ms);
+    error
+}
+
+/// Makes one model call. Streamed text goes to `on_text` as it arrives; a wait for the answer
+/// to begin goes to `on_attempt`. No retries here: the caller decides (see [`call_with_retry`]).
 pub(crate) async fn call_model<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,
     on_text: &mut dyn FnMut(&str),
+    on_attempt: &mut dyn FnMut(Attempt<'_>),
 ) -> Result<ModelResponse, LlmError> {
     let request = build_http_request(settings, call);
-    let mut response = host.http(request).await.map_err(host_error)?;
-    if !(200..300).contains(&response.status) {
-        return Err(status_error(host, response).await);
-    }
-    if !settings.streaming {
-        let body = read_all(&mut response.body, MAX_BODY_BYTES).await?;
-        let value: Value = json_text(&body)
-            .map_err(|e| LlmError::new(ErrorKind::InvalidResponse, format!("response is not JSON: {e}")))?;
-        return match settings.api_format {
-            ApiFormat::Anthropic => parse_response(&value)
-                .ok_or_else(|| LlmError::new(ErrorKind::InvalidResponse, "response has no content")),
-            ApiFormat::Openai => openai::parse_response(&value),
-        };
-    }
+    let limit = if settings.streaming { settings.response_start_timeout_ms } else { NOT_STREAMED_LIMIT_MS };
+    let (mut response, first) = match within(host, begin(host, settings, request), limit, on_attempt).await {
+        None => return Err(no_answer(settings, limit)),
+        Some(begun) => match begun? {
+            Begun::Stream(response, first) => (response, first),
+            Begun::Whole(body) => {
+                let value: Value = json_text(&body)
+                    .map_err(|e| LlmError::new(ErrorKind::InvalidResponse, format!("response is not JSON: {e}")))?;
+                return match settings.api_format {
+                    ApiFormat::Anthropic => parse_response(&value)
+                        .ok_or_else(|| LlmError::new(ErrorKind::InvalidResponse, "response has no content")),
+                    ApiFormat::Openai => openai::parse_response(&value),
+                };
+            }
+        },
+    };
     let mut parser = SseParser::new();
     let mut acc = match settings.api_format {
         ApiFormat::Anthropic => Streamed::Messages(StreamAccumulator::new()),
         ApiFormat::Openai => Streamed::Chat(openai::ChunkAccumulator::default()),
     };
+    let mut answer_bytes = 0usize;
+    let mut first = Some(first);
     loop {
-        let chunk = {
-            let next = std::pin::pin!(response.body.chunk());
-            let idle = std::pin::pin!(host.sleep(settings.stream_idle_timeout_ms));
-            match select(next, idle).await {
-                Either::Left((chunk, _)) => chunk.map_err(host_error)?,
-                Either::Right(_) => {
-                    return Err(LlmError::new(
-                        ErrorKind::Network,
-                        format!("no data from the server for {} s", settings.stream_idle_timeout_ms / 1000),
-                    ))
+        let chunk = match first.take() {
+            Some(first) => first,
+            None => {
+                let next = std::pin::pin!(response.body.chunk());
+                let idle = std::pin::pin!(host.sleep(settings.stream_idle_timeout_ms));
+                match select(next, idle).await {
+                    Either::Left((chunk, _)) => chunk.map_err(host_error)?,
+                    Either::Right(_) => {
+                        return Err(LlmError::new(
+                            ErrorKind::Network,
+                            format!("no data from the server for {} s", settings.stream_idle_timeout_ms / 1000),
+                        ))
+                    }
                 }
             }
         };
         let Some(chunk) = chunk else { break };
         let events = parser.feed(&chunk).map_err(|e| LlmError::new(ErrorKind::InvalidResponse, e.to_string()))?;
         for event in &events {
+            answer_bytes += event.data.len();
             if let Some(text) = acc.apply(event)? {
                 on_text(&text);
+            }
+            if answer_bytes > MAX_ANSWER_BYTES {
+                // Dropping the body aborts the request.
+                return acc.cut();
             }
         }
         if acc.is_finished() {
@@ -214,6 +321,8 @@ pub(crate) enum Attempt<'a> {
     Request,
     /// The call failed and attempt number `attempt` follows after `delay_ms`.
     Retry { attempt: u32, delay_ms: u64, error: &'a LlmError },
+    /// The server has not begun to answer after `waited_ms`; the call gives up at `limit_ms`.
+    Waiting { waited_ms: u64, limit_ms: u64 },
 }
 
 /// One model call under the retry policy, reporting each request and each wait.
@@ -227,7 +336,7 @@ pub(crate) async fn call_with_retry<H: Host>(
     let mut retries = 0;
     loop {
         on_attempt(Attempt::Request);
-        let error = match call_model(host, settings, call, on_text).await {
+        let error = match call_model(host, settings, call, on_text, on_attempt).await {
             Ok(response) => return Ok(response),
             Err(error) => error,
         };

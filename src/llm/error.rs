@@ -16,6 +16,8 @@ pub(crate) enum ErrorKind {
     Overloaded,
     /// The server answered with something we could not read (malformed SSE or JSON).
     InvalidResponse,
+    /// The server answered with a redirect: it is not followed (the request carries the key).
+    Redirected,
     /// The user stopped it.
     Aborted,
 }
@@ -34,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Server => "server_error",
             ErrorKind::Overloaded => "overloaded",
             ErrorKind::InvalidResponse => "invalid_response",
+            ErrorKind::Redirected => "redirected",
             ErrorKind::Aborted => "aborted",
         }
     }
@@ -65,12 +68,35 @@ pub(crate) struct LlmError {
     pub retry_after_ms: Option<u64>,
     /// The server's `x-should-retry`, which overrides the status rule.
     pub should_retry: Option<bool>,
+    /// The server took the request and had not begun to answer after this long.
+    pub no_answer_ms: Option<u64>,
+    /// Where a redirect pointed (`Redirected`), when the platform could tell.
+    pub redirect_to: Option<String>,
 }
 
 impl LlmError {
     /// A failure with no server hints.
     pub(crate) fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
-        LlmError { kind, detail: detail.into(), server_said: None, retry_after_ms: None, should_retry: None }
+        LlmError {
+            kind,
+            detail: detail.into(),
+            server_said: None,
+            retry_after_ms: None,
+            should_retry: None,
+            no_answer_ms: None,
+            redirect_to: None,
+        }
+    }
+
+    /// A redirect from `url` to `location` (absent where the platform hides it): never followed,
+    /// since the request carries the key and the redirect may lead to another server.
+    pub(crate) fn redirected(url: &str, location: Option<&str>) -> Self {
+        let to = location.map(|l| l.trim().to_owned()).filter(|l| !l.is_empty());
+        let detail = match &to {
+            Some(to) => format!("{url} redirected to {to}"),
+            None => format!("{url} redirected the request elsewhere"),
+        };
+        LlmError { redirect_to: to, ..LlmError::new(ErrorKind::Redirected, detail) }
     }
 
     /// The failure of a user stop.
@@ -88,7 +114,13 @@ impl LlmError {
         match self.kind {
             ErrorKind::Auth => "API key is missing or invalid".to_owned(),
             ErrorKind::RateLimit => "Too many requests. Please try again in a moment.".to_owned(),
-            ErrorKind::Network => "Network error. Please check your internet connection.".to_owned(),
+            ErrorKind::Network => match self.no_answer_ms {
+                Some(ms) => format!(
+                    "The model server took the request but did not begin to answer in {} s. It may be overloaded, or still reading a long prompt (a local model); if it is only slow, raise the wait for an answer to start in settings.",
+                    ms.div_ceil(1000)
+                ),
+                None => "Network error. Please check your internet connection.".to_owned(),
+            },
             ErrorKind::InvalidRequest => match self.server_said.as_deref() {
                 Some(said) => {
                     format!("Unable to process request. The message may be too long. The server said: {said}")
@@ -101,6 +133,12 @@ impl LlmError {
             ErrorKind::Server => "The AI service had an internal error. Please try again later.".to_owned(),
             ErrorKind::Overloaded => "The AI service is overloaded. Please try again in a few minutes.".to_owned(),
             ErrorKind::InvalidResponse => "The AI service sent a response that could not be read.".to_owned(),
+            ErrorKind::Redirected => match &self.redirect_to {
+                Some(to) => format!(
+                    "The server redirected the request to {to}. Your API key is not sent to another address: set the base URL to it in settings if you trust it."
+                ),
+                None => "The server redirected the request to another address. Your API key is not sent there: set the base URL to the server's own address in settings.".to_owned(),
+            },
             ErrorKind::Aborted => "Stopped.".to_owned(),
         }
     }

@@ -260,6 +260,12 @@ impl ChunkAccumulator {
         }
     }
 
+    /// Ends the answer where it is, as if the token limit cut it (see `StreamAccumulator`).
+    pub(crate) fn cut_short(&mut self) {
+        self.finish = Some("length".to_owned());
+        self.done = true;
+    }
+
     /// The finished answer. A stream that ends without `[DONE]` but with a finish reason is
     /// whole (some servers close instead); one with neither was cut.
     pub(crate) fn finish(self) -> Result<ModelResponse, LlmError> {

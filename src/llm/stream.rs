@@ -137,6 +137,13 @@ impl StreamAccumulator {
         Ok(None)
     }
 
+    /// Ends the answer where it is, as if the token limit cut it: its unfinished tool calls
+    /// are dropped, not run.
+    pub(crate) fn cut_short(&mut self) {
+        self.stop_reason = Some("max_tokens".to_owned());
+        self.finished = true;
+    }
+
     /// The finished answer. Tool calls whose input does not parse are dropped into
     /// `truncated_tools` when the answer hit `max_tokens`, and are an error otherwise.
     pub(crate) fn finish(self) -> Result<ModelResponse, LlmError> {

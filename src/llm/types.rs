@@ -184,6 +184,8 @@ pub(crate) enum StopReason {
     PauseTurn,
     Refusal,
     ContextWindowExceeded,
+    /// Ours, never on the wire: the answer passed `client::MAX_ANSWER_BYTES` and was cut there.
+    AnswerTooLong,
     Other(String),
 }
 

@@ -36,7 +36,7 @@ mod worker;
 use std::future::Future;
 use std::rc::Rc;
 
-use futures::future::{AbortHandle, Abortable, Either, FutureExt, LocalBoxFuture};
+use futures::future::{join, AbortHandle, Abortable, Either, FutureExt, LocalBoxFuture};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -51,11 +51,12 @@ use crate::host_types::LogLevel;
 use crate::hub::frames::{ack, reject, shorten_to_plain_text};
 use crate::hub::{HubStatus, Priority, ResponseKind};
 use crate::ids::new_id;
-use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS};
-use crate::journal::Journal;
+use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS, MAX_CRASHED_RUNS};
+use crate::journal::{Journal, JournalRecord};
 use crate::llm::{ErrorKind, LlmError};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage, DIRECT_ID_PREFIX};
 use crate::prompt::{message_context, system_prompt};
+use crate::secrets::{Masking, Secrets};
 use crate::settings::Settings;
 use crate::time::format_iso;
 
@@ -127,7 +128,9 @@ impl Drop for Lifetime {
 ///
 /// [`dispose`]: MessageProcessor::dispose
 pub struct MessageProcessor<H: Host> {
-    pipeline: Pipeline<H>,
+    /// Every part of the pipeline talks to the host through `Masking`: what leaves has the
+    /// configured secrets hidden.
+    pipeline: Pipeline<Masking<H>>,
     _lifetime: Rc<Lifetime>,
 }
 
@@ -142,13 +145,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
     pub fn new(host: H, settings: Settings) -> Result<Self, ProcessorError> {
         settings.validate()?;
         let tasks = Rc::new(TaskSet::default());
-        let inner = Rc::new(Inner::new(host, settings, Rc::clone(&tasks)));
+        let secrets = Rc::new(Secrets::default());
+        secrets.set_from(&settings);
+        let host = Masking { inner: host, secrets: Rc::clone(&secrets) };
+        let inner = Rc::new(Inner::new(host, settings, Rc::clone(&tasks), secrets));
         Ok(MessageProcessor { pipeline: Pipeline { inner }, _lifetime: Rc::new(Lifetime { tasks }) })
     }
 
     /// The host (tests inspect it).
     pub fn host(&self) -> &H {
-        &self.pipeline.inner.host
+        &self.pipeline.inner.host.inner
+    }
+
+    /// Hides the configured secrets in a text about to leave the core through a return value.
+    fn mask(&self, text: &mut String) {
+        self.pipeline.inner.secrets.mask_in_place(text);
     }
 
     /// The current settings.
@@ -160,6 +171,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// URL, name or description reconnects and registers again; turning the hub off closes it.
     pub fn update_settings(&self, settings: Settings) -> Result<(), ProcessorError> {
         settings.validate()?;
+        self.pipeline.inner.secrets.set_from(&settings);
         *self.pipeline.inner.settings.borrow_mut() = Rc::new(settings);
         if self.pipeline.inner.background.started() {
             self.pipeline.configure_hub();
@@ -276,13 +288,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Takes a message (a `RoutedMessage` as JSON). The ticket in line is taken now, so messages
     /// run in the order of these calls.
     pub fn process(&self, raw: Value) -> impl Future<Output = ProcessResult> + 'static {
-        self.pipeline.process(raw)
+        let work = self.pipeline.process(raw);
+        let this = self.clone();
+        async move {
+            let mut result = work.await;
+            result.mask_texts(&|text| this.mask(text));
+            result
+        }
     }
 
     /// Finishes every message a previous session left in the inbox, oldest first; corrupt files
     /// and messages out of attempts go to `failed/` with the reason.
     pub async fn reprocess_pending(&self) -> Result<ReprocessSummary, ProcessorError> {
-        self.pipeline.reprocess_pending().await
+        let mut summary = self.pipeline.reprocess_pending().await?;
+        summary.results.iter_mut().for_each(|result| result.mask_texts(&|text| self.mask(text)));
+        Ok(summary)
     }
 
     /// Drops pending questions older than `conversationStateTimeoutMinutes`; returns the ids of
@@ -344,7 +364,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// headless `--check`): a line per step, and the models the server lists.
     pub async fn check_connection(&self) -> crate::llm::check::ConnectionCheck {
         let settings = self.settings();
-        let report = crate::llm::check::check_connection(&self.pipeline.inner.host, &settings).await;
+        let mut report = crate::llm::check::check_connection(&self.pipeline.inner.host, &settings).await;
+        report.lines.iter_mut().for_each(|line| self.mask(&mut line.text));
         if let Some(images) = report.lines.iter().find(|l| l.step == "images") {
             let refused = (!images.ok).then(|| (settings.base_url.clone(), settings.model.clone()));
             *self.pipeline.inner.images_refused.borrow_mut() = refused;
@@ -657,8 +678,8 @@ impl<H: Host + 'static> Pipeline<H> {
         let entry = match earlier {
             // Left by an earlier run: this delivery continues it as a new attempt.
             Some(entry) => match self.next_attempt(entry).await {
-                Some(entry) => entry,
-                None => return gave_up_result(&message.id),
+                Ok(entry) => entry,
+                Err(set_aside) => return set_aside,
             },
             None => {
                 let entry = InboxEntry::new(message.clone(), host.now_ms());
@@ -698,14 +719,29 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// Counts a new attempt of a left-over message, or moves it to `failed/` when it has had
-    /// all of them. Returns the entry to run.
-    async fn next_attempt(&self, mut entry: InboxEntry) -> Option<InboxEntry> {
+    /// all of them, or when its runs took the app down twice. Returns the entry to run, or the
+    /// result of a message set aside.
+    async fn next_attempt(&self, mut entry: InboxEntry) -> Result<InboxEntry, ProcessResult> {
         let host = &self.inner.host;
-        if entry.attempts >= MAX_ATTEMPTS {
-            let reason =
-                entry.last_error.clone().unwrap_or_else(|| "the plugin stopped while processing it".to_owned());
-            self.give_up(&entry, &reason).await;
-            return None;
+        let journal = Journal::new(host, &entry.message.id).load().await.unwrap_or_default();
+        let crashed = crate::journal::crashed_runs(&journal, entry.failures);
+        let why = if crashed >= MAX_CRASHED_RUNS {
+            Some(format!(
+                "working on it stopped the app or the agent's core {crashed} times before it finished (a crash, or the app closed); it is not run again, so it cannot do that at every start"
+            ))
+        } else if entry.attempts >= MAX_ATTEMPTS {
+            Some(format!(
+                "it failed {} times; last error: {}",
+                entry.attempts,
+                entry.last_error.as_deref().unwrap_or("the plugin stopped while processing it")
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            self.give_up(&entry, &why).await;
+            let text = format!("This message was set aside in .smarthole/failed/: {why}.");
+            return Err(ProcessResult::failure(&entry.message.id, MOVED_TO_FAILED, text));
         }
         entry.attempts += 1;
         if let Err(e) = inbox::save(host, &entry).await {
@@ -714,7 +750,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 &format!("could not count attempt {} of {}: {e}", entry.attempts, entry.message.id),
             );
         }
-        Some(entry)
+        Ok(entry)
     }
 
     /// Moves a message out of the inbox for good and tells the user.
@@ -726,8 +762,7 @@ impl<H: Host + 'static> Pipeline<H> {
             Ok(path) => host.emit(&Event::Notice {
                 level: NoticeLevel::Error,
                 text: format!(
-                    "A message failed {} times and was set aside in .smarthole/{path}: \"{}\". Last error: {reason}",
-                    entry.attempts,
+                    "A message was set aside in .smarthole/{path}: \"{}\": {reason}.",
                     shorten_to_plain_text(&entry.message.text, 80)
                 ),
             }),
@@ -796,7 +831,10 @@ impl<H: Host + 'static> Pipeline<H> {
     async fn resume(self, entry: InboxEntry, ticket: Ticket, ack_again: bool) -> ProcessResult {
         let id = entry.message.id.clone();
         let message = entry.message.clone();
-        let Some(entry) = self.next_attempt(entry).await else { return gave_up_result(&id) };
+        let entry = match self.next_attempt(entry).await {
+            Ok(entry) => entry,
+            Err(set_aside) => return set_aside,
+        };
         let host = &self.inner.host;
         if ack_again && message.from_hub() {
             self.respond(&id, ResponseKind::Ack, ack(&id), message_time(host, &message));
@@ -875,7 +913,14 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);
-        let turn = Abortable::new(run_turn(host, &settings, input, resume), registration).await;
+        // The run's start is journaled beside the first request, not ahead of it: if this run
+        // takes the app down, the next start counts it (`next_attempt`).
+        let started = Journal::new(host, &message.id);
+        let (_, turn) = join(
+            started.record(&JournalRecord::Started),
+            Abortable::new(run_turn(host, &settings, input, resume), registration),
+        )
+        .await;
         drop(guard);
         match turn {
             Err(_) => self.finish_cancelled(&message).await,
@@ -944,14 +989,15 @@ impl<H: Host + 'static> Pipeline<H> {
             let body = format!("Error: {user_message}");
             self.notify_hub(&settings, &message.id, &message.text, &body, Priority::High, message_time(host, &message));
         }
-        entry.last_error = Some(error.to_string());
+        entry.last_error = Some(self.inner.secrets.mask(&error.to_string()).into_owned());
         entry.last_error_code = Some(error.kind.code().to_owned());
+        entry.failures += 1;
         if let Target::Conversation(_) = target_of(&message) {
             // A scheduled run is not retried from the inbox: its schedule decides what follows.
             self.run_ended(&message, Err(&user_message)).await;
             self.clean_up(&message).await;
         } else if entry.attempts >= MAX_ATTEMPTS {
-            self.give_up(&entry, &error.to_string()).await;
+            self.give_up(&entry, &format!("it failed {} times; last error: {error}", entry.attempts)).await;
         } else {
             if let Err(e) = inbox::save(host, &entry).await {
                 host.log(LogLevel::Error, &format!("could not note the failure of {}: {e}", message.id));
@@ -1028,13 +1074,4 @@ impl<H: Host + 'static> Pipeline<H> {
 /// first, doubling, at most 15 minutes (a model outage of minutes, not days).
 fn later_retry_delay(attempts: u32) -> u64 {
     (60_000u64 << attempts.saturating_sub(1).min(4)).min(15 * 60_000)
-}
-
-/// The result of a left-over message that had used all its attempts.
-fn gave_up_result(message_id: &str) -> ProcessResult {
-    ProcessResult::failure(
-        message_id,
-        MOVED_TO_FAILED,
-        format!("This message failed {MAX_ATTEMPTS} times and was set aside in .smarthole/failed/."),
-    )
 }

@@ -37,6 +37,9 @@ pub(super) type SharedResult = Shared<LocalBoxFuture<'static, ProcessResult>>;
 /// methods that touch only it.
 pub(super) struct Inner<H: Host> {
     pub(super) host: H,
+    /// The configured secrets the host hides in what leaves (the same ones `Masking` holds),
+    /// for texts that leave another way: return values, the inbox's failure notes.
+    pub(super) secrets: Rc<crate::secrets::Secrets>,
     pub(super) settings: RefCell<Rc<Settings>>,
     pub(super) tools: ToolRegistry,
     /// `None` until the store is first opened ([`loaded`] reads it).
@@ -63,9 +66,10 @@ pub(super) struct Inner<H: Host> {
 
 impl<H: Host> Inner<H> {
     /// The state of a new processor.
-    pub(super) fn new(host: H, settings: Settings, tasks: Rc<TaskSet>) -> Self {
+    pub(super) fn new(host: H, settings: Settings, tasks: Rc<TaskSet>, secrets: Rc<crate::secrets::Secrets>) -> Self {
         Inner {
             host,
+            secrets,
             settings: RefCell::new(Rc::new(settings)),
             tools: ToolRegistry::default(),
             store: Mutex::new(None),

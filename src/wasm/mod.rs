@@ -116,6 +116,7 @@ export interface CoreSettings {
   streaming?: boolean;
   maxIterations?: number;
   streamIdleTimeoutMs?: number;
+  responseStartTimeoutMs?: number;
   notificationTitle?: string;
   contextTokenBudget?: number;
   informationArchitecture?: string;
@@ -448,6 +449,7 @@ export type CoreEvent =
   | { type: "stage"; messageId: string; conversationId?: string; stage: PipelineStage }
   | { type: "text_delta"; messageId: string; conversationId?: string; text: string }
   | { type: "retrying"; messageId: string; conversationId?: string; attempt: number; delayMs: number; delaySeconds: number; errorCode: string; error: string }
+  | { type: "waiting"; messageId: string; conversationId?: string; text: string }
   | { type: "tool_started"; messageId: string; conversationId?: string; toolUseId: string; name: string; input: unknown }
   | { type: "tool_finished"; messageId: string; conversationId?: string; toolUseId: string; name: string; isError: boolean; output: string }
   | ({ type: "agent_message" } & AgentMessage)

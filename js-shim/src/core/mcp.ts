@@ -108,7 +108,7 @@ export class McpConnections {
         const { Client, StreamableHTTPClientTransport, ToolListChangedNotificationSchema } = await loadSdk();
         const transport: Transport = config.command
           ? await this.stdio!(config)
-          : new StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: { headers: config.headers ?? {} } });
+          : new StreamableHTTPClientTransport(new URL(config.url ?? ""), { requestInit: { headers: config.headers ?? {}, redirect: "manual" } });
         const client = new Client(
           { name: "smarthole-agent", version: "0.1.0" },
           { capabilities: {}, jsonSchemaValidator: new PassThroughValidator() },

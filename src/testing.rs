@@ -63,6 +63,8 @@ pub enum BodyEnd {
     Reset,
     /// It never ends.
     Hang,
+    /// Its last chunk comes again and again, for ever (a server that never ends its answer).
+    RepeatLast,
 }
 
 /// One scripted answer to an HTTP request.
@@ -80,9 +82,20 @@ pub enum Reply {
     NetworkError,
     /// The request is never answered.
     Hang,
+    /// A redirect (`status` 301/302/307/308) to `location`, with no body.
+    Redirect { status: u16, location: String },
+    /// An HTTP error whose body is exactly `body` (a server echoing what it was sent).
+    ErrorBody { status: u16, body: String },
 }
 
 impl Reply {
+    /// A streamed text answer that never ends: `piece` again and again.
+    pub fn endless(piece: &str) -> Self {
+        let mut chunks = answer_events(&[ContentBlock::text(piece)], "end_turn");
+        chunks.truncate(3);
+        Reply::Raw { status: 200, chunks, end: BodyEnd::RepeatLast }
+    }
+
     /// A text answer.
     pub fn text(text: &str) -> Self {
         Reply::Answer { blocks: vec![ContentBlock::text(text)], stop_reason: "end_turn".into(), delta_delay_ms: 0 }
@@ -880,6 +893,9 @@ pub struct FakeBody {
 impl HttpBody for FakeBody {
     async fn chunk(&mut self) -> Result<Option<Vec<u8>>, HostError> {
         self.host.alive().await;
+        if self.end == BodyEnd::RepeatLast && self.chunks.len() == 1 {
+            return Ok(self.chunks.front().cloned());
+        }
         match self.chunks.pop_front() {
             Some(chunk) => {
                 if self.delay_ms > 0 {
@@ -890,7 +906,7 @@ impl HttpBody for FakeBody {
             None => match self.end {
                 BodyEnd::Close => Ok(None),
                 BodyEnd::Reset => Err(HostError::Network("connection reset by peer".into())),
-                BodyEnd::Hang => std::future::pending().await,
+                BodyEnd::Hang | BodyEnd::RepeatLast => std::future::pending().await,
             },
         }
     }
@@ -1188,6 +1204,14 @@ impl Host for FakeHost {
             }
             Reply::NetworkError => Err(HostError::Network("connection refused".into())),
             Reply::Hang => std::future::pending().await,
+            Reply::Redirect { status, location } => Ok(HttpResponse {
+                status,
+                headers: vec![("location".into(), location)],
+                body: body(Vec::new(), 0, BodyEnd::Close),
+            }),
+            Reply::ErrorBody { status, body: text } => {
+                Ok(HttpResponse { status, headers: Vec::new(), body: body(vec![text], 0, BodyEnd::Close) })
+            }
         }
     }
 

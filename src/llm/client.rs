@@ -170,7 +170,8 @@ async fn status_error<H: Host>(host: &H, mut response: HttpResponse<H::Body>) ->
     error
 }
 
-/// Most of an answer read from a stream (its events' data): past it the answer is cut, as at
+/// Most of an answer read from a stream (its text, and the data of its other events): past it
+/// the answer is cut, as at
 /// the token limit. A server that never ends its answer would otherwise grow the core's memory
 /// until it traps.
 pub(crate) const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
@@ -293,9 +294,13 @@ pub(crate) async fn call_model<H: Host>(
         let Some(chunk) = chunk else { break };
         let events = parser.feed(&chunk).map_err(|e| LlmError::new(ErrorKind::InvalidResponse, e.to_string()))?;
         for event in &events {
-            answer_bytes += event.data.len();
-            if let Some(text) = acc.apply(event)? {
-                on_text(&text);
+            match acc.apply(event)? {
+                Some(text) => {
+                    answer_bytes += text.len();
+                    on_text(&text);
+                }
+                // A tool's input, usage, a ping: counted as sent (a tool's input grows too).
+                None => answer_bytes += event.data.len(),
             }
             if answer_bytes > MAX_ANSWER_BYTES {
                 // Dropping the body aborts the request.

@@ -84,6 +84,23 @@ test("Stop mid-answer: idle within a frame, the partial answer stays marked, the
   await chat.shot("4-stopped");
 });
 
+test("a server that never starts its answer: the chat says what it waits for, and Stop works", async () => {
+  const { page, model } = chat;
+  model.enqueue({ kind: "silent" });
+  const index = model.requests.length;
+  await type(page, "Are you there?");
+  // The core tells the view after 10 s without an answer begun.
+  const status = lastAnswer(page).locator(".smarthole-status");
+  await status.filter({ hasText: "Waiting for" }).waitFor({ timeout: 30_000 });
+  assert.match(await status.textContent(), /^Waiting for 127\.0\.0\.1:\d+ to begin answering \(10 s so far; gives up at 90 s\)…$/);
+  await chat.shot("4a-waiting");
+  await page.click(".smarthole-send");
+  await page.waitForSelector(".smarthole-stopped .smarthole-status >> text=Stopped");
+  assert.equal(await page.textContent(".smarthole-send"), "Send");
+  for (let i = 0; i < 100 && !model.requests[index].aborted; i++) await page.waitForTimeout(20);
+  assert.equal(model.requests[index].aborted, true, "the request was aborted");
+});
+
 test("the message after a Stop works normally", async () => {
   const { page, model } = chat;
   model.enqueue({ kind: "text", text: "Back to normal." });

@@ -24,7 +24,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 // by scripts/extract-anthropic-schema.mjs (kept in the repository so a clone needs nothing else).
 const SPEC_URL = new URL("./anthropic-create-message.schema.json", import.meta.url);
 const STEP_KINDS = new Set([
-  "text", "tool_use", "error", "stream_error", "reset", "malformed", "unknown_events", "hang", "pause_turn",
+  "text", "tool_use", "error", "stream_error", "reset", "malformed", "unknown_events", "hang", "silent", "pause_turn",
 ]);
 
 // ---------------------------------------------------------------------------------------------
@@ -392,6 +392,8 @@ async function respond(ctx, step) {
       return malformed(ctx, step);
     case "unknown_events":
       return unknownEvents(ctx, step);
+    case "silent":
+      return; // takes the request and never answers: no status, no headers
     case "hang":
       if (ctx.stream) {
         ctx.startSse(step);

@@ -58,6 +58,9 @@ export class EventPrinter {
       case "retrying":
         process.stderr.write(`\n[${line(event.error)} Retrying in ${event.delaySeconds} s…]\n`);
         break;
+      case "waiting":
+        process.stderr.write(`\n[${line(event.text)}]\n`);
+        break;
       case "tool_started":
         process.stderr.write(`\n[tool ${line(event.name)}]\n`);
         break;

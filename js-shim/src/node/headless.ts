@@ -79,7 +79,7 @@ async function start(options: HeadlessOptions, printer: EventPrinter) {
   const shutdown = (code: number) => {
     processor.dispose();
     links.close();
-    process.exit(code);
+    exitFlushed(code);
   };
   process.on("SIGTERM", () => shutdown(0));
   if (options.statsMs > 0) printStats(core, options.statsMs);
@@ -254,14 +254,26 @@ async function main(): Promise<number> {
   return failures > 0 ? 1 : 0;
 }
 
+/** Exits once stdout and stderr have taken everything written to them: a pipe takes a long
+ * result (a 4 MB answer) in pieces, and exiting at once would cut it. */
+function exitFlushed(code: number): void {
+  let waiting = 2;
+  const done = () => {
+    if (--waiting === 0) process.exit(code);
+  };
+  process.stdout.write("", done);
+  process.stderr.write("", done);
+}
+
 main().then(
-  (code) => process.exit(code),
+  (code) => exitFlushed(code),
   (error: unknown) => {
     if (error instanceof UsageError) {
       process.stderr.write(`error: ${terminalSafe(error.message, true)}\n${USAGE}\n`);
-      process.exit(2);
+      exitFlushed(2);
+      return;
     }
     process.stderr.write(`error: ${terminalSafe(error instanceof Error ? error.message : String(error), true)}\n`);
-    process.exit(1);
+    exitFlushed(1);
   },
 );

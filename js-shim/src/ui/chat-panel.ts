@@ -296,6 +296,9 @@ export class ChatPanel {
       case "retrying":
         this.answer(event.messageId).retrying(`${event.error} Retrying in ${event.delaySeconds} s…`);
         return;
+      case "waiting":
+        this.answer(event.messageId).setStatus(event.text);
+        return;
       case "tool_started":
         this.answer(event.messageId).toolStarted(event.toolUseId, event.name, event.input);
         return;

@@ -54,3 +54,22 @@ test("repeated kills, each start finishing the last one's message, never lose or
   for (const text of [...sent, "final"]) assert.equal(timesRecorded(vault, text), 1, text);
   assert.deepEqual(inbox(vault), []);
 });
+
+test("a message whose run takes the app down twice is set aside at the next start, not replayed into a third crash", async () => {
+  const vault = tmpVault();
+  const poison = { id: "poison", text: "the message that crashes", source: "direct", timestamp: new Date().toISOString() };
+  const kill = { env: { SMARTHOLE_TEST_KILL_AT: "text_delta@poison" } };
+  const first = await runHeadless(["--vault", vault, "--llm-base-url", server.url, "--once-json", JSON.stringify(poison)], kill);
+  assert.equal(first.signal, "SIGKILL");
+  // The next start runs it again, into the same crash.
+  const second = await once(vault, server.url, "a second start", [], kill);
+  assert.equal(second.signal, "SIGKILL", second.stderr);
+  const requests = server.requests.length;
+  const third = await once(vault, server.url, "a third start");
+  assert.equal(third.code, 0, third.stderr);
+  assert.match(third.stderr, /set aside in \.smarthole\/failed\/poison\.json: "the message that crashes": working on it stopped the app or the agent's core 2 times/);
+  assert.equal(timesRecorded(vault, poison.text), 0, "not run a third time");
+  assert.equal(timesRecorded(vault, "a third start"), 1);
+  assert.equal(server.requests.length, requests + 1, "only the new message called the model");
+  assert.deepEqual(inbox(vault), []);
+});

@@ -16,13 +16,13 @@ use crate::hub::Priority;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::request::CacheTtl;
 use crate::llm::{
-    client, ApiMessage, ContentBlock, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason, SystemPart,
-    Usage,
+    client, ApiMessage, ContentBlock, ErrorKind, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason,
+    SystemPart, Usage,
 };
 use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
 use crate::schedule::StatePatch;
-use crate::settings::Settings;
+use crate::settings::{ApiFormat, Settings};
 use crate::tools::{ToolContext, ToolEffect, ToolRegistry};
 use crate::usage::CallPurpose;
 use futures::future::LocalBoxFuture;
@@ -250,6 +250,16 @@ pub(crate) async fn run_turn<'a, H: Host>(
         outcome.context = input.context.clone();
     }
     let message = input.message;
+    // The whole request against the API's limit before anything is sent: what to drop is known
+    // now, by name, not after a refused round trip.
+    if settings.api_format == ApiFormat::Anthropic {
+        let earlier = crate::attachment::history_attachments(input.history);
+        let other = input.history.len() + tools_json.len() + outcome.context.len() + message.text.len();
+        if let Some(advice) = crate::attachment::over_limit(other as u64, &message.attachments, &earlier) {
+            let error = LlmError::new(ErrorKind::TooLarge, "the attachments pass the request limit");
+            return Err(LlmError { advice: Some(advice), ..error });
+        }
+    }
     let user_message = ApiMessage {
         role: Role::User,
         content: std::iter::once(ContentBlock::text(outcome.context.clone()))

@@ -12,12 +12,18 @@ use smarthole_agent::testing::{BodyEnd, FakeHost, Reply};
 use smarthole_agent::{attach_bytes, attach_vault, AttachError, Attachment, AttachmentKind, Settings};
 use smarthole_agent::{ApiFormat, EntryKind, Host, VaultEntry};
 
+/// A PNG whose chunks are whole (IHDR, an IDAT of `filler` bytes, IEND); its pixels are not a
+/// real image (nothing here decodes them).
 fn png(width: u32, height: u32, filler: usize) -> Vec<u8> {
     let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
     b.extend(width.to_be_bytes());
     b.extend(height.to_be_bytes());
-    b.extend([8, 6, 0, 0, 0]);
+    b.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    b.extend((filler as u32).to_be_bytes());
+    b.extend(b"IDAT");
     b.extend((0..filler).map(|i| (i * 7 % 251) as u8));
+    b.extend([0, 0, 0, 0]);
+    b.extend(b"\0\0\0\0IEND\xae\x42\x60\x82");
     b
 }
 
@@ -164,6 +170,9 @@ fn bad_input_is_refused_with_the_reason_and_nothing_is_stored() {
     host.put_note(".obsidian/app.json", "{}");
     host.put_note("Private/diary.md", "secret");
     host.put_binary("broken.png", b"\x89PNG\r\n\x1a\n");
+    let whole = png(64, 64, 300);
+    host.put_binary("cut.png", &whole[..whole.len() - 40]);
+    host.put_binary("cut.pdf", &PDF[..PDF.len() - 10]);
     host.put_binary("renamed.jpg", b"this is not a jpeg at all");
     host.put_binary("huge.png", &png(9000, 100, 10));
     host.put_binary("big.png", &png(100, 100, 6 * 1024 * 1024));
@@ -180,7 +189,9 @@ fn bad_input_is_refused_with_the_reason_and_nothing_is_stored() {
     assert!(reason("out.md").contains("outside the vault"), "{}", reason("out.md"));
     assert!(reason("pipe.md").contains("FIFO"), "{}", reason("pipe.md"));
     assert!(reason("missing.md").contains("not a note or folder"), "{}", reason("missing.md"));
-    assert!(reason("broken.png").contains("damaged"), "{}", reason("broken.png"));
+    assert!(reason("broken.png").contains("ends early"), "{}", reason("broken.png"));
+    assert_eq!(reason("cut.png"), "cut.png ends early: this image was cut short (a download or a sync that stopped?), so it is not sent; attach a whole copy");
+    assert!(reason("cut.pdf").starts_with("cut.pdf ends early: this PDF was cut short"), "{}", reason("cut.pdf"));
     assert!(reason("renamed.jpg").contains("damaged"), "{}", reason("renamed.jpg"));
     assert!(reason("huge.png").contains("9000 x 100 pixels"), "{}", reason("huge.png"));
     assert!(reason("big.png").contains("up to 5.0 MB"), "{}", reason("big.png"));
@@ -377,7 +388,7 @@ fn a_model_that_refuses_an_image_is_quoted_and_the_conversation_goes_on_without_
     assert_eq!(first.error_code.as_deref(), Some("invalid_request"));
     assert_eq!(
         first.error.as_deref(),
-        Some(format!("Unable to process request. The message may be too long. The server said: {refusal}").as_str())
+        Some(format!("The AI service refused the request, which carried shot.png: it may be damaged or of a kind this model does not take. The server said: {refusal}").as_str())
     );
     // The refused message is not sent again with the next one: the conversation is not stuck.
     let second = host.run(p.process(direct("m2", "just text")));

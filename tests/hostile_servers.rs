@@ -94,7 +94,7 @@ fn a_server_that_never_starts_its_answer_is_given_up_on_with_a_reason_and_the_us
     let result = host.run(p.process(direct("w", "hello")));
     // Four tries (1 s, 2 s, 4 s apart), each given up after 30 s: not 300 s each.
     assert_eq!(host.now() - started, 4 * 30_000 + 7_000);
-    assert_eq!(result.error_code.as_deref(), Some("network_error"));
+    assert_eq!(result.error_code.as_deref(), Some("no_answer"));
     let error = result.error.unwrap_or_default();
     assert!(error.contains("did not begin to answer in 30 s"), "{error}");
     let waiting: Vec<String> = host

@@ -8,6 +8,7 @@
 mod cleanup;
 mod mention;
 pub(crate) mod reference;
+mod request_size;
 mod resolve;
 mod sniff;
 
@@ -20,6 +21,7 @@ pub(crate) use mention::Mentions;
 use reference::too_many_attachments;
 use reference::{kind_by_name, sha256_hex};
 pub use reference::{Attachment, AttachmentKind, MAX_ATTACHMENTS};
+pub(crate) use request_size::{history_attachments, over_limit, refused_attachment, size_text, MAX_REQUEST_BYTES};
 pub(crate) use resolve::{resolve_history, resolve_message, Copies};
 
 use crate::host::Host;
@@ -30,7 +32,7 @@ use crate::settings::Settings;
 use crate::vault::path::{is_protected, normalize, parent, protected_folders, PathError};
 use crate::vault::real::{listable, real_entry, Access, Unreachable};
 use crate::vault::VaultEntry;
-use sniff::{sniff, Sniffed};
+use sniff::{is_whole, sniff, Sniffed};
 
 /// Most characters of a note sent whole; a longer one is cut at a line end with a marker.
 pub(crate) const MAX_NOTE_CHARS: usize = 40_000;
@@ -71,6 +73,8 @@ pub enum AttachError {
     Unsupported(String),
     #[error("{path} does not look like {expected}: its bytes do not match (the file may be damaged)")]
     Damaged { path: String, expected: &'static str },
+    #[error("{path} ends early: this {what} was cut short (a download or a sync that stopped?), so it is not sent; attach a whole copy")]
+    CutShort { path: String, what: &'static str },
     #[error("could not read {path}: {error}")]
     Unreadable { path: String, error: String },
     #[error(
@@ -91,16 +95,6 @@ sent to it: choose a model with vision, or check the connection again if it has 
 
 fn too_large(path: &str, what: &'static str, size: u64, limit: u64) -> AttachError {
     AttachError::TooLarge { path: path.to_owned(), what, size: size_text(size), limit: size_text(limit) }
-}
-
-/// "1.2 MB", "830 KB", "12 bytes".
-pub(crate) fn size_text(bytes: u64) -> String {
-    const MB: f64 = 1024.0 * 1024.0;
-    match bytes {
-        b if b >= 1024 * 1024 => format!("{:.1} MB", b as f64 / MB),
-        b if b >= 1024 => format!("{} KB", b / 1024),
-        b => format!("{b} bytes"),
-    }
 }
 
 /// Writes the copy unless one is there already (same hash, same content).
@@ -196,7 +190,12 @@ fn check_binary(
         pixels: None,
         pages: None,
     };
-    match (sniff(bytes), expected) {
+    let sniffed = sniff(bytes);
+    if !is_whole(bytes, sniffed) {
+        let what = if matches!(sniffed, Sniffed::Pdf { .. }) { "PDF" } else { "image" };
+        return Err(AttachError::CutShort { path: path.to_owned(), what });
+    }
+    match (sniffed, expected) {
         (Sniffed::Image { media_type, size: pixels }, None | Some(AttachmentKind::Image)) => {
             if size > MAX_IMAGE_BYTES {
                 return Err(too_large("images", MAX_IMAGE_BYTES));

@@ -35,6 +35,62 @@ pub(crate) fn sniff(bytes: &[u8]) -> Sniffed {
     Sniffed::Unknown
 }
 
+/// Whether an image or PDF is whole: a file cut short (a sync or a download that stopped) keeps
+/// its header, so the signature alone passes it, and the server then refuses the request.
+/// Where a format has an end marker, it must be there: PNG's chunks must run, each within the
+/// file, to `IEND`; JPEG's last scan must end with EOI; GIF ends with its trailer; WebP's RIFF
+/// size must fit in the file; a PDF ends with `%%EOF` (within its last kilobyte: some writers
+/// add a line or two after it).
+pub(crate) fn is_whole(bytes: &[u8], sniffed: Sniffed) -> bool {
+    match sniffed {
+        Sniffed::Image { media_type: "image/png", .. } => png_is_whole(bytes),
+        Sniffed::Image { media_type: "image/jpeg", .. } => jpeg_is_whole(bytes),
+        Sniffed::Image { media_type: "image/gif", .. } => bytes.last() == Some(&0x3b),
+        Sniffed::Image { media_type: "image/webp", .. } => {
+            bytes.get(4..8).is_some_and(|s| (le16(&s[..2]) | le16(&s[2..]) << 16) as usize + 8 <= bytes.len())
+        }
+        Sniffed::Image { .. } | Sniffed::Unknown => true,
+        Sniffed::Pdf { .. } => find(&bytes[bytes.len().saturating_sub(1024)..], b"%%EOF").is_some(),
+    }
+}
+
+/// The chunks, each of them inside the file, up to `IEND`.
+fn png_is_whole(b: &[u8]) -> bool {
+    let mut at = 8;
+    while at + 8 <= b.len() {
+        let len = be32(&b[at..at + 4]) as usize;
+        let kind = &b[at + 4..at + 8];
+        let Some(end) = at.checked_add(12).and_then(|e| e.checked_add(len)) else { return false };
+        if end > b.len() {
+            return false;
+        }
+        if kind == b"IEND" {
+            return true;
+        }
+        at = end;
+    }
+    false
+}
+
+/// The segments walked to the start of the scan, then an end-of-image marker after it (inside
+/// the scan's data a 0xFF is always followed by 0x00 or a restart marker, never 0xD9).
+fn jpeg_is_whole(b: &[u8]) -> bool {
+    let mut at = 2;
+    while at + 4 <= b.len() {
+        if b[at] != 0xff {
+            return false;
+        }
+        match b[at + 1] {
+            0xff => at += 1,
+            0x01 | 0xd0..=0xd8 => at += 2,
+            0xd9 => return true,
+            0xda => return b[at..].windows(2).any(|w| w == [0xff, 0xd9]),
+            _ => at += 2 + be16(&b[at + 2..at + 4]) as usize,
+        }
+    }
+    false
+}
+
 fn le16(b: &[u8]) -> u32 {
     u32::from(b[0]) | u32::from(b[1]) << 8
 }
@@ -129,13 +185,42 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 pub(crate) mod tests {
     use super::*;
 
-    /// A PNG header of the given size (the bytes after IHDR do not matter to the sniffer).
+    /// A PNG of the given size: its chunks whole (IHDR, an IDAT, IEND), their data not a real
+    /// image (nothing here decodes pixels).
     pub(crate) fn png(width: u32, height: u32) -> Vec<u8> {
         let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
         b.extend(width.to_be_bytes());
         b.extend(height.to_be_bytes());
         b.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+        b.extend(b"\0\0\0\x04IDAT\x78\x9c\x03\0\0\0\0\0");
+        b.extend(b"\0\0\0\0IEND\xae\x42\x60\x82");
         b
+    }
+
+    #[test]
+    fn a_file_cut_short_is_not_whole_and_a_whole_one_is() {
+        let whole = png(4, 4);
+        assert!(is_whole(&whole, sniff(&whole)));
+        for cut in [whole.len() - 1, whole.len() - 12, 40, 33] {
+            assert!(!is_whole(&whole[..cut], sniff(&whole[..cut])), "PNG cut at {cut}");
+        }
+        let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0];
+        // A thumbnail inside APP1 ends with its own EOI: not the end of this image.
+        jpeg.extend([0xff, 0xe1, 0, 6, 0xff, 0xd9, 0, 0]);
+        jpeg.extend([0xff, 0xc0, 0, 5, 8, 0, 1]);
+        jpeg.extend([0xff, 0xda, 0, 2, 0x12, 0xff, 0x00, 0x34]);
+        assert!(!is_whole(&jpeg, sniff(&jpeg)), "a scan without its end");
+        jpeg.extend([0xff, 0xd9]);
+        assert!(is_whole(&jpeg, sniff(&jpeg)));
+        let gif = b"GIF89a\x01\0\x01\0rest;";
+        assert!(is_whole(gif, sniff(gif)) && !is_whole(&gif[..12], sniff(&gif[..12])));
+        let mut webp = b"RIFF\x08\0\0\0WEBPVP8X".to_vec();
+        assert!(is_whole(&webp, sniff(&webp)));
+        webp[4] = 0x40;
+        assert!(!is_whole(&webp, sniff(&webp)), "its RIFF size passes the file's end");
+        let pdf = b"%PDF-1.7\n1 0 obj << /Type /Page >>\ntrailer\n%%EOF\n";
+        assert!(is_whole(pdf, sniff(pdf)));
+        assert!(!is_whole(&pdf[..30], sniff(&pdf[..30])));
     }
 
     #[test]

@@ -70,7 +70,7 @@ fn advice(error: &LlmError, settings: &Settings) -> String {
             AuthStyle::None => format!("the server wants a key ({error}): set the API key and the auth style"),
         },
         ErrorKind::NotFound => format!("{} was not found ({error}): check the base URL {base} (with or without /v1) and the format ({})", endpoint(settings), settings.api_format.name()),
-        ErrorKind::Network if error.no_answer_ms.is_some() => format!("{}: is the server busy, or does {base} not speak the {} format? Check the base URL", error.detail, settings.api_format.name()),
+        ErrorKind::Unanswered => format!("{}: is the server busy, or does {base} not speak the {} format? Check the base URL", error.detail, settings.api_format.name()),
         ErrorKind::Network => format!("cannot reach {} ({error}): check the base URL and that the server is running", endpoint(settings)),
         ErrorKind::Redirected => error.user_message(&settings.model),
         _ => format!("{error}"),

@@ -13,6 +13,7 @@ use super::retry::{next_delay, parse_retry_after};
 use super::sse::SseParser;
 use super::stream::StreamAccumulator;
 use super::types::{parse_response, ModelResponse, StopReason};
+use crate::attachment::{refused_attachment, size_text, MAX_REQUEST_BYTES};
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel};
 use crate::settings::{ApiFormat, AuthStyle, Settings};
@@ -231,16 +232,6 @@ async fn begin<H: Host>(host: &H, settings: &Settings, request: HttpRequest) -> 
     }
 }
 
-/// The failure of a server that took the request and did not start answering in time.
-fn no_answer(settings: &Settings, waited_ms: u64) -> LlmError {
-    let mut error = LlmError::new(
-        ErrorKind::Network,
-        format!("connected, but no answer in {} s from {}", waited_ms.div_ceil(1000), endpoint(settings)),
-    );
-    error.no_answer_ms = Some(waited_ms);
-    error
-}
-
 /// Makes one model call. Streamed text goes to `on_text` as it arrives; a wait for the answer
 /// to begin goes to `on_attempt`. No retries here: the caller decides (see [`call_with_retry`]).
 pub(crate) async fn call_model<H: Host>(
@@ -251,10 +242,28 @@ pub(crate) async fn call_model<H: Host>(
     on_attempt: &mut dyn FnMut(Attempt<'_>),
 ) -> Result<ModelResponse, LlmError> {
     let request = build_http_request(settings, call);
+    if settings.api_format == ApiFormat::Anthropic && request.body.len() as u64 > MAX_REQUEST_BYTES {
+        return Err(LlmError::new(
+            ErrorKind::TooLarge,
+            format!(
+                "the request is {}, over the API's limit of {}",
+                size_text(request.body.len() as u64),
+                size_text(MAX_REQUEST_BYTES)
+            ),
+        ));
+    }
     let limit = if settings.streaming { settings.response_start_timeout_ms } else { NOT_STREAMED_LIMIT_MS };
     let (mut response, first) = match within(host, begin(host, settings, request), limit, on_attempt).await {
-        None => return Err(no_answer(settings, limit)),
-        Some(begun) => match begun? {
+        None => return Err(LlmError::unanswered(&endpoint(settings), limit)),
+        Some(Err(mut error)) => {
+            if matches!(error.kind, ErrorKind::InvalidRequest | ErrorKind::TooLarge) {
+                // Which attachment, if any, the refusal was about: read back from the request.
+                let body = build_http_request(settings, call).body;
+                error.advice = refused_attachment(&body, error.server_said.as_deref().unwrap_or(""));
+            }
+            return Err(error);
+        }
+        Some(Ok(begun)) => match begun {
             Begun::Stream(response, first) => (response, first),
             Begun::Whole(body) => {
                 let value: Value = json_text(&body)

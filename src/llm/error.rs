@@ -18,6 +18,8 @@ pub(crate) enum ErrorKind {
     InvalidResponse,
     /// The server answered with a redirect: it is not followed (the request carries the key).
     Redirected,
+    /// The server took the request and did not begin to answer in time.
+    Unanswered,
     /// The user stopped it.
     Aborted,
 }
@@ -37,6 +39,7 @@ impl ErrorKind {
             ErrorKind::Overloaded => "overloaded",
             ErrorKind::InvalidResponse => "invalid_response",
             ErrorKind::Redirected => "redirected",
+            ErrorKind::Unanswered => "no_answer",
             ErrorKind::Aborted => "aborted",
         }
     }
@@ -47,6 +50,7 @@ impl ErrorKind {
             self,
             ErrorKind::RateLimit
                 | ErrorKind::Network
+                | ErrorKind::Unanswered
                 | ErrorKind::Server
                 | ErrorKind::Overloaded
                 | ErrorKind::InvalidResponse
@@ -68,10 +72,10 @@ pub(crate) struct LlmError {
     pub retry_after_ms: Option<u64>,
     /// The server's `x-should-retry`, which overrides the status rule.
     pub should_retry: Option<bool>,
-    /// The server took the request and had not begun to answer after this long.
-    pub no_answer_ms: Option<u64>,
-    /// Where a redirect pointed (`Redirected`), when the platform could tell.
-    pub redirect_to: Option<String>,
+    /// What the core knows the user should do instead of the kind's general words: which
+    /// attachment to drop from a request too large, which one the server refused, where a
+    /// redirect pointed, how long a silent server was given.
+    pub advice: Option<String>,
 }
 
 impl LlmError {
@@ -83,20 +87,34 @@ impl LlmError {
             server_said: None,
             retry_after_ms: None,
             should_retry: None,
-            no_answer_ms: None,
-            redirect_to: None,
+            advice: None,
         }
     }
 
     /// A redirect from `url` to `location` (absent where the platform hides it): never followed,
     /// since the request carries the key and the redirect may lead to another server.
     pub(crate) fn redirected(url: &str, location: Option<&str>) -> Self {
-        let to = location.map(|l| l.trim().to_owned()).filter(|l| !l.is_empty());
-        let detail = match &to {
-            Some(to) => format!("{url} redirected to {to}"),
-            None => format!("{url} redirected the request elsewhere"),
+        let (detail, advice) = match location.map(str::trim).filter(|l| !l.is_empty()) {
+            Some(to) => (
+                format!("{url} redirected to {to}"),
+                format!("The server redirected the request to {to}. Your API key is not sent to another address: set the base URL to it in settings if you trust it."),
+            ),
+            None => (
+                format!("{url} redirected the request elsewhere"),
+                "The server redirected the request to another address. Your API key is not sent there: set the base URL to the server's own address in settings.".to_owned(),
+            ),
         };
-        LlmError { redirect_to: to, ..LlmError::new(ErrorKind::Redirected, detail) }
+        LlmError { advice: Some(advice), ..LlmError::new(ErrorKind::Redirected, detail) }
+    }
+
+    /// A server at `endpoint` that took the request and had not begun to answer in `waited_ms`.
+    pub(crate) fn unanswered(endpoint: &str, waited_ms: u64) -> Self {
+        let seconds = waited_ms.div_ceil(1000);
+        let advice = format!(
+            "The model server took the request but did not begin to answer in {seconds} s. It may be overloaded, or still reading a long prompt (a local model); if it is only slow, raise the wait for an answer to start in settings."
+        );
+        let detail = format!("connected, but no answer in {seconds} s from {endpoint}");
+        LlmError { advice: Some(advice), ..LlmError::new(ErrorKind::Unanswered, detail) }
     }
 
     /// The failure of a user stop.
@@ -109,18 +127,24 @@ impl LlmError {
         self.kind != ErrorKind::Aborted && self.should_retry.unwrap_or_else(|| self.kind.retryable_by_default())
     }
 
+    /// Whether the server refused the request itself (400, 413, or over the limit before it was
+    /// sent): sending the same again can only be refused again.
+    pub(crate) fn refused_as_sent(&self) -> bool {
+        matches!(self.kind, ErrorKind::InvalidRequest | ErrorKind::TooLarge) && !self.retryable()
+    }
+
     /// What the user reads (seed 003's messages for its four codes).
     pub(crate) fn user_message(&self, model: &str) -> String {
+        if let Some(advice) = &self.advice {
+            return match &self.server_said {
+                Some(said) => format!("{advice} The server said: {said}"),
+                None => advice.clone(),
+            };
+        }
         match self.kind {
             ErrorKind::Auth => "API key is missing or invalid".to_owned(),
             ErrorKind::RateLimit => "Too many requests. Please try again in a moment.".to_owned(),
-            ErrorKind::Network => match self.no_answer_ms {
-                Some(ms) => format!(
-                    "The model server took the request but did not begin to answer in {} s. It may be overloaded, or still reading a long prompt (a local model); if it is only slow, raise the wait for an answer to start in settings.",
-                    ms.div_ceil(1000)
-                ),
-                None => "Network error. Please check your internet connection.".to_owned(),
-            },
+            ErrorKind::Network => "Network error. Please check your internet connection.".to_owned(),
             ErrorKind::InvalidRequest => match self.server_said.as_deref() {
                 Some(said) => {
                     format!("Unable to process request. The message may be too long. The server said: {said}")
@@ -133,12 +157,9 @@ impl LlmError {
             ErrorKind::Server => "The AI service had an internal error. Please try again later.".to_owned(),
             ErrorKind::Overloaded => "The AI service is overloaded. Please try again in a few minutes.".to_owned(),
             ErrorKind::InvalidResponse => "The AI service sent a response that could not be read.".to_owned(),
-            ErrorKind::Redirected => match &self.redirect_to {
-                Some(to) => format!(
-                    "The server redirected the request to {to}. Your API key is not sent to another address: set the base URL to it in settings if you trust it."
-                ),
-                None => "The server redirected the request to another address. Your API key is not sent there: set the base URL to the server's own address in settings.".to_owned(),
-            },
+            // Made with their advice; these words only if one was built without.
+            ErrorKind::Redirected => "The server redirected the request to another address.".to_owned(),
+            ErrorKind::Unanswered => "The model server did not begin to answer in time.".to_owned(),
             ErrorKind::Aborted => "Stopped.".to_owned(),
         }
     }

@@ -760,6 +760,8 @@ impl<H: Host + 'static> Pipeline<H> {
     /// Moves a message out of the inbox for good and tells the user.
     async fn give_up(&self, entry: &InboxEntry, reason: &str) {
         let host = &self.inner.host;
+        // Written into failed/ (the vault may be synced) and shown: a server's words may echo a key.
+        let reason = &*self.inner.secrets.mask(reason);
         let id = &entry.message.id;
         self.inner.inbox.removed_from_disk(id);
         match inbox::move_to_failed(host, &inbox::entry_file_name(id), Some(entry), None, reason).await {
@@ -1001,6 +1003,9 @@ impl<H: Host + 'static> Pipeline<H> {
             self.clean_up(&message).await;
         } else if entry.attempts >= MAX_ATTEMPTS {
             self.give_up(&entry, &format!("it failed {} times; last error: {error}", entry.attempts)).await;
+        } else if error.refused_as_sent() {
+            // The same request would be refused the same way at every start.
+            self.give_up(&entry, &format!("the AI service refused it as sent ({error})")).await;
         } else {
             if let Err(e) = inbox::save(host, &entry).await {
                 host.log(LogLevel::Error, &format!("could not note the failure of {}: {e}", message.id));

@@ -44,6 +44,7 @@ pub mod internals {
     pub use crate::time::{format_iso, parse_iso};
     pub use crate::tools::args::Args;
     pub use crate::tools::ToolRegistry;
+    pub use crate::vault::diff::content_hash;
     pub use crate::vault::path::{is_protected, normalize, protected_folders, PathError};
     pub use crate::vault::real::{locate, Access};
 }
@@ -317,6 +318,9 @@ struct State {
     folders: RefCell<Vec<String>>,
     /// Files that are not text (images, PDFs): listed with the notes, read only as bytes.
     binary: RefCell<BTreeMap<String, Vec<u8>>>,
+    /// The exact bytes of notes that are not valid UTF-8 (their text in `vault` is the lossy
+    /// decoding a host gives, U+FFFD for each bad sequence), until a write replaces them.
+    raw: RefCell<BTreeMap<String, Vec<u8>>>,
     trash: RefCell<Vec<(String, String)>>,
     active: RefCell<Option<String>>,
     /// What `scale_image` answers (none: a host that cannot scale), and what it was asked:
@@ -418,6 +422,7 @@ impl FakeHost {
     fn listing(&self, follow_linked_folders: bool) -> Vec<VaultEntry> {
         let vault = self.state.vault.borrow();
         let binary = self.state.binary.borrow();
+        let raw = self.state.raw.borrow();
         let mut folders: Vec<String> = self.state.folders.borrow().clone();
         for path in vault.keys().chain(binary.keys()) {
             let mut parent = path.as_str();
@@ -433,7 +438,7 @@ impl FakeHost {
         out.extend(vault.iter().map(|(path, (text, created, modified))| VaultEntry {
             path: path.clone(),
             is_folder: false,
-            size: text.len() as u64,
+            size: raw.get(path).map_or(text.len(), Vec::len) as u64,
             created_ms: *created,
             modified_ms: *modified,
             ..VaultEntry::default()
@@ -568,6 +573,21 @@ impl FakeHost {
         self.state.vault.borrow_mut().insert(path.to_owned(), (text.to_owned(), now, now));
     }
 
+    /// Puts a note whose bytes need not be UTF-8 (test setup): read as text it decodes lossily,
+    /// as a host that cannot tell would give it, and `vault_process` writes back what the edit
+    /// makes of that text; read as bytes it is exact. [`FakeHost::note_bytes`] tells what is on
+    /// disk.
+    pub fn put_note_bytes(&self, path: &str, bytes: &[u8]) {
+        self.put_note(path, &String::from_utf8_lossy(bytes));
+        self.state.raw.borrow_mut().insert(path.to_owned(), bytes.to_vec());
+    }
+
+    /// A note's bytes as they are on disk.
+    pub fn note_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        let raw = self.state.raw.borrow().get(path).cloned();
+        raw.or_else(|| self.note(path).map(String::into_bytes))
+    }
+
     /// Puts a file that is not text (an image, a PDF) in the vault (test setup).
     pub fn put_binary(&self, path: &str, bytes: &[u8]) {
         self.state.binary.borrow_mut().insert(path.to_owned(), bytes.to_vec());
@@ -615,11 +635,13 @@ impl FakeHost {
 
     /// Removes a note, as a user or a sync tool would (test setup; no event is sent).
     pub fn remove_note(&self, path: &str) -> bool {
+        self.state.raw.borrow_mut().remove(path);
         self.state.vault.borrow_mut().remove(path).is_some()
     }
 
     /// Renames a note, keeping its dates, as a user would (test setup; no event is sent).
     pub fn rename_note(&self, from: &str, to: &str) -> bool {
+        self.move_raw(from, to);
         let mut vault = self.state.vault.borrow_mut();
         match vault.remove(from) {
             Some(note) => {
@@ -627,6 +649,14 @@ impl FakeHost {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Carries a note's exact bytes along with a rename.
+    fn move_raw(&self, from: &str, to: &str) {
+        let mut raw = self.state.raw.borrow_mut();
+        if let Some(bytes) = raw.remove(from) {
+            raw.insert(to.to_owned(), bytes);
         }
     }
 
@@ -1015,7 +1045,7 @@ impl Host for FakeHost {
         if let Some(bytes) = self.state.binary.borrow().get(path) {
             return Ok(bytes.clone());
         }
-        self.note(path).map(String::into_bytes).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+        self.note_bytes(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
     }
 
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
@@ -1038,6 +1068,7 @@ impl Host for FakeHost {
             Some(text) => {
                 entry.0 = text;
                 entry.2 = now;
+                self.state.raw.borrow_mut().remove(path);
                 Ok(true)
             }
             None => Ok(false),
@@ -1052,6 +1083,9 @@ impl Host for FakeHost {
         let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
         entry.0.push_str(text);
         entry.2 = now;
+        if let Some(bytes) = self.state.raw.borrow_mut().get_mut(path) {
+            bytes.extend_from_slice(text.as_bytes());
+        }
         Ok(())
     }
 
@@ -1071,6 +1105,7 @@ impl Host for FakeHost {
             .borrow_mut()
             .remove(path)
             .ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        self.state.raw.borrow_mut().remove(path);
         self.state.trash.borrow_mut().push((path.to_owned(), text));
         Ok(())
     }
@@ -1085,6 +1120,7 @@ impl Host for FakeHost {
         }
         let entry = vault.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
         vault.insert(to.to_owned(), entry);
+        self.move_raw(from, to);
         Ok(())
     }
 

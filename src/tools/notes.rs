@@ -10,11 +10,12 @@ use super::args::Args;
 use super::budget::{thousands, TOOL_BUDGET_MS};
 use super::call::{tool_def, ToolContext, ToolOutput};
 use super::note_paths::{checked, entries, protected, real, Step};
-use super::review::{approved, io, proposal, record_applied, review_and_apply, size_words, timed_proposal};
+use super::review::{approved, exact_note, io, proposal, record_applied, review_and_apply, size_words, timed_proposal};
 
 use crate::host::Host;
 use crate::llm::ToolDef;
-use crate::vault::diff::{content_hash, ChangeKind, ProposedChange};
+use crate::undo::MAX_MOVE_CHECK_BYTES;
+use crate::vault::diff::{bytes_hash, content_hash, ChangeKind, ProposedChange};
 use crate::vault::path::{is_protected, parent, with_note_extension};
 use crate::vault::real::Access;
 use crate::vault::resolve::{existing, find};
@@ -233,7 +234,7 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
     match found {
         Some(entry) if entry.is_folder => Err(ToolOutput::error(format!("{} is a folder.", entry.path))),
         Some(entry) => {
-            let base = ctx.host.vault_read(&entry.path).await.map_err(io("read the note"))?;
+            let base = exact_note(ctx, &entry.path).await?;
             if base == content {
                 return Ok(ToolOutput::ok(format!("{} already has this content; it was not changed.", entry.path)));
             }
@@ -285,7 +286,7 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
         },
     };
     let file = existing_file(ctx, &args.string("path"), Access::Write).await?;
-    let base = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
+    let base = exact_note(ctx, &file.path).await?;
     let new =
         apply(&edit, &base, &file.path).map_err(|e| ToolOutput::error(format!("{e}. The note was not changed.")))?;
     if new == base {
@@ -319,9 +320,10 @@ async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<T
 
 async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
     let file = existing_file(ctx, &args.string("path"), Access::Entry).await?;
-    // A text note's content is kept for undo (and shown as removed lines); other files are not.
+    // A text note's content is kept for undo (and shown as removed lines); other files are not,
+    // nor a note that is not UTF-8 (its text would not give its bytes back).
     let before = if SEARCHABLE.iter().any(|ext| fold_case(&file.path).ends_with(ext)) {
-        ctx.host.vault_read(&file.path).await.ok()
+        ctx.host.vault_read_bytes(&file.path).await.ok().and_then(|bytes| String::from_utf8(bytes).ok())
     } else {
         None
     };
@@ -333,8 +335,8 @@ async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Too
     approved(ctx, "delete_file", summary, json!({"path": file.path}), Some(&change)).await?;
     if before.is_some() {
         // Deleted only as it was proposed: a note changed meanwhile is left for a new look.
-        let now = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
-        if content_hash(&now) != change.base_hash {
+        let now = ctx.host.vault_read_bytes(&file.path).await.map_err(io("read the note"))?;
+        if bytes_hash(&now) != change.base_hash {
             return Err(ToolOutput::error(format!(
                 "{} changed after its deletion was proposed, so it was not deleted (conflict).",
                 file.path
@@ -388,8 +390,14 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
     if !folder.is_empty() && !all.iter().any(|e| e.is_folder && e.path == folder) {
         ctx.host.vault_create_folder(folder).await.map_err(io("create the target folder"))?;
     }
+    // What was moved, for undo to check it moves back that and nothing else.
+    let moved = if file.size <= MAX_MOVE_CHECK_BYTES {
+        ctx.host.vault_read_bytes(&file.path).await.ok().map(|bytes| bytes_hash(&bytes))
+    } else {
+        None
+    };
     ctx.host.vault_rename(&file.path, &target).await.map_err(io("move the note"))?;
-    record_applied(ctx, change, Vec::new(), None, None).await;
+    record_applied(ctx, change, Vec::new(), None, moved).await;
     Ok(ToolOutput::ok(format!("Moved {} to {target}.", file.path)))
 }
 

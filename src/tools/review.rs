@@ -16,6 +16,15 @@ use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::undo::{self, UndoRecord};
 use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
+use crate::vault::text::exact_text;
+
+/// The exact text a change to a note is made from: its bytes, checked as UTF-8 here (a host's
+/// text may be a lossy decoding), or the refusal the model reads.
+pub(super) async fn exact_note<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<String> {
+    let bytes = ctx.host.vault_read_bytes(path).await.map_err(io("read the note"))?;
+    exact_text(bytes, path)
+        .map_err(|e| ToolOutput::error(format!("{e}. Nothing was changed; the user can save the note as UTF-8 first.")))
+}
 
 /// Waits for the user's yes unless the tool is auto-approved or approved for the conversation;
 /// gives the hunks of `change` accepted (all of them unless the user chose some).

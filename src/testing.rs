@@ -311,6 +311,8 @@ struct State {
     failing: RefCell<Vec<(FileOp, String)>>,
     file_ops: Cell<u64>,
     reads: RefCell<Vec<String>>,
+    /// Paths of `.smarthole/` that are not regular files (a FIFO…), with their kind.
+    special: RefCell<BTreeMap<String, String>>,
     /// Sizes a test claims for files (a 600 MB file without 600 MB of memory).
     sizes: RefCell<BTreeMap<String, u64>>,
     /// The vault: notes (path → text, created, modified), folders, the trash, the open note.
@@ -718,6 +720,33 @@ impl FakeHost {
         self.state.mcp_calls.borrow().clone()
     }
 
+    /// Makes `path` (under `.smarthole/`) something that is not a regular file, of `kind`
+    /// (`fifo`, `socket`, `device`, `folder`): its size is answered with [`HostError::NotAFile`],
+    /// as the real hosts do; reading or appending to it is recorded in
+    /// [`FakeHost::unusual_touches`] and refused, as a FIFO would block. Renaming moves it.
+    pub fn put_special_file(&self, path: &str, kind: &str) {
+        self.state.special.borrow_mut().insert(path.to_owned(), kind.to_owned());
+    }
+
+    /// The kind of the special file at `path` under `.smarthole/`, if one is there.
+    pub fn special_file(&self, path: &str) -> Option<String> {
+        self.state.special.borrow().get(path).cloned()
+    }
+
+    /// Every special file under `.smarthole/`: (path, kind).
+    pub fn special_files(&self) -> Vec<(String, String)> {
+        self.state.special.borrow().iter().map(|(p, k)| (p.clone(), k.clone())).collect()
+    }
+
+    /// Refuses to open a special file (recorded), as a real host opening without blocking.
+    fn open_regular(&self, op: &str, path: &str) -> Result<(), HostError> {
+        if self.special_file(path).is_none() {
+            return Ok(());
+        }
+        self.state.unusual_touches.borrow_mut().push(format!("{op} {path}"));
+        Err(HostError::Io(format!("{path}: not a regular file; the host refuses to {op} it")))
+    }
+
     /// Makes `path` exist with `text` but report `bytes` as its size, as a huge file would: a
     /// core that reads it anyway shows up in [`FakeHost::reads`].
     pub fn put_sized_file(&self, path: &str, text: &str, bytes: u64) {
@@ -959,6 +988,7 @@ impl Host for FakeHost {
 
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
         self.check(FileOp::Read, path).await?;
+        self.open_regular("read", path)?;
         self.state.reads.borrow_mut().push(path.to_owned());
         Ok(self.file(path))
     }
@@ -966,12 +996,15 @@ impl Host for FakeHost {
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.check(FileOp::WriteAtomic, path).await?;
         self.state.sizes.borrow_mut().remove(path);
+        // Renamed over it: a special file there is replaced, never opened.
+        self.state.special.borrow_mut().remove(path);
         self.put_file(path, text);
         Ok(())
     }
 
     async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.check(FileOp::Append, path).await?;
+        self.open_regular("append", path)?;
         self.state.files.borrow_mut().entry(path.to_owned()).or_default().push_str(text);
         Ok(())
     }
@@ -993,12 +1026,18 @@ impl Host for FakeHost {
     async fn remove_file(&self, path: &str) -> Result<(), HostError> {
         self.check(FileOp::Remove, path).await?;
         self.state.files.borrow_mut().remove(path);
+        self.state.special.borrow_mut().remove(path);
         self.state.sizes.borrow_mut().remove(path);
         Ok(())
     }
 
     async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError> {
         self.check(FileOp::Rename, from).await?;
+        let special = self.state.special.borrow_mut().remove(from);
+        if let Some(kind) = special {
+            self.state.special.borrow_mut().insert(to.to_owned(), kind);
+            return Ok(());
+        }
         let mut files = self.state.files.borrow_mut();
         let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
         files.insert(to.to_owned(), text);
@@ -1012,6 +1051,9 @@ impl Host for FakeHost {
 
     async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError> {
         self.check(FileOp::Read, path).await?;
+        if let Some(kind) = self.special_file(path) {
+            return Err(HostError::not_a_file(path, &kind));
+        }
         let Some(text) = self.file(path) else { return Ok(None) };
         Ok(Some(self.state.sizes.borrow().get(path).copied().unwrap_or(text.len() as u64)))
     }

@@ -90,7 +90,7 @@ pub(crate) async fn record<H: Host>(host: &H, message_id: &str, record: &UndoRec
         Ok(line) => line,
         Err(e) => return host.log(LogLevel::Warn, &format!("could not record an undo step: {e}")),
     };
-    if let Err(e) = host.append_file(&journal_path(message_id), &format!("{line}\n")).await {
+    if let Err(e) = crate::bounded::append_regular(host, &journal_path(message_id), &format!("{line}\n")).await {
         host.log(LogLevel::Warn, &format!("could not record the undo of {}: {e}", record.change.path));
     }
 }

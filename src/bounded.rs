@@ -1,7 +1,9 @@
 //! Reading `.smarthole/` within a bound. Every file the core keeps there is asked for its size
 //! before it is read, so a huge file (a sync tool's leftover, a runaway writer) is set aside
 //! instead of loaded: it can never stop the start or exhaust memory (DESIGN.md §4, "damaged
-//! files never cost data": the bytes are kept, under a name that says why).
+//! files never cost data": the bytes are kept, under a name that says why). What is not a regular
+//! file (a FIFO, socket, device or folder where a file should be) is never opened: the host says
+//! so when asked its size, and it is set aside the same way.
 
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel};
@@ -27,19 +29,44 @@ pub(crate) enum Bounded {
     TooLarge(u64),
 }
 
-/// Reads a file of `.smarthole/` unless it is larger than `limit` bytes.
+/// Reads a file of `.smarthole/` unless it is larger than `limit` bytes. One that is not a regular
+/// file (a FIFO would block the read for good) is never opened: it is set aside, with a warning,
+/// and reads as missing.
 pub(crate) async fn read_bounded<H: Host>(host: &H, path: &str, limit: u64) -> Result<Bounded, HostError> {
-    match host.file_size(path).await? {
+    match regular(host, path, host.file_size(path).await).await? {
         None => return Ok(Bounded::Missing),
         Some(size) if size > limit => return Ok(Bounded::TooLarge(size)),
         Some(_) => {}
     }
-    Ok(match host.read_file(path).await? {
+    Ok(match regular(host, path, host.read_file(path).await).await? {
         None => Bounded::Missing,
         // Grown past the bound between the two calls: treated as if it had been seen so.
         Some(text) if text.len() as u64 > limit => Bounded::TooLarge(text.len() as u64),
         Some(text) => Bounded::Text(text),
     })
+}
+
+/// A host's answer about a file, with a file that is not a regular one set aside and taken as
+/// missing.
+async fn regular<H: Host, T>(
+    host: &H,
+    path: &str,
+    answer: Result<Option<T>, HostError>,
+) -> Result<Option<T>, HostError> {
+    match answer {
+        Err(e @ HostError::NotAFile { .. }) => {
+            set_aside(host, path, "not-a-file", &e.to_string()).await?;
+            Ok(None)
+        }
+        other => other,
+    }
+}
+
+/// Appends to a file of `.smarthole/`; one that is not a regular file is set aside first (with a
+/// warning), so the text goes to a new regular file instead of failing or blocking on it.
+pub(crate) async fn append_regular<H: Host>(host: &H, path: &str, text: &str) -> Result<(), HostError> {
+    regular(host, path, host.file_size(path).await).await?;
+    host.append_file(path, text).await
 }
 
 /// Reads a file that must fit in `limit` bytes; a larger one is an error naming the file.

@@ -33,12 +33,14 @@ pub trait Host {
     /// never awaited by the message that started it.
     fn spawn(&self, task: LocalBoxFuture<'static, ()>);
 
-    /// The file's text, `None` when it does not exist.
+    /// The file's text, `None` when it does not exist. What is not a regular file is never
+    /// opened (an error; the host opens without blocking and checks what it opened).
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError>;
     /// Writes the whole file so that a crash leaves either the old or the new content
     /// (temporary file, flush, rename). Creates missing folders.
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError>;
-    /// Appends to the file (created if missing) and flushes it to disk.
+    /// Appends to the file (created if missing) and flushes it to disk; what is not a regular
+    /// file is never written to (an error, as for `read_file`).
     async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError>;
     /// Names of the files directly inside a folder; empty when the folder does not exist.
     async fn list_dir(&self, dir: &str) -> Result<Vec<String>, HostError>;
@@ -48,6 +50,8 @@ pub trait Host {
     async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError>;
     /// The file's size in bytes, `None` when it does not exist: asked before a read, so no file
     /// of `.smarthole/` (a 600 MB one a sync tool left) is ever loaded whole into memory.
+    /// [`HostError::NotAFile`] when the path is a FIFO, socket, device or folder (never opened:
+    /// the core sets it aside, `bounded.rs`).
     async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError>;
 
     /// Every file and folder of the vault (the host's own hidden folders left out). Paths given

@@ -24,6 +24,25 @@ pub enum HostError {
     /// The operation was aborted by the core (cancel, shutdown).
     #[error("aborted")]
     Aborted,
+    /// A path of `.smarthole/` is not a regular file (a FIFO, socket, device or folder): the host
+    /// never opens one (a FIFO would block the read for good); the core sets it aside.
+    #[error("{path} is {what}, not a regular file; it was not opened")]
+    NotAFile { path: String, what: String },
+}
+
+impl HostError {
+    /// The error for a path that is not a regular file, from the kind the host reports (`fifo`,
+    /// `socket`, `device`, `folder`; anything else is a special file).
+    pub fn not_a_file(path: &str, kind: &str) -> Self {
+        let what = match kind {
+            "fifo" => "a FIFO (named pipe)",
+            "socket" => "a socket",
+            "device" => "a device",
+            "folder" => "a folder",
+            _ => "a special file",
+        };
+        HostError::NotAFile { path: path.to_owned(), what: what.to_owned() }
+    }
 }
 
 /// One HTTP request, already fully decided by the core (URL, headers, body).

@@ -44,6 +44,7 @@ pub mod internals {
     pub use crate::time::{format_iso, parse_iso};
     pub use crate::tools::args::Args;
     pub use crate::tools::ToolRegistry;
+    pub use crate::vault::diff::content_hash;
     pub use crate::vault::path::{is_protected, normalize, protected_folders, PathError};
     pub use crate::vault::real::{locate, Access};
 }
@@ -323,6 +324,8 @@ struct State {
     failing: RefCell<Vec<(FileOp, String)>>,
     file_ops: Cell<u64>,
     reads: RefCell<Vec<String>>,
+    /// Paths of `.smarthole/` that are not regular files (a FIFO…), with their kind.
+    special: RefCell<BTreeMap<String, String>>,
     /// Sizes a test claims for files (a 600 MB file without 600 MB of memory).
     sizes: RefCell<BTreeMap<String, u64>>,
     /// The vault: notes (path → text, created, modified), folders, the trash, the open note.
@@ -330,6 +333,9 @@ struct State {
     folders: RefCell<Vec<String>>,
     /// Files that are not text (images, PDFs): listed with the notes, read only as bytes.
     binary: RefCell<BTreeMap<String, Vec<u8>>>,
+    /// The exact bytes of notes that are not valid UTF-8 (their text in `vault` is the lossy
+    /// decoding a host gives, U+FFFD for each bad sequence), until a write replaces them.
+    raw: RefCell<BTreeMap<String, Vec<u8>>>,
     trash: RefCell<Vec<(String, String)>>,
     active: RefCell<Option<String>>,
     /// What `scale_image` answers (none: a host that cannot scale), and what it was asked:
@@ -431,6 +437,7 @@ impl FakeHost {
     fn listing(&self, follow_linked_folders: bool) -> Vec<VaultEntry> {
         let vault = self.state.vault.borrow();
         let binary = self.state.binary.borrow();
+        let raw = self.state.raw.borrow();
         let mut folders: Vec<String> = self.state.folders.borrow().clone();
         for path in vault.keys().chain(binary.keys()) {
             let mut parent = path.as_str();
@@ -446,7 +453,7 @@ impl FakeHost {
         out.extend(vault.iter().map(|(path, (text, created, modified))| VaultEntry {
             path: path.clone(),
             is_folder: false,
-            size: text.len() as u64,
+            size: raw.get(path).map_or(text.len(), Vec::len) as u64,
             created_ms: *created,
             modified_ms: *modified,
             ..VaultEntry::default()
@@ -581,6 +588,21 @@ impl FakeHost {
         self.state.vault.borrow_mut().insert(path.to_owned(), (text.to_owned(), now, now));
     }
 
+    /// Puts a note whose bytes need not be UTF-8 (test setup): read as text it decodes lossily,
+    /// as a host that cannot tell would give it, and `vault_process` writes back what the edit
+    /// makes of that text; read as bytes it is exact. [`FakeHost::note_bytes`] tells what is on
+    /// disk.
+    pub fn put_note_bytes(&self, path: &str, bytes: &[u8]) {
+        self.put_note(path, &String::from_utf8_lossy(bytes));
+        self.state.raw.borrow_mut().insert(path.to_owned(), bytes.to_vec());
+    }
+
+    /// A note's bytes as they are on disk.
+    pub fn note_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        let raw = self.state.raw.borrow().get(path).cloned();
+        raw.or_else(|| self.note(path).map(String::into_bytes))
+    }
+
     /// Puts a file that is not text (an image, a PDF) in the vault (test setup).
     pub fn put_binary(&self, path: &str, bytes: &[u8]) {
         self.state.binary.borrow_mut().insert(path.to_owned(), bytes.to_vec());
@@ -628,11 +650,13 @@ impl FakeHost {
 
     /// Removes a note, as a user or a sync tool would (test setup; no event is sent).
     pub fn remove_note(&self, path: &str) -> bool {
+        self.state.raw.borrow_mut().remove(path);
         self.state.vault.borrow_mut().remove(path).is_some()
     }
 
     /// Renames a note, keeping its dates, as a user would (test setup; no event is sent).
     pub fn rename_note(&self, from: &str, to: &str) -> bool {
+        self.move_raw(from, to);
         let mut vault = self.state.vault.borrow_mut();
         match vault.remove(from) {
             Some(note) => {
@@ -640,6 +664,14 @@ impl FakeHost {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Carries a note's exact bytes along with a rename.
+    fn move_raw(&self, from: &str, to: &str) {
+        let mut raw = self.state.raw.borrow_mut();
+        if let Some(bytes) = raw.remove(from) {
+            raw.insert(to.to_owned(), bytes);
         }
     }
 
@@ -699,6 +731,33 @@ impl FakeHost {
     /// MCP calls made: (server, tool, input).
     pub fn mcp_calls(&self) -> Vec<(String, String, Value)> {
         self.state.mcp_calls.borrow().clone()
+    }
+
+    /// Makes `path` (under `.smarthole/`) something that is not a regular file, of `kind`
+    /// (`fifo`, `socket`, `device`, `folder`): its size is answered with [`HostError::NotAFile`],
+    /// as the real hosts do; reading or appending to it is recorded in
+    /// [`FakeHost::unusual_touches`] and refused, as a FIFO would block. Renaming moves it.
+    pub fn put_special_file(&self, path: &str, kind: &str) {
+        self.state.special.borrow_mut().insert(path.to_owned(), kind.to_owned());
+    }
+
+    /// The kind of the special file at `path` under `.smarthole/`, if one is there.
+    pub fn special_file(&self, path: &str) -> Option<String> {
+        self.state.special.borrow().get(path).cloned()
+    }
+
+    /// Every special file under `.smarthole/`: (path, kind).
+    pub fn special_files(&self) -> Vec<(String, String)> {
+        self.state.special.borrow().iter().map(|(p, k)| (p.clone(), k.clone())).collect()
+    }
+
+    /// Refuses to open a special file (recorded), as a real host opening without blocking.
+    fn open_regular(&self, op: &str, path: &str) -> Result<(), HostError> {
+        if self.special_file(path).is_none() {
+            return Ok(());
+        }
+        self.state.unusual_touches.borrow_mut().push(format!("{op} {path}"));
+        Err(HostError::Io(format!("{path}: not a regular file; the host refuses to {op} it")))
     }
 
     /// Makes `path` exist with `text` but report `bytes` as its size, as a huge file would: a
@@ -945,6 +1004,7 @@ impl Host for FakeHost {
 
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
         self.check(FileOp::Read, path).await?;
+        self.open_regular("read", path)?;
         self.state.reads.borrow_mut().push(path.to_owned());
         Ok(self.file(path))
     }
@@ -952,12 +1012,15 @@ impl Host for FakeHost {
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.check(FileOp::WriteAtomic, path).await?;
         self.state.sizes.borrow_mut().remove(path);
+        // Renamed over it: a special file there is replaced, never opened.
+        self.state.special.borrow_mut().remove(path);
         self.put_file(path, text);
         Ok(())
     }
 
     async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.check(FileOp::Append, path).await?;
+        self.open_regular("append", path)?;
         self.state.files.borrow_mut().entry(path.to_owned()).or_default().push_str(text);
         Ok(())
     }
@@ -979,12 +1042,18 @@ impl Host for FakeHost {
     async fn remove_file(&self, path: &str) -> Result<(), HostError> {
         self.check(FileOp::Remove, path).await?;
         self.state.files.borrow_mut().remove(path);
+        self.state.special.borrow_mut().remove(path);
         self.state.sizes.borrow_mut().remove(path);
         Ok(())
     }
 
     async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError> {
         self.check(FileOp::Rename, from).await?;
+        let special = self.state.special.borrow_mut().remove(from);
+        if let Some(kind) = special {
+            self.state.special.borrow_mut().insert(to.to_owned(), kind);
+            return Ok(());
+        }
         let mut files = self.state.files.borrow_mut();
         let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
         files.insert(to.to_owned(), text);
@@ -998,6 +1067,9 @@ impl Host for FakeHost {
 
     async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError> {
         self.check(FileOp::Read, path).await?;
+        if let Some(kind) = self.special_file(path) {
+            return Err(HostError::not_a_file(path, &kind));
+        }
         let Some(text) = self.file(path) else { return Ok(None) };
         Ok(Some(self.state.sizes.borrow().get(path).copied().unwrap_or(text.len() as u64)))
     }
@@ -1031,7 +1103,7 @@ impl Host for FakeHost {
         if let Some(bytes) = self.state.binary.borrow().get(path) {
             return Ok(bytes.clone());
         }
-        self.note(path).map(String::into_bytes).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+        self.note_bytes(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
     }
 
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
@@ -1054,6 +1126,7 @@ impl Host for FakeHost {
             Some(text) => {
                 entry.0 = text;
                 entry.2 = now;
+                self.state.raw.borrow_mut().remove(path);
                 Ok(true)
             }
             None => Ok(false),
@@ -1068,6 +1141,9 @@ impl Host for FakeHost {
         let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
         entry.0.push_str(text);
         entry.2 = now;
+        if let Some(bytes) = self.state.raw.borrow_mut().get_mut(path) {
+            bytes.extend_from_slice(text.as_bytes());
+        }
         Ok(())
     }
 
@@ -1087,6 +1163,7 @@ impl Host for FakeHost {
             .borrow_mut()
             .remove(path)
             .ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        self.state.raw.borrow_mut().remove(path);
         self.state.trash.borrow_mut().push((path.to_owned(), text));
         Ok(())
     }
@@ -1101,6 +1178,7 @@ impl Host for FakeHost {
         }
         let entry = vault.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
         vault.insert(to.to_owned(), entry);
+        self.move_raw(from, to);
         Ok(())
     }
 

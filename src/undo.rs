@@ -2,8 +2,10 @@
 //! create, move, delete to the trash) is appended, with what reverses it, to
 //! `undo/<file stem of the message id>.jsonl` before the tool answers, so it survives a restart.
 //! Undoing a turn reverses its records newest first, each only when the note is still as the turn
-//! left it (by hash): a note changed since is refused, with the reason, never overwritten. Records
-//! stay, marked undone, so a reopened conversation redraws every diff and what became of it.
+//! left it (by the hash of its bytes; a move, only the file it moved): a note changed since is
+//! refused, with the reason, never overwritten. The paths a journal names are held to the tools'
+//! rules (protected folders, real locations), whoever wrote it. Records stay, marked undone, so a
+//! reopened conversation redraws every diff and what became of it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,12 +15,19 @@ use serde::{Deserialize, Serialize};
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel};
 use crate::ids::file_stem;
-use crate::vault::diff::{content_hash, ChangeKind, ProposedChange, UndoRefusal, UndoReport};
+use crate::settings::Settings;
+use crate::vault::diff::{bytes_hash, content_hash, ChangeKind, ProposedChange, UndoRefusal, UndoReport};
+use crate::vault::path::{normalize, protected_folders, PathError};
+use crate::vault::real::{locate, Access};
+use crate::vault::VaultEntry;
 
 /// Where the journals are kept (under `.smarthole/`).
 pub(crate) const UNDO_DIR: &str = "undo";
 /// Largest journal read back: a turn may change a few large notes, each recorded whole.
 const MAX_UNDO_BYTES: u64 = crate::bounded::MAX_LOG_BYTES;
+/// Largest file a move records the hash of (read whole to hash it): undo moves back a larger one
+/// only by hand, as it cannot check that it is what the agent moved.
+pub(crate) const MAX_MOVE_CHECK_BYTES: u64 = 32 * 1024 * 1024;
 
 /// After Clear history: the records of turns that are gone with their conversations (those of a
 /// message still in the inbox stay: its turn may resume and finish). Returns how many went.
@@ -49,7 +58,8 @@ pub(crate) struct UndoRecord {
     /// The content before (edit, overwrite, and a delete of a text note).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
-    /// The hash of the content the change left (edit, overwrite, create).
+    /// The hash of the content the change left (edit, overwrite, create), or of the bytes a
+    /// move moved (undo moves back only those).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_hash: Option<String>,
     /// The tool call that made it: the chat view draws the diff at its chip.
@@ -80,7 +90,7 @@ pub(crate) async fn record<H: Host>(host: &H, message_id: &str, record: &UndoRec
         Ok(line) => line,
         Err(e) => return host.log(LogLevel::Warn, &format!("could not record an undo step: {e}")),
     };
-    if let Err(e) = host.append_file(&journal_path(message_id), &format!("{line}\n")).await {
+    if let Err(e) = crate::bounded::append_regular(host, &journal_path(message_id), &format!("{line}\n")).await {
         host.log(LogLevel::Warn, &format!("could not record the undo of {}: {e}", record.change.path));
     }
 }
@@ -115,8 +125,9 @@ pub(crate) async fn applied_changes<H: Host>(host: &H, message_id: &str) -> Vec<
 }
 
 /// Reverses a turn's changes not undone yet, newest first. Each reversed record is marked undone
-/// (a record that could not be reversed stays as it was: a later undo may succeed).
-pub(crate) async fn undo_turn<H: Host>(host: &H, message_id: &str) -> UndoReport {
+/// (a record that could not be reversed stays as it was: a later undo may succeed). The journal
+/// is a file anyone could have written: every path it names is held to the tools' path rules.
+pub(crate) async fn undo_turn<H: Host>(host: &H, message_id: &str, settings: &Settings) -> UndoReport {
     let path = journal_path(message_id);
     let mut report = UndoReport { message_id: message_id.to_owned(), restored: Vec::new(), refused: Vec::new() };
     let mut all = match records(host, &path).await {
@@ -126,8 +137,10 @@ pub(crate) async fn undo_turn<H: Host>(host: &H, message_id: &str) -> UndoReport
             return report;
         }
     };
+    let rules =
+        Rules { protected: protected_folders(&settings.protected_folders), follow: settings.follow_linked_folders };
     for record in all.iter_mut().rev().filter(|r| !r.undone) {
-        match reverse(host, record).await {
+        match reverse(host, record, &rules).await {
             Ok(()) => {
                 record.undone = true;
                 report.restored.push(record.change.path.clone());
@@ -145,20 +158,59 @@ pub(crate) async fn undo_turn<H: Host>(host: &H, message_id: &str) -> UndoReport
     report
 }
 
-/// Whether a vault path names an existing file.
-async fn exists<H: Host>(host: &H, path: &str) -> Result<bool, String> {
-    let all = host.vault_list(true).await.map_err(|e| format!("the vault could not be listed: {e}"))?;
-    Ok(all.iter().any(|e| e.path == path))
+/// The path rules of the tools, as the settings make them.
+struct Rules {
+    protected: Vec<String>,
+    follow: bool,
 }
 
-async fn reverse<H: Host>(host: &H, record: &UndoRecord) -> Result<(), String> {
+/// The vault as listed now (each check of a record looks again: undoing one record changes it).
+async fn listing<H: Host>(host: &H, rules: &Rules) -> Result<Vec<VaultEntry>, String> {
+    host.vault_list(rules.follow).await.map_err(|e| format!("the vault could not be listed: {e}"))
+}
+
+/// Refuses a path the tools could not have changed there: one `vault::path` refuses, or whose
+/// real location (links followed, `vault::real`) is not the path itself.
+fn allowed(path: &str, all: &[VaultEntry], rules: &Rules, access: Access) -> Result<(), String> {
+    let refused = |e: PathError| format!("undo may not touch it: {e}");
+    let normal = normalize(path, &rules.protected).map_err(refused)?;
+    let real = locate(&normal, all, &rules.protected, access, rules.follow).map_err(refused)?;
+    if real != path {
+        return Err(format!("undo may not touch it: its real location is {real}, not where the journal says"));
+    }
+    Ok(())
+}
+
+/// Whether a vault path names an existing entry.
+fn exists(all: &[VaultEntry], path: &str) -> bool {
+    all.iter().any(|e| e.path == path)
+}
+
+/// The hash of a note's exact bytes now.
+async fn hash_now<H: Host>(host: &H, path: &str) -> Result<String, String> {
+    let bytes = host.vault_read_bytes(path).await.map_err(|e| format!("it could not be read: {e}"))?;
+    Ok(bytes_hash(&bytes))
+}
+
+async fn reverse<H: Host>(host: &H, record: &UndoRecord, rules: &Rules) -> Result<(), String> {
     let changed = "it has changed since the turn changed it".to_owned();
     let path = &record.change.path;
+    let all = listing(host, rules).await?;
+    let access = match record.change.kind {
+        ChangeKind::Create | ChangeKind::Move => Access::Entry,
+        ChangeKind::Edit | ChangeKind::Overwrite | ChangeKind::Delete => Access::Write,
+    };
+    // A move is undone by moving its target back to its path: the path is created again.
+    allowed(path, &all, rules, if record.change.kind == ChangeKind::Move { Access::Write } else { access })?;
     match record.change.kind {
         ChangeKind::Edit | ChangeKind::Overwrite => {
             let (Some(before), Some(after)) = (record.before.clone(), record.after_hash.clone()) else {
                 return Err("the journal lacks its content before".to_owned());
             };
+            // Its exact bytes first (a host may decode a note lossily), then atomically its text.
+            if hash_now(host, path).await? != after {
+                return Err(changed);
+            }
             let moved_on = Rc::new(RefCell::new(false));
             let seen = Rc::clone(&moved_on);
             host.vault_process(
@@ -180,27 +232,38 @@ async fn reverse<H: Host>(host: &H, record: &UndoRecord) -> Result<(), String> {
             Ok(())
         }
         ChangeKind::Create => {
-            let text = host.vault_read(path).await.map_err(|e| format!("it could not be read: {e}"))?;
-            if record.after_hash.as_deref() != Some(content_hash(&text).as_str()) {
+            if record.after_hash.as_deref() != Some(hash_now(host, path).await?.as_str()) {
                 return Err(changed);
             }
             host.vault_trash(path).await.map_err(|e| format!("it could not be deleted: {e}"))
         }
         ChangeKind::Move => {
             let Some(to) = &record.change.to else { return Err("the journal lacks where it was moved".to_owned()) };
-            if !exists(host, to).await? {
+            allowed(to, &all, rules, access)?;
+            let Some(now) = all.iter().find(|e| e.path == *to && !e.is_folder) else {
                 return Err(format!("{to} is no longer there"));
-            }
-            if exists(host, path).await? {
+            };
+            if exists(&all, path) {
                 return Err(format!("{} exists again", path));
+            }
+            let Some(moved) = &record.after_hash else {
+                return Err(format!(
+                    "undo cannot check that {to} is the note the agent moved (too large to check, or recorded by an \
+older version); move it back yourself if it is"
+                ));
+            };
+            if now.size > MAX_MOVE_CHECK_BYTES || hash_now(host, to).await? != *moved {
+                return Err(format!("{to} is not the note the agent moved (changed since, or another one put there)"));
             }
             host.vault_rename(to, path).await.map_err(|e| format!("it could not be moved back: {e}"))
         }
         ChangeKind::Delete => {
             let Some(before) = &record.before else {
-                return Err("it was not a text note: restore it from the trash".to_owned());
+                return Err(
+                    "the journal holds no copy of its text (not a UTF-8 note): restore it from the trash".to_owned()
+                );
             };
-            if exists(host, path).await? {
+            if exists(&all, path) {
                 return Err(format!("{} exists again", path));
             }
             host.vault_create(path, before).await.map_err(|e| format!("it could not be recreated: {e}"))

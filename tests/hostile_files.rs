@@ -321,3 +321,37 @@ fn damaged_files_never_cost_data() {
         assert_eq!(w.host.paths(), paths, "{}: a second start changes nothing", case.name);
     }
 }
+
+/// Issue 32, point 8: a FIFO at `.smarthole/search-index.txt` or at an undo journal hung the host.
+#[test]
+fn a_fifo_where_the_search_index_or_an_undo_journal_belongs_is_set_aside_never_opened() {
+    let host = FakeHost::new();
+    host.put_note("Plan.md", "# Plan\nalpha\n");
+    host.put_special_file("search-index.txt", "fifo");
+    host.put_special_file("undo/m1.jsonl", "fifo");
+    let p =
+        processor_with(&host, smarthole_agent::Settings { auto_approve_tools: vec!["edit_file".into()], ..settings() });
+    p.start_search_index();
+    for _ in 0..200 {
+        if p.search_index_status().0 == "ready" {
+            break;
+        }
+        host.run_for(50);
+    }
+    assert_eq!(p.search_index_status().0, "ready", "built from the notes instead");
+    // A change whose undo record belongs where the other FIFO is.
+    let edit = json!({"path": "Plan.md", "operation": "replace", "old_text": "alpha", "new_text": "beta"});
+    let (out, is_error) = tool_call(&host, &p, "m1", "edit_file", edit);
+    assert!(!is_error, "{out}");
+    let report = host.run(p.undo_turn("m1"));
+    assert_eq!(report.restored, vec!["Plan.md".to_owned()], "{report:?}");
+    assert_eq!(host.note("Plan.md").unwrap(), "# Plan\nalpha\n");
+    assert!(host.unusual_touches().is_empty(), "never opened: {:?}", host.unusual_touches());
+    let aside: Vec<String> = host.special_files().into_iter().map(|(path, _)| path).collect();
+    assert_eq!(aside.len(), 2, "{aside:?}");
+    for (file, moved) in ["search-index.txt", "undo/m1.jsonl"].iter().zip(&aside) {
+        assert!(moved.starts_with(&format!("{file}.not-a-file-")), "{file} kept aside, renamed: {aside:?}");
+        let warned = format!("{file} set aside as {moved}: {file} is a FIFO (named pipe), not a regular file");
+        assert!(host.logs().iter().any(|(_, l)| l.starts_with(&warned)), "{warned}: {:?}", host.logs());
+    }
+}

@@ -169,3 +169,61 @@ fn the_copies_folder_must_be_a_folder_of_the_users_own() {
     }
     assert!(Settings { markdown_copies_folder: "".into(), ..copies_on() }.validate().is_ok(), "the vault's root");
 }
+
+/// The warnings the user was shown.
+fn warnings(host: &FakeHost) -> Vec<String> {
+    host.events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Notice { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_copy_whose_path_is_a_link_to_another_note_is_never_written_through() {
+    let host = FakeHost::new();
+    host.put_note("Notes/Plan.md", "# Plan\n");
+    let p = processor_with(&host, copies_on());
+    say(&host, &p, "a", "hello", "hi");
+    let (path, _) = copy(&host, &p);
+    // The copy replaced by a link to another note of the vault.
+    host.remove_note(&path);
+    let link = smarthole_agent::VaultEntry {
+        path: path.clone(),
+        kind: smarthole_agent::EntryKind::Plain,
+        real_path: Some("Notes/Plan.md".into()),
+        ..smarthole_agent::VaultEntry::default()
+    };
+    host.put_unusual(link, None);
+    say(&host, &p, "b", "and then", "more");
+    assert_eq!(host.note("Notes/Plan.md").unwrap(), "# Plan\n", "the note the link points to is untouched");
+    assert!(host.unusual_touches().is_empty(), "never read or written through the link: {:?}", host.unusual_touches());
+    let warned = warnings(&host);
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.contains(&format!("{path} is a link (to Notes/Plan.md)")) && w.contains("nothing was written")),
+        "{warned:?}"
+    );
+    assert_eq!(history(&host).iter().filter(|l| l.message_id == "b").count(), 2, "the turn is recorded");
+}
+
+#[test]
+fn a_copy_the_index_places_outside_the_copies_folder_goes_to_the_folder() {
+    let host = FakeHost::new();
+    host.put_note("Notes/Plan.md", "# Plan\n");
+    let p = processor_with(&host, copies_on());
+    say(&host, &p, "a", "hello", "hi");
+    // An index that names a note of the user's as the copy (edited, or forged).
+    let index = host.file("conversations/index.json").unwrap();
+    let (path, _) = copy(&host, &p);
+    host.put_file("conversations/index.json", &index.replace(&path, "Notes/Plan.md"));
+    let p = processor_with(&host, copies_on());
+    say(&host, &p, "b", "and then", "more");
+    assert_eq!(host.note("Notes/Plan.md").unwrap(), "# Plan\n");
+    let (again, text) = copy(&host, &p);
+    assert!(again.starts_with("Chats/"), "{again}");
+    assert!(text.contains("and then") && text.contains("more"), "{text}");
+}

@@ -12,6 +12,9 @@ use super::line::{HistoryLine, LineRole};
 use super::model::Conversation;
 use crate::llm::ContentBlock;
 use crate::message::MessageSource;
+use crate::vault::path::{protected_folders, PathError};
+use crate::vault::real::{locate, Access};
+use crate::vault::VaultEntry;
 
 /// The default folder of the copies.
 pub(crate) const DEFAULT_FOLDER: &str = "Chats";
@@ -44,6 +47,36 @@ pub(crate) fn note_path(folder: &str, conversation: &Conversation) -> String {
     } else {
         format!("{folder}/{name}.md")
     }
+}
+
+/// Where the copy at `path`, in the copies folder `folder` (both normalised), is really written,
+/// by the tools' rules for real locations (`vault::real`, from the listing): a link on the
+/// folder's way is followed and the host given the real path, but the copy itself must be a
+/// regular file of that folder or not exist yet. A link there would carry the transcript into
+/// whatever it points to; a folder, a special file, anything outside the vault or in a folder kept
+/// for the app is refused too. The error says why, for a warning; nothing is written then.
+pub(crate) fn real_copy_path(path: &str, folder: &str, all: &[VaultEntry]) -> Result<String, String> {
+    let kept = protected_folders(&[]);
+    let refused = |e: PathError| format!("{e}; nothing was written");
+    let real_folder = if folder.is_empty() {
+        String::new()
+    } else {
+        locate(folder, all, &kept, Access::Write, false).map_err(refused)?
+    };
+    let real = locate(path, all, &kept, Access::Write, false).map_err(refused)?;
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let expected = if real_folder.is_empty() { name.to_owned() } else { format!("{real_folder}/{name}") };
+    let entry = all.iter().find(|e| e.path == real);
+    if real != expected || entry.is_some_and(VaultEntry::is_unusual) {
+        return Err(format!(
+            "{path} is a link (to {real}), and a copy is written only to a regular file in the copies folder, so \
+nothing was written; remove the link, or choose another folder for the copies"
+        ));
+    }
+    if entry.is_some_and(|e| e.is_folder) {
+        return Err(format!("{path} is a folder; nothing was written"));
+    }
+    Ok(real)
 }
 
 /// A title made safe for a file name on every platform Obsidian runs on, and for links.

@@ -127,6 +127,7 @@ fn host_error(e: HostError) -> LlmError {
     match e {
         HostError::Aborted => LlmError::aborted(),
         HostError::Network(msg) | HostError::Io(msg) => LlmError::new(ErrorKind::Network, msg),
+        e @ HostError::NotAFile { .. } => LlmError::new(ErrorKind::Network, e.to_string()),
     }
 }
 

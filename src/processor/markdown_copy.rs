@@ -2,15 +2,17 @@
 //! copies, and on demand for any conversation (the export command). What to add is worked out by
 //! `conversation::markdown` from the note itself; this reads the history and writes the note.
 //! Copies are written in the background, in turn order (under the store's lock), and a copy that
-//! cannot be written is reported and never holds up or changes the history.
+//! cannot be written is reported and never holds up or changes the history. A copy is written
+//! only to a regular file in the copies folder, at its real location (never through a link).
 
 use super::error::ProcessorError;
 use super::pipeline::{loaded, Pipeline};
-use crate::conversation::markdown::{header, missing, note_path, Missing};
+use crate::conversation::markdown::{header, missing, note_path, real_copy_path, Missing};
 use crate::conversation::{ConversationStore, StoreError};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;
+use crate::vault::path::parent;
 
 /// Turns read from the end of the history before the whole of it: a copy kept up to date lacks
 /// only the newest turn.
@@ -41,15 +43,22 @@ impl<H: Host + 'static> Pipeline<H> {
     /// note's path.
     pub(super) async fn export_markdown(&self, id: &str) -> Result<String, ProcessorError> {
         self.initialize().await?;
-        let folder = self.settings().markdown_copies_folder.clone();
+        let setting = self.settings().markdown_copies_folder.clone();
+        // The settings refused a folder that does not normalise.
+        let folder = crate::vault::normalize(&setting, &[]).unwrap_or(setting);
         let host = &self.inner.host;
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;
         let conversation = store.find(host, id).await?.ok_or_else(|| StoreError::Unknown(id.to_owned()))?;
-        let path = conversation.markdown_copy.clone().unwrap_or_else(|| note_path(&folder, &conversation));
+        // The copy kept with the conversation, while it is in the copies folder (a new folder
+        // chosen since, or an index naming another note, starts a copy in the folder).
+        let kept = conversation.markdown_copy.clone().filter(|p| parent(p) == folder);
+        let path = kept.unwrap_or_else(|| note_path(&folder, &conversation));
         let failed = |reason: String| ProcessorError::MarkdownCopy { path: path.clone(), reason };
+        let all = host.vault_list(false).await.map_err(|e| failed(format!("the vault could not be listed: {e}")))?;
+        let real = real_copy_path(&path, &folder, &all).map_err(failed)?;
         // A note that cannot be read is taken as absent: creating it then fails if it is there.
-        let existing = host.vault_read(&path).await.ok();
+        let existing = host.vault_read(&real).await.ok();
         let text = match lacking(store, host, id, existing.as_deref().unwrap_or("")).await? {
             Some(text) => text,
             None => return Ok(path),
@@ -57,7 +66,7 @@ impl<H: Host + 'static> Pipeline<H> {
         match existing {
             None => {
                 let note = format!("{}{text}", header(&conversation));
-                host.vault_create(&path, &note).await.map_err(|e| failed(e.to_string()))?;
+                host.vault_create(&real, &note).await.map_err(|e| failed(e.to_string()))?;
             }
             Some(note) => {
                 // Added at the end, never rewritten, a blank line apart from what is there.
@@ -66,7 +75,7 @@ impl<H: Host + 'static> Pipeline<H> {
                     (false, true) => "\n",
                     (false, false) => "\n\n",
                 };
-                host.vault_append(&path, &format!("{gap}{text}")).await.map_err(|e| failed(e.to_string()))?;
+                host.vault_append(&real, &format!("{gap}{text}")).await.map_err(|e| failed(e.to_string()))?;
             }
         }
         if conversation.markdown_copy.as_deref() != Some(path.as_str()) {

@@ -451,7 +451,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// when it is as the turn left it; says which were restored and which refused, and why.
     pub async fn undo_turn(&self, message_id: &str) -> crate::vault::diff::UndoReport {
         let host = &self.pipeline.inner.host;
-        let report = crate::undo::undo_turn(host, message_id).await;
+        let report = crate::undo::undo_turn(host, message_id, &self.settings()).await;
         host.emit(&crate::event::Event::TurnUndone { report: Box::new(report.clone()) });
         report
     }

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use super::budget::Budget;
 use super::scope::{searchable, Scope, KEPT_SCOPES};
+use crate::bounded::{read_bounded, Bounded};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -282,11 +283,8 @@ impl SearchIndex {
     /// build starts from nothing, and says so in the log).
     async fn load<H: Host>(&self, host: &H, settings: &Settings) {
         let ceiling = u64::from(settings.search_index_max_mb) * 1024 * 1024;
-        match host.file_size(INDEX_FILE).await {
-            Ok(Some(size)) if size <= ceiling.saturating_mul(2) => {}
-            _ => return,
-        }
-        let Ok(Some(text)) = host.read_file(INDEX_FILE).await else { return };
+        // Past twice the ceiling it is not read (rebuilt instead); not a regular file, set aside.
+        let Ok(Bounded::Text(text)) = read_bounded(host, INDEX_FILE, ceiling.saturating_mul(2)).await else { return };
         // Read a piece at a time (10,000 notes held the event loop for 0.7 s in one go).
         let mut pace = Budget::unbounded(host);
         let read = match TextReader::new(&text) {

@@ -13,6 +13,7 @@ mod integrations;
 mod needs_input;
 mod note_paths;
 mod notes;
+mod review;
 mod schedule;
 mod scope;
 mod send_message;

@@ -10,16 +10,12 @@ use super::args::Args;
 use super::budget::{thousands, TOOL_BUDGET_MS};
 use super::call::{tool_def, ToolContext, ToolOutput};
 use super::note_paths::{checked, entries, protected, real, Step};
-use std::cell::RefCell;
-use std::rc::Rc;
+use super::review::{approved, exact_note, io, proposal, record_applied, review_and_apply, size_words, timed_proposal};
 
-use crate::approval::{ApprovalAsk, ApprovalOutcome};
-use crate::event::Event;
 use crate::host::Host;
-use crate::host_types::LogLevel;
 use crate::llm::ToolDef;
-use crate::undo::{self, UndoRecord};
-use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
+use crate::undo::MAX_MOVE_CHECK_BYTES;
+use crate::vault::diff::{bytes_hash, content_hash, ChangeKind, ProposedChange};
 use crate::vault::path::{is_protected, parent, with_note_extension};
 use crate::vault::real::Access;
 use crate::vault::resolve::{existing, find};
@@ -184,172 +180,6 @@ async fn existing_file<H: Host>(ctx: &ToolContext<'_, H>, path: &str, access: Ac
     Ok(entry)
 }
 
-/// Waits for the user's yes unless the tool is auto-approved or approved for the conversation;
-/// gives the hunks of `change` accepted (all of them unless the user chose some).
-async fn approved<H: Host>(
-    ctx: &ToolContext<'_, H>,
-    action: &str,
-    summary: String,
-    details: Value,
-    change: Option<&ProposedChange>,
-) -> Step<Vec<usize>> {
-    let all: Vec<usize> = change.map_or(Vec::new(), |c| c.hunks.iter().map(|h| h.number).collect());
-    if ctx.settings.auto_approve_tools.iter().any(|t| t == action) {
-        return Ok(all);
-    }
-    let ask = ApprovalAsk {
-        action: action.to_owned(),
-        summary: summary.clone(),
-        details,
-        change: change.cloned(),
-        tool_use_id: Some(ctx.tool_use_id.to_owned()).filter(|id| !id.is_empty()),
-    };
-    match (ctx.approve)(ask).await {
-        ApprovalOutcome::Approved(hunks) => Ok(hunks.unwrap_or(all)),
-        ApprovalOutcome::Rejected => Err(ToolOutput::error(format!(
-            "The user rejected this: {summary}. Nothing was changed; do not try again unless they ask."
-        ))),
-        ApprovalOutcome::Expired => Err(ToolOutput::error(format!(
-            "No answer from the user within 5 minutes, so this was not done: {summary}. Nothing was changed."
-        ))),
-    }
-}
-
-/// The change from `base` to `new` of a note, as proposed.
-fn proposal(kind: ChangeKind, path: &str, base: &str, new: &str) -> ProposedChange {
-    ProposedChange { kind, path: path.to_owned(), to: None, base_hash: content_hash(base), hunks: diff(base, new) }
-}
-
-/// [`proposal`], with the diff's time in a debug log line (what bench/diff.mjs reads).
-fn timed_proposal<H: Host>(
-    ctx: &ToolContext<'_, H>,
-    kind: ChangeKind,
-    path: &str,
-    base: &str,
-    new: &str,
-) -> ProposedChange {
-    let start = ctx.host.now_ms();
-    let change = proposal(kind, path, base, new);
-    let ms = ctx.host.now_ms().saturating_sub(start);
-    ctx.host.log(
-        LogLevel::Debug,
-        &format!("diff of {path} ({} bytes): {} hunks in {ms} ms", base.len(), change.hunks.len()),
-    );
-    change
-}
-
-/// "+3 −1 lines in 2 hunks": a change's size, for the card's summary.
-fn size_words(change: &ProposedChange) -> String {
-    let count = |kind| change.hunks.iter().flat_map(|h| &h.lines).filter(|l| l.kind == kind).count();
-    let n = change.hunks.len();
-    format!(
-        "+{} −{} lines in {n} hunk{}",
-        count(LineKind::Added),
-        count(LineKind::Removed),
-        if n == 1 { "" } else { "s" }
-    )
-}
-
-/// Asks for an edit or overwrite and applies the accepted hunks atomically, against the content
-/// the diff was made from only; records its undo and tells the UI. Gives `None` when every hunk
-/// was applied, else what was ("hunks 1 and 3 applied, 2 rejected") and the note's content now.
-async fn review_and_apply<H: Host>(
-    ctx: &ToolContext<'_, H>,
-    action: &str,
-    summary: String,
-    details: Value,
-    base: String,
-    change: ProposedChange,
-) -> Step<Option<String>> {
-    let accepted = approved(ctx, action, summary, details, Some(&change)).await?;
-    let applied = applied_words(change.hunks.len(), &accepted);
-    if accepted.is_empty() {
-        return Err(ToolOutput::error(format!(
-            "The user accepted none of the change to {}: {applied}. Nothing was changed.",
-            change.path
-        )));
-    }
-    let outcome = Rc::new(RefCell::new(Applied::Unchanged));
-    let seen = Rc::clone(&outcome);
-    let (hunks, picked) = (change.hunks.clone(), accepted.clone());
-    ctx.host
-        .vault_process(
-            &change.path,
-            Box::new(move |text| {
-                // The content the diff was made from, compared whole (its hash is the request's).
-                if text != base {
-                    *seen.borrow_mut() = Applied::Conflict;
-                    return None;
-                }
-                let new = apply_hunks(text, &hunks, &picked);
-                *seen.borrow_mut() =
-                    Applied::Done { before: text.to_owned(), after_hash: content_hash(&new), after: new.clone() };
-                Some(new)
-            }),
-        )
-        .await
-        .map_err(io("change the note"))?;
-    let outcome = outcome.borrow_mut().clone();
-    match outcome {
-        Applied::Conflict => Err(ToolOutput::error(format!(
-            "{} changed after this change was proposed, so nothing was written (conflict). Read it again and propose the change anew.",
-            change.path
-        ))),
-        Applied::Unchanged => Err(ToolOutput::error(format!("{} was not changed.", change.path))),
-        Applied::Done { before, after_hash, after } => {
-            let partial = (accepted.len() < change.hunks.len()).then(|| partial_words(&applied, &after));
-            record_applied(ctx, change, accepted, Some(before), Some(after_hash)).await;
-            Ok(partial)
-        }
-    }
-}
-
-/// Longest note content the model is given back after a partial apply (past it, it reads again).
-const SHOW_AFTER_PARTIAL_CHARS: usize = 4000;
-
-/// What a partial apply tells the model: which hunks, and what the note holds now (it cannot
-/// guess which of its changes stand).
-fn partial_words(applied: &str, after: &str) -> String {
-    if after.len() <= SHOW_AFTER_PARTIAL_CHARS {
-        format!("{applied}. The note now reads:\n{after}")
-    } else {
-        format!("{applied}. Read it again to see what it holds now.")
-    }
-}
-
-/// What the atomic apply found.
-#[derive(Clone)]
-enum Applied {
-    Unchanged,
-    Conflict,
-    Done { before: String, after_hash: String, after: String },
-}
-
-/// An applied change: recorded with what reverses it (in the turn's undo journal) and shown to
-/// the UI (the diff and the hunks, at the tool call's chip, with Undo).
-async fn record_applied<H: Host>(
-    ctx: &ToolContext<'_, H>,
-    change: ProposedChange,
-    applied_hunks: Vec<usize>,
-    before: Option<String>,
-    after_hash: Option<String>,
-) {
-    let record =
-        UndoRecord { change, applied_hunks, before, after_hash, tool_use_id: ctx.tool_use_id.clone(), undone: false };
-    undo::record(ctx.host, &ctx.message.id, &record).await;
-    ctx.host.emit(&Event::ChangeApplied {
-        message_id: ctx.message.id.clone(),
-        conversation_id: ctx.message.named_conversation(),
-        tool_use_id: record.tool_use_id,
-        change: Box::new(record.change),
-        applied_hunks: record.applied_hunks,
-    });
-}
-
-fn io<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> ToolOutput + '_ {
-    move |e| ToolOutput::error(format!("Could not {what}: {e}."))
-}
-
 async fn read_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
     let file = existing_file(ctx, &args.string("path"), Access::Read).await?;
     let text = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
@@ -404,7 +234,7 @@ async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Tool
     match found {
         Some(entry) if entry.is_folder => Err(ToolOutput::error(format!("{} is a folder.", entry.path))),
         Some(entry) => {
-            let base = ctx.host.vault_read(&entry.path).await.map_err(io("read the note"))?;
+            let base = exact_note(ctx, &entry.path).await?;
             if base == content {
                 return Ok(ToolOutput::ok(format!("{} already has this content; it was not changed.", entry.path)));
             }
@@ -456,7 +286,7 @@ async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
         },
     };
     let file = existing_file(ctx, &args.string("path"), Access::Write).await?;
-    let base = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
+    let base = exact_note(ctx, &file.path).await?;
     let new =
         apply(&edit, &base, &file.path).map_err(|e| ToolOutput::error(format!("{e}. The note was not changed.")))?;
     if new == base {
@@ -490,9 +320,10 @@ async fn create_folder<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<T
 
 async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
     let file = existing_file(ctx, &args.string("path"), Access::Entry).await?;
-    // A text note's content is kept for undo (and shown as removed lines); other files are not.
+    // A text note's content is kept for undo (and shown as removed lines); other files are not,
+    // nor a note that is not UTF-8 (its text would not give its bytes back).
     let before = if SEARCHABLE.iter().any(|ext| fold_case(&file.path).ends_with(ext)) {
-        ctx.host.vault_read(&file.path).await.ok()
+        ctx.host.vault_read_bytes(&file.path).await.ok().and_then(|bytes| String::from_utf8(bytes).ok())
     } else {
         None
     };
@@ -504,8 +335,8 @@ async fn delete_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<Too
     approved(ctx, "delete_file", summary, json!({"path": file.path}), Some(&change)).await?;
     if before.is_some() {
         // Deleted only as it was proposed: a note changed meanwhile is left for a new look.
-        let now = ctx.host.vault_read(&file.path).await.map_err(io("read the note"))?;
-        if content_hash(&now) != change.base_hash {
+        let now = ctx.host.vault_read_bytes(&file.path).await.map_err(io("read the note"))?;
+        if bytes_hash(&now) != change.base_hash {
             return Err(ToolOutput::error(format!(
                 "{} changed after its deletion was proposed, so it was not deleted (conflict).",
                 file.path
@@ -559,8 +390,14 @@ async fn move_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolO
     if !folder.is_empty() && !all.iter().any(|e| e.is_folder && e.path == folder) {
         ctx.host.vault_create_folder(folder).await.map_err(io("create the target folder"))?;
     }
+    // What was moved, for undo to check it moves back that and nothing else.
+    let moved = if file.size <= MAX_MOVE_CHECK_BYTES {
+        ctx.host.vault_read_bytes(&file.path).await.ok().map(|bytes| bytes_hash(&bytes))
+    } else {
+        None
+    };
     ctx.host.vault_rename(&file.path, &target).await.map_err(io("move the note"))?;
-    record_applied(ctx, change, Vec::new(), None, None).await;
+    record_applied(ctx, change, Vec::new(), None, moved).await;
     Ok(ToolOutput::ok(format!("Moved {} to {target}.", file.path)))
 }
 

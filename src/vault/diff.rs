@@ -109,8 +109,13 @@ pub struct UndoReport {
 }
 
 /// The hash a change's base is checked against.
-pub(crate) fn content_hash(text: &str) -> String {
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+pub fn content_hash(text: &str) -> String {
+    bytes_hash(text.as_bytes())
+}
+
+/// The same hash of a file's exact bytes (what undo checks a note, or a moved file, against).
+pub(crate) fn bytes_hash(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A text's lines, each with its line break (the last may have none).

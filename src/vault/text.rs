@@ -23,6 +23,15 @@ pub(crate) enum EditError {
     BadRange { path: String, start: usize, end: usize, lines: usize },
     #[error("this edit would make {path} {bytes} bytes long, over the {MAX_NOTE_BYTES} bytes a note may have; replace fewer occurrences or a shorter text")]
     TooLarge { path: String, bytes: u64 },
+    #[error("{path} is not valid UTF-8 text (byte {at} is not: the note is in another encoding, or damaged), and the agent changes only UTF-8 notes, so that no byte it did not edit is ever rewritten")]
+    NotUtf8 { path: String, at: usize },
+}
+
+/// A note's bytes as its exact text, or why not: a note that is not valid UTF-8 is never edited
+/// (decoded, each bad sequence would become U+FFFD, and writing the edit back would rewrite bytes
+/// no edit touched).
+pub(crate) fn exact_text(bytes: Vec<u8>, path: &str) -> Result<String, EditError> {
+    String::from_utf8(bytes).map_err(|e| EditError::NotUtf8 { path: path.to_owned(), at: e.utf8_error().valid_up_to() })
 }
 
 /// Refuses a result of `bytes` bytes over the limit, unless the note was already that large

@@ -310,6 +310,10 @@ impl Host for JsHost {
 
     async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError> {
         let value = settle(self.object.file_size(path)).await?;
+        // A string: what the path is when it is not a regular file (`fifo`, `folder`…).
+        if let Some(kind) = value.as_string() {
+            return Err(HostError::not_a_file(path, &kind));
+        }
         Ok(value.as_f64().filter(|n| n.is_finite() && *n >= 0.0).map(|n| n as u64))
     }
 

@@ -491,8 +491,10 @@ export interface CoreHost {
   listDir(dir: string): Promise<string[]>;
   removeFile(path: string): Promise<void>;
   renameFile(from: string, to: string): Promise<void>;
-  /** The file's size in bytes, null when it does not exist (asked before every read). */
-  fileSize(path: string): Promise<number | null>;
+  /** The file's size in bytes, null when it does not exist (asked before every read); what it
+   *  is when it is not a regular file ("fifo", "socket", "device", "folder"; never opened, the
+   *  core sets it aside). readFile and appendFile never open such a file either. */
+  fileSize(path: string): Promise<number | string | null>;
   /** Every file and folder of the vault, paths relative to its root (hidden folders left out).
    * Links are reported with their kind and real path, not walked through; the content of
    * folders linked from outside only when followLinkedFolders. */

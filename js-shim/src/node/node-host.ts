@@ -1,8 +1,10 @@
-// The core's host on Node: `.smarthole/` on a real folder (write, fsync, rename), `fetch` with an
+// The core's host on Node: `.smarthole/` on a real folder (write, fsync, rename; nothing opened
+// that is not a regular file, core/data-file.ts), `fetch` with an
 // AbortController, callbacks for events and logs, and the links (hub sockets on `ws`, MCP over
 // stdio or HTTP, the agent API on node:http) wired as every host wires them (core/links.ts). It
 // makes no decisions: the core tells it exactly what to do.
-import { mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
+import * as fs from "node:fs/promises";
+import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import WebSocket from "ws";
 import type { CoreEvent, CoreHost, HttpHandle, HttpRequestSpec, LogLevel, McpServerInfo, VaultEntry } from "smarthole-core";
@@ -13,6 +15,7 @@ import { stdioTransport } from "../core/mcp-stdio.ts";
 import { CoreLinks } from "../core/links.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
+import { appendRegular, readRegular, sizeOrKind } from "../core/data-file.ts";
 
 /** Larger than the hub's 1 MB limit on purpose: an oversized frame reaches the core, which logs
  * and drops it, instead of the socket library closing the connection. */
@@ -66,12 +69,7 @@ export class NodeHost implements CoreHost {
   }
 
   async readFile(relative: string): Promise<string | null> {
-    try {
-      return await readFile(this.resolve(relative), "utf8");
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+    return readRegular(fs, this.resolve(relative), relative);
   }
 
   async writeFileAtomic(relative: string, text: string): Promise<void> {
@@ -83,13 +81,7 @@ export class NodeHost implements CoreHost {
   async appendFile(relative: string, text: string): Promise<void> {
     const full = this.resolve(relative);
     await this.ensureDir(path.dirname(full));
-    const handle = await open(full, "a");
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await appendRegular(fs, full, text, relative);
   }
 
   async listDir(relative: string): Promise<string[]> {
@@ -112,13 +104,9 @@ export class NodeHost implements CoreHost {
     await rename(this.resolve(from), target);
   }
 
-  async fileSize(relative: string): Promise<number | null> {
-    try {
-      return (await stat(this.resolve(relative))).size;
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+  /** The size, or what the path is when it is not a regular file (never opened then). */
+  fileSize(relative: string): Promise<number | string | null> {
+    return sizeOrKind(fs, this.resolve(relative));
   }
 
   /** The vault's changes, for the core's search index (`vaultChanged`). */

@@ -8,8 +8,9 @@
 // existing ancestor) and refuses anything whose real location leaves the vault or enters one of
 // its hidden folders; files inside folders linked from outside (listed only when the core asks to
 // follow them) may be read, never written. Nothing that is not a regular file is ever opened
-// (O_NONBLOCK, then fstat), so a FIFO named `x.md` cannot hang a read. Errors name paths relative
-// to the vault, never its absolute location.
+// (O_NONBLOCK, then fstat), so a FIFO named `x.md` cannot hang a read; a note that is not valid
+// UTF-8 is never rewritten (vaultProcess refuses it). Errors name paths relative to the vault,
+// never its absolute location.
 //
 // Differences from Obsidian: moving a note does not rewrite links to it, and there is no editor,
 // so no active note.
@@ -28,6 +29,8 @@ const TRASH = ".trash";
 const HIDDEN = [".obsidian", ".smarthole", ".git", ".trash"];
 /** Deepest folder nesting listed (a guard, not a limit anyone meets). */
 const MAX_DEPTH = 64;
+/** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
+const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 type Access = "read" | "write";
 
@@ -138,6 +141,17 @@ export class NodeVault implements VaultIO {
   /** Reads a regular file; anything else is refused without blocking on it. */
   private async readRegular(real: string, relative: string): Promise<string> {
     return this.withRegular(real, relative, (handle) => handle.readFile("utf8"));
+  }
+
+  /** A regular file's exact text for a rewrite: one that is not valid UTF-8 is refused (decoded,
+   * each bad byte would become U+FFFD, and the write would replace bytes no edit touched). */
+  private async readExact(real: string, relative: string): Promise<string> {
+    const bytes = await this.withRegular(real, relative, (handle) => handle.readFile());
+    try {
+      return EXACT_UTF8.decode(bytes);
+    } catch {
+      throw new Error(`${relative} is not valid UTF-8 text; it was not changed`);
+    }
   }
 
   /** Opens a regular file only (never a FIFO, socket or device, never through a link) to read it. */
@@ -288,7 +302,7 @@ export class NodeVault implements VaultIO {
   vaultProcess(relative: string, edit: (text: string) => string | undefined): Promise<boolean> {
     return this.scrubbed(async () => {
       const full = await this.existing(relative, "write");
-      const next = edit(await this.readRegular(full, relative));
+      const next = edit(await this.readExact(full, relative));
       if (next === undefined) return false;
       await writeFileAtomic(full, next);
       return true;

@@ -1,6 +1,7 @@
 // Files and HTTP for the core inside Obsidian. `.smarthole/` is a hidden folder, reached through
-// the vault adapter. On desktop, writes go through Node's fs for a real atomic write (temp file,
-// fsync, rename); elsewhere (the mobile app) the adapter's steps, which a crash can split: see
+// the vault adapter. On desktop, reads, sizes and writes go through Node's fs: a real atomic write
+// (temp file, fsync, rename), and nothing opened that is not a regular file (core/data-file.ts: a
+// FIFO would block); elsewhere (the mobile app) the adapter's steps, which a crash can split: see
 // writeFileAtomic and recover. Model requests stream with fetch (the browser-access header comes from the
 // core) and fall back to requestUrl when streaming is off or the request is blocked.
 import { FileSystemAdapter, Platform, normalizePath, requestUrl, type App, type DataAdapter } from "obsidian";
@@ -8,6 +9,7 @@ import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
 import type { HostIO } from "../core/runtime.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
 import { RealLocator } from "./real-location.ts";
+import { appendRegular, readRegular, sizeOrKind } from "../core/data-file.ts";
 
 /** The plugin's data folder, at the vault's root. */
 export const DATA_DIR = ".smarthole";
@@ -51,12 +53,16 @@ export class ObsidianIO implements HostIO {
 
   async readFile(relative: string): Promise<string | null> {
     const path = this.path(relative);
+    // Desktop: through Node's fs, opened only if it is a regular file (a FIFO would block).
+    if (this.node) return readRegular(this.node.fs, this.node.full(path), relative);
     if ((await this.adapter.exists(path)) || (await this.recover(path))) return this.adapter.read(path);
     return null;
   }
 
-  async fileSize(relative: string): Promise<number | null> {
+  /** The size; on desktop, what the path is when it is not a regular file (never opened then). */
+  async fileSize(relative: string): Promise<number | string | null> {
     const path = this.path(relative);
+    if (this.node) return sizeOrKind(this.node.fs, this.node.full(path));
     const stat = (await this.adapter.stat(path)) ?? ((await this.recover(path)) ? await this.adapter.stat(path) : null);
     return stat?.size ?? null;
   }
@@ -120,13 +126,7 @@ export class ObsidianIO implements HostIO {
     await this.ensureParent(path);
     if (this.node) {
       await this.locator?.checkData(this.node.full(path), DATA_DIR);
-      const handle = await this.node.fs.open(this.node.full(path), "a");
-      try {
-        await handle.writeFile(text, "utf8");
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await appendRegular(this.node.fs, this.node.full(path), text, relative);
       return;
     }
     if (await this.adapter.exists(path)) await this.adapter.append(path, text);

@@ -1,12 +1,16 @@
 // The notes, through Obsidian's own API so that the editor, the file explorer and links stay in
 // step: Vault.create/process, FileManager.trashFile (the user's trash setting) and renameFile
-// (links updated). Paths arrive normalised and checked by the core. On desktop, the listing says
+// (links updated). Paths arrive normalised and checked by the core; a note that is not valid UTF-8
+// is never rewritten (vaultProcess refuses it). On desktop, the listing says
 // what each symbolic link really is and every operation checks the real location first
 // (real-location.ts); on mobile there are no symbolic links.
 import { TFile, TFolder, type App, type TAbstractFile } from "obsidian";
 import type { VaultEntry } from "smarthole-core";
 import type { VaultIO } from "../core/runtime.ts";
 import { RealLocator } from "./real-location.ts";
+
+/** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
+const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export class ObsidianVault implements VaultIO {
   private readonly locator: RealLocator | null;
@@ -82,6 +86,14 @@ export class ObsidianVault implements VaultIO {
 
   vaultProcess(path: string, edit: (text: string) => string | undefined): Promise<boolean> {
     return this.guarded([path], "write", async () => {
+      // Vault.process decodes the note itself, each byte that is not UTF-8 as U+FFFD: writing
+      // that back would rewrite bytes no edit touched, so such a note is refused first.
+      const bytes = await this.app.vault.readBinary(this.file(path));
+      try {
+        EXACT_UTF8.decode(bytes);
+      } catch {
+        throw new Error(`${path} is not valid UTF-8 text; it was not changed`);
+      }
       let written = false;
       await this.app.vault.process(this.file(path), (data) => {
         const next = edit(data);

@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 
+use super::bodies::{answer_body, list_body};
 use super::frames::{notification_frame, shorten_to_plain_text, Priority};
 use super::memory::HubMemory;
 use crate::host_types::Millis;
@@ -24,10 +25,6 @@ const MIN_GAP_MS: Millis = 1_200;
 /// In a burst, one notification per this much time: ten a minute, evenly, so a long burst never
 /// fills the hub's queue and each notification carries a few answers rather than many.
 pub(crate) const BURST_SPACING_MS: Millis = 6_500;
-/// Longest single answer body, in characters (the hub shows a desktop notification).
-pub(crate) const ANSWER_BODY_CHARS: usize = 240;
-/// Longest body of a notification that lists several answers.
-const LIST_BODY_CHARS: usize = 900;
 /// Most answers one notification lists, each by name; the rest wait for the next slot.
 pub(crate) const LIST_MAX_ITEMS: usize = 20;
 /// While no id the hub knows can carry a notification yet (a message's ack is about to go out),
@@ -35,8 +32,6 @@ pub(crate) const LIST_MAX_ITEMS: usize = 20;
 const HOLD_RETRY_MS: Millis = 500;
 /// …for at most this long; then it goes under its own id.
 const HOLD_MAX_MS: Millis = 10_000;
-/// What a shortened answer says about where the rest is.
-pub(crate) const FULL_ANSWER_POINTER: &str = " (full answer in Obsidian)";
 
 /// An answer (or question, or error) waiting for its notification.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,7 +171,8 @@ impl Pacer {
         let (title, body) = if answers.len() == 1 {
             (self.single_title(base_title, &newest.request), answer_body(&newest.text))
         } else {
-            (self.unused(format!("{base_title}: {} answers", answers.len())), list_body(&answers))
+            let items: Vec<(&str, &str)> = answers.iter().map(|a| (a.request.as_str(), a.text.as_str())).collect();
+            (self.unused(format!("{base_title}: {} answers", answers.len())), list_body(&items))
         };
         self.titles.push_back((title.clone(), now));
         self.sent.push_back(now);
@@ -212,37 +208,6 @@ impl Pacer {
         }
         (2..).map(|n| format!("{title} ({n})")).find(|t| !self.used(t)).unwrap_or(title)
     }
-}
-
-/// An answer as a notification body: plain text, shortened, saying where the rest is when cut.
-pub(crate) fn answer_body(text: &str) -> String {
-    let whole = shorten_to_plain_text(text, ANSWER_BODY_CHARS);
-    if !whole.ends_with('…') {
-        return whole;
-    }
-    let budget = ANSWER_BODY_CHARS - FULL_ANSWER_POINTER.chars().count();
-    format!("{}{FULL_ANSWER_POINTER}", shorten_to_plain_text(text, budget))
-}
-
-/// Several answers (at most [`LIST_MAX_ITEMS`]) in one body: each request's gist with its
-/// answer's gist, one per line.
-fn list_body(answers: &[Answer]) -> String {
-    let per_item = (LIST_BODY_CHARS / answers.len().max(1)).max(40);
-    let request_chars = (per_item / 3).clamp(12, 40);
-    let mut lines: Vec<String> = answers
-        .iter()
-        .map(|a| {
-            let request = shorten_to_plain_text(&a.request, request_chars);
-            let answer = shorten_to_plain_text(&a.text, per_item.saturating_sub(request.chars().count() + 4));
-            if request.is_empty() {
-                format!("• {answer}")
-            } else {
-                format!("• {request}: {answer}")
-            }
-        })
-        .collect();
-    lines.push("Full answers in Obsidian.".to_owned());
-    lines.join("\n")
 }
 
 #[cfg(test)]
@@ -378,20 +343,6 @@ mod tests {
     }
 
     #[test]
-    fn a_long_answer_says_where_the_rest_is() {
-        let body = answer_body(&"word ".repeat(100));
-        assert!(body.ends_with(FULL_ANSWER_POINTER), "{body}");
-        assert!(body.chars().count() <= ANSWER_BODY_CHARS);
-        assert_eq!(answer_body("Short."), "Short.");
-        let many: Vec<Answer> = (0..LIST_MAX_ITEMS).map(answer).collect();
-        let body = list_body(&many);
-        assert!(body.chars().count() <= LIST_BODY_CHARS + 100, "{body}");
-        for i in 0..LIST_MAX_ITEMS {
-            assert!(body.contains(&format!("answer number {i}")), "{i}: {body}");
-        }
-    }
-
-    #[test]
     fn an_answer_the_hub_forgot_waits_for_an_ack_to_go_under_for_a_while_then_goes_under_its_own() {
         let mut memory = HubMemory::default();
         for i in 1..=80 {
@@ -417,11 +368,7 @@ mod tests {
     #[test]
     fn answers_at_once_go_at_most_twenty_a_notification_each_named_under_an_id_the_hub_knows() {
         let mut pacer = Pacer::default();
-        let mut memory = HubMemory::default();
-        for i in 0..110 {
-            memory.routed(&format!("m{i}"));
-            memory.answered(&format!("m{i}"));
-        }
+        let memory = knowing(110);
         let mut sent = Vec::new();
         let mut wake = None;
         for i in 0..110 {

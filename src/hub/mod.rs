@@ -2,6 +2,7 @@
 //! connection state machine, how answers are paced and titled on the hub's screen, and which
 //! message ids the hub still knows. The socket itself is the shim's.
 
+pub(crate) mod bodies;
 pub(crate) mod client;
 pub(crate) mod config;
 pub(crate) mod display;

@@ -155,6 +155,8 @@ test("the hub restarts and the answer finishes after registering again: notice, 
   hub = await startHub({ port });
   hubs.push(hub);
   await hub.waitFor(() => hub.clients().length === 1, 15_000, "registered with the new hub");
+  // The plugin has read the new hub's answer, not only sent its registration.
+  await waitFor(() => child.stderrText.split("[hub connected]").length === 3, 10_000, "connected again");
   release();
   await waitFor(() => timesRecorded(vault, "summarise my week") === 1, 10_000, "recorded");
   await waitFor(() => /SmartHole hub unavailable\. Answer to “summarise my week”: Your week: three meetings and a dentist visit\./.test(child.stderrText), 10_000, "the notice in Obsidian").catch((error) => {

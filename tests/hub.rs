@@ -367,6 +367,26 @@ fn eight_server_errors_tell_the_hub_the_waits_then_the_answer_never_to_try_again
 }
 
 #[test]
+fn a_wait_to_try_again_while_the_hub_is_away_is_not_sent_late() {
+    let host = FakeHost::new();
+    host.script((0..4).map(|_| Reply::error(500, "api_error")));
+    host.script([Reply::text("Added milk.")]);
+    let p = processor(&host);
+    let first = host.last_hub_socket().unwrap();
+    p.hub_frame(first, &routed("msg-away", "add milk to my list"));
+    host.run_for(100);
+    p.hub_closed(first, "connection lost (1006)");
+    run_until(&host, 30_000, || {
+        host.events().iter().any(|e| matches!(e, Event::Notice { text, .. } if text.starts_with("Waiting")))
+    });
+    let second = next_socket(&host, first);
+    p.hub_opened(second);
+    p.hub_frame(second, REGISTERED);
+    run_until(&host, 5 * 60_000, || !bodies(&host).is_empty());
+    assert_eq!(bodies(&host), ["Added milk."]);
+}
+
+#[test]
 fn a_failure_that_is_not_tried_again_still_tells_the_hub_the_error() {
     let host = FakeHost::new();
     host.script([Reply::error(401, "authentication_error")]);

@@ -182,9 +182,11 @@ impl<H: Host + 'static> Pipeline<H> {
 
     /// A hub message that failed for a passing reason and waits to be tried again: the hub says
     /// what the chat says (`wait`), never to try again later (the user would send it twice); the
-    /// answer follows when it comes.
+    /// answer follows when it comes. Only while the hub can show it: sent after a reconnect it
+    /// would be stale, and Obsidian's notice says it already.
     pub(super) fn notify_hub_of_retry(&self, message: &RoutedMessage, wait: &str) {
-        if !message.from_hub() {
+        let connected = self.inner.hub.status().0 == HubStatus::Connected;
+        if !message.from_hub() || !connected || !self.inner.hub.memory.borrow().can_show(&message.id) {
             return;
         }
         let (settings, at) = (self.settings(), message_time(&self.inner.host, message));

@@ -115,9 +115,14 @@ impl<H: Host + 'static> Pipeline<H> {
             );
             self.show_in_obsidian(request, &answer_body(text));
         }
+        self.pace(answer, title);
+    }
+
+    /// Offers an answer to the pacer, on the live connection, and does what it says.
+    fn pace(&self, answer: Answer, title: &str) {
         let paced = {
             let memory = self.inner.hub.memory.borrow();
-            self.inner.hub.pacer.borrow_mut().offer(answer, title, host.now_ms(), &memory)
+            self.inner.hub.pacer.borrow_mut().offer(answer, title, self.inner.host.now_ms(), &memory)
         };
         match paced {
             Paced::Now(ready) => {
@@ -182,15 +187,20 @@ impl<H: Host + 'static> Pipeline<H> {
 
     /// A hub message that failed for a passing reason and waits to be tried again: the hub says
     /// what the chat says (`wait`), never to try again later (the user would send it twice); the
-    /// answer follows when it comes. Only while the hub can show it: sent after a reconnect it
-    /// would be stale, and Obsidian's notice says it already.
+    /// answer follows when it comes. Only while connected (queued, it would arrive stale after a
+    /// reconnect), and with no notice of its own: Obsidian's notice of the wait says it already.
     pub(super) fn notify_hub_of_retry(&self, message: &RoutedMessage, wait: &str) {
-        let connected = self.inner.hub.status().0 == HubStatus::Connected;
-        if !message.from_hub() || !connected || !self.inner.hub.memory.borrow().can_show(&message.id) {
+        if !message.from_hub() || self.inner.hub.status().0 != HubStatus::Connected {
             return;
         }
-        let (settings, at) = (self.settings(), message_time(&self.inner.host, message));
-        self.notify_hub(&settings, &message.id, &message.text, &format!("{wait}."), Priority::Normal, at);
+        let answer = Answer {
+            message_id: message.id.clone(),
+            request: message.text.clone(),
+            text: format!("{wait}."),
+            priority: Priority::Normal,
+            message_at: message_time(&self.inner.host, message),
+        };
+        self.pace(answer, &self.settings().notification_title);
     }
 
     /// The connection was lost or registered anew: the hub (maybe a restarted one) knows none of

@@ -1,9 +1,11 @@
 // Issue 16: answers visible on the hub's screen out of answers sent, for bursts of 5, 20 and 100
 // messages one second apart, through the headless host and the test hub (whose display queue
-// merges by title within 5 s, shows 10 a minute at least 1 s apart, keeps 20 waiting). Beside
-// it, the same burst answered the old way (one notification per answer, all titled "Obsidian",
-// sent at once) by a raw client against another test hub, for comparison.
-// Reported, never asserted. `node bench/hub-display.mjs` after `make build` (about 3 minutes).
+// merges by title within 5 s, shows 10 a minute at least 1 s apart, keeps 20 waiting; and which
+// remembers only its last 100 deliveries). Issue 32: 110 messages routed with no gap, so the first
+// ten ids are forgotten before they are answered. Beside each, the same burst answered the old way
+// (one notification per answer, all titled "Obsidian", sent at once) by a raw client against
+// another test hub, for comparison.
+// Reported, never asserted. `node bench/hub-display.mjs` after `make build` (about 12 minutes).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -40,8 +42,8 @@ async function oldClient(hub) {
   return ws;
 }
 
-/** One burst of `count` messages, one a second, to the plugin and to the old client at once. */
-async function burst(count, model) {
+/** One burst of `count` messages, `gapMs` apart, to the plugin and to the old client at once. */
+async function burst(count, model, gapMs = 1_000) {
   const hub = await startHub();
   const old = await startHub();
   const vault = mkdtempSync(path.join(tmpdir(), "smarthole-bench-hub-"));
@@ -53,7 +55,7 @@ async function burst(count, model) {
   for (let i = 1; i <= count; i++) {
     hub.route("obsidian", { text: `remember item ${i}` });
     old.route("obsidian", { text: `remember item ${i}` });
-    await sleep(1_000);
+    if (gapMs > 0) await sleep(gapMs);
   }
   const seen = (h) => { const text = h.visibleText(); let n = 0; for (let i = 1; i <= count; i++) if (text.includes(answerOf(i))) n++; return n; };
   // Let both display queues drain (at most 20 wait, 10 a minute: two minutes at most).
@@ -79,6 +81,7 @@ export async function hubDisplayBenchmarks() {
   const model = await startEchoModel((text) => (text.startsWith("remember item") ? answerOf(text.slice("remember item ".length)) : "ok"));
   const out = {};
   for (const count of [5, 20, 100]) out[`hub_burst_${count}`] = await burst(count, model);
+  out.hub_at_once_110 = await burst(110, model, 0);
   await model.close();
   return out;
 }
@@ -86,24 +89,29 @@ export async function hubDisplayBenchmarks() {
 /** Its section of docs/BENCHMARKS.md. */
 export function hubDisplaySection(r) {
   if (!r?.hub_burst_5) return "";
-  const row = (n) => {
-    const b = r[`hub_burst_${n}`];
-    return `| ${n} | ${b.visible} / ${b.sent} | ${b.notifications} | ${b.last_shown_s} s | ${b.old_visible} / ${b.sent} (${b.old_merged} merged, ${b.old_dropped} dropped) |`;
+  const row = (n, key = `hub_burst_${n}`, label = `${n}`) => {
+    const b = r[key];
+    if (!b) return "";
+    return `| ${label} | ${b.visible} / ${b.sent} | ${b.notifications} | ${b.last_shown_s} s | ${b.old_visible} / ${b.sent} (${b.old_merged} merged, ${b.old_dropped} dropped) |`;
   };
   return `
 ## Answers visible on the hub
 
 \`node bench/hub-display.mjs\` (also run by \`make bench\`): bursts of messages one second apart routed by the test hub
 (tests/peers/hub.mjs, whose display queue behaves like the SmartHole hub's: same title within 5 s merged, 10 a minute,
-1 s apart, 20 waiting) to the headless host, answered by a local echo model; an answer counts as visible when its text
-is in a notification the queue showed. "Before" is the same burst answered the old way (one notification per answer,
-all titled "Obsidian", sent at once) against another test hub.
+1 s apart, 20 waiting; and which, like the hub, remembers only its last 100 deliveries) to the headless host, answered
+by a local echo model; an answer counts as visible when its text is in a notification the queue showed. "110 at once"
+is 110 messages routed with no gap: the hub has forgotten the first ten ids before they are answered, and the answers
+come faster than the hub shows notifications (before issue 32 the plugin showed 20 of them here: its first answer went
+under a forgotten id, and one notification took the other 109 and named 20). "Before" is the same burst answered the
+old way (one notification per answer, all titled "Obsidian", sent at once) against another test hub.
 
 | burst | visible (now) | notifications shown | last shown after | visible before |
 |---|---|---|---|---|
 ${row(5)}
 ${row(20)}
 ${row(100)}
+${row(110, "hub_at_once_110", "110 at once")}
 `;
 }
 

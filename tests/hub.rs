@@ -268,3 +268,132 @@ fn typing_a_description_registers_once_after_a_pause_and_never_ends_in_error() {
     assert_eq!(p.hub_status().0, HubStatus::Connected);
     assert_eq!(host.hub_sockets().len(), 3);
 }
+
+/// Runs virtual time until `done`, at most `limit_ms`.
+fn run_until(host: &FakeHost, limit_ms: u64, done: impl Fn() -> bool) {
+    let until = host.now() + limit_ms;
+    while !done() && host.now() < until {
+        host.run_for(500);
+    }
+}
+
+fn bodies(host: &FakeHost) -> Vec<String> {
+    host.hub_responses("notification")
+        .iter()
+        .map(|n| n["payload"]["payload"]["body"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// Issue 32, point 12: the hub routes 110 messages before the first is answered, and remembers
+/// only its last 100 deliveries: m0 to m9 are forgotten before their answers are ready.
+#[test]
+fn a_hundred_and_ten_messages_routed_at_once_are_all_named_under_ids_the_hub_still_knows() {
+    let host = FakeHost::new();
+    let p = processor(&host);
+    let socket = host.last_hub_socket().unwrap();
+    for i in 0..110 {
+        host.script_matching(&format!("remember item {i}\""), Reply::text(&format!("Noted item {i}.")));
+    }
+    for i in 0..110 {
+        p.hub_frame(socket, &routed(&format!("m{i}"), &format!("remember item {i}")));
+    }
+    let all_named = || (0..110).all(|i| bodies(&host).iter().any(|b| b.contains(&format!("Noted item {i}."))));
+    run_until(&host, 10 * 60_000, all_named);
+    let notes = host.hub_responses("notification");
+    let ids: Vec<&str> = notes.iter().map(|n| n["payload"]["messageId"].as_str().unwrap()).collect();
+    let known = |id: &str| id[1..].parse::<usize>().is_ok_and(|n| n >= 10);
+    assert!(ids.iter().all(|id| known(id)), "every notification under an id the hub knows: {ids:?}");
+    for i in 0..110 {
+        assert!(
+            bodies(&host).iter().any(|b| b.contains(&format!("Noted item {i}."))),
+            "answer {i} named: {:?}",
+            bodies(&host)
+        );
+    }
+    assert!(bodies(&host).iter().all(|b| !b.contains("more")), "no answer left as a count");
+}
+
+/// Issue 32, point 13: the hub restarted (the connection was lost) and the answer was ready only
+/// after registering again: the new hub never routed that id.
+#[test]
+fn an_answer_ready_after_reconnecting_to_a_restarted_hub_is_shown_in_obsidian_logged_and_still_sent() {
+    let host = FakeHost::new();
+    host.script([Reply::slow_text("Your week: three meetings.", 1_000)]);
+    let p = processor(&host);
+    let first = host.last_hub_socket().unwrap();
+    p.hub_frame(first, &routed("msg-r", "summarise my week"));
+    host.run_for(200);
+    p.hub_closed(first, "connection lost (1006)");
+    let second = next_socket(&host, first);
+    p.hub_opened(second);
+    p.hub_frame(second, REGISTERED);
+    assert!(history(&host).is_empty(), "answered only after registering again");
+    run_until(&host, 60_000, || !history(&host).is_empty());
+    host.run_for(1_000);
+    assert!(host.events().iter().any(|e| matches!(e, Event::Notice { text, .. }
+        if text == "SmartHole hub unavailable. Answer to “summarise my week”: Your week: three meetings.")));
+    assert!(host.logs().iter().any(|(_, l)| l.starts_with("the hub may not know msg-r")), "{:?}", host.logs());
+    let notes = host.hub_responses("notification");
+    assert_eq!(notes.len(), 1, "still sent");
+    assert_eq!(notes[0]["payload"]["messageId"], "msg-r");
+    // A message routed on the new connection is known to the hub: its answer needs no notice.
+    let notices = host.events().iter().filter(|e| matches!(e, Event::Notice { .. })).count();
+    host.script([Reply::text("Fine.")]);
+    p.hub_frame(second, &routed("msg-new", "hello"));
+    run_until(&host, 60_000, || host.hub_responses("notification").len() == 2);
+    assert_eq!(host.events().iter().filter(|e| matches!(e, Event::Notice { .. })).count(), notices);
+}
+
+/// Issue 32, point 14: eight 500s in a row — two attempts' worth. The hub says what the chat says
+/// while the plugin waits to try again, never "Please try again later", and then the answer.
+#[test]
+fn eight_server_errors_tell_the_hub_the_waits_then_the_answer_never_to_try_again() {
+    let host = FakeHost::new();
+    host.script((0..8).map(|_| Reply::error(500, "api_error")));
+    host.script([Reply::text("Added milk.")]);
+    let p = processor(&host);
+    let socket = host.last_hub_socket().unwrap();
+    p.hub_frame(socket, &routed("msg-500", "add milk to my list"));
+    run_until(&host, 10 * 60_000, || bodies(&host).iter().any(|b| b == "Added milk."));
+    assert_eq!(
+        bodies(&host),
+        [
+            "Waiting to try again in 1 min (attempt 2 of 5).",
+            "Waiting to try again in 2 min (attempt 3 of 5).",
+            "Added milk."
+        ]
+    );
+    assert_eq!(host.hub_responses("ack").len(), 1);
+}
+
+#[test]
+fn a_wait_to_try_again_while_the_hub_is_away_is_not_sent_late() {
+    let host = FakeHost::new();
+    host.script((0..4).map(|_| Reply::error(500, "api_error")));
+    host.script([Reply::text("Added milk.")]);
+    let p = processor(&host);
+    let first = host.last_hub_socket().unwrap();
+    p.hub_frame(first, &routed("msg-away", "add milk to my list"));
+    host.run_for(100);
+    p.hub_closed(first, "connection lost (1006)");
+    run_until(&host, 30_000, || {
+        host.events().iter().any(|e| matches!(e, Event::Notice { text, .. } if text.starts_with("Waiting")))
+    });
+    let second = next_socket(&host, first);
+    p.hub_opened(second);
+    p.hub_frame(second, REGISTERED);
+    run_until(&host, 5 * 60_000, || !bodies(&host).is_empty());
+    assert_eq!(bodies(&host), ["Added milk."]);
+}
+
+#[test]
+fn a_failure_that_is_not_tried_again_still_tells_the_hub_the_error() {
+    let host = FakeHost::new();
+    host.script([Reply::error(401, "authentication_error")]);
+    let p = processor(&host);
+    let socket = host.last_hub_socket().unwrap();
+    p.hub_frame(socket, &routed("msg-401", "add milk"));
+    run_until(&host, 60_000, || !bodies(&host).is_empty());
+    assert_eq!(bodies(&host), ["Error: API key is missing or invalid"]);
+    assert_eq!(host.hub_responses("notification")[0]["payload"]["payload"]["priority"], "high");
+}

@@ -56,10 +56,11 @@ fn after_four_attempts_the_user_gets_the_seed_message_and_the_message_stays_in_t
     assert_eq!(result.error_code.as_deref(), Some("rate_limit"));
     assert_eq!(result.error.as_deref(), Some("Too many requests. Please try again in a moment."));
     assert_eq!(host.requests().len(), 4);
+    // The message waits to be tried again: the hub is told so, not to try again (issue 32).
     let notes = host.hub_responses("notification");
     assert_eq!(notes.len(), 1);
-    assert_eq!(notes[0]["payload"]["payload"]["priority"], "high");
-    assert_eq!(notes[0]["payload"]["payload"]["body"], "Error: Too many requests. Please try again in a moment.");
+    assert_eq!(notes[0]["payload"]["payload"]["priority"], "normal");
+    assert_eq!(notes[0]["payload"]["payload"]["body"], "Waiting to try again in 1 min (attempt 2 of 5).");
     let entry: serde_json::Value = serde_json::from_str(&host.file("inbox/r.json").unwrap()).unwrap();
     assert_eq!(entry["attempts"], 1);
     assert_eq!(entry["lastErrorCode"], "rate_limit");

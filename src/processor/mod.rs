@@ -990,7 +990,8 @@ impl<H: Host + 'static> Pipeline<H> {
         let message = entry.message.clone();
         let user_message = error.user_message(model);
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
-        if message.from_hub() {
+        // One that waits to be tried again tells the hub it waits (`retry_later`), not the error.
+        if message.from_hub() && !waits_to_retry(&entry, &error) {
             let body = format!("Error: {user_message}");
             self.notify_hub(&settings, &message.id, &message.text, &body, Priority::High, message_time(host, &message));
         }
@@ -1011,7 +1012,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 host.log(LogLevel::Error, &format!("could not note the failure of {}: {e}", message.id));
             }
             self.inner.inbox.kept_on_disk(&message.id);
-            if error.retryable() {
+            if waits_to_retry(&entry, &error) {
                 self.retry_later(&entry);
             }
         }
@@ -1035,15 +1036,14 @@ impl<H: Host + 'static> Pipeline<H> {
                 entry.attempts + 1
             ),
         );
-        host.emit(&Event::Notice {
-            level: NoticeLevel::Warning,
-            text: format!(
-                "Waiting to try again in {} min (attempt {} of {MAX_ATTEMPTS}): “{}”",
-                delay.div_ceil(60_000),
-                entry.attempts + 1,
-                shorten_to_plain_text(&message.text, 80)
-            ),
-        });
+        let wait = format!(
+            "Waiting to try again in {} min (attempt {} of {MAX_ATTEMPTS})",
+            delay.div_ceil(60_000),
+            entry.attempts + 1
+        );
+        let text = format!("{wait}: “{}”", shorten_to_plain_text(&message.text, 80));
+        host.emit(&Event::Notice { level: NoticeLevel::Warning, text });
+        self.notify_hub_of_retry(message, &wait);
         let this = self.clone();
         let id = message.id.clone();
         self.spawn(async move {
@@ -1082,4 +1082,10 @@ impl<H: Host + 'static> Pipeline<H> {
 /// first, doubling, at most 15 minutes (a model outage of minutes, not days).
 fn later_retry_delay(attempts: u32) -> u64 {
     (60_000u64 << attempts.saturating_sub(1).min(4)).min(15 * 60_000)
+}
+
+/// Whether a failed message is tried again later in this session (`retry_later`): a passing
+/// failure with attempts left, not a scheduled run (its schedule decides).
+fn waits_to_retry(entry: &InboxEntry, error: &LlmError) -> bool {
+    error.retryable() && entry.attempts < MAX_ATTEMPTS && !matches!(target_of(&entry.message), Target::Conversation(_))
 }

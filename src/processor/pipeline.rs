@@ -22,6 +22,7 @@ use crate::conversation::ConversationStore;
 use crate::host::Host;
 use crate::host_types::Millis;
 use crate::hub::display::Pacer;
+use crate::hub::memory::HubMemory;
 use crate::hub::{HubAction, HubClient, HubStatus, ResponseKind};
 use crate::ids::file_stem;
 use crate::message::ProcessResult;
@@ -207,6 +208,8 @@ pub(super) struct HubLink {
     last_notified: RefCell<Option<String>>,
     /// Notifications paced to the hub's display limits.
     pub(super) pacer: RefCell<Pacer>,
+    /// The message ids the hub still knows.
+    pub(super) memory: RefCell<HubMemory>,
     /// Bumped by every settings change, so a delayed re-registration applies only the last one.
     settings_generation: Cell<u64>,
 }
@@ -223,7 +226,8 @@ impl HubLink {
         self.settings_generation.get()
     }
 
-    /// A response about a message, handed to the state machine; returns its actions.
+    /// A response about a message, handed to the state machine; returns its actions. An ack or
+    /// reject sent on the live connection makes its id one a notification may go under.
     pub(super) fn respond(
         &self,
         message_id: &str,
@@ -234,7 +238,11 @@ impl HubLink {
         if kind == ResponseKind::Notification {
             *self.last_notified.borrow_mut() = Some(message_id.to_owned());
         }
-        self.client.borrow_mut().respond(message_id, kind, frame, message_at)
+        let actions = self.client.borrow_mut().respond(message_id, kind, frame, message_at);
+        if kind != ResponseKind::Notification && actions.iter().any(|a| matches!(a, HubAction::Send { .. })) {
+            self.memory.borrow_mut().answered(message_id);
+        }
+        actions
     }
 
     /// The last hub message answered with a notification, if any this session.

@@ -371,6 +371,24 @@ test("responses for unknown or forgotten message ids are protocol errors", async
   assert.equal(hub.messages.get(ids[0]).notifications.length, 0);
 });
 
+test("the hub remembers its last 100 deliveries, across clients: an id routed again is remembered again", async (t) => {
+  const hub = await withHub(t);
+  const alpha = await registered(hub, "alpha");
+  const beta = await registered(hub, "beta");
+  const old = hub.route("alpha", { text: "first" });
+  const again = hub.route("alpha", { text: "second" });
+  for (let i = 0; i < 99; i++) hub.route("beta", { text: `b${i}` });
+  hub.route("alpha", { id: again, text: "second" }); // delivered again: a new record
+  hub.route("beta", { text: "b99" });
+  await until(() => alpha.queue.length === 3 && beta.queue.length === 100, 3000, "the deliveries");
+  // 102 deliveries since `old`, 100 of them to another client: forgotten; `again`, delivered anew, is not.
+  alpha.respond(old, "ack", {});
+  alpha.respond(again, "ack", {});
+  await hub.waitFor(() => hub.messages.get(again).acked, 2000, "the ack of the id routed again");
+  assert.deepEqual(rules(hub), ["response-for-unknown-message"]);
+  assert.equal(hub.messages.get(old).acked, false);
+});
+
 test("malformed frames are protocol errors and the connection stays usable", async (t) => {
   const hub = await withHub(t);
   const client = await registered(hub, "obsidian");

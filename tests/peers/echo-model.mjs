@@ -1,6 +1,7 @@
 // A tiny Messages API stand-in for hub bursts: every request is answered (not streamed; run the
 // headless host with --no-stream) with a text made from the last user message, so each answer is
-// recognisably its request's. `down` makes it answer 529 overloaded until set back.
+// recognisably its request's. `down` makes it answer 529 overloaded until set back. `answer` may
+// return a promise: the request is answered when it settles (a test holds an answer back).
 //
 //   const model = await startEchoModel((request) => `Noted: ${request}`);
 //   model.down = true; … model.down = false;
@@ -24,7 +25,7 @@ export async function startEchoModel(answer = (text) => `Noted: ${text}`) {
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
+    req.on("end", async () => {
       model.requests++;
       if (model.down) {
         model.refused++;
@@ -38,7 +39,7 @@ export async function startEchoModel(answer = (text) => `Noted: ${text}`) {
       } catch {
         // answered anyway
       }
-      const text = answer(lastUserText(body), body);
+      const text = await answer(lastUserText(body), body);
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({
         id: `msg_${model.requests}`, type: "message", role: "assistant", model: body.model ?? "echo",

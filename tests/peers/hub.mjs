@@ -20,14 +20,19 @@ const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const PRIORITIES = new Set(["low", "normal", "high"]);
 const RESPONSE_TYPES = new Set(["ack", "reject", "notification"]);
 const CLIENT_FRAME_TYPES = new Set(["registration", "response"]);
-const RECENT_IDS = 100; // the hub only remembers this many routed ids
+// The hub's delivery history: one record per delivery (a message routed again, to this client or
+// another, is a new record), the newest 100 across all clients. A response is matched to a record
+// by message id and the responding client's name; without one it is an unknown message, dropped.
+const DELIVERY_HISTORY = 100;
 const NOTIFICATION_WINDOW_MS = 60_000; // the hub shows about 10 notifications a minute
 const NOTIFICATIONS_PER_WINDOW = 10;
 
 // The hub's display queue (what the user sees): notifications of the same title merge within
 // 5 s, at most 10 are shown a minute and at least 1 s apart, at most 20 wait (low, then medium
-// priority dropped first). Written from the behaviour described in
-// shared/reference/smarthole-hub-protocol.md.
+// priority dropped first); a high-priority one skips the queue when the rate allows. Checked
+// against the public hub's notification queue (src/services/notification-queue.ts): the same
+// numbers and order. What is shown is what the OS notification gets: the title (the client's name
+// when none is given) and the body, with anything between < and > removed, as the hub does.
 const DISPLAY = { mergeWindowMs: 5_000, perMinute: 10, minIntervalMs: 1_000, maxWaiting: 20 };
 const QUEUE_PRIORITY = { low: 1, normal: 2, high: 3 };
 
@@ -70,7 +75,7 @@ class Hub extends EventEmitter {
     // Per message id, what the public record does not show: the metadata to re-send on a
     // re-route and every delivery, [{ name, answered, expired, timer, answer, answeredOn }].
     this._routes = new Map();
-    this._recentIds = []; // the last RECENT_IDS routed ids, oldest first
+    this._deliveryHistory = []; // { id, name } of the last DELIVERY_HISTORY deliveries, oldest first
     this._notificationTimes = new Map(); // client name -> timestamps of recent notifications
     this._nextConnId = 1;
     this._msgCounter = 0;
@@ -115,10 +120,6 @@ class Hub extends EventEmitter {
       this._routes.set(id, { metadata: null, deliveries: [] });
     }
     this._routes.get(id).metadata = metadata ?? DEFAULT_METADATA;
-    if (!this._recentIds.includes(id)) {
-      this._recentIds.push(id);
-      if (this._recentIds.length > RECENT_IDS) this._recentIds.shift();
-    }
     this._deliver(record, conn);
     return id;
   }
@@ -317,8 +318,13 @@ class Hub extends EventEmitter {
     if (typeof messageId !== "string" || messageId === "") return fail("response-missing-message-id", `messageId is ${describe(messageId)}`);
     if (!RESPONSE_TYPES.has(type)) return fail("unknown-response-type", `response type ${JSON.stringify(type)}`);
     if (!isObject(inner)) return fail("response-payload-not-object", `response payload is ${describe(inner)}`);
-    // Ids the hub has forgotten are as unknown as ids it never sent.
-    if (!this._recentIds.includes(messageId)) return fail("response-for-unknown-message", `messageId ${messageId}`);
+    // Ids the hub has forgotten are as unknown as ids it never sent; an id it routed only to
+    // other clients is dropped alike (flagged apart, as that is a client bug).
+    const name = conn.info.name;
+    if (!this._deliveryHistory.some((d) => d.id === messageId && d.name === name)) {
+      const elsewhere = this._deliveryHistory.some((d) => d.id === messageId);
+      return fail(elsewhere ? "answer-from-wrong-client" : "response-for-unknown-message", `messageId ${messageId}`);
+    }
     const record = this.messages.get(messageId);
 
     if (type === "ack") {
@@ -338,6 +344,8 @@ class Hub extends EventEmitter {
     delivery.timer = setTimeout(() => this._expire(record, delivery), this.opts.answerDeadlineMs);
     const route = this._routes.get(record.id);
     route.deliveries.push(delivery);
+    this._deliveryHistory.push({ id: record.id, name: conn.info.name });
+    if (this._deliveryHistory.length > DELIVERY_HISTORY) this._deliveryHistory.shift();
     record.deliveries += 1;
     record.client = conn.info.name;
     record.outcome = "pending";
@@ -422,7 +430,7 @@ class Hub extends EventEmitter {
       fail("notification-rate", `${times.length} notifications from ${name} within a minute`);
     }
 
-    const notification = { title: title || name, body, priority };
+    const notification = { title: title ?? name, body, priority };
     record.notifications.push(notification);
     this.emit("notification", { id: record.id, payload: notification, name });
     this._enqueueDisplay({ ...notification, ids: [record.id], client: name });
@@ -467,7 +475,8 @@ class Hub extends EventEmitter {
   }
 
   _show(n, now) {
-    this.display.shown.push({ ...n, at: now });
+    const stripTags = (text) => text.replace(/<[^>]*>/g, "");
+    this.display.shown.push({ ...n, title: stripTags(n.title), body: stripTags(n.body), at: now });
     this._displayTimes.push(now);
     this._displayLast = now;
     this.emit("shown", n);

@@ -336,6 +336,8 @@ struct State {
     /// The exact bytes of notes that are not valid UTF-8 (their text in `vault` is the lossy
     /// decoding a host gives, U+FFFD for each bad sequence), until a write replaces them.
     raw: RefCell<BTreeMap<String, Vec<u8>>>,
+    /// Whether a note's text leaves out a leading byte order mark (Obsidian's `Vault.read`).
+    strips_bom: Cell<bool>,
     trash: RefCell<Vec<(String, String)>>,
     active: RefCell<Option<String>>,
     /// What `scale_image` answers (none: a host that cannot scale), and what it was asked:
@@ -595,6 +597,21 @@ impl FakeHost {
     pub fn put_note_bytes(&self, path: &str, bytes: &[u8]) {
         self.put_note(path, &String::from_utf8_lossy(bytes));
         self.state.raw.borrow_mut().insert(path.to_owned(), bytes.to_vec());
+    }
+
+    /// Makes the notes' text (`vault_read`, `vault_process`) leave out a leading byte order mark,
+    /// as Obsidian's `Vault.read` does; their bytes keep it.
+    pub fn strip_bom_from_text(&self) {
+        self.state.strips_bom.set(true);
+    }
+
+    /// A note's text as the host gives it.
+    fn text_of<'a>(&self, text: &'a str) -> &'a str {
+        if self.state.strips_bom.get() {
+            text.strip_prefix('\u{feff}').unwrap_or(text)
+        } else {
+            text
+        }
     }
 
     /// A note's bytes as they are on disk.
@@ -1094,7 +1111,9 @@ impl Host for FakeHost {
         if self.state.binary.borrow().contains_key(path) {
             return Err(HostError::Io(format!("{path} is not a text file")));
         }
-        self.note(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+        self.note(path)
+            .map(|t| self.text_of(&t).to_owned())
+            .ok_or_else(|| HostError::Io(format!("{path} does not exist")))
     }
 
     async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {
@@ -1122,7 +1141,7 @@ impl Host for FakeHost {
         let now = self.now();
         let mut vault = self.state.vault.borrow_mut();
         let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
-        match edit(&entry.0) {
+        match edit(self.text_of(&entry.0)) {
             Some(text) => {
                 entry.0 = text;
                 entry.2 = now;

@@ -186,10 +186,19 @@ fn exists(all: &[VaultEntry], path: &str) -> bool {
     all.iter().any(|e| e.path == path)
 }
 
-/// The hash of a note's exact bytes now.
+/// The hash of a file's exact bytes now.
 async fn hash_now<H: Host>(host: &H, path: &str) -> Result<String, String> {
     let bytes = host.vault_read_bytes(path).await.map_err(|e| format!("it could not be read: {e}"))?;
     Ok(bytes_hash(&bytes))
+}
+
+/// Whether a note's bytes are still the text whose hash the turn recorded: valid UTF-8 (a host's
+/// text of other bytes is a lossy decoding, never compared), with or without a byte order mark
+/// (a host may leave it out of the text it edits and writes back).
+async fn still_left<H: Host>(host: &H, path: &str, hash: &str) -> Result<bool, String> {
+    let bytes = host.vault_read_bytes(path).await.map_err(|e| format!("it could not be read: {e}"))?;
+    let Ok(text) = String::from_utf8(bytes) else { return Ok(false) };
+    Ok(content_hash(&text) == hash || text.strip_prefix('\u{feff}').is_some_and(|t| content_hash(t) == hash))
 }
 
 async fn reverse<H: Host>(host: &H, record: &UndoRecord, rules: &Rules) -> Result<(), String> {
@@ -208,7 +217,7 @@ async fn reverse<H: Host>(host: &H, record: &UndoRecord, rules: &Rules) -> Resul
                 return Err("the journal lacks its content before".to_owned());
             };
             // Its exact bytes first (a host may decode a note lossily), then atomically its text.
-            if hash_now(host, path).await? != after {
+            if !still_left(host, path, &after).await? {
                 return Err(changed);
             }
             let moved_on = Rc::new(RefCell::new(false));
@@ -232,7 +241,8 @@ async fn reverse<H: Host>(host: &H, record: &UndoRecord, rules: &Rules) -> Resul
             Ok(())
         }
         ChangeKind::Create => {
-            if record.after_hash.as_deref() != Some(hash_now(host, path).await?.as_str()) {
+            let Some(after) = &record.after_hash else { return Err("the journal lacks its content after".to_owned()) };
+            if !still_left(host, path, after).await? {
                 return Err(changed);
             }
             host.vault_trash(path).await.map_err(|e| format!("it could not be deleted: {e}"))

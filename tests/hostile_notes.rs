@@ -190,3 +190,18 @@ fn answers_again(host: &FakeHost, p: &MessageProcessor<FakeHost>) {
     let result = host.run(p.process(direct("next", "hello")));
     assert!(result.success && result.response.as_deref() == Some("still here"), "{result:?}");
 }
+
+#[test]
+fn a_host_that_leaves_the_byte_order_mark_out_of_a_notes_text_can_still_edit_and_undo_it() {
+    let host = FakeHost::new();
+    host.strip_bom_from_text();
+    host.put_note("Bom.md", "\u{feff}# Title\nalpha\n");
+    let p = processor_with(&host, trusting());
+    let edit = json!({"path": "Bom.md", "operation": "replace", "old_text": "alpha", "new_text": "beta"});
+    let (out, is_error) = tool_call(&host, &p, "m1", "edit_file", edit);
+    assert!(!is_error, "{out}");
+    assert_eq!(host.note("Bom.md").unwrap(), "# Title\nbeta\n", "written as the host writes its text");
+    let report = host.run(p.undo_turn("m1"));
+    assert_eq!(report.restored, vec!["Bom.md".to_owned()], "{report:?}");
+    assert_eq!(host.note("Bom.md").unwrap(), "# Title\nalpha\n");
+}

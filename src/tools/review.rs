@@ -18,12 +18,21 @@ use crate::undo::{self, UndoRecord};
 use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
 use crate::vault::text::exact_text;
 
-/// The exact text a change to a note is made from: its bytes, checked as UTF-8 here (a host's
-/// text may be a lossy decoding), or the refusal the model reads.
+/// The text a change to a note is made from, once its bytes show that it is exact: valid UTF-8
+/// (a host's text of other bytes is a lossy decoding) that the host's text is, but for a byte
+/// order mark a host may leave out of the text it edits. Else the refusal the model reads.
 pub(super) async fn exact_note<H: Host>(ctx: &ToolContext<'_, H>, path: &str) -> Step<String> {
+    let text = ctx.host.vault_read(path).await.map_err(io("read the note"))?;
     let bytes = ctx.host.vault_read_bytes(path).await.map_err(io("read the note"))?;
-    exact_text(bytes, path)
-        .map_err(|e| ToolOutput::error(format!("{e}. Nothing was changed; the user can save the note as UTF-8 first.")))
+    let exact = exact_text(bytes, path).map_err(|e| {
+        ToolOutput::error(format!("{e}. Nothing was changed; the user can save the note as UTF-8 first."))
+    })?;
+    if exact != text && exact.strip_prefix('\u{feff}') != Some(text.as_str()) {
+        return Err(ToolOutput::error(format!(
+            "{path} changed while it was read. Nothing was changed; read it again."
+        )));
+    }
+    Ok(text)
 }
 
 /// Waits for the user's yes unless the tool is auto-approved or approved for the conversation;

@@ -2,6 +2,7 @@
 // one read of .smarthole/ failing as a trap inside a host call does (a WebAssembly.RuntimeError),
 // Node's uncaught errors delivered to the plugin's window listeners as Obsidian's window would.
 // Prints one JSON line: what happened.
+import fsPromises from "node:fs/promises";
 import { hostileWorld } from "./hostile-world.mjs";
 import { installedPlugin, waitFor } from "./helpers.mjs";
 
@@ -37,15 +38,26 @@ await waitFor(() => plugin.runtime.ready, 10_000, "the core");
 const first = await plugin.runtime.send("before the trap");
 if (!first.success) throw new Error(`first message: ${JSON.stringify(first)}`);
 const conversation = await plugin.runtime.currentConversation();
+// The trap on the next read of a history, wherever the host reads it: the adapter (mobile), or
+// Node's fs on desktop (the host opens .smarthole/ files itself there, never blocking on a FIFO).
 const adapter = app.vault.adapter;
 const read = adapter.read.bind(adapter);
+const open = fsPromises.open;
 let trapped = 0;
-adapter.read = async (p) => {
-  if (trapped === 0 && p.includes("conversations/")) {
+const trap = (p) => {
+  if (trapped === 0 && String(p).includes("conversations/")) {
     trapped += 1;
     throw new WebAssembly.RuntimeError("unreachable");
   }
+};
+adapter.read = async (p) => {
+  trap(p);
   return read(p);
+};
+fsPromises.open = async (p, flags, ...rest) => {
+  // Opened to read (O_RDONLY is 0 in the access bits), not a write's temporary file.
+  if (typeof flags === "number" && (flags & 3) === 0) trap(p);
+  return open(p, flags, ...rest);
 };
 const lines = plugin.runtime.conversationLines(conversation.id).then(
   () => "answered",

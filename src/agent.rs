@@ -224,13 +224,17 @@ fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenStep>) {
     (outcome, open)
 }
 
-/// Runs one turn. `resume` holds the journal of an earlier, unfinished run of the same message.
+/// Runs one turn. `resume` holds the journal of an earlier, unfinished run of the same message;
+/// `started` is the write noting this run's start, made beside the first request and finished
+/// before its answer is read.
 pub(crate) async fn run_turn<'a, H: Host>(
     host: &'a H,
     settings: &'a Settings,
     input: TurnInput<'a>,
     resume: Vec<JournalRecord>,
+    started: LocalBoxFuture<'a, ()>,
 ) -> Result<TurnOutcome, LlmError> {
+    let mut started = Some(started);
     let journal = Journal::new(host, &input.message.id);
     let tool_ctx = ToolContext {
         host,
@@ -290,7 +294,7 @@ pub(crate) async fn run_turn<'a, H: Host>(
             push_merged(&mut messages, m.clone());
         }
         let call = ModelCall { system: input.system, history, messages: &messages, tools: &tools_json, ttl: input.ttl };
-        let mut response = call_with_retry(host, settings, call, input.message).await?;
+        let mut response = call_with_retry(host, settings, call, input.message, &mut started).await?;
         // Into the ledger before the journal: a crash between the two calls the model again,
         // which is a new cost, so nothing is counted twice.
         crate::usage::record_call(host, (&settings.model, &settings.model_prices), CallPurpose::Turn, &response.usage)
@@ -456,12 +460,14 @@ async fn finish_open_step<H: Host>(
     outcome.push(ApiMessage { role: Role::User, content: results });
 }
 
-/// One model call with the retry policy; streamed text and retries go to the UI.
+/// One model call with the retry policy; streamed text and retries go to the UI. `ready`, when
+/// given, is finished before the answer is read.
 async fn call_with_retry<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,
     message: &RoutedMessage,
+    ready: &mut Option<LocalBoxFuture<'_, ()>>,
 ) -> Result<ModelResponse, LlmError> {
     // Read from the message once per call, not once per streamed piece.
     let conversation_id = message.named_conversation();
@@ -492,5 +498,5 @@ async fn call_with_retry<H: Host>(
             ),
         }),
     };
-    client::call_with_retry(host, settings, call, &mut on_text, &mut on_attempt).await
+    client::call_with_retry(host, settings, call, &mut on_text, &mut on_attempt, ready).await
 }

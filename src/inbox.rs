@@ -28,12 +28,8 @@ pub(crate) struct InboxEntry {
     pub message: RoutedMessage,
     /// Processing runs started, this one included.
     pub attempts: u32,
-    /// Runs noted as begun here, in the write that counted their attempt (a message that did not
-    /// wait in line); a run that waited notes its start in the turn journal instead.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub begun: u32,
-    /// Runs that ended in a failure recorded here. The runs that began (`begun`, and the
-    /// journal's starts) and did not end took the app down before they ended.
+    /// Runs that ended in a failure recorded here. The runs the turn journal saw begin and that
+    /// did not end took the app down before they ended.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failures: u32,
     pub received_at: Millis,
@@ -46,7 +42,7 @@ pub(crate) struct InboxEntry {
 impl InboxEntry {
     /// A message just arrived, about to be processed for the first time.
     pub(crate) fn new(message: RoutedMessage, received_at: Millis) -> Self {
-        InboxEntry { message, attempts: 1, begun: 0, failures: 0, received_at, last_error: None, last_error_code: None }
+        InboxEntry { message, attempts: 1, failures: 0, received_at, last_error: None, last_error_code: None }
     }
 }
 

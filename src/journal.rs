@@ -16,8 +16,8 @@ use crate::tools::ToolEffect;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case", try_from = "FlatRecord")]
 pub(crate) enum JournalRecord {
-    /// A run of the turn that had waited in line began (one that did not is noted in its inbox
-    /// entry). A start with no recorded end is a run that took the app or its core down: see
+    /// A run of the turn began: written beside its first request, durable before its answer is
+    /// read. A start with no recorded end is a run that took the app or its core down: see
     /// [`crashed_runs`].
     Started,
     /// The message context the turn's requests open the user's message with: a resumed turn
@@ -85,12 +85,11 @@ impl TryFrom<FlatRecord> for JournalRecord {
     }
 }
 
-/// Runs of a turn that began and never ended: those its inbox entry noted as begun and the
-/// journal's starts, less the failures the entry recorded (a run that succeeded or was stopped
-/// leaves no entry).
-pub(crate) fn crashed_runs(records: &[JournalRecord], begun: u32, failures: u32) -> u32 {
+/// Runs of a turn that began and never ended: the journal's starts less the failures the inbox
+/// entry recorded (a run that succeeded or was stopped leaves no journal).
+pub(crate) fn crashed_runs(records: &[JournalRecord], failures: u32) -> u32 {
     let started = records.iter().filter(|r| matches!(r, JournalRecord::Started)).count();
-    u32::try_from(started).unwrap_or(u32::MAX).saturating_add(begun).saturating_sub(failures)
+    u32::try_from(started).unwrap_or(u32::MAX).saturating_sub(failures)
 }
 
 /// Appends steps to a message's journal.

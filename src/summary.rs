@@ -101,7 +101,7 @@ pub(crate) async fn background_text<H: Host>(
         tools: "",
         ttl: crate::llm::request::CacheTtl::Off,
     };
-    let response = call_with_retry(host, &settings, call, &mut |_| {}, &mut |_| {}).await?;
+    let response = call_with_retry(host, &settings, call, &mut |_| {}, &mut |_| {}, &mut None).await?;
     crate::usage::record_call(host, (&settings.model, &settings.model_prices), purpose, &response.usage).await;
     Ok(ApiMessage { role: crate::llm::Role::Assistant, content: response.content }.text())
 }

@@ -169,15 +169,20 @@ fn after_five_failed_attempts_a_message_moves_to_failed_and_the_user_is_told() {
     assert!(restart(&host).results.is_empty());
 }
 
+/// The app dies while the answer to a message streams in.
+fn mid_answer(e: &Event) -> bool {
+    matches!(e, Event::TextDelta { .. })
+}
+
 #[test]
 fn a_message_whose_run_took_the_app_down_twice_is_set_aside_and_the_user_told() {
     let host = FakeHost::new();
-    host.script([Reply::hang()]);
-    crash_at(&host, direct("poison", "boom"), stage(Stage::ModelRequest));
+    host.script([Reply::slow_text("a long answer", 100)]);
+    crash_at(&host, direct("poison", "boom"), mid_answer);
     // The second start runs it again, into the same crash.
     let p = processor(&host);
-    host.script([Reply::hang()]);
-    assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    host.script([Reply::slow_text("a long answer", 100)]);
+    assert!(host.run_until(p.reprocess_pending(), mid_answer).is_none());
     drop(p);
     let requests = host.requests().len();
     // The third start does not: it would crash again, and at every start after.
@@ -195,7 +200,7 @@ fn a_message_whose_run_took_the_app_down_twice_is_set_aside_and_the_user_told() 
 }
 
 #[test]
-fn runs_that_failed_or_waited_in_line_are_not_counted_as_crashes() {
+fn runs_that_failed_waited_in_line_or_died_before_an_answer_began_are_not_counted_as_crashes() {
     // Two runs failed on a server error (recorded), then one run crashed: still tried again.
     let host = FakeHost::new();
     let errors = || std::array::from_fn::<_, 4, _>(|_| Reply::error(500, "api_error"));
@@ -206,32 +211,41 @@ fn runs_that_failed_or_waited_in_line_are_not_counted_as_crashes() {
     drop(p);
     host.script(errors());
     assert_eq!(restart(&host).results[0].error_code.as_deref(), Some("server_error"));
-    host.script([Reply::hang()]);
+    host.script([Reply::slow_text("a long answer", 100)]);
     let p = processor(&host);
-    assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    assert!(host.run_until(p.reprocess_pending(), mid_answer).is_none());
     drop(p);
-    // Messages that waited in line behind a crash never began a run.
     host.script([Reply::text("fine")]);
     let summary = restart(&host);
     assert!(summary.results[0].success, "{:?}", summary.results[0]);
-    // A message queued behind a hung one when the app died twice is still answered; the hung
-    // one is set aside.
+
+    // The app closed twice as the request went out (no answer begun): not the message's doing.
     let host = FakeHost::new();
-    host.script([Reply::hang()]);
+    crash_at(&host, direct("early", "hello"), stage(Stage::ModelRequest));
+    let p = processor(&host);
+    assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    drop(p);
+    host.script([Reply::text("answered")]);
+    assert!(restart(&host).results[0].success);
+
+    // A message queued behind one that took the app down twice is still answered; that one is
+    // set aside.
+    let host = FakeHost::new();
+    host.script([Reply::slow_text("a long answer", 100)]);
     let p = processor(&host);
     let both = async { futures::join!(p.process(direct("hung", "a")), p.process(direct("queued", "b"))) };
-    let (mut received, mut requested) = (0, false);
+    let (mut received, mut streaming) = (0, false);
     let both_in = move |e: &Event| {
         received += usize::from(matches!(e, Event::MessageReceived { .. }));
-        requested |= matches!(e, Event::Stage { stage: Stage::ModelRequest, .. });
-        received == 2 && requested
+        streaming |= mid_answer(e);
+        received == 2 && streaming
     };
     assert!(host.run_until(both, both_in).is_none());
     assert_eq!(entries(&host).len(), 2, "both in the inbox when the app dies");
     drop(p);
-    host.script([Reply::hang()]);
+    host.script([Reply::slow_text("a long answer", 100)]);
     let p = processor(&host);
-    assert!(host.run_until(p.reprocess_pending(), stage(Stage::ModelRequest)).is_none());
+    assert!(host.run_until(p.reprocess_pending(), mid_answer).is_none());
     drop(p);
     host.script([Reply::text("answered")]);
     let summary = restart(&host);

@@ -111,7 +111,7 @@ fn clear_history_deletes_conversations_and_keeps_the_inbox() {
     assert_eq!(host.run(p.clear_history()).unwrap(), 1);
     assert_eq!(host.paths_under("conversations"), ["conversations/index.json"]);
     assert!(index(&host).conversations.is_empty());
-    assert_eq!(inbox(&host), ["inbox/b.json"]);
+    assert_eq!(inbox(&host), ["inbox/b.json", "inbox/b.turn.jsonl"], "the entry and its run's journal");
     assert_eq!(host.paths_under("undo"), ["undo/b.jsonl"], "the waiting message's turn may still resume");
 }
 

@@ -197,7 +197,7 @@ async fn run_requests<H: Host>(host: &H, settings: &Settings, report: &mut Conne
     let hello = [ApiMessage::user_text("This is a connection check. Reply with the word OK.")];
     let call = ModelCall { system: &[], history: &history, messages: &hello, tools: "", ttl: CacheTtl::Off };
     let mut streamed = 0usize;
-    match call_model(host, &small, call, &mut |t| streamed += t.len(), &mut |_| {}).await {
+    match call_model(host, &small, call, &mut |t| streamed += t.len(), &mut |_| {}, &mut None).await {
         Ok(_) => {
             report.lines.push(line("key", true, "the key was accepted"));
             report.lines.push(line(
@@ -220,7 +220,7 @@ async fn run_requests<H: Host>(host: &H, settings: &Settings, report: &mut Conne
         [ApiMessage::user_text("This is a connection check. Call the connection_probe tool with the word \"ping\".")];
     let tools = Settings { max_tokens: 200.min(settings.max_tokens), streaming: false, ..settings.clone() };
     let call = ModelCall { system: &[], history: &history, messages: &ask, tools: PROBE_TOOLS, ttl: CacheTtl::Off };
-    match call_model(host, &tools, call, &mut |_| {}, &mut |_| {}).await {
+    match call_model(host, &tools, call, &mut |_| {}, &mut |_| {}, &mut None).await {
         Ok(answer) if answer.content.iter().any(|b| matches!(b, super::ContentBlock::ToolUse { name, .. } if name == "connection_probe")) => {
             report.lines.push(line("tools", true, "the model called the probe tool"));
         }
@@ -243,7 +243,7 @@ async fn images_line<H: Host>(host: &H, settings: &Settings) -> CheckLine {
     }];
     let small = Settings { max_tokens: 16.min(settings.max_tokens), streaming: false, ..settings.clone() };
     let call = ModelCall { system: &[], history: &history, messages: &look, tools: "", ttl: CacheTtl::Off };
-    let mut found = match call_model(host, &small, call, &mut |_| {}, &mut |_| {}).await {
+    let mut found = match call_model(host, &small, call, &mut |_| {}, &mut |_| {}, &mut None).await {
         Ok(_) => line("images", true, "images accepted"),
         Err(error) => line(
             "images",

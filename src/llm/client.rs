@@ -3,7 +3,7 @@
 //! [`LlmError`]; and `call_with_retry`, the loop that repeats a failed call as `retry`'s policy
 //! says.
 
-use futures::future::{select, Either};
+use futures::future::{join, select, Either, LocalBoxFuture};
 use serde_json::Value;
 
 use super::error::{said, ErrorKind, LlmError};
@@ -234,13 +234,16 @@ async fn begin<H: Host>(host: &H, settings: &Settings, request: HttpRequest) -> 
 }
 
 /// Makes one model call. Streamed text goes to `on_text` as it arrives; a wait for the answer
-/// to begin goes to `on_attempt`. No retries here: the caller decides (see [`call_with_retry`]).
+/// to begin goes to `on_attempt`. `ready`, when given, runs beside the request and is finished
+/// before the answer is read (a run's start, made durable without delaying the request). No
+/// retries here: the caller decides (see [`call_with_retry`]).
 pub(crate) async fn call_model<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,
     on_text: &mut dyn FnMut(&str),
     on_attempt: &mut dyn FnMut(Attempt<'_>),
+    ready: &mut Option<LocalBoxFuture<'_, ()>>,
 ) -> Result<ModelResponse, LlmError> {
     let request = build_http_request(settings, call);
     if settings.api_format == ApiFormat::Anthropic && request.body.len() as u64 > MAX_REQUEST_BYTES {
@@ -254,7 +257,13 @@ pub(crate) async fn call_model<H: Host>(
         ));
     }
     let limit = if settings.streaming { settings.response_start_timeout_ms } else { NOT_STREAMED_LIMIT_MS };
-    let (mut response, first) = match within(host, begin(host, settings, request), limit, on_attempt).await {
+    let ready = async {
+        if let Some(ready) = ready.take() {
+            ready.await;
+        }
+    };
+    let begun = within(host, join(begin(host, settings, request), ready), limit, on_attempt).await.map(|(b, ())| b);
+    let (mut response, first) = match begun {
         None => return Err(LlmError::unanswered(&endpoint(settings), limit)),
         Some(Err(mut error)) => {
             if matches!(error.kind, ErrorKind::InvalidRequest | ErrorKind::TooLarge) {
@@ -347,11 +356,12 @@ pub(crate) async fn call_with_retry<H: Host>(
     call: ModelCall<'_>,
     on_text: &mut dyn FnMut(&str),
     on_attempt: &mut dyn FnMut(Attempt<'_>),
+    ready: &mut Option<LocalBoxFuture<'_, ()>>,
 ) -> Result<ModelResponse, LlmError> {
     let mut retries = 0;
     loop {
         on_attempt(Attempt::Request);
-        let error = match call_model(host, settings, call, on_text, on_attempt).await {
+        let error = match call_model(host, settings, call, on_text, on_attempt, ready).await {
             Ok(response) => return Ok(response),
             Err(error) => error,
         };

@@ -674,18 +674,15 @@ impl<H: Host + 'static> Pipeline<H> {
             return self.refuse_unstored(&message, &e.to_string());
         }
         let left_over = self.inner.inbox.is_on_disk(&message.id);
-        // Saved as begun when it will not wait in line; else its run notes its start itself.
-        let begun_noted = ticket.is_next();
         let earlier = if left_over { self.load_entry(&message.id).await } else { None };
         let entry = match earlier {
             // Left by an earlier run: this delivery continues it as a new attempt.
-            Some(entry) => match self.next_attempt(entry, ticket.is_next()).await {
+            Some(entry) => match self.next_attempt(entry).await {
                 Ok(entry) => entry,
                 Err(set_aside) => return set_aside,
             },
             None => {
-                let mut entry = InboxEntry::new(message.clone(), host.now_ms());
-                entry.begun = u32::from(ticket.is_next());
+                let entry = InboxEntry::new(message.clone(), host.now_ms());
                 if let Err(e) = inbox::save(host, &entry).await {
                     return self.refuse_unstored(&message, &e.to_string());
                 }
@@ -699,7 +696,7 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         host.emit(&Event::MessageReceived { conversation_id: message.named_conversation(), message });
         ticket.wait().await;
-        self.run(entry, begun_noted).await
+        self.run(entry).await
     }
 
     /// A message that could not be made durable is refused, not processed.
@@ -724,10 +721,10 @@ impl<H: Host + 'static> Pipeline<H> {
     /// Counts a new attempt of a left-over message, or moves it to `failed/` when it has had
     /// all of them, or when its runs took the app down twice. Returns the entry to run, or the
     /// result of a message set aside.
-    async fn next_attempt(&self, mut entry: InboxEntry, begins_now: bool) -> Result<InboxEntry, ProcessResult> {
+    async fn next_attempt(&self, mut entry: InboxEntry) -> Result<InboxEntry, ProcessResult> {
         let host = &self.inner.host;
         let journal = Journal::new(host, &entry.message.id).load().await.unwrap_or_default();
-        let crashed = crate::journal::crashed_runs(&journal, entry.begun, entry.failures);
+        let crashed = crate::journal::crashed_runs(&journal, entry.failures);
         let why = if crashed >= MAX_CRASHED_RUNS {
             Some(format!(
                 "working on it stopped the app or the agent's core {crashed} times before it finished (a crash, or the app closed); it is not run again, so it cannot do that at every start"
@@ -747,7 +744,6 @@ impl<H: Host + 'static> Pipeline<H> {
             return Err(ProcessResult::failure(&entry.message.id, MOVED_TO_FAILED, text));
         }
         entry.attempts += 1;
-        entry.begun += u32::from(begins_now);
         if let Err(e) = inbox::save(host, &entry).await {
             host.log(
                 LogLevel::Warn,
@@ -837,8 +833,7 @@ impl<H: Host + 'static> Pipeline<H> {
     async fn resume(self, entry: InboxEntry, ticket: Ticket, ack_again: bool) -> ProcessResult {
         let id = entry.message.id.clone();
         let message = entry.message.clone();
-        let begun_noted = ticket.is_next();
-        let entry = match self.next_attempt(entry, begun_noted).await {
+        let entry = match self.next_attempt(entry).await {
             Ok(entry) => entry,
             Err(set_aside) => return set_aside,
         };
@@ -849,12 +844,11 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         host.emit(&Event::MessageReceived { conversation_id: message.named_conversation(), message });
         ticket.wait().await;
-        self.run(entry, begun_noted).await
+        self.run(entry).await
     }
 
-    /// The pipeline after the inbox, for the message holding the gate; `begun_noted` when its
-    /// inbox entry already says this run began.
-    async fn run(&self, entry: InboxEntry, begun_noted: bool) -> ProcessResult {
+    /// The pipeline after the inbox, for the message holding the gate.
+    async fn run(&self, entry: InboxEntry) -> ProcessResult {
         let host = &self.inner.host;
         let message = entry.message.clone();
         let settings = self.settings();
@@ -921,11 +915,11 @@ impl<H: Host + 'static> Pipeline<H> {
         };
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);
-        // If this run takes the app down, the next start counts it (`next_attempt`).
-        if !begun_noted {
-            Journal::new(host, &message.id).record(&JournalRecord::Started).await;
-        }
-        let turn = Abortable::new(run_turn(host, &settings, input, resume), registration).await;
+        // The run's start, journaled beside its first request and durable before its answer is
+        // read: if handling the answer takes the app down, the next start counts it.
+        let journal = Journal::new(host, &message.id);
+        let started = journal.record(&JournalRecord::Started).boxed_local();
+        let turn = Abortable::new(run_turn(host, &settings, input, resume, started), registration).await;
         drop(guard);
         match turn {
             Err(_) => self.finish_cancelled(&message).await,

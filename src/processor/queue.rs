@@ -58,13 +58,6 @@ pub(crate) struct Ticket {
 }
 
 impl Ticket {
-    /// Whether this ticket will hold the gate without waiting: nothing runs and it is first in
-    /// line (a message noted as begun when it is saved, with no write of its own later).
-    pub(crate) fn is_next(&self) -> bool {
-        let state = self.queue.state.borrow();
-        state.running == Some(self.id) || (state.running.is_none() && state.waiting.front() == Some(&self.id))
-    }
-
     /// Resolves when this ticket holds the gate.
     pub(crate) fn wait(&self) -> TicketWait<'_> {
         TicketWait { ticket: self }

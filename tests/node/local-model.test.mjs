@@ -80,7 +80,7 @@ test("the same conversation through the Messages and the Chat Completions format
       } else {
         // A Messages stream counts its prompt only in message_start, which llama-server sends with
         // the first token's text; when that token is part of a character (the first bytes of an
-        // emoji: seen in 1 run of 45), it sends no message_start at all, and its message_delta
+        // emoji: 2 answers of 95 here), it sends no message_start at all, and its message_delta
         // carries only output_tokens. Then the prompt count is unknown, never a different one.
         assert.ok(prompt === 0 || prompt === wholePrompt, label);
       }

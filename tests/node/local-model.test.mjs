@@ -60,17 +60,31 @@ test("Stop mid-stream with the real model", { skip: !MODEL_URL }, async () => {
 test("the same conversation through the Messages and the Chat Completions format of the real server", { skip: !MODEL_URL }, async () => {
   const shapes = [];
   for (const format of ["anthropic", "openai"]) {
-    for (const stream of [[], ["--no-stream"]]) {
+    // The whole answer first: its prompt count is the one the stream's must match.
+    let wholePrompt = 0;
+    for (const stream of [["--no-stream"], []]) {
       const vault = tmpVault();
       const { result } = await ask(vault, "Say hello.", ["--format", format, "--auth", "none", ...stream]);
-      assert.equal(result.success, true, `${format} ${stream}: ${result.error}`);
-      assert.ok(result.response.trim().length > 0, `${format} ${stream}: an answer`);
-      assert.ok(result.usage?.outputTokens > 0, `${format} ${stream}: usage ${JSON.stringify(result.usage)}`);
-      // A whole answer reports its prompt. A stream's prompt tokens come in its first event, which
-      // llama-server may send before it has counted the prompt (seen in CI: 0 input, 0 read), and
-      // its message_delta carries only output_tokens; the stream's input count is the server's to give.
-      if (stream.length) assert.ok(result.usage.inputTokens >= 0 && result.usage.cacheReadInputTokens >= 0);
-      else assert.ok(result.usage.inputTokens + result.usage.cacheReadInputTokens > 0, `${format} ${stream}: usage ${JSON.stringify(result.usage)}`);
+      const label = `${format} ${stream.length ? "whole" : "streamed"}: usage ${JSON.stringify(result.usage)}`;
+      assert.equal(result.success, true, `${label}: ${result.error}`);
+      assert.ok(result.response.trim().length > 0, `${label}: an answer`);
+      assert.ok(result.usage?.outputTokens > 0, label);
+      // The same prompt is the same count of tokens, read or not from the server's cache.
+      const prompt = result.usage.inputTokens + result.usage.cacheReadInputTokens;
+      if (stream.length) {
+        assert.ok(prompt > 0, label);
+        wholePrompt = prompt;
+      } else if (format === "openai") {
+        // The stream's last chunk carries the usage we asked for (stream_options.include_usage).
+        assert.equal(prompt, wholePrompt, label);
+      } else {
+        // A Messages stream counts its prompt only in message_start, which llama-server sends with
+        // the first token's text; when that token is part of a character (the first bytes of an
+        // emoji: 2 answers of 95 here), it sends no message_start at all, and its message_delta
+        // carries only output_tokens. Then the prompt count is unknown, never a different one.
+        assert.ok(prompt === 0 || prompt === wholePrompt, label);
+        if (prompt === 0) process.stderr.write(`# the Messages stream gave no prompt count; its answer began ${JSON.stringify(result.response.slice(0, 12))}\n`);
+      }
       const lines = history(vault);
       assert.equal(lines[0].content[0].text, "Say hello.");
       // Everything but the sampled text, the numbers that follow from it, the ids and the times.

@@ -284,10 +284,12 @@ fn search_ranks_notes_with_excerpts_and_reports_bad_patterns() {
 
     // Catastrophic in a backtracking engine; linear here.
     host.put_note("Evil.md", &format!("{}!", "a".repeat(50_000)));
-    let started = std::time::Instant::now();
-    ok(&host, &p, "search_files", json!({"query": "(a+)+$", "regex": true}));
-    ok(&host, &p, "search_files", json!({"query": "(a|aa)*c", "regex": true}));
-    assert!(started.elapsed().as_secs() < 10, "pathological patterns must not hang the search");
+    // Each answers in full; a backtracking engine would not come back from either on 50,000
+    // characters (no clock is read: the answer is the behaviour).
+    for pattern in ["(a+)+$", "(a|aa)*c"] {
+        let out = ok(&host, &p, "search_files", json!({"query": pattern, "regex": true}));
+        assert!(out.starts_with("No note matches"), "{pattern}: {out}");
+    }
 }
 
 #[test]

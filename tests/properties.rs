@@ -251,7 +251,6 @@ fn check(host: &FakeHost, ledger: &Ledger) -> Result<(), TestCaseError> {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(64),
-        failure_persistence: None,
         ..ProptestConfig::default()
     })]
 

@@ -6,27 +6,23 @@
 
 use serde_json::Value;
 
-use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::conversation::context::push_merged;
-use crate::conversation::{ConversationStore, QuestionType, Schedule};
+use crate::conversation::{QuestionType, Schedule};
 use crate::event::{Event, Stage};
 use crate::host::Host;
 use crate::host_types::LogLevel;
-use crate::hub::Priority;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::request::CacheTtl;
 use crate::llm::{
     client, ApiMessage, ContentBlock, ErrorKind, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason,
     SystemPart, Usage,
 };
-use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
 use crate::schedule::StatePatch;
 use crate::settings::{ApiFormat, Settings};
-use crate::tools::{ToolContext, ToolEffect, ToolRegistry};
+use crate::tools::{ToolContext, ToolEffect, ToolRegistry, TurnServices};
 use crate::usage::CallPurpose;
 use futures::future::LocalBoxFuture;
-use futures::lock::Mutex;
 
 /// Longest tool output shown in a `tool_finished` event.
 const EVENT_OUTPUT_CHARS: usize = 300;
@@ -42,21 +38,11 @@ pub(crate) struct TurnInput<'a> {
     /// The prompt-cache lifetime its requests ask for.
     pub ttl: CacheTtl,
     pub tools: &'a ToolRegistry,
-    pub message: &'a RoutedMessage,
-    /// The conversations, for tools that read them.
-    pub store: &'a Mutex<Option<ConversationStore>>,
-    /// Sends a notification about this message to the hub: its text (Markdown, shortened for
-    /// the hub by the processor) and priority.
-    pub notify_hub: &'a dyn Fn(&str, Priority),
-    /// Asks the user to approve a tool's action.
-    pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
-    /// The user's integrations (MCP servers) for this turn.
-    pub integrations: &'a [McpServer],
-    /// The vault's search index, and how to start it.
-    pub index: &'a crate::tools::indexer::SearchIndex,
-    pub start_index: &'a dyn Fn(),
     /// Attachments' copies already read and checked.
     pub copies: &'a crate::attachment::Copies,
+    /// What its tools are lent: the message it answers, the conversations, the hub, approvals,
+    /// integrations and the search index.
+    pub services: TurnServices<'a>,
 }
 
 /// What a finished turn produced.
@@ -235,25 +221,14 @@ pub(crate) async fn run_turn<'a, H: Host>(
     started: LocalBoxFuture<'a, ()>,
 ) -> Result<TurnOutcome, LlmError> {
     let mut started = Some(started);
-    let journal = Journal::new(host, &input.message.id);
-    let tool_ctx = ToolContext {
-        host,
-        settings,
-        message: input.message,
-        store: input.store,
-        notify_hub: input.notify_hub,
-        approve: input.approve,
-        integrations: input.integrations,
-        tool_use_id: String::new(),
-        index: input.index,
-        start_index: input.start_index,
-    };
-    let tools_json = input.tools.request_json(input.integrations);
+    let journal = Journal::new(host, &input.services.message.id);
+    let tool_ctx = ToolContext::new(host, settings, input.services);
+    let tools_json = input.tools.request_json(input.services.integrations);
     let (mut outcome, open) = replay(resume);
     if !outcome.context_journaled {
         outcome.context = input.context.clone();
     }
-    let message = input.message;
+    let message = input.services.message;
     // The whole request against the API's limit before anything is sent: what to drop is known
     // now, by name, not after a refused round trip.
     if settings.api_format == ApiFormat::Anthropic {
@@ -294,7 +269,7 @@ pub(crate) async fn run_turn<'a, H: Host>(
             push_merged(&mut messages, m.clone());
         }
         let call = ModelCall { system: input.system, history, messages: &messages, tools: &tools_json, ttl: input.ttl };
-        let mut response = call_with_retry(host, settings, call, input.message, &mut started).await?;
+        let mut response = call_with_retry(host, settings, call, message, &mut started).await?;
         // Into the ledger before the journal: a crash between the two calls the model again,
         // which is a new cost, so nothing is counted twice.
         crate::usage::record_call(host, (&settings.model, &settings.model_prices), CallPurpose::Turn, &response.usage)
@@ -403,8 +378,8 @@ async fn run_one_tool<H: Host>(
             is_error: true,
         };
     }
-    let message_id = ctx.message.id.clone();
-    let conversation_id = ctx.message.named_conversation();
+    let message_id = ctx.services.message.id.clone();
+    let conversation_id = ctx.services.message.named_conversation();
     host.emit(&Event::ToolStarted {
         message_id: message_id.clone(),
         conversation_id: conversation_id.clone(),

@@ -173,7 +173,7 @@ impl ApprovalRequest {
 
 /// What a tool asks the user.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ApprovalAsk {
+pub(crate) struct ApprovalAsk {
     /// The tool's name (also what "approve for this conversation" remembers).
     pub action: String,
     pub summary: String,
@@ -186,7 +186,7 @@ pub struct ApprovalAsk {
 
 /// How the user answered a tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ApprovalOutcome {
+pub(crate) enum ApprovalOutcome {
     /// Approved; with the hunks accepted when the user chose some (`None`: all).
     Approved(Option<Vec<usize>>),
     Rejected,

@@ -38,7 +38,7 @@ pub enum StoreError {
 
 /// What a recorded turn answered, for a message delivered again.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RecordedTurn {
+pub(crate) struct RecordedTurn {
     pub response: String,
     pub tools_used: Vec<String>,
     pub waiting: bool,
@@ -161,7 +161,7 @@ impl CurrentLog {
 
 /// Conversation history on disk and the current conversation in memory.
 #[derive(Debug, Default)]
-pub struct ConversationStore {
+pub(crate) struct ConversationStore {
     index: ConversationIndex,
     current: Option<CurrentLog>,
     /// The archive, once something needed it.
@@ -307,7 +307,7 @@ async fn read_index<H: Host>(host: &H, notices: &mut Vec<String>) -> Result<Conv
 
 impl ConversationStore {
     /// Reads the index and the current conversation only.
-    pub async fn open<H: Host>(host: &H) -> Result<Self, StoreError> {
+    pub(crate) async fn open<H: Host>(host: &H) -> Result<Self, StoreError> {
         let mut notices = Vec::new();
         let index = read_index(host, &mut notices).await?;
         let index_damaged = !notices.is_empty();
@@ -378,22 +378,22 @@ impl ConversationStore {
 
     /// What the user should be told about damaged files met since the last call (set aside,
     /// quarantined, kept unread).
-    pub fn take_notices(&mut self) -> Vec<String> {
+    pub(crate) fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
     }
 
     /// The conversation new messages go to, if one is open.
-    pub fn current(&self) -> Option<&Conversation> {
+    pub(crate) fn current(&self) -> Option<&Conversation> {
         self.current.as_ref().and_then(|c| self.index.get(&c.id))
     }
 
     /// When the current conversation last had a turn (or was opened).
-    pub fn last_activity_ms(&self) -> Option<Millis> {
+    pub(crate) fn last_activity_ms(&self) -> Option<Millis> {
         self.current.as_ref().and_then(|c| c.last_activity_ms)
     }
 
     /// The conversations in the index: every one not archived, and the last few archived.
-    pub fn live(&self) -> &[Conversation] {
+    pub(crate) fn live(&self) -> &[Conversation] {
         &self.index.conversations
     }
 
@@ -440,7 +440,7 @@ impl ConversationStore {
     }
 
     /// A conversation by id, from the index or the archive.
-    pub async fn find<H: Host>(&mut self, host: &H, id: &str) -> Result<Option<Conversation>, StoreError> {
+    pub(crate) async fn find<H: Host>(&mut self, host: &H, id: &str) -> Result<Option<Conversation>, StoreError> {
         if let Some(c) = self.index.get(id) {
             return Ok(Some(c.clone()));
         }
@@ -448,7 +448,7 @@ impl ConversationStore {
     }
 
     /// Every conversation, index and archive, oldest first.
-    pub async fn all<H: Host>(&mut self, host: &H) -> Result<Vec<Conversation>, StoreError> {
+    pub(crate) async fn all<H: Host>(&mut self, host: &H) -> Result<Vec<Conversation>, StoreError> {
         let live = self.index.conversations.clone();
         let mut all: Vec<Conversation> =
             self.archive(host).await?.iter().filter(|a| !live.iter().any(|l| l.id == a.id)).cloned().collect();
@@ -458,26 +458,30 @@ impl ConversationStore {
     }
 
     /// Ended conversations, most recently ended first.
-    pub fn recently_ended(&self, n: usize) -> Vec<&Conversation> {
+    pub(crate) fn recently_ended(&self, n: usize) -> Vec<&Conversation> {
         self.index.recently_ended(n)
     }
 
     /// Lets the current conversation's cache forget what no request within `budget` tokens can
     /// include any more (twice the budget is kept, so a larger budget still finds some).
-    pub fn forget_unsendable(&mut self, budget: usize) {
+    pub(crate) fn forget_unsendable(&mut self, budget: usize) {
         if let Some(current) = self.current.as_mut() {
             current.context.forget_beyond(budget.saturating_mul(2));
         }
     }
 
     /// The current conversation for the model: its newest whole turns within `budget` tokens.
-    pub fn history(&self, budget: usize) -> MessagesJson {
+    pub(crate) fn history(&self, budget: usize) -> MessagesJson {
         self.current.as_ref().map(|c| c.context.history(budget)).unwrap_or_default()
     }
 
     /// The recorded turn of a message, if it is recorded in the current conversation or in the
     /// one that ended last (where a crash between recording and cleanup can leave it).
-    pub async fn find_recorded<H: Host>(&self, host: &H, message_id: &str) -> Result<Option<RecordedTurn>, StoreError> {
+    pub(crate) async fn find_recorded<H: Host>(
+        &self,
+        host: &H,
+        message_id: &str,
+    ) -> Result<Option<RecordedTurn>, StoreError> {
         if let Some(recorded) = self.current.as_ref().and_then(|c| c.recorded.get(message_id)) {
             return Ok(Some(recorded.clone()));
         }
@@ -488,7 +492,12 @@ impl ConversationStore {
 
     /// A conversation's newest whole turns within `budget` tokens, whether or not it is current
     /// (a scheduled run in a background conversation).
-    pub async fn history_of<H: Host>(&self, host: &H, id: &str, budget: usize) -> Result<MessagesJson, StoreError> {
+    pub(crate) async fn history_of<H: Host>(
+        &self,
+        host: &H,
+        id: &str,
+        budget: usize,
+    ) -> Result<MessagesJson, StoreError> {
         if self.current.as_ref().is_some_and(|c| c.id == id) {
             return Ok(self.history(budget));
         }
@@ -500,7 +509,7 @@ impl ConversationStore {
     }
 
     /// The recorded turn of a message in a given conversation.
-    pub async fn find_recorded_in<H: Host>(
+    pub(crate) async fn find_recorded_in<H: Host>(
         &self,
         host: &H,
         id: &str,
@@ -517,7 +526,7 @@ impl ConversationStore {
     /// (a background conversation's scheduled run) by one append to its log.
     ///
     /// [`append_turn`]: ConversationStore::append_turn
-    pub async fn append_turn_to<H: Host>(
+    pub(crate) async fn append_turn_to<H: Host>(
         &mut self,
         host: &H,
         id: &str,
@@ -536,7 +545,7 @@ impl ConversationStore {
     }
 
     /// Every line of a conversation's history (for summaries, retrospection, `get_conversation`).
-    pub async fn read_lines<H: Host>(&mut self, host: &H, id: &str) -> Result<Vec<HistoryLine>, StoreError> {
+    pub(crate) async fn read_lines<H: Host>(&mut self, host: &H, id: &str) -> Result<Vec<HistoryLine>, StoreError> {
         if self.find(host, id).await?.is_none() {
             return Err(StoreError::Unknown(id.to_owned()));
         }
@@ -545,7 +554,7 @@ impl ConversationStore {
 
     /// Every line of a conversation's history for the chat view, and how many lines of its file
     /// this version could not read (kept on disk; the view says so).
-    pub async fn read_view_lines<H: Host>(
+    pub(crate) async fn read_view_lines<H: Host>(
         &mut self,
         host: &H,
         id: &str,
@@ -559,7 +568,7 @@ impl ConversationStore {
 
     /// A conversation's whole history as text (empty when it has none yet, or is past the bound a
     /// history is read within), for a reader that goes through it a piece at a time.
-    pub async fn read_text<H: Host>(&mut self, host: &H, id: &str) -> Result<String, StoreError> {
+    pub(crate) async fn read_text<H: Host>(&mut self, host: &H, id: &str) -> Result<String, StoreError> {
         if self.find(host, id).await?.is_none() {
             return Err(StoreError::Unknown(id.to_owned()));
         }
@@ -571,7 +580,7 @@ impl ConversationStore {
 
     /// The current conversation's usage as last added up, if `id` is it and its file is still the
     /// size that sum stands for (anyone else's change to the file means adding up again).
-    pub async fn usage_so_far<H: Host>(&mut self, host: &H, id: &str) -> Option<Usage> {
+    pub(crate) async fn usage_so_far<H: Host>(&mut self, host: &H, id: &str) -> Option<Usage> {
         let current = self.current.as_mut().filter(|c| c.id == id)?;
         let kept = current.usage.as_ref()?;
         if !log_is_still(host, id, kept.file_len).await {
@@ -583,7 +592,7 @@ impl ConversationStore {
 
     /// Keeps a conversation's usage added up from `file_len` bytes of its file, if it is the
     /// current one; appends from now on add to it.
-    pub fn keep_usage(&mut self, id: &str, file_len: usize, total: Usage) {
+    pub(crate) fn keep_usage(&mut self, id: &str, file_len: usize, total: Usage) {
         if let Some(current) = self.current.as_mut().filter(|c| c.id == id) {
             current.usage = Some(UsageSoFar { file_len, total });
         }
@@ -592,7 +601,7 @@ impl ConversationStore {
     /// One page of a conversation for the view: the newest `limit` turns before `before` (the
     /// end when `None`), parsed from that page's lines only, with the lines of that region this
     /// version could not read and the cursor for the page before it.
-    pub async fn read_view_page<H: Host>(
+    pub(crate) async fn read_view_page<H: Host>(
         &mut self,
         host: &H,
         id: &str,
@@ -641,7 +650,7 @@ impl ConversationStore {
     }
 
     /// Appends a turn to the current conversation (opening one if none is), in one write.
-    pub async fn append_turn<H: Host>(&mut self, host: &H, lines: Vec<HistoryLine>) -> Result<(), StoreError> {
+    pub(crate) async fn append_turn<H: Host>(&mut self, host: &H, lines: Vec<HistoryLine>) -> Result<(), StoreError> {
         if lines.last().and_then(|l| l.turn.as_ref()).is_none() {
             return Err(StoreError::Encode("a turn must end with its closing line".to_owned()));
         }
@@ -674,7 +683,11 @@ impl ConversationStore {
 
     /// Makes an existing conversation current again (the user opened it from the list): an
     /// archived one is reopened, others keep their status. The current one ends first.
-    pub async fn open_existing<H: Host>(&mut self, host: &H, id: &str) -> Result<Option<Conversation>, StoreError> {
+    pub(crate) async fn open_existing<H: Host>(
+        &mut self,
+        host: &H,
+        id: &str,
+    ) -> Result<Option<Conversation>, StoreError> {
         if self.current.as_ref().is_some_and(|c| c.id == id) {
             return Ok(None);
         }
@@ -708,7 +721,7 @@ impl ConversationStore {
     }
 
     /// Deletes every conversation (the user's "Clear history").
-    pub async fn clear<H: Host>(&mut self, host: &H) -> Result<usize, StoreError> {
+    pub(crate) async fn clear<H: Host>(&mut self, host: &H) -> Result<usize, StoreError> {
         let ids: Vec<String> = self.all(host).await?.into_iter().map(|c| c.id).collect();
         self.write_index(host, ConversationIndex::default()).await?;
         self.current = None;
@@ -729,7 +742,7 @@ impl ConversationStore {
 
     /// The current conversation's id, opening one (untitled until its first turn) if there is
     /// none — for what must belong to a conversation before its first turn is recorded.
-    pub async fn current_or_open<H: Host>(&mut self, host: &H) -> Result<String, StoreError> {
+    pub(crate) async fn current_or_open<H: Host>(&mut self, host: &H) -> Result<String, StoreError> {
         match self.current.as_ref() {
             Some(c) => Ok(c.id.clone()),
             None => self.open_conversation(host, None).await,
@@ -759,7 +772,7 @@ impl ConversationStore {
     /// read can take (issue 19). The old one keeps its runs, says where they go on, and ends
     /// unless it is the current chat; the new one says what it continues. One index write.
     /// Returns (old, new).
-    pub async fn continue_schedule<H: Host>(
+    pub(crate) async fn continue_schedule<H: Host>(
         &mut self,
         host: &H,
         id: &str,
@@ -795,7 +808,11 @@ impl ConversationStore {
 
     /// Ends the current conversation; the next turn opens a new one. Returns the conversation
     /// that ended.
-    pub async fn end_current<H: Host>(&mut self, host: &H, reason: &str) -> Result<Option<Conversation>, StoreError> {
+    pub(crate) async fn end_current<H: Host>(
+        &mut self,
+        host: &H,
+        reason: &str,
+    ) -> Result<Option<Conversation>, StoreError> {
         let Some(id) = self.current.as_ref().map(|c| c.id.clone()) else { return Ok(None) };
         let mut index = self.index.clone();
         index.current = None;
@@ -827,7 +844,7 @@ impl ConversationStore {
 
     /// Changes a conversation's metadata; the index is written only when something changed.
     /// Returns the conversation as it is now.
-    pub async fn update<H: Host>(
+    pub(crate) async fn update<H: Host>(
         &mut self,
         host: &H,
         id: &str,

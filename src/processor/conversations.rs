@@ -4,7 +4,8 @@
 //! periodic cleanup of stale questions.
 
 use super::error::ProcessorError;
-use super::pipeline::{loaded, Pipeline};
+use super::handle::MessageProcessor;
+use super::state::loaded;
 use super::worker::{target_of, Target};
 use crate::agent::TurnOutcome;
 use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
@@ -37,7 +38,7 @@ pub(super) struct TurnContext {
     pub prompt: PromptContext,
 }
 
-impl<H: Host + 'static> Pipeline<H> {
+impl<H: Host + 'static> MessageProcessor<H> {
     /// Before the turn: finds an earlier recording of the message; otherwise starts a new
     /// conversation if the current one has been idle too long, and gathers the context of the
     /// conversation the message goes to (the current one, or a scheduled run's own).
@@ -203,8 +204,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// in the background — never in the way of the user's reply.
     pub(super) fn conversation_ended(&self, ended: Conversation) {
         self.conversation_changed(ended.clone());
-        let this = self.clone();
-        self.spawn(async move { this.after_end(ended).await });
+        self.spawn(|this| async move { this.after_end(ended).await });
     }
 
     async fn after_end(&self, ended: Conversation) {
@@ -300,8 +300,9 @@ impl<H: Host + 'static> Pipeline<H> {
         }
     }
 
-    /// Drops pending questions older than the state timeout.
-    pub(super) async fn cleanup_stale_states(&self) -> Result<Vec<String>, ProcessorError> {
+    /// Drops pending questions older than `conversationStateTimeoutMinutes`; returns the ids of
+    /// the conversations that had one. Runs in `initialize()` and every 15 minutes.
+    pub async fn cleanup_stale_states(&self) -> Result<Vec<String>, ProcessorError> {
         let host = &self.inner.host;
         let timeout = self.settings().state_timeout_ms();
         let now = host.now_ms();
@@ -333,8 +334,7 @@ impl<H: Host + 'static> Pipeline<H> {
 
     /// Starts the periodic cleanup (every 15 minutes, on the host's timer).
     pub(super) fn start_maintenance(&self) {
-        let this = self.clone();
-        self.spawn(async move {
+        self.spawn(|this| async move {
             loop {
                 this.inner.host.sleep(CLEANUP_INTERVAL_MS).await;
                 if let Err(e) = this.cleanup_stale_states().await {

@@ -258,7 +258,7 @@ fn rank_counted(
 
 /// Why this answer did not come from the index, for the end of it.
 fn scan_note<H: Host>(ctx: &ToolContext<'_, H>) -> String {
-    match ctx.index.phase() {
+    match ctx.services.index.phase() {
         _ if ctx.settings.search_index_max_mb == 0 => String::new(),
         Phase::Building(done, total) if total > 0 => format!(
             "\n\n[the search index is being built ({} of {} notes): this answer comes from a full scan]",
@@ -306,7 +306,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         }
         Some(l) => {
             let plan = plan(&query, regex, case_sensitive, matcher.weight());
-            let settled = from_index(ctx.index, l, &matcher, &plan, &scope);
+            let settled = from_index(ctx.services.index, l, &matcher, &plan, &scope);
             found.scanned = settled.settled;
             found.cut_lines = settled.cut_lines;
             scan(ctx, &matcher, &entries_of(&settled.to_read), &mut budget, &mut found).await;
@@ -369,12 +369,15 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
 /// The vault's entries: the index's listing (brought up to date) when the index is ready, else
 /// the vault listed now — and the index started in the background for the next call.
 async fn vault_entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<(Option<Rc<Listing>>, Vec<VaultEntry>)> {
-    let listing =
-        if ctx.settings.search_index_max_mb == 0 { None } else { ctx.index.current(ctx.host, ctx.settings).await };
+    let listing = if ctx.settings.search_index_max_mb == 0 {
+        None
+    } else {
+        ctx.services.index.current(ctx.host, ctx.settings).await
+    };
     if listing.is_some() {
         return Ok((listing, Vec::new()));
     }
-    (ctx.start_index)();
+    (ctx.services.start_index)();
     Ok((None, entries(ctx).await?))
 }
 

@@ -24,7 +24,7 @@ use crate::host::Host;
 use crate::llm::request::tools_json;
 use crate::llm::ToolDef;
 use crate::mcp::{self, McpServer};
-pub(crate) use call::{ToolContext, ToolEffect, ToolOutput};
+pub(crate) use call::{ToolContext, ToolEffect, ToolOutput, TurnServices};
 
 /// The built-in tools. An enum rather than trait objects: the set is known, dispatch is a match,
 /// and each tool stays an ordinary async function.
@@ -123,7 +123,7 @@ impl ToolRegistry {
         match tool {
             BuiltinTool::SendMessage => send_message::run(ctx, input),
             BuiltinTool::EndConversation => end_conversation::run(input),
-            BuiltinTool::GetConversation => get_conversation::run(ctx.host, ctx.store, input).await,
+            BuiltinTool::GetConversation => get_conversation::run(ctx.host, ctx.services.store, input).await,
             BuiltinTool::NeedsInput => needs_input::run(ctx, input),
             BuiltinTool::KeepQuestionOpen => schedule::keep_question(),
             BuiltinTool::CreateSchedule => schedule::create(ctx, input).await,

@@ -146,7 +146,7 @@ async fn dispatch<H: Host>(ctx: &ToolContext<'_, H>, name: &str, args: &Args) ->
     };
     if !READ_ONLY.contains(&name) {
         // The host's own event may come later: the index looks again before its next answer.
-        ctx.index.changed(None);
+        ctx.services.index.changed(None);
     }
     result.unwrap_or_else(|e| e)
 }

@@ -11,7 +11,7 @@ use futures::future::{AbortHandle, Abortable};
 
 /// The set of abortable tasks.
 #[derive(Default)]
-pub(super) struct TaskSet {
+pub(crate) struct TaskSet {
     next: Cell<u64>,
     handles: RefCell<HashMap<u64, AbortHandle>>,
     closed: Cell<bool>,
@@ -19,7 +19,7 @@ pub(super) struct TaskSet {
 
 impl TaskSet {
     /// Registers a future: it resolves to `None` if the set is aborted first.
-    pub(super) fn wrap<T: 'static>(
+    pub(crate) fn wrap<T: 'static>(
         self: &Rc<Self>,
         fut: impl Future<Output = T> + 'static,
     ) -> impl Future<Output = Option<T>> + 'static {
@@ -42,7 +42,7 @@ impl TaskSet {
     }
 
     /// Stops every task, and every task registered later.
-    pub(super) fn abort_all(&self) {
+    pub(crate) fn abort_all(&self) {
         self.closed.set(true);
         for (_, handle) in self.handles.borrow_mut().drain() {
             handle.abort();
@@ -50,7 +50,7 @@ impl TaskSet {
     }
 
     /// Tasks still running.
-    pub(super) fn running(&self) -> usize {
+    pub(crate) fn running(&self) -> usize {
         self.handles.borrow().len()
     }
 }

@@ -17,4 +17,4 @@ pub(crate) use model::{
     Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,
     StatusEvent,
 };
-pub(crate) use store::{ConversationStore, RecordedTurn, StoreError};
+pub(crate) use store::{ConversationStore, RecordedTurn, StoreError, Target};

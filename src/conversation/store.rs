@@ -23,6 +23,14 @@ use crate::ids::new_id;
 use crate::llm::{ContentBlock, MessagesJson, Usage};
 use crate::time::{format_iso, parse_iso};
 
+/// Which conversation a turn goes to: the one the user is in (opened if none is), or a given one
+/// (a scheduled run's background conversation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    Current,
+    Conversation(String),
+}
+
 /// Why the store could not do its job.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum StoreError {
@@ -470,37 +478,22 @@ impl ConversationStore {
         }
     }
 
-    /// The current conversation for the model: its newest whole turns within `budget` tokens.
-    pub(crate) fn history(&self, budget: usize) -> MessagesJson {
-        self.current.as_ref().map(|c| c.context.history(budget)).unwrap_or_default()
-    }
-
-    /// The recorded turn of a message, if it is recorded in the current conversation or in the
-    /// one that ended last (where a crash between recording and cleanup can leave it).
-    pub(crate) async fn find_recorded<H: Host>(
+    /// A conversation for the model: its newest whole turns within `budget` tokens — the
+    /// current one's from memory, another's (a scheduled run in a background conversation) read
+    /// from its file.
+    pub(crate) async fn history<H: Host>(
         &self,
         host: &H,
-        message_id: &str,
-    ) -> Result<Option<RecordedTurn>, StoreError> {
-        if let Some(recorded) = self.current.as_ref().and_then(|c| c.recorded.get(message_id)) {
-            return Ok(Some(recorded.clone()));
-        }
-        let Some(last) = self.index.recently_ended(1).first().map(|c| c.id.clone()) else { return Ok(None) };
-        let turns = load_turns(host, &last).await?;
-        Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
-    }
-
-    /// A conversation's newest whole turns within `budget` tokens, whether or not it is current
-    /// (a scheduled run in a background conversation).
-    pub(crate) async fn history_of<H: Host>(
-        &self,
-        host: &H,
-        id: &str,
+        target: &Target,
         budget: usize,
     ) -> Result<MessagesJson, StoreError> {
-        if self.current.as_ref().is_some_and(|c| c.id == id) {
-            return Ok(self.history(budget));
-        }
+        let id = match (target, self.current.as_ref()) {
+            (Target::Current, current) => return Ok(current.map(|c| c.context.history(budget)).unwrap_or_default()),
+            (Target::Conversation(id), Some(current)) if current.id == *id => {
+                return Ok(current.context.history(budget));
+            }
+            (Target::Conversation(id), _) => id,
+        };
         let mut context = ContextCache::new();
         for turn in load_turns(host, id).await? {
             context.push_turn(&turn);
@@ -508,40 +501,54 @@ impl ConversationStore {
         Ok(context.history(budget))
     }
 
-    /// The recorded turn of a message in a given conversation.
-    pub(crate) async fn find_recorded_in<H: Host>(
+    /// The recorded turn of a message, if it is recorded where it goes: for the current
+    /// conversation, in it or in the one that ended last (where a crash between recording and
+    /// cleanup can leave it); for a given one, in that one.
+    pub(crate) async fn find_recorded<H: Host>(
         &self,
         host: &H,
-        id: &str,
+        target: &Target,
         message_id: &str,
     ) -> Result<Option<RecordedTurn>, StoreError> {
-        if let Some(current) = self.current.as_ref().filter(|c| c.id == id) {
-            return Ok(current.recorded.get(message_id).cloned());
-        }
-        let turns = load_turns(host, id).await?;
+        let id = match target {
+            Target::Current => {
+                if let Some(recorded) = self.current.as_ref().and_then(|c| c.recorded.get(message_id)) {
+                    return Ok(Some(recorded.clone()));
+                }
+                let Some(last) = self.index.recently_ended(1).first().map(|c| c.id.clone()) else { return Ok(None) };
+                last
+            }
+            Target::Conversation(id) => {
+                if let Some(current) = self.current.as_ref().filter(|c| c.id == *id) {
+                    return Ok(current.recorded.get(message_id).cloned());
+                }
+                id.clone()
+            }
+        };
+        let turns = load_turns(host, &id).await?;
         Ok(turns.iter().find(|t| t.message_id() == message_id).map(RecordedTurn::from))
     }
 
-    /// Appends a turn to a given conversation: the current one through [`append_turn`], another
-    /// (a background conversation's scheduled run) by one append to its log.
-    ///
-    /// [`append_turn`]: ConversationStore::append_turn
-    pub(crate) async fn append_turn_to<H: Host>(
+    /// Appends a turn, in one write: to the current conversation (opening one if none is), or to
+    /// a given one (a background conversation's scheduled run) by one append to its log.
+    pub(crate) async fn append_turn<H: Host>(
         &mut self,
         host: &H,
-        id: &str,
+        target: &Target,
         lines: Vec<HistoryLine>,
     ) -> Result<(), StoreError> {
-        if self.current.as_ref().is_some_and(|c| c.id == id) {
-            return self.append_turn(host, lines).await;
+        match target {
+            Target::Conversation(id) if self.current.as_ref().is_none_or(|c| c.id != *id) => {
+                if self.index.get(id).is_none() {
+                    return Err(StoreError::Unknown(id.to_owned()));
+                }
+                // Made safe to append to first (a torn tail, a missing newline).
+                load_log(host, id, Some(&mut self.notices), Some(1)).await?;
+                host.append_file(&log_path(id), &encode_lines(&lines)?).await?;
+                Ok(())
+            }
+            _ => self.append_to_current(host, lines).await,
         }
-        if self.index.get(id).is_none() {
-            return Err(StoreError::Unknown(id.to_owned()));
-        }
-        // Made safe to append to first (a torn tail, a missing newline).
-        load_log(host, id, Some(&mut self.notices), Some(1)).await?;
-        host.append_file(&log_path(id), &encode_lines(&lines)?).await?;
-        Ok(())
     }
 
     /// Every line of a conversation's history (for summaries, retrospection, `get_conversation`).
@@ -650,7 +657,7 @@ impl ConversationStore {
     }
 
     /// Appends a turn to the current conversation (opening one if none is), in one write.
-    pub(crate) async fn append_turn<H: Host>(&mut self, host: &H, lines: Vec<HistoryLine>) -> Result<(), StoreError> {
+    async fn append_to_current<H: Host>(&mut self, host: &H, lines: Vec<HistoryLine>) -> Result<(), StoreError> {
         if lines.last().and_then(|l| l.turn.as_ref()).is_none() {
             return Err(StoreError::Encode("a turn must end with its closing line".to_owned()));
         }

@@ -176,25 +176,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let details = body.get("context").filter(|v| !v.is_null()).cloned();
         let session = session_name(context);
         let now = host.now_ms();
+        let (id, expires) = (new_id(host, "ver-"), now + settings.verification_timeout_ms());
+        let summary = format!("An external agent asks to {action}: {reason}");
         let mut request = ApprovalRequest {
-            id: new_id(host, "ver-"),
-            summary: format!("An external agent asks to {action}: {reason}"),
-            action,
             reason: Some(reason),
             details,
-            origin: ApprovalOrigin::Api,
-            conversation_id: None,
-            message_id: None,
             session: Some(session.clone()),
-            created_ms: now,
-            expires_ms: now + settings.verification_timeout_ms(),
-            status: ApprovalStatus::Pending,
-            scope: None,
-            note: None,
-            settle_reason: None,
-            change: None,
-            accepted_hunks: None,
-            tool_use_id: None,
+            ..ApprovalRequest::pending(id, ApprovalOrigin::Api, action, summary, now, expires)
         };
         let decided_at_once = if !context.allowed_actions.contains(&request.action) {
             Some((

@@ -78,25 +78,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
         }
         let now = host.now_ms();
+        let (id, expires) = (new_id(host, "apr-"), now + APPROVAL_TIMEOUT_MS);
         let request = ApprovalRequest {
-            id: new_id(host, "apr-"),
-            action: ask.action,
-            summary: ask.summary,
-            reason: None,
             details: Some(ask.details),
-            origin: ApprovalOrigin::Tool,
             conversation_id,
             message_id: Some(message.id.clone()),
-            session: None,
-            created_ms: now,
-            expires_ms: now + APPROVAL_TIMEOUT_MS,
-            status: ApprovalStatus::Pending,
-            scope: None,
-            note: None,
-            settle_reason: None,
             change: ask.change.map(Box::new),
-            accepted_hunks: None,
             tool_use_id: ask.tool_use_id,
+            ..ApprovalRequest::pending(id, ApprovalOrigin::Tool, ask.action, ask.summary, now, expires)
         };
         if let Err(e) = self.persist_approval(&request).await {
             // Not persisted means a restart forgets it — which approves nothing, so go on asking.

@@ -6,10 +6,11 @@
 use super::error::ProcessorError;
 use super::handle::MessageProcessor;
 use super::state::loaded;
-use super::worker::{target_of, Target};
+use super::worker::target_of;
 use crate::agent::TurnOutcome;
 use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
 use crate::conversation::transcript::render_transcript;
+use crate::conversation::Target;
 use crate::conversation::{
     Conversation, ConversationStatus, HistoryLine, LineRole, PendingQuestion, StatusEvent, StoreError, TurnEnd,
 };
@@ -58,14 +59,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
             let now = host.now_ms();
             let (conversation, history) = match target {
                 Target::Conversation(id) => {
-                    if let Some(turn) = store.find_recorded_in(host, id, &message.id).await? {
+                    if let Some(turn) = store.find_recorded(host, target, &message.id).await? {
                         return Ok(Prepared::Recorded(turn));
                     }
                     let conversation = store.find(host, id).await?.ok_or_else(|| StoreError::Unknown(id.clone()))?;
-                    (Some(conversation), store.history_of(host, id, budget).await?)
+                    (Some(conversation), store.history(host, target, budget).await?)
                 }
                 Target::Current => {
-                    if let Some(turn) = store.find_recorded(host, &message.id).await? {
+                    if let Some(turn) = store.find_recorded(host, target, &message.id).await? {
                         return Ok(Prepared::Recorded(turn));
                     }
                     if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
@@ -80,7 +81,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                         }
                     }
                     store.forget_unsendable(budget);
-                    (store.current().cloned(), store.history(budget))
+                    (store.current().cloned(), store.history(host, target, budget).await?)
                 }
             };
             // A scheduled run does not answer the question its conversation may be waiting on.
@@ -135,13 +136,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
             let (id, before) = match &target {
                 Target::Current => {
                     let before = store.current().cloned();
-                    store.append_turn(host, lines).await?;
+                    store.append_turn(host, &target, lines).await?;
                     let id = store.current().map(|c| c.id.clone());
                     (id.ok_or_else(|| StoreError::Encode("no current conversation".to_owned()))?, before)
                 }
                 Target::Conversation(id) => {
                     let before = store.find(host, id).await?;
-                    store.append_turn_to(host, id, lines).await?;
+                    store.append_turn(host, &target, lines).await?;
                     (id.clone(), before)
                 }
             };

@@ -7,7 +7,8 @@ use futures::FutureExt;
 
 use super::handle::MessageProcessor;
 use super::hub::message_time;
-use super::worker::{target_of, Target};
+use super::worker::target_of;
+use crate::conversation::Target;
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;

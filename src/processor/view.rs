@@ -10,7 +10,7 @@ use super::error::ProcessorError;
 use super::handle::MessageProcessor;
 use super::state::loaded;
 use crate::conversation::boundary::starts_new_conversation;
-use crate::conversation::{add_turn_usage, Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
+use crate::conversation::{add_turn_usage, Conversation, HistoryLine, LineRole, StoreError, Target, TurnEnd};
 use crate::host::Host;
 use crate::ids::new_id;
 use crate::llm::{ContentBlock, Usage};
@@ -71,7 +71,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 turn: Some(TurnEnd::default()),
                 context: None,
             };
-            store.append_turn(host, vec![line]).await?;
+            store.append_turn(host, &Target::Current, vec![line]).await?;
             store.current().map(|c| c.id.clone()).unwrap_or_default()
         };
         if let Some(ended) = ended {

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::error::ProcessorError;
 use super::handle::MessageProcessor;
 use super::state::loaded;
-use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent, StoreError};
+use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent, StoreError, Target};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};
@@ -23,14 +23,6 @@ use crate::time::format_iso;
 /// The size of a job's history after which its runs go on in a new conversation: a few thousand
 /// runs, read whole by each run in tens of milliseconds, far under the store's read bound.
 pub(crate) const CONTINUE_AFTER_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Where a message's turn goes: the conversation the user is in, or the background
-/// conversation a scheduled run belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Target {
-    Current,
-    Conversation(String),
-}
 
 /// The target of a message: a `worker` message names its conversation in its metadata.
 pub(super) fn target_of(message: &RoutedMessage) -> Target {

@@ -1,7 +1,7 @@
 //! Lean stand-ins for three operations whose WebAssembly code is large, kept here so the bundle
 //! stays within its budget (DESIGN.md §6); the core calls these instead of the std ones:
 //! - Unicode lower-casing (`fold_case`): Rust's case tables add ~25 KB; in wasm the JS engine's
-//!   own `toLowerCase` (the same Unicode mapping, `wasm/lean_js.rs`) is used instead, natively
+//!   own `toLowerCase` (the same Unicode mapping, `lean/js.rs`) is used instead, natively
 //!   Rust's `to_lowercase`.
 //! - sorting (`sort_by`, `sort_by_key`): every `sort_by` call site instantiates the whole stable
 //!   sort (~3 KB each); here one instantiation sorts indices and each call only permutes its
@@ -9,6 +9,9 @@
 //! - typed reads of a `serde_json::Value` (`from_value`): `serde_json::from_value` brings a
 //!   second deserializer (and a second copy of every type's `Deserialize`); going through text
 //!   reuses the one that parses everything else.
+
+#[cfg(target_arch = "wasm32")]
+mod js;
 
 use std::cmp::Ordering;
 
@@ -30,7 +33,7 @@ pub(crate) fn fold_case(text: &str) -> String {
 
 #[cfg(target_arch = "wasm32")]
 fn fold_non_ascii(text: &str) -> String {
-    crate::wasm::lean_js::to_lower_case(text)
+    js::to_lower_case(text)
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -14,9 +14,10 @@ use crate::host_types::LogLevel;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::request::CacheTtl;
 use crate::llm::{
-    client, ApiMessage, ContentBlock, ErrorKind, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason,
+    ApiMessage, ContentBlock, ErrorKind, LlmError, MessagesJson, ModelCall, ModelResponse, Role, StopReason,
     SystemPart, Usage,
 };
+use crate::llm_client::client;
 use crate::message::RoutedMessage;
 use crate::schedule::StatePatch;
 use crate::settings::{ApiFormat, Settings};
@@ -312,7 +313,7 @@ async fn step<H: Host>(
             StopReason::Refusal => "The model declined to continue with this request.".to_owned(),
             StopReason::AnswerTooLong => format!(
                 "The answer passed {} MB and was cut there{}.",
-                crate::llm::client::MAX_ANSWER_BYTES / (1024 * 1024),
+                client::MAX_ANSWER_BYTES / (1024 * 1024),
                 if has_tools || !skipped.is_empty() { "; the tool call it was making was not run" } else { "" }
             ),
             _ if has_tools || !skipped.is_empty() => format!(
@@ -467,7 +468,7 @@ async fn call_with_retry<H: Host>(
             conversation_id: conversation_id.clone(),
             text: format!(
                 "Waiting for {} to begin answering ({} s so far; gives up at {} s)…",
-                crate::llm::client::server_name(settings),
+                client::server_name(settings),
                 waited_ms / 1000,
                 limit_ms / 1000
             ),

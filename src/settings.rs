@@ -5,61 +5,11 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::hub::config::{HubConfig, DEFAULT_CLIENT_NAME, DEFAULT_DESCRIPTION, DEFAULT_HUB_URL};
+pub use crate::llm::{ApiFormat, AuthStyle};
 use crate::usage::ModelPrice;
 
 /// Default Anthropic endpoint.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-
-/// The wire format of the model server: Anthropic's Messages API, which Anthropic, Ollama,
-/// llama.cpp and LM Studio speak, or OpenAI's Chat Completions, which OpenAI, Gemini and most
-/// gateways speak (without prompt caching or PDFs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ApiFormat {
-    #[default]
-    Anthropic,
-    Openai,
-}
-
-impl ApiFormat {
-    /// Every format, in the order the settings list them.
-    pub(crate) const ALL: [ApiFormat; 2] = [ApiFormat::Anthropic, ApiFormat::Openai];
-
-    /// Its name in settings documents (serde's, checked by a test).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            ApiFormat::Anthropic => "anthropic",
-            ApiFormat::Openai => "openai",
-        }
-    }
-}
-
-/// How the API key goes with a request: Anthropic's `x-api-key`, `Authorization: Bearer` (OpenAI,
-/// Ollama's cloud, gateways), or not at all (local servers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum AuthStyle {
-    #[default]
-    #[serde(rename = "x-api-key")]
-    XApiKey,
-    #[serde(rename = "bearer")]
-    Bearer,
-    #[serde(rename = "none")]
-    None,
-}
-
-impl AuthStyle {
-    /// Every style, in the order the settings list them.
-    pub(crate) const ALL: [AuthStyle; 3] = [AuthStyle::XApiKey, AuthStyle::Bearer, AuthStyle::None];
-
-    /// Its name in settings documents (serde's, checked by a test).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            AuthStyle::XApiKey => "x-api-key",
-            AuthStyle::Bearer => "bearer",
-            AuthStyle::None => "none",
-        }
-    }
-}
 
 /// Everything configurable about the core.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,11 +3,12 @@
 //! the copy under `.smarthole/attachments/` is named by the hash of what was sent, so the same
 //! screenshot twice is stored once, and a later turn, a retry or a restart sends exactly the
 //! bytes the user sent, even if the note changed since. The history keeps only the reference
-//! (kind, path, hash, size), never the content: its lines stay small.
+//! (kind, path, hash, size), never the content: its lines stay small. That reference is a leaf
+//! of its own (`attachment_ref.rs`), so the message and the history's blocks hold it without
+//! depending on how attachments are made or sent.
 
 mod cleanup;
 mod mention;
-pub(crate) mod reference;
 mod request_size;
 mod resolve;
 mod sniff;
@@ -15,12 +16,11 @@ mod sniff;
 use base64::Engine;
 use thiserror::Error;
 
+use crate::attachment_ref::{kind_by_name, sha256_hex, too_many_attachments};
+pub use crate::attachment_ref::{Attachment, AttachmentKind, MAX_ATTACHMENTS};
 pub(crate) use cleanup::remove_unneeded_copies;
 pub use mention::Mention;
 pub(crate) use mention::Mentions;
-use reference::too_many_attachments;
-use reference::{kind_by_name, sha256_hex};
-pub use reference::{Attachment, AttachmentKind, MAX_ATTACHMENTS};
 pub(crate) use request_size::{history_attachments, over_limit, refused_attachment, size_text, MAX_REQUEST_BYTES};
 pub(crate) use resolve::{resolve_history, resolve_message, Copies};
 
@@ -413,8 +413,8 @@ pub(crate) fn user_content(text: &str, attachments: &[Attachment]) -> Vec<Conten
 
 #[cfg(test)]
 mod tests {
-    use super::reference::is_content_hash;
     use super::*;
+    use crate::attachment_ref::is_content_hash;
 
     #[test]
     fn a_note_is_cut_only_when_long_and_one_enormous_line_is_cut_inside() {

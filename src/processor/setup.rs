@@ -5,7 +5,7 @@
 use super::handle::MessageProcessor;
 use crate::host::Host;
 use crate::host_types::HostError;
-use crate::llm::check::{check_connection, ConnectionCheck};
+use crate::llm_client::check::{check_connection, ConnectionCheck};
 use crate::usage::{totals, UsageTotals};
 
 impl<H: Host + 'static> MessageProcessor<H> {

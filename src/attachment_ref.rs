@@ -1,7 +1,8 @@
 //! An attachment as the history keeps it and the chat shows it: a reference (kind, path, hash,
-//! size), never the content, which is in the copy its hash names. A leaf: the wire types
-//! (`llm::types`) and the message (`message`) hold references without depending on how
-//! attachments are made or sent.
+//! size), never the content, which is in the copy its hash names; and the rules a message's
+//! references obey (how many, a hash that names a copy). A leaf: the wire types (`llm::types`)
+//! and the message (`message`) hold references without depending on how attachments are made
+//! or sent (`attachment/`).
 
 use serde::{Deserialize, Serialize};
 

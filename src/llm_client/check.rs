@@ -8,11 +8,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::client::{auth_headers, call_model, endpoint, json_text, read_all, within};
-use super::error::ErrorKind;
-use super::request::{CacheTtl, ModelCall};
-use super::{ApiMessage, LlmError, MessagesJson};
 use crate::host::Host;
 use crate::host_types::HttpRequest;
+use crate::llm::error::ErrorKind;
+use crate::llm::request::{CacheTtl, ModelCall};
+use crate::llm::{ApiMessage, LlmError, MessagesJson};
 use crate::settings::{AuthStyle, Settings};
 
 /// One line of the report.
@@ -221,7 +221,7 @@ async fn run_requests<H: Host>(host: &H, settings: &Settings, report: &mut Conne
     let tools = Settings { max_tokens: 200.min(settings.max_tokens), streaming: false, ..settings.clone() };
     let call = ModelCall { system: &[], history: &history, messages: &ask, tools: PROBE_TOOLS, ttl: CacheTtl::Off };
     match call_model(host, &tools, call, &mut |_| {}, &mut |_| {}, &mut None).await {
-        Ok(answer) if answer.content.iter().any(|b| matches!(b, super::ContentBlock::ToolUse { name, .. } if name == "connection_probe")) => {
+        Ok(answer) if answer.content.iter().any(|b| matches!(b, crate::llm::ContentBlock::ToolUse { name, .. } if name == "connection_probe")) => {
             report.lines.push(line("tools", true, "the model called the probe tool"));
         }
         Ok(_) => report.lines.push(line("tools", false, format!("{} answered without calling the probe tool: the agent's note tools need a model that calls tools (a llama.cpp server needs --jinja)", settings.model))),
@@ -235,10 +235,10 @@ async fn run_requests<H: Host>(host: &H, settings: &Settings, report: &mut Conne
 async fn images_line<H: Host>(host: &H, settings: &Settings) -> CheckLine {
     let history = MessagesJson::new();
     let look = [ApiMessage {
-        role: super::Role::User,
+        role: crate::llm::Role::User,
         content: vec![
-            super::ContentBlock::image("image/png", PROBE_PNG),
-            super::ContentBlock::text("This is a connection check. What colour is this image? One word."),
+            crate::llm::ContentBlock::image("image/png", PROBE_PNG),
+            crate::llm::ContentBlock::text("This is a connection check. What colour is this image? One word."),
         ],
     }];
     let small = Settings { max_tokens: 16.min(settings.max_tokens), streaming: false, ..settings.clone() };

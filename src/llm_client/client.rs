@@ -6,16 +6,16 @@
 use futures::future::{join, select, Either, LocalBoxFuture};
 use serde_json::Value;
 
-use super::error::{said, ErrorKind, LlmError};
-use super::openai;
-use super::request::{request_body, ModelCall};
-use super::retry::{next_delay, parse_retry_after};
-use super::sse::SseParser;
-use super::stream::StreamAccumulator;
-use super::types::{parse_response, ModelResponse, StopReason};
 use crate::attachment::{refused_attachment, size_text, MAX_REQUEST_BYTES};
 use crate::host::Host;
 use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel};
+use crate::llm::error::{said, ErrorKind, LlmError};
+use crate::llm::openai;
+use crate::llm::request::{request_body, ModelCall};
+use crate::llm::retry::{next_delay, parse_retry_after};
+use crate::llm::sse::SseParser;
+use crate::llm::stream::StreamAccumulator;
+use crate::llm::types::{parse_response, ModelResponse, StopReason};
 use crate::settings::{ApiFormat, AuthStyle, Settings};
 
 /// Largest error or non-streamed body we read.
@@ -85,7 +85,7 @@ enum Streamed {
 }
 
 impl Streamed {
-    fn apply(&mut self, event: &super::sse::SseEvent) -> Result<Option<String>, LlmError> {
+    fn apply(&mut self, event: &crate::llm::sse::SseEvent) -> Result<Option<String>, LlmError> {
         match self {
             Streamed::Messages(acc) => acc.apply(event),
             Streamed::Chat(acc) => acc.apply(event),

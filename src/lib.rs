@@ -37,6 +37,7 @@ mod schedule;
 mod secrets;
 mod settings;
 mod settings_fields;
+mod store;
 mod summary;
 mod time;
 mod tools;

@@ -8,7 +8,6 @@ pub(crate) mod line;
 pub(crate) mod log;
 pub(crate) mod markdown;
 pub(crate) mod model;
-pub(crate) mod store;
 pub(crate) mod transcript;
 
 pub(crate) use line::{HistoryLine, LineRole, TurnEnd};
@@ -17,4 +16,3 @@ pub(crate) use model::{
     Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,
     StatusEvent,
 };
-pub(crate) use store::{ConversationStore, RecordedTurn, StoreError, Target};

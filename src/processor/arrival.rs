@@ -15,7 +15,6 @@ use super::failure::{MOVED_TO_FAILED, STORAGE_ERROR};
 use super::handle::MessageProcessor;
 use super::hub::message_time;
 use super::state::{SharedResult, Ticket};
-use crate::conversation::StoreError;
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel};
@@ -25,6 +24,7 @@ use crate::ids::new_id;
 use crate::inbox::{self, InboxEntry, Pending, MAX_ATTEMPTS, MAX_CRASHED_RUNS};
 use crate::journal::{crashed_runs, Journal};
 use crate::message::{id_of, parse_routed, ProcessResult, RoutedMessage, DIRECT_ID_PREFIX, INVALID_MESSAGE};
+use crate::store::StoreError;
 use crate::time::format_iso;
 
 /// What `reprocessPending()` did.

@@ -10,9 +10,8 @@ use super::worker::target_of;
 use crate::agent::TurnOutcome;
 use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
 use crate::conversation::transcript::render_transcript;
-use crate::conversation::Target;
 use crate::conversation::{
-    Conversation, ConversationStatus, HistoryLine, LineRole, PendingQuestion, StatusEvent, StoreError, TurnEnd,
+    Conversation, ConversationStatus, HistoryLine, LineRole, PendingQuestion, StatusEvent, TurnEnd,
 };
 use crate::event::Event;
 use crate::host::Host;
@@ -23,6 +22,7 @@ use crate::message::RoutedMessage;
 use crate::prompt::{PromptContext, RecentConversation};
 use crate::retrospection::{prepend_section, reflect, RETROSPECTION_PATH};
 use crate::settings::Settings;
+use crate::store::{StoreError, Target};
 use crate::summary::summarize;
 use crate::time::format_iso;
 
@@ -349,7 +349,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
 /// What `prepare` found: the message was already recorded, or the context to answer it with.
 pub(super) enum Prepared {
-    Recorded(crate::conversation::RecordedTurn),
+    Recorded(crate::store::RecordedTurn),
     Fresh(Box<TurnContext>),
 }
 

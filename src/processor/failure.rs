@@ -8,7 +8,6 @@ use futures::FutureExt;
 use super::handle::MessageProcessor;
 use super::hub::message_time;
 use super::worker::target_of;
-use crate::conversation::Target;
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -17,6 +16,7 @@ use crate::hub::Priority;
 use crate::inbox::{self, InboxEntry, MAX_ATTEMPTS};
 use crate::llm::LlmError;
 use crate::message::ProcessResult;
+use crate::store::Target;
 
 /// Code of a failure to read or write the plugin's data folder.
 pub(super) const STORAGE_ERROR: &str = "storage_error";

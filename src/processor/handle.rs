@@ -9,13 +9,13 @@ use futures::future::{FutureExt, LocalBoxFuture};
 
 use super::error::ProcessorError;
 use super::state::{Config, Inner, SharedResult, TaskSet};
-use crate::conversation::{ConversationStore, StoreError};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::inbox;
 use crate::message::ProcessResult;
 use crate::secrets::{Masking, Secrets};
 use crate::settings::Settings;
+use crate::store::{ConversationStore, StoreError};
 
 /// The message pipeline of seed 003 — save to inbox → ack → model with tools and retry → notify
 /// → record history → clean up — one message at a time in arrival order, with a Stop that stops

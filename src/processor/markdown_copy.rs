@@ -9,10 +9,10 @@ use super::error::ProcessorError;
 use super::handle::MessageProcessor;
 use super::state::loaded;
 use crate::conversation::markdown::{header, missing, note_path, real_copy_path, Missing};
-use crate::conversation::{ConversationStore, StoreError};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;
+use crate::store::{ConversationStore, StoreError};
 use crate::vault::path::parent;
 
 /// Turns read from the end of the history before the whole of it: a copy kept up to date lacks

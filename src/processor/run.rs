@@ -13,7 +13,6 @@ use super::hub::message_time;
 use super::worker::{target_of, Claim};
 use crate::agent::{run_turn, TurnInput, TurnOutcome};
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
-use crate::conversation::Target;
 use crate::event::{Event, NoticeLevel, Stage};
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -24,6 +23,7 @@ use crate::llm::ErrorKind;
 use crate::mcp::McpServer;
 use crate::message::{ProcessResult, RoutedMessage};
 use crate::prompt::{message_context, system_prompt};
+use crate::store::Target;
 use crate::tools::TurnServices;
 
 impl<H: Host + 'static> MessageProcessor<H> {

@@ -10,11 +10,12 @@ use super::error::ProcessorError;
 use super::handle::MessageProcessor;
 use super::state::loaded;
 use crate::conversation::boundary::starts_new_conversation;
-use crate::conversation::{add_turn_usage, Conversation, HistoryLine, LineRole, StoreError, Target, TurnEnd};
+use crate::conversation::{add_turn_usage, Conversation, HistoryLine, LineRole, TurnEnd};
 use crate::host::Host;
 use crate::ids::new_id;
 use crate::llm::{ContentBlock, Usage};
 use crate::message::MessageSource;
+use crate::store::{StoreError, Target};
 use crate::time::format_iso;
 use crate::tools::budget::Budget;
 

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::error::ProcessorError;
 use super::handle::MessageProcessor;
 use super::state::loaded;
-use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent, StoreError, Target};
+use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};
@@ -18,6 +18,7 @@ use crate::hub::frames::shorten_to_plain_text;
 use crate::hub::Priority;
 use crate::message::RoutedMessage;
 use crate::schedule::{claim, finish, next_run_ms, resume, RunEnd, TICK_MS};
+use crate::store::{StoreError, Target};
 use crate::time::format_iso;
 
 /// The size of a job's history after which its runs go on in a new conversation: a few thousand

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
-use crate::conversation::{ConversationStore, QuestionType, Schedule};
+use crate::conversation::{QuestionType, Schedule};
 use crate::host::Host;
 use crate::hub::Priority;
 use crate::llm::types::field;
@@ -19,6 +19,7 @@ use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
 use crate::schedule::StatePatch;
 use crate::settings::Settings;
+use crate::store::ConversationStore;
 
 /// A side effect of a tool that changes how the turn goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -25,10 +25,10 @@ use futures::lock::Mutex;
 
 use super::error::ProcessorError;
 use crate::approval::ApprovalBook;
-use crate::conversation::ConversationStore;
 use crate::host::Host;
 use crate::secrets::Secrets;
 use crate::settings::{Settings, SettingsError};
+use crate::store::ConversationStore;
 use crate::tools::indexer::SearchIndex;
 use crate::tools::ToolRegistry;
 

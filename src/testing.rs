@@ -33,10 +33,10 @@ pub mod internals {
     pub use crate::api::BODY_LIMIT;
     pub use crate::approval::{APPROVAL_TIMEOUT_MS, SESSION_GRANT_MS};
     pub use crate::bounded::{MAX_INBOX_BYTES, MAX_INDEX_BYTES, MAX_LOG_BYTES};
-    pub use crate::conversation::index::{
+    pub use crate::conversation::log::parse_log;
+    pub use crate::conversation::metadata::{
         log_path, parse_index, ConversationIndex, Quarantined, INDEX_PATH, QUARANTINE_PATH,
     };
-    pub use crate::conversation::log::parse_log;
     pub use crate::hub::frames::{parse_inbound, Inbound};
     pub use crate::llm::sse::{SseError, SseEvent, SseParser};
     pub use crate::message::parse_routed;

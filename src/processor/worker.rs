@@ -255,7 +255,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// store's read bound could not be read at all (a run an hour for a year and a half).
     async fn continue_if_long(&self, id: &str) {
         let host = &self.inner.host;
-        match host.file_size(&crate::conversation::index::log_path(id)).await {
+        match host.file_size(&crate::conversation::metadata::log_path(id)).await {
             Ok(Some(size)) if size > CONTINUE_AFTER_BYTES => {}
             _ => return,
         }

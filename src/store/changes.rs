@@ -7,7 +7,7 @@ use super::current::{CurrentLog, TailText, CURRENT_TAIL_TURNS};
 use super::error::StoreError;
 use super::files::load_log;
 use super::open::ConversationStore;
-use crate::conversation::index::{
+use crate::conversation::metadata::{
     log_path, ConversationIndex, ARCHIVE_PATH, CONVERSATIONS_DIR, INDEX_PATH, RECENT_ARCHIVED,
 };
 use crate::conversation::model::{Conversation, ConversationStatus, StatusEvent};

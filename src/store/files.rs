@@ -6,9 +6,11 @@
 use super::current::TailText;
 use super::error::StoreError;
 use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
-use crate::conversation::index::{log_path, parse_index, ConversationIndex, Quarantined, INDEX_PATH, QUARANTINE_PATH};
 use crate::conversation::line::{HistoryLine, Turn};
 use crate::conversation::log::{parse_log, parse_tail, LoadedLog};
+use crate::conversation::metadata::{
+    log_path, parse_index, ConversationIndex, Quarantined, INDEX_PATH, QUARANTINE_PATH,
+};
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::time::format_iso;

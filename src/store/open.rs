@@ -6,10 +6,10 @@ use super::current::{CurrentLog, CURRENT_TAIL_TURNS};
 use super::error::StoreError;
 use super::files::{load_log, load_turns, read_index};
 use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_LOG_BYTES};
-use crate::conversation::index::{
+use crate::conversation::line::HistoryLine;
+use crate::conversation::metadata::{
     log_path, parse_archive, ConversationIndex, ARCHIVE_PATH, CONVERSATIONS_DIR, INDEX_PATH,
 };
-use crate::conversation::line::HistoryLine;
 use crate::conversation::model::{Conversation, ConversationStatus};
 use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};

@@ -7,9 +7,9 @@ use super::error::StoreError;
 use super::files::{load_log, load_turns, log_is_still};
 use super::open::ConversationStore;
 use crate::bounded::{read_bounded, Bounded, MAX_LOG_BYTES};
-use crate::conversation::index::log_path;
 use crate::conversation::line::HistoryLine;
 use crate::conversation::log::parse_page;
+use crate::conversation::metadata::log_path;
 use crate::host::Host;
 use crate::llm::Usage;
 

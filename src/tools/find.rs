@@ -19,9 +19,9 @@ use super::note_paths::{checked, entries, protected, real, Step};
 use super::scope::Scope;
 use crate::host::Host;
 use crate::vault::glob::Glob;
-use crate::vault::index::{context_folded, is_term, required_literals, tokens};
 use crate::vault::real::{listable, Access, Skipped};
 use crate::vault::search::{rank, score, Corpus, FileHit, FileScan, Matcher, LINE_WORK};
+use crate::vault::search_index::{context_folded, is_term, required_literals, tokens};
 use crate::vault::VaultEntry;
 
 /// Most entries `list_files` returns.

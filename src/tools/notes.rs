@@ -16,10 +16,10 @@ use crate::host::Host;
 use crate::llm::ToolDef;
 use crate::undo::MAX_MOVE_CHECK_BYTES;
 use crate::vault::diff::{bytes_hash, content_hash, ChangeKind, ProposedChange};
+use crate::vault::line_edits::{apply, lines, Edit, MAX_NOTE_BYTES};
 use crate::vault::path::{is_protected, parent, with_note_extension};
 use crate::vault::real::Access;
 use crate::vault::resolve::{existing, find};
-use crate::vault::text::{apply, lines, Edit, MAX_NOTE_BYTES};
 use crate::vault::VaultEntry;
 
 /// Most lines `read_file` returns at once.

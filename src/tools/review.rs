@@ -16,7 +16,7 @@ use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::undo::{self, UndoRecord};
 use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
-use crate::vault::text::exact_text;
+use crate::vault::line_edits::exact_text;
 
 /// The text a change to a note is made from, once its bytes show that it is exact: valid UTF-8
 /// (a host's text of other bytes is a lossy decoding) that the host's text is, but for a byte

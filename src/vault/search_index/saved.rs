@@ -9,7 +9,9 @@
 
 use sha2::{Digest, Sha256};
 
-use super::{doc_bytes, is_term, read_ascending, read_varint, term_counts, write_ascending, Doc, Index};
+use super::inverted::{doc_bytes, term_counts, Doc, Index};
+use super::terms::is_term;
+use super::varint::{read_ascending, read_varint, write_ascending};
 
 /// The persisted format's name and version.
 const FORMAT: &str = "smarthole-search-index-1";
@@ -337,6 +339,20 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_text_form_round_trips_and_damage_is_refused() {
+        let mut index = Index::default();
+        index.upsert("x/a.md", 10, 1, Some("alpha beta alpha"));
+        index.upsert("b.md", 5, 2, None);
+        let text = index.to_text();
+        let back = Index::from_text(&text).unwrap();
+        assert_eq!(back.to_text(), text);
+        assert!(back.doc("b.md").unwrap().1.unreadable);
+        assert!(Index::from_text(&text.replace("alpha", "alphb")).is_none());
+        assert!(Index::from_text(&text[..text.len() - 3]).is_none());
+        assert!(Index::from_text("").is_none());
+    }
 
     /// An index of `notes` notes with `TERMS_PER_PIECE` and more distinct terms.
     fn big(notes: usize) -> Index {

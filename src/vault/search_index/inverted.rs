@@ -1,32 +1,13 @@
-//! The search index: an inverted index of the vault's notes kept in the core, so `search_files`
-//! reads only the notes that can match instead of every note on every call (issue 18).
-//!
-//! Why a module of its own and not a crate: tantivy-class engines (tantivy, milli) are megabytes
-//! of wasm with threads, mmap and their own segment files — far past the plugin's 400 KB gzip
-//! bundle ceiling — and lighter ones (probly-search, elasticlunr-rs) match whole words only, have
-//! no positions, or rebuild to delete. `search_files` matches substrings (`milk` finds
-//! `buttermilk`), so what it needs is small: terms with their positions, per-note token counts
-//! for BM25, and cheap add/remove per note as vault events arrive. That is this file.
-//!
-//! A term is a maximal run of alphanumeric characters of the note's text lower-cased with
-//! `fold_case` (the plain matcher's own folding), so a plain query made of such characters only
-//! lies inside one term: the notes it matches, and how many times, are read from the index
-//! exactly. Other queries are narrowed here (phrases by positions, regexes by the literals they
-//! require) and confirmed on the candidate notes' text by the caller.
-
-//!
-//! Layout (sized for 100,000 notes): each term's postings are one byte string of (note id delta,
-//! occurrences) varint pairs, appended to as notes are added — a note added or changed takes a new
-//! id, larger than any before, so a list only ever grows at its end. A removed note leaves its
-//! postings behind as dead entries (skipped by a look at `docs`); once dead notes outnumber the
-//! live ones, [`Index::compact`] renumbers the notes and rewrites the postings. Each note keeps
-//! its own distinct terms (delta varints) and their positions (varint count, then position
-//! deltas) for phrases and for that rewrite.
-
-pub(crate) mod text;
+//! The inverted index itself: notes by id, terms by id, and each term's notes as (id delta,
+//! occurrences) varint pairs that only grow at their end; a note's own terms and positions (for
+//! phrases and for compaction). Added, changed and removed a note at a time, compacted once dead
+//! notes outnumber live ones, and asked which notes hold a term, how often, and whether a phrase
+//! may be in a note.
 
 use std::collections::HashMap;
 
+use super::terms::tokens;
+use super::varint::{push_varint, read_ascending, read_varint, write_ascending};
 use crate::lean::fold_case;
 use crate::vault::joined::Joined;
 use crate::vault::search::LINE_WORK;
@@ -45,23 +26,23 @@ pub(crate) struct Doc {
     /// this note away says they were searched in part, as a scan that read it would.
     pub(crate) long_lines: u32,
     /// Its distinct term ids, ascending, as varint deltas.
-    terms: Box<[u8]>,
+    pub(super) terms: Box<[u8]>,
     /// For each term of `terms`, in order: varint count, then varint position deltas.
-    positions: Box<[u8]>,
+    pub(super) positions: Box<[u8]>,
 }
 
 /// One term's notes: (id delta, occurrences) varint pairs, ids ascending.
 #[derive(Debug, Default)]
-struct Postings {
-    bytes: Vec<u8>,
+pub(super) struct Postings {
+    pub(super) bytes: Vec<u8>,
     /// The last id written (what the next delta is from).
-    last: u32,
+    pub(super) last: u32,
     /// Live notes holding the term.
-    live: u32,
+    pub(super) live: u32,
 }
 
 impl Postings {
-    fn push(&mut self, id: u32, count: u32) {
+    pub(super) fn push(&mut self, id: u32, count: u32) {
         let delta = if self.bytes.is_empty() { id } else { id - self.last };
         push_varint(&mut self.bytes, delta);
         push_varint(&mut self.bytes, count);
@@ -70,7 +51,7 @@ impl Postings {
     }
 
     /// (id, occurrences), dead notes included.
-    fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         let mut at = 0;
         let mut id = 0u32;
         std::iter::from_fn(move || {
@@ -87,64 +68,19 @@ impl Postings {
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     /// By id; `None` for a removed note until the next compaction.
-    docs: Vec<Option<Doc>>,
-    dead: usize,
-    by_path: HashMap<String, u32>,
-    term_ids: HashMap<Box<str>, u32>,
+    pub(super) docs: Vec<Option<Doc>>,
+    pub(super) dead: usize,
+    pub(super) by_path: HashMap<String, u32>,
+    pub(super) term_ids: HashMap<Box<str>, u32>,
     /// By id (joined: a needle is looked for in every term in one pass).
-    terms: Joined,
-    postings: Vec<Postings>,
+    pub(super) terms: Joined,
+    pub(super) postings: Vec<Postings>,
     /// Bytes held, about (kept as notes come and go).
-    held: usize,
-}
-
-fn push_varint(out: &mut Vec<u8>, mut n: u32) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn read_varint(bytes: &[u8], at: &mut usize) -> u32 {
-    let mut n = 0u32;
-    let mut shift = 0;
-    while let Some(&b) = bytes.get(*at) {
-        *at += 1;
-        n |= u32::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
-        if b & 0x80 == 0 {
-            break;
-        }
-        shift += 7;
-    }
-    n
-}
-
-/// Delta varints back to ascending numbers.
-fn read_ascending(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    let mut at = 0;
-    let mut last = 0u32;
-    std::iter::from_fn(move || {
-        (at < bytes.len()).then(|| {
-            last = last.wrapping_add(read_varint(bytes, &mut at));
-            last
-        })
-    })
-}
-
-/// Ascending numbers as delta varints.
-fn write_ascending(numbers: impl Iterator<Item = u32>) -> Box<[u8]> {
-    let mut out = Vec::new();
-    let mut last = 0;
-    for n in numbers {
-        push_varint(&mut out, n - last);
-        last = n;
-    }
-    out.into()
+    pub(super) held: usize,
 }
 
 /// A note's (term, occurrences) pairs, from its own lists.
-fn term_counts(doc: &Doc) -> impl Iterator<Item = (u32, u32)> + '_ {
+pub(super) fn term_counts(doc: &Doc) -> impl Iterator<Item = (u32, u32)> + '_ {
     let mut at = 0;
     read_ascending(&doc.terms).map(move |t| {
         let n = read_varint(&doc.positions, &mut at);
@@ -156,19 +92,8 @@ fn term_counts(doc: &Doc) -> impl Iterator<Item = (u32, u32)> + '_ {
 }
 
 /// What a note costs in memory, about (its entry in `docs` and `by_path`).
-fn doc_bytes(doc: &Doc) -> usize {
+pub(super) fn doc_bytes(doc: &Doc) -> usize {
     96 + doc.path.len() * 2 + doc.terms.len() + doc.positions.len()
-}
-
-/// The terms of already folded text, in order.
-pub(crate) fn tokens(folded: &str) -> impl Iterator<Item = &str> {
-    folded.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty())
-}
-
-/// Whether every character of a folded needle is a term character (then the index answers it
-/// exactly).
-pub(crate) fn is_term(needle: &str) -> bool {
-    !needle.is_empty() && needle.chars().all(char::is_alphanumeric)
 }
 
 impl Index {
@@ -193,7 +118,7 @@ impl Index {
         self.docs.iter().flatten()
     }
 
-    fn term_id(&mut self, term: &str) -> u32 {
+    pub(super) fn term_id(&mut self, term: &str) -> u32 {
         if let Some(&id) = self.term_ids.get(term) {
             return id;
         }
@@ -405,99 +330,12 @@ impl Index {
         self.held + self.docs.capacity() * std::mem::size_of::<Option<Doc>>()
     }
 
-    fn measure(&self) -> usize {
+    pub(super) fn measure(&self) -> usize {
         let docs: usize = self.docs().map(doc_bytes).sum();
         let terms: usize = self.terms.iter().map(|t| 64 + t.len() * 2).sum();
         let postings: usize = self.postings.iter().map(|p| p.bytes.capacity()).sum();
         docs + terms + postings
     }
-}
-
-/// Whether a character's folding depends on the characters around it (capital sigma lowers to
-/// ς at a word's end, else σ): a literal folded alone may then not be what the text folds to.
-pub(crate) fn context_folded(c: char) -> bool {
-    c == 'Σ'
-}
-
-/// The literal runs of term characters a regular expression cannot match without (folded): a
-/// conservative reading — any alternation, and anything it does not understand, gives none (then
-/// every note is a candidate).
-pub(crate) fn required_literals(pattern: &str) -> Vec<String> {
-    if pattern.contains('|') {
-        return Vec::new();
-    }
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut out = Vec::new();
-    let mut run = String::new();
-    let mut depth = 0usize;
-    let mut i = 0;
-    let flush = |run: &mut String, out: &mut Vec<String>| {
-        if !run.is_empty() {
-            out.push(std::mem::take(run));
-        }
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '\\' => {
-                flush(&mut run, &mut out);
-                i += 2;
-                continue;
-            }
-            '[' => {
-                flush(&mut run, &mut out);
-                // Skip the class: a ']' first is literal.
-                i += 1;
-                if chars.get(i) == Some(&'^') {
-                    i += 1;
-                }
-                if chars.get(i) == Some(&']') {
-                    i += 1;
-                }
-                while i < chars.len() && chars[i] != ']' {
-                    if chars[i] == '\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            '(' => {
-                flush(&mut run, &mut out);
-                depth += 1;
-            }
-            ')' => {
-                flush(&mut run, &mut out);
-                depth = depth.saturating_sub(1);
-            }
-            '?' | '*' | '{' => {
-                // The atom before may be absent: drop it from the run.
-                run.pop();
-                flush(&mut run, &mut out);
-                if c == '{' {
-                    while i < chars.len() && chars[i] != '}' {
-                        i += 1;
-                    }
-                }
-            }
-            c if c.is_alphanumeric() && depth == 0 => {
-                // Folded as the text is; a character whose folding is not one term character,
-                // or depends on its neighbours (Σ: σ or a word's final ς), ends the run.
-                let folded = fold_case(&c.to_string());
-                if is_term(&folded) && !context_folded(c) {
-                    run.push_str(&folded);
-                } else {
-                    flush(&mut run, &mut out);
-                }
-            }
-            _ => flush(&mut run, &mut out),
-        }
-        i += 1;
-    }
-    flush(&mut run, &mut out);
-    // A quantifier after a run ends it one character early; a run of one character narrows
-    // little.
-    out.retain(|r| !r.is_empty());
-    out
 }
 
 #[cfg(test)]
@@ -529,28 +367,5 @@ mod tests {
         assert_eq!(index.doc("a.md").unwrap().0, 0);
         assert_eq!(index.counts("tea"), vec![1]);
         assert_eq!(index.containing("tea"), vec![0]);
-    }
-
-    #[test]
-    fn the_text_form_round_trips_and_damage_is_refused() {
-        let mut index = Index::default();
-        index.upsert("x/a.md", 10, 1, Some("alpha beta alpha"));
-        index.upsert("b.md", 5, 2, None);
-        let text = index.to_text();
-        let back = Index::from_text(&text).unwrap();
-        assert_eq!(back.to_text(), text);
-        assert!(back.doc("b.md").unwrap().1.unreadable);
-        assert!(Index::from_text(&text.replace("alpha", "alphb")).is_none());
-        assert!(Index::from_text(&text[..text.len() - 3]).is_none());
-        assert!(Index::from_text("").is_none());
-    }
-
-    #[test]
-    fn literals_a_regex_requires() {
-        assert_eq!(required_literals(r"\bstep (one|two)$"), Vec::<String>::new());
-        assert_eq!(required_literals(r"Zebra\d+ crossing"), vec!["zebra", "crossing"]);
-        assert_eq!(required_literals("colou?r"), vec!["colo", "r"]);
-        assert_eq!(required_literals("a{0,1000}b"), vec!["b"]);
-        assert_eq!(required_literals("[abc]+xyz(q)*"), vec!["xyz"]);
     }
 }

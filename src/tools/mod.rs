@@ -11,6 +11,7 @@ mod get_conversation;
 pub(crate) mod indexer;
 mod integrations;
 mod needs_input;
+mod note_changes;
 mod note_paths;
 mod notes;
 mod review;

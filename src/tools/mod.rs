@@ -10,6 +10,7 @@ mod find;
 mod get_conversation;
 pub(crate) mod indexer;
 mod integrations;
+mod list;
 mod needs_input;
 mod note_changes;
 mod note_paths;

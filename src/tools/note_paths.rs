@@ -1,8 +1,13 @@
 //! The note tools' common first steps: a path checked as text, the vault's listing without the
-//! protected folders, a path's real location, and the existing note it names (apart from `notes.rs` so that `find.rs`, the
+//! protected folders (or the search index's listing when it is ready), a path's real location, a
+//! folder argument, and the existing note it names (apart from `notes.rs` so that `find.rs`, the
 //! search and listing tools, use them without depending on the other note tools).
 
+use std::rc::Rc;
+
+use super::args::Args;
 use super::call::{ToolContext, ToolOutput};
+use super::indexer::Listing;
 use crate::host::Host;
 use crate::vault::path::{is_protected, normalize, protected_folders};
 use crate::vault::real::{locate, Access};
@@ -65,4 +70,27 @@ pub(super) async fn existing_file<H: Host>(ctx: &ToolContext<'_, H>, path: &str,
         return Err(ToolOutput::error(format!("{} is a folder, not a note.", entry.path)));
     }
     Ok(entry)
+}
+
+/// The vault's entries: the index's listing (brought up to date) when the index is ready, else
+/// the vault listed now — and the index started in the background for the next call.
+pub(super) async fn vault_entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<(Option<Rc<Listing>>, Vec<VaultEntry>)> {
+    let listing = if ctx.settings.search_index_max_mb == 0 {
+        None
+    } else {
+        ctx.services.index.current(ctx.host, ctx.settings).await
+    };
+    if listing.is_some() {
+        return Ok((listing, Vec::new()));
+    }
+    (ctx.services.start_index)();
+    Ok((None, entries(ctx).await?))
+}
+
+/// The `folder` argument as a real vault folder ("" for the whole vault).
+pub(super) fn folder_arg<H: Host>(ctx: &ToolContext<'_, H>, args: &Args, all: &[VaultEntry]) -> Step<String> {
+    match args.str("folder") {
+        Some(f) => real(ctx, &checked(ctx, f)?, all, Access::Read),
+        None => Ok(String::new()),
+    }
 }

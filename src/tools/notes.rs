@@ -136,7 +136,7 @@ async fn dispatch<H: Host>(ctx: &ToolContext<'_, H>, name: &str, args: &Args) ->
         "delete_file" => delete_file(ctx, args).await,
         "move_file" => move_file(ctx, args).await,
         "search_files" => super::find::search_files(ctx, args).await,
-        "list_files" => super::find::list_files(ctx, args).await,
+        "list_files" => super::list::list_files(ctx, args).await,
         "get_file_info" => get_file_info(ctx, args).await,
         _ => get_active_note(ctx).await,
     };

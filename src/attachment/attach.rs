@@ -5,8 +5,8 @@
 //! content blocks.
 
 use super::limits::{
-    too_large, AttachError, MAX_FOLDER_ENTRIES, MAX_IMAGE_BYTES, MAX_IMAGE_READ_BYTES, MAX_IMAGE_SIDE, MAX_NOTE_BYTES,
-    MAX_NOTE_CHARS, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SCALE_PIXELS, SCALE_TO_SIDE,
+    check_paste_size, too_large, AttachError, MAX_FOLDER_ENTRIES, MAX_IMAGE_BYTES, MAX_IMAGE_READ_BYTES,
+    MAX_IMAGE_SIDE, MAX_NOTE_BYTES, MAX_NOTE_CHARS, MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_SCALE_PIXELS, SCALE_TO_SIDE,
 };
 use super::request_size::size_text;
 use super::resolve::Copies;
@@ -305,16 +305,6 @@ async fn scaled_if_large<H: Host>(host: &H, bytes: &[u8]) -> Option<Vec<u8>> {
     }
     let scaled = host.scale_image(bytes, media_type, SCALE_TO_SIDE, MAX_IMAGE_BYTES).await.ok()??;
     matches!(sniff(&scaled), Sniffed::Image { .. }).then_some(scaled)
-}
-
-/// Refuses a pasted or dropped file too large for any attachment before the view reads it (a
-/// 50 MB paste is never copied into the core).
-pub fn check_paste_size(name: &str, size: u64) -> Result<(), AttachError> {
-    let limit = MAX_IMAGE_BYTES.max(MAX_PDF_BYTES);
-    if size > limit {
-        return Err(too_large(name, "pasted files", size, limit));
-    }
-    Ok(())
 }
 
 /// The chat input's text for "Ask the agent about the selection": the selected lines quoted,

@@ -69,3 +69,13 @@ sent to it: choose a model with vision, or check the connection again if it has 
 pub(super) fn too_large(path: &str, what: &'static str, size: u64, limit: u64) -> AttachError {
     AttachError::TooLarge { path: path.to_owned(), what, size: size_text(size), limit: size_text(limit) }
 }
+
+/// Refuses a pasted or dropped file too large for any attachment before the view reads it (a
+/// 50 MB paste is never copied into the core).
+pub fn check_paste_size(name: &str, size: u64) -> Result<(), AttachError> {
+    let limit = MAX_IMAGE_BYTES.max(MAX_PDF_BYTES);
+    if size > limit {
+        return Err(too_large(name, "pasted files", size, limit));
+    }
+    Ok(())
+}

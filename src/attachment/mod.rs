@@ -16,10 +16,10 @@ mod resolve;
 mod sniff;
 
 pub use crate::attachment_ref::{Attachment, AttachmentKind, MAX_ATTACHMENTS};
-pub use attach::{attach_bytes, attach_vault, check_paste_size, selection_quote};
+pub use attach::{attach_bytes, attach_vault, selection_quote};
 pub(crate) use attach::{attach_bytes_kept, attach_vault_kept, user_content};
 pub(crate) use cleanup::remove_unneeded_copies;
-pub use limits::AttachError;
+pub use limits::{check_paste_size, AttachError};
 pub use mention::Mention;
 pub(crate) use mention::Mentions;
 pub(crate) use request_size::{history_attachments, over_limit, refused_attachment, size_text, MAX_REQUEST_BYTES};

@@ -368,4 +368,18 @@ mod tests {
         assert_eq!(index.counts("tea"), vec![1]);
         assert_eq!(index.containing("tea"), vec![0]);
     }
+
+    #[test]
+    fn the_text_form_round_trips_and_damage_is_refused() {
+        let mut index = Index::default();
+        index.upsert("x/a.md", 10, 1, Some("alpha beta alpha"));
+        index.upsert("b.md", 5, 2, None);
+        let text = index.to_text();
+        let back = Index::from_text(&text).unwrap();
+        assert_eq!(back.to_text(), text);
+        assert!(back.doc("b.md").unwrap().1.unreadable);
+        assert!(Index::from_text(&text.replace("alpha", "alphb")).is_none());
+        assert!(Index::from_text(&text[..text.len() - 3]).is_none());
+        assert!(Index::from_text("").is_none());
+    }
 }

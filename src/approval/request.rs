@@ -133,7 +133,7 @@ pub struct ApprovalRequest {
     pub conversation_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<String>,
-    /// The agent API session ("api:<context>") an "approve for this session" answer covers.
+    /// The agent API session (`api:<context>`) an "approve for this session" answer covers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     pub created_ms: Millis,

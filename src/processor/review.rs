@@ -43,7 +43,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// The newest turn of the current conversation with a change to the notes not undone yet,
-    /// among its last [`UNDO_LOOKBACK_TURNS`]: what the headless `/undo` reverts, also after a
+    /// among its last `UNDO_LOOKBACK_TURNS` (100): what the headless `/undo` reverts, also after a
     /// restart.
     pub async fn last_undoable_turn(&self) -> Option<String> {
         let current = self.current_conversation().await?;

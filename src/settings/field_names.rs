@@ -127,7 +127,7 @@ pub struct UnknownField {
 }
 
 impl UnknownField {
-    /// "unknown field `allowed_actions` in <source> at agentContexts[0] (did you mean
+    /// "unknown field `allowed_actions` in `<source>` at `agentContexts[0]` (did you mean
     /// `allowedActions`?)": `source` says which file (`--api-config`, `data.json`).
     pub fn describe(&self, source: &str) -> String {
         let at = if self.at.is_empty() { String::new() } else { format!(" at {}", self.at) };

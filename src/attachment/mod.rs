@@ -6,6 +6,12 @@
 //! (kind, path, hash, size), never the content: its lines stay small. That reference is a leaf
 //! of its own (`attachment_ref.rs`), so the message and the history's blocks hold it without
 //! depending on how attachments are made or sent.
+//!
+//! `attach.rs` (attaching from the vault or pasted bytes, the copy written once), `limits.rs`
+//! (what may be attached, `AttachError`), `sniff.rs` (what the bytes are, and whether whole),
+//! `mention.rs` (the `@` picker), `resolve.rs` (references made into blocks for each turn, from
+//! the checked copies), `request_size.rs` (the whole request weighed against the API's limit),
+//! `cleanup.rs` (copies only cleared conversations needed).
 
 mod attach;
 mod cleanup;

@@ -1,11 +1,20 @@
 #!/usr/bin/env node
-// Import cycles between the core's modules (issue 13, "Dependency direction"). Run by
-// scripts/test.sh next to rustfmt; tested by tests/node/module-cycles.test.mjs.
+// Import cycles between the core's modules (issue 13, "Dependency direction"; issue 33 for the
+// top-level modules). Run by scripts/test.sh next to rustfmt; tested by
+// tests/node/module-cycles.test.mjs.
 //
 //   node scripts/module-cycles.mjs [SRC_DIR]     (default: src)
 //
-// Exit 0 when the graph has no cycle, 1 when it has (each cycle is printed with its files and the
-// lines that make its edges), 2 when SRC_DIR cannot be read.
+// Exit 0 when neither graph below has a cycle, 1 when one has (each cycle is printed with its
+// files or modules and the lines that make its edges), 2 when SRC_DIR cannot be read.
+//
+// Two graphs are checked. The file graph (below) must have no cycle: no file imports, directly
+// or through others, a file that imports it. The graph of top-level modules must have none
+// either: each file belongs to the first segment of its module path (`a.rs` and `a/b/c.rs` to
+// `a`; `lib.rs`, the crate root, to none), and an edge of the file graph between files of two
+// different top-level modules is an edge between those modules. So `crate::a` may use
+// `crate::b` only if nothing in `b` uses anything in `a` — plain types live in leaf modules
+// below the modules that call the host, and dependencies between the core's parts point one way.
 //
 // The graph: one node per source file (`lib.rs` is the crate root, `a/mod.rs` is module `a`,
 // `a/b.rs` is module `a::b`; an inline `mod x { … }` belongs to the file it is written in, so a
@@ -367,6 +376,52 @@ export function findCycles(graph) {
   return sccs.sort((a, b) => a[0].localeCompare(b[0]));
 }
 
+/** The top-level module a file belongs to (`a.rs`, `a/mod.rs`, `a/b.rs` → `a`), or null for
+ * the crate root. */
+export function topLevelModule(rel) {
+  const first = rel.split("/")[0];
+  if (first === rel) {
+    const name = rel.replace(/\.rs$/, "");
+    return name === "lib" || name === "main" ? null : name;
+  }
+  return first;
+}
+
+/** The graph of top-level modules made from a file graph: its edges carry the file edges
+ * (`from:lines → to`) that make them. */
+export function moduleGraph(graph) {
+  const modules = [...new Set(graph.files.map(topLevelModule).filter((m) => m !== null))].sort();
+  const edges = new Map(modules.map((m) => [m, new Map()]));
+  for (const [from, out] of graph.edges) {
+    const a = topLevelModule(from);
+    for (const [to, lines] of out) {
+      const b = topLevelModule(to);
+      if (a === null || b === null || a === b) continue;
+      if (!edges.get(a).has(b)) edges.get(a).set(b, []);
+      edges.get(a).get(b).push(`${from}:${lines.join(",")} → ${to}`);
+    }
+  }
+  return { files: modules, edges };
+}
+
+/** The report of cycles between top-level modules: the modules, then each edge inside a cycle
+ * with the file edges that make it. */
+export function moduleReport(modules, cycles) {
+  const lines = [];
+  for (const scc of cycles) {
+    const shortest = shortestCycle(modules, scc, scc[0]);
+    lines.push(
+      `import cycle between ${scc.length} top-level modules: ${[...shortest, shortest[0]].map((m) => `crate::${m}`).join(" → ")}`,
+    );
+    for (const from of scc) {
+      for (const [to, made] of modules.edges.get(from)) {
+        if (scc.includes(to)) lines.push(`  crate::${from} → crate::${to}: ${made.join("; ")}`);
+      }
+    }
+  }
+  return lines.join("\n");
+}
+
 /** A shortest cycle through `start` inside `members` (breadth-first), as a list of files. */
 export function shortestCycle(graph, members, start) {
   const inside = new Set(members);
@@ -415,10 +470,17 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     process.exit(2);
   }
   const cycles = findCycles(graph);
-  if (cycles.length) {
-    console.error(report(graph, cycles));
-    console.error(`module-cycles: ${cycles.length} import cycle(s) in ${srcDir}`);
+  const modules = moduleGraph(graph);
+  const moduleCycles = findCycles(modules);
+  if (cycles.length) console.error(report(graph, cycles));
+  if (moduleCycles.length) console.error(moduleReport(modules, moduleCycles));
+  if (cycles.length || moduleCycles.length) {
+    console.error(
+      `module-cycles: ${cycles.length} import cycle(s) between files and ${moduleCycles.length} between top-level modules in ${srcDir}`,
+    );
     process.exit(1);
   }
-  console.log(`module-cycles: no import cycle between the ${graph.files.length} files of ${srcDir}`);
+  console.log(
+    `module-cycles: no import cycle between the ${graph.files.length} files of ${srcDir}, nor between its ${modules.files.length} top-level modules`,
+  );
 }

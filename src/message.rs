@@ -60,7 +60,7 @@ pub struct RoutedMessage {
     /// What the user attached (made by `attach_vault` / `attach_bytes`; only typed messages and
     /// the agent API's carry any, never the hub's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub attachments: Vec<crate::attachment::reference::Attachment>,
+    pub attachments: Vec<crate::attachment_ref::Attachment>,
 }
 
 impl RoutedMessage {
@@ -150,18 +150,18 @@ pub fn parse_routed(value: &Value, now_iso: &str) -> Result<RoutedMessage, Inval
         Some(Value::Object(m)) => Some(m.clone()),
         Some(_) => return Err(InvalidMessage::BadMetadata),
     };
-    let attachments: Vec<crate::attachment::reference::Attachment> = match obj.get("attachments") {
+    let attachments: Vec<crate::attachment_ref::Attachment> = match obj.get("attachments") {
         None | Some(Value::Null) => Vec::new(),
         Some(v) => crate::lean::from_value(v).map_err(|e| InvalidMessage::BadAttachments(e.to_string()))?,
     };
     if !attachments.is_empty() && !matches!(source, MessageSource::Direct | MessageSource::Api) {
         return Err(InvalidMessage::AttachmentsNotTaken);
     }
-    if let Some(bad) = attachments.iter().find(|a| !crate::attachment::reference::is_content_hash(&a.hash)) {
+    if let Some(bad) = attachments.iter().find(|a| !crate::attachment_ref::is_content_hash(&a.hash)) {
         return Err(InvalidMessage::BadAttachments(format!("{} has no valid content hash", bad.path)));
     }
-    if attachments.len() > crate::attachment::reference::MAX_ATTACHMENTS {
-        return Err(InvalidMessage::BadAttachments(crate::attachment::reference::too_many_attachments()));
+    if attachments.len() > crate::attachment_ref::MAX_ATTACHMENTS {
+        return Err(InvalidMessage::BadAttachments(crate::attachment_ref::too_many_attachments()));
     }
     let timestamp =
         obj.get("timestamp").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or(now_iso).to_owned();

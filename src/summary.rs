@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use crate::host::Host;
-use crate::llm::client::call_with_retry;
 use crate::llm::{ApiMessage, LlmError, MessagesJson, ModelCall, SystemPart};
+use crate::llm_client::client::call_with_retry;
 use crate::settings::Settings;
 use crate::usage::CallPurpose;
 

@@ -5,63 +5,12 @@
 
 mod common;
 
-use base64::Engine;
+use common::attachments::*;
 use common::*;
 use serde_json::{json, Value};
-use smarthole_agent::testing::{BodyEnd, FakeHost, Reply};
-use smarthole_agent::{attach_bytes, attach_vault, AttachError, Attachment, AttachmentKind, Settings};
-use smarthole_agent::{ApiFormat, EntryKind, Host, VaultEntry};
-
-/// A PNG whose chunks are whole (IHDR, an IDAT of `filler` bytes, IEND); its pixels are not a
-/// real image (nothing here decodes them).
-fn png(width: u32, height: u32, filler: usize) -> Vec<u8> {
-    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
-    b.extend(width.to_be_bytes());
-    b.extend(height.to_be_bytes());
-    b.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
-    b.extend((filler as u32).to_be_bytes());
-    b.extend(b"IDAT");
-    b.extend((0..filler).map(|i| (i * 7 % 251) as u8));
-    b.extend([0, 0, 0, 0]);
-    b.extend(b"\0\0\0\0IEND\xae\x42\x60\x82");
-    b
-}
-
-const PDF: &[u8] = b"%PDF-1.7\n1 0 obj << /Type /Pages /Count 1 >>\n2 0 obj << /Type /Page >>\n%%EOF";
-
-fn b64(bytes: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-fn attach(host: &FakeHost, settings: &Settings, path: &str) -> Result<Attachment, AttachError> {
-    host.run(attach_vault(host, settings, path))
-}
-
-fn with_attachments(id: &str, text: &str, attachments: &[Attachment]) -> Value {
-    let mut message = direct(id, text);
-    message["attachments"] = json!(attachments);
-    message
-}
-
-/// The newest user message of a request, as blocks.
-fn last_user_blocks(body: &Value) -> Vec<Value> {
-    let messages = body["messages"].as_array().cloned().unwrap_or_default();
-    let user = messages.iter().rev().find(|m| m["role"] == "user").cloned().unwrap_or_default();
-    user["content"].as_array().cloned().unwrap_or_default()
-}
-
-fn all_blocks(body: &Value) -> Vec<Value> {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .collect()
-}
-
-fn copies(host: &FakeHost) -> Vec<String> {
-    host.paths_under("attachments")
-}
+use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::{attach_bytes, AttachError, AttachmentKind, Settings};
+use smarthole_agent::{EntryKind, VaultEntry};
 
 #[test]
 fn a_note_an_image_and_a_pdf_arrive_as_their_own_blocks_before_the_question() {
@@ -201,17 +150,6 @@ fn bad_input_is_refused_with_the_reason_and_nothing_is_stored() {
 }
 
 #[test]
-fn a_server_that_cannot_take_pdfs_is_said_so_before_anything_is_sent() {
-    let host = FakeHost::new();
-    host.put_binary("paper.pdf", PDF);
-    let s = Settings { api_format: ApiFormat::Openai, ..settings() };
-    let err = attach(&host, &s, "paper.pdf").unwrap_err();
-    assert_eq!(err, AttachError::FormatCannotTakePdf);
-    assert!(err.to_string().contains("cannot take PDFs"));
-    assert!(host.requests().is_empty());
-}
-
-#[test]
 fn a_long_note_is_cut_at_a_line_with_a_marker_and_a_folder_is_listed() {
     let host = FakeHost::new();
     let long: String = (1..=5_000).map(|n| format!("line {n} of the long note\n")).collect();
@@ -303,102 +241,6 @@ fn attachments_count_toward_the_context_budget_by_what_they_send() {
 }
 
 #[test]
-fn the_picker_offers_names_before_middles_and_letters_in_order_and_nothing_it_cannot_attach() {
-    let host = FakeHost::new();
-    for path in
-        ["Projects/Plan.md", "Archive/old plans/2019.md", "Daily/2026-11-24.md", "Planet.md", "pic.png", "a.zip"]
-    {
-        host.put_note(path, "x");
-    }
-    host.put_note(".obsidian/plan.json", "{}");
-    let p = processor(&host);
-    let find = |q: &str| -> Vec<String> { host.run(p.mentions(q, 10)).into_iter().map(|m| m.path).collect() };
-    assert_eq!(find("plan")[..2], ["Planet.md", "Projects/Plan.md"]);
-    assert!(find("plan").contains(&"Archive/old plans/2019.md".to_owned()));
-    assert_eq!(find("d1124"), ["Daily/2026-11-24.md"], "letters in order");
-    assert!(find("zip").is_empty(), "what cannot be attached is not offered");
-    assert!(!find("json").iter().any(|p| p.starts_with(".obsidian")), "protected folders are not offered");
-    assert!(find("proj").contains(&"Projects".to_owned()), "folders are offered");
-    assert_eq!(find("").len(), 9, "an empty query lists what there is, newest first");
-
-    // Typed a key at a time, each query is matched among the last one's matches: the same answers
-    // as asked afresh, and going back (a deleted letter) asks the whole listing again.
-    let typed: Vec<Vec<String>> = ["p", "pl", "pla", "plan", "pla"].iter().map(|q| find(q)).collect();
-    p.vault_changed("nothing.md", "delete");
-    for (q, answer) in ["p", "pl", "pla", "plan", "pla"].iter().zip(&typed) {
-        assert_eq!(&find(q), answer, "{q}");
-        p.vault_changed("nothing.md", "delete");
-    }
-    find("");
-
-    // Listed once; a new name lists again, an edit does not.
-    host.put_note("Plan B.md", "x");
-    assert!(!find("plan b").contains(&"Plan B.md".to_owned()));
-    p.vault_changed("Planet.md", "modify");
-    assert!(!find("plan b").contains(&"Plan B.md".to_owned()));
-    p.vault_changed("Plan B.md", "create");
-    assert_eq!(find("plan b")[0], "Plan B.md");
-}
-
-#[test]
-fn a_model_whose_connection_check_refused_an_image_is_said_so_when_an_image_is_attached() {
-    let host = FakeHost::new();
-    host.put_binary("shot.png", &png(10, 10, 50));
-    host.put_note("a.md", "text goes anywhere");
-    let p = processor(&host);
-    let probe = Reply::tools("", &[("t1", "connection_probe", json!({"word": "ping"}))]);
-    host.script([
-        Reply::error(404, "not_found_error"),
-        Reply::text("OK"),
-        probe,
-        Reply::error(400, "invalid_request_error"),
-    ]);
-    let report = host.run(p.check_connection());
-    let images = report.lines.iter().find(|l| l.step == "images").expect("an images line");
-    assert!(!images.ok, "{report:?}");
-    let refused = host.run(p.attach_vault("shot.png")).unwrap_err();
-    assert!(refused.to_string().contains("test-model at http://model.test did not take an image"), "{refused}");
-    let pasted = host.run(p.attach_bytes("Pasted image.png", &png(10, 10, 50))).unwrap_err();
-    assert_eq!(pasted, refused);
-    assert!(host.run(p.attach_vault("a.md")).is_ok(), "notes still go");
-
-    // A check that passes clears it.
-    let probe = Reply::tools("", &[("t1", "connection_probe", json!({"word": "ping"}))]);
-    host.script([Reply::error(404, "not_found_error"), Reply::text("OK"), probe, Reply::text("Red")]);
-    let report = host.run(p.check_connection());
-    assert!(report.lines.iter().all(|l| l.ok), "{report:?}");
-    assert!(host.run(p.attach_vault("shot.png")).is_ok());
-}
-
-#[test]
-fn a_model_that_refuses_an_image_is_quoted_and_the_conversation_goes_on_without_it() {
-    // No connection check was made: the model's own refusal is what the user learns.
-    let host = FakeHost::new();
-    host.put_binary("shot.png", &png(10, 10, 50));
-    let image = attach(&host, &settings(), "shot.png").unwrap();
-    let refusal = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj";
-    host.script([Reply::Raw {
-        status: 400,
-        chunks: vec![json!({"error": {"code": 400, "message": refusal, "type": "invalid_request_error"}}).to_string()],
-        end: BodyEnd::Close,
-    }]);
-    host.script([Reply::text("Fine.")]);
-    let p = processor(&host);
-    let first = host.run(p.process(with_attachments("m1", "look", &[image])));
-    assert_eq!(first.error_code.as_deref(), Some("invalid_request"));
-    assert_eq!(
-        first.error.as_deref(),
-        Some(format!("The AI service refused the request, which carried shot.png: it may be damaged or of a kind this model does not take. The server said: {refusal}").as_str())
-    );
-    // The refused message is not sent again with the next one: the conversation is not stuck.
-    let second = host.run(p.process(direct("m2", "just text")));
-    assert!(second.success, "{second:?}");
-    let requests = host.requests();
-    assert_eq!(requests.len(), 2);
-    assert!(all_blocks(&requests[1].body).iter().all(|b| b["type"] != "image"));
-}
-
-#[test]
 fn clearing_the_history_removes_the_copies_it_sent_and_keeps_what_still_waits() {
     let host = FakeHost::new();
     host.put_note("Sent.md", "sent once");
@@ -438,84 +280,4 @@ fn clearing_the_history_removes_the_copies_it_sent_and_keeps_what_still_waits() 
         .collect();
     assert!(texts.iter().any(|t| t.contains("attached, not sent yet")), "{texts:?}");
     assert!(!texts.iter().any(|t| t.contains("sent once")));
-}
-
-#[test]
-fn a_large_image_is_scaled_down_by_the_host_where_it_can_and_refused_with_the_reason_where_it_cannot() {
-    let host = FakeHost::new();
-    let panorama = png(9000, 3000, 6 * 1024 * 1024);
-    host.put_binary("Photos/panorama.png", &panorama);
-    host.put_binary("Photos/small.png", &png(800, 600, 1000));
-    host.put_binary("Photos/huge.png", &png(4000, 3000, 21 * 1024 * 1024));
-    let s = settings();
-    // A host that cannot scale (the Node host): the original is checked, and refused.
-    let refused = attach(&host, &s, "Photos/panorama.png").unwrap_err();
-    assert!(matches!(refused, AttachError::TooLarge { .. }), "{refused}");
-    assert_eq!(host.scale_requests(), [("image/png".to_owned(), 1568, 5 * 1024 * 1024)]);
-    // One that can: the scaled picture is what is copied and sent, under the vault path.
-    let scaled = png(1568, 523, 2_000);
-    host.scale_images_to(&scaled);
-    let image = attach(&host, &s, "Photos/panorama.png").unwrap();
-    assert_eq!(
-        (image.path.as_str(), image.pasted, image.pixels, image.bytes),
-        ("Photos/panorama.png", false, Some((1568, 523)), scaled.len() as u64)
-    );
-    // Pasted bytes go the same way.
-    let pasted = host.run(attach_bytes(&host, &s, "Pasted image.png", &panorama)).unwrap();
-    assert_eq!((pasted.pasted, pasted.pixels, pasted.hash.as_str()), (true, Some((1568, 523)), image.hash.as_str()));
-    // A small image is never sent to be scaled; one past what is read at all is refused before
-    // it is read (so never sent to be scaled either); nor is one claiming more pixels than is safe
-    // to decode (a few compressed megabytes can claim billions).
-    let asked = host.scale_requests().len();
-    attach(&host, &s, "Photos/small.png").unwrap();
-    host.put_binary("Photos/bomb.png", &png(40_000, 40_000, 1_000));
-    assert!(matches!(attach(&host, &s, "Photos/bomb.png"), Err(AttachError::TooManyPixels { .. })));
-    assert!(matches!(attach(&host, &s, "Photos/huge.png"), Err(AttachError::TooLarge { .. })));
-    assert_eq!(host.scale_requests().len(), asked);
-
-    host.script([Reply::text("A wide view.")]);
-    let p = processor(&host);
-    assert!(host.run(p.process(with_attachments("m1", "what is this?", &[image]))).success);
-    let blocks = last_user_blocks(&host.requests()[0].body);
-    let sent: Vec<&Value> = blocks.iter().filter(|b| b["type"] == "image").collect();
-    assert_eq!(sent.len(), 1);
-    assert_eq!(sent[0]["source"]["data"], b64(&scaled), "the scaled picture, not the original");
-}
-
-#[test]
-fn the_picker_never_keeps_a_listing_the_vault_changed_under_nor_mixes_two_listings() {
-    let host = FakeHost::new();
-    for path in ["Alpha.md", "Alpine.md", "Apple.md", "Apricot.md"] {
-        host.put_note(path, "x");
-    }
-    host.set_list_arrives_ms(100);
-    let p = processor(&host);
-    let paths = |found: Vec<smarthole_agent::Mention>| -> Vec<String> { found.into_iter().map(|m| m.path).collect() };
-    // A note deleted while the first keystroke's listing is on its way: that listing answers the
-    // keystroke, but the next one lists again.
-    host.run(async {
-        let typed = p.mentions("a", 10);
-        let deleted = async {
-            host.sleep(50).await;
-            host.remove_note("Apple.md");
-            p.vault_changed("Apple.md", "delete");
-        };
-        futures::join!(typed, deleted);
-    });
-    assert!(!paths(host.run(p.mentions("ap", 10))).contains(&"Apple.md".to_owned()), "listed again");
-    // Two keystrokes listing at once, a note deleted between their listings: each answer comes
-    // from one listing, never indices of one applied to the other.
-    p.vault_changed("Alpha.md", "delete");
-    host.remove_note("Alpha.md");
-    let (first, second) = host.run(async {
-        let first = p.mentions("a", 10);
-        let second = async {
-            host.sleep(10).await;
-            host.remove_note("Alpine.md");
-            p.mentions("ap", 10).await
-        };
-        futures::join!(first, second)
-    });
-    assert_eq!(paths(first), ["Alpine.md", "Apricot.md"]);
-    assert_eq!(paths(second), ["Apricot.md"], "the newer listing, without Alpine.md");
 }

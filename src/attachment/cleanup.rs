@@ -4,8 +4,8 @@
 //! its hash, or a chip in the chat holds it (attached, not sent yet). The copies turns sent are
 //! forgotten from memory too.
 
-use super::reference::{is_content_hash, COPIES_DIR};
 use super::resolve::Copies;
+use crate::attachment_ref::{is_content_hash, COPIES_DIR};
 use crate::bounded::{read_bounded, Bounded, MAX_INBOX_BYTES};
 use crate::host::Host;
 use crate::host_types::HostError;

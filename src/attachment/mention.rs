@@ -6,7 +6,7 @@ use std::cell::{Cell, RefCell};
 
 use serde::Serialize;
 
-use super::reference::kind_by_name;
+use crate::attachment_ref::kind_by_name;
 use crate::host::Host;
 use crate::lean::fold_case;
 use crate::settings::Settings;

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::reference::Attachment;
+use crate::attachment_ref::Attachment;
 use crate::llm::MessagesJson;
 
 /// The Messages API's limit for one request's body.

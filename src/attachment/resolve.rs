@@ -9,7 +9,7 @@ use std::rc::Rc;
 use base64::Engine;
 use serde_json::Value;
 
-use super::reference::{sha256_hex, Attachment, AttachmentKind};
+use crate::attachment_ref::{sha256_hex, Attachment, AttachmentKind};
 use crate::host::Host;
 use crate::llm::{ApiMessage, ContentBlock, MessagesJson, Role};
 

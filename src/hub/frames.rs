@@ -94,7 +94,7 @@ pub(crate) fn registration(name: &str, description: &str, version: &str) -> Stri
 /// sends it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Priority {
+pub(crate) enum Priority {
     Normal,
     High,
 }

@@ -1,6 +1,8 @@
-//! The SmartHole hub protocol: frames, the connection's settings and their rules, and the
-//! connection state machine, how answers are paced and titled on the hub's screen, and which
-//! message ids the hub still knows. The socket itself is the shim's.
+//! The SmartHole hub protocol, sans I/O: frames in and out (`frames.rs`), the connection's
+//! settings and their rules (`config.rs`), the connection state machine (`client/`), how answers
+//! are paced and titled on the hub's screen (`display.rs`) and written as a notification's text
+//! (`bodies.rs`), and which message ids the hub still knows (`memory.rs`). The socket itself is
+//! the shim's; the processor carries out the machine's actions (`processor/hub.rs`).
 
 pub(crate) mod bodies;
 pub(crate) mod client;

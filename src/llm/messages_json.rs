@@ -22,7 +22,7 @@ pub(crate) fn content_json(content: &[ContentBlock]) -> String {
 
 /// An open `messages` array: the last message is left open so the next one can merge into it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MessagesJson {
+pub(crate) struct MessagesJson {
     buf: String,
     open: Option<Role>,
     /// Where each closed message's last block ends (the offset of its closing `}` in `buf`), with
@@ -57,24 +57,18 @@ fn start(buf: &mut String, role: Role) {
 
 impl MessagesJson {
     /// An empty array.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         MessagesJson::default()
     }
 
     /// Appends a message given its content JSON (as [`content_json`] makes it).
-    pub fn push_content(&mut self, role: Role, content: &str) {
+    pub(crate) fn push_content(&mut self, role: Role, content: &str) {
         push_into(&mut self.buf, &mut self.open, &mut self.ends, role, content);
     }
 
     /// Appends a message.
-    pub fn push(&mut self, message: &ApiMessage) {
+    pub(crate) fn push(&mut self, message: &ApiMessage) {
         self.push_content(message.role, &content_json(&message.content));
-    }
-
-    /// True when no message was pushed.
-    #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
-        self.open.is_none()
     }
 
     /// Whether any message holds an attachment reference, to be made into blocks before sending.
@@ -84,13 +78,13 @@ impl MessagesJson {
     }
 
     /// Bytes held.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.buf.len()
     }
 
     /// Writes `[…]` to `out`: these messages, then `more`, merged across the seam. Returns where
     /// each message's last block ends in `out` (the offset of its closing `}`), oldest first.
-    pub fn write_with(&self, more: &[ApiMessage], out: &mut String) -> Vec<(usize, Role)> {
+    pub(crate) fn write_with(&self, more: &[ApiMessage], out: &mut String) -> Vec<(usize, Role)> {
         out.push('[');
         let base = out.len();
         out.push_str(&self.buf);

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::settings::{ApiFormat, AuthStyle};
+use super::server::{ApiFormat, AuthStyle};
 
 /// One provider's connection defaults.
 #[derive(Debug, Clone, PartialEq, Serialize)]

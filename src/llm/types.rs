@@ -44,7 +44,7 @@ pub enum ContentBlock {
     /// What the user attached, by reference: kept so in the history and replaced by the blocks
     /// above (from the attachment's copy) just before a request goes out.
     Attachment {
-        attachment: crate::attachment::reference::Attachment,
+        attachment: crate::attachment_ref::Attachment,
     },
 }
 
@@ -64,7 +64,7 @@ struct FlatBlock {
     is_error: bool,
     source: Option<Value>,
     title: Option<String>,
-    attachment: Option<crate::attachment::reference::Attachment>,
+    attachment: Option<crate::attachment_ref::Attachment>,
 }
 
 /// A required field of a flat tagged record, or the error naming it.

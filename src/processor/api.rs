@@ -5,9 +5,9 @@
 use futures::future::{select, FutureExt};
 use serde_json::{json, Map, Value};
 
-use super::api_recent::ApiRun;
-use super::pipeline::Pipeline;
-use crate::api::config::{config_document, context_document, own_port_context};
+use super::handle::MessageProcessor;
+use super::state::ApiRun;
+use crate::api::config::{config_document, context_document, listeners, own_port_context, Listener};
 use crate::api::route::{loggable_url, route, Route, Routed};
 use crate::api::{bad, guard, ApiError, ApiRequest, ApiResponse, MAX_MESSAGES_IN_FLIGHT, MAX_PENDING_VERIFICATIONS};
 use crate::approval::{ApprovalOrigin, ApprovalRequest, ApprovalStatus, SettleReason};
@@ -101,9 +101,10 @@ fn message_view(id: &str, run: &ApiRun, current: Option<&str>) -> (u16, Value) {
     }
 }
 
-impl<H: Host + 'static> Pipeline<H> {
-    /// Answers one agent API request; never fails (errors are answers too).
-    pub(super) async fn handle_api(&self, request: ApiRequest) -> ApiResponse {
+impl<H: Host + 'static> MessageProcessor<H> {
+    /// Answers an agent API request (the shim's HTTP server hands every request here); never
+    /// fails (errors are answers too).
+    pub async fn handle_api(&self, request: ApiRequest) -> ApiResponse {
         let settings = self.settings();
         let outcome = async {
             guard::admit(&request, &settings.agent_api_token)?;
@@ -119,6 +120,22 @@ impl<H: Host + 'static> Pipeline<H> {
                 error.response()
             }
         }
+    }
+
+    /// The ports the agent API listens on (none when it is off).
+    pub fn api_listeners(&self) -> Vec<Listener> {
+        listeners(&self.settings())
+    }
+
+    /// The `/config` document, with the token only when `include_token` (for "Download config").
+    pub fn api_config_document(&self, include_token: bool) -> Value {
+        config_document(&self.settings(), include_token)
+    }
+
+    /// A fresh agent API token (64 hex digits) for the user to keep in secret storage.
+    pub fn new_api_token(&self) -> String {
+        let host = &self.inner.host;
+        (0..4).map(|_| format!("{:016x}", host.random_u64())).collect()
     }
 
     async fn answer(&self, settings: &Settings, request: &ApiRequest, routed: Routed) -> Result<ApiResponse, ApiError> {
@@ -159,25 +176,13 @@ impl<H: Host + 'static> Pipeline<H> {
         let details = body.get("context").filter(|v| !v.is_null()).cloned();
         let session = session_name(context);
         let now = host.now_ms();
+        let (id, expires) = (new_id(host, "ver-"), now + settings.verification_timeout_ms());
+        let summary = format!("An external agent asks to {action}: {reason}");
         let mut request = ApprovalRequest {
-            id: new_id(host, "ver-"),
-            summary: format!("An external agent asks to {action}: {reason}"),
-            action,
             reason: Some(reason),
             details,
-            origin: ApprovalOrigin::Api,
-            conversation_id: None,
-            message_id: None,
             session: Some(session.clone()),
-            created_ms: now,
-            expires_ms: now + settings.verification_timeout_ms(),
-            status: ApprovalStatus::Pending,
-            scope: None,
-            note: None,
-            settle_reason: None,
-            change: None,
-            accepted_hunks: None,
-            tool_use_id: None,
+            ..ApprovalRequest::pending(id, ApprovalOrigin::Api, action, summary, now, expires)
         };
         let decided_at_once = if !context.allowed_actions.contains(&request.action) {
             Some((
@@ -197,7 +202,7 @@ impl<H: Host + 'static> Pipeline<H> {
             request.status = reason.status();
             request.note = Some(note);
             request.settle_reason = Some(reason);
-            self.inner.api_recent.borrow_mut().remember_decided(request.clone());
+            self.inner.api_recent.remember_decided(request.clone());
             return Ok(ApiResponse::json(200, &verification_view(&request)));
         }
         if self.inner.approvals.pending_in_session(&session) >= MAX_PENDING_VERIFICATIONS {
@@ -228,10 +233,9 @@ impl<H: Host + 'static> Pipeline<H> {
     /// Rejects a pending verification with "timeout" when its time is up, so the card goes away
     /// even if nobody polls.
     pub(super) fn expire_later(&self, request: &ApprovalRequest) {
-        let this = self.clone();
         let id = request.id.clone();
         let delay = request.expires_ms.saturating_sub(self.inner.host.now_ms());
-        self.spawn(async move {
+        self.spawn(|this| async move {
             this.inner.host.sleep(delay).await;
             let now = this.inner.host.now_ms();
             if let Ok(expired) = this.inner.approvals.settle(&id, SettleReason::Timeout, None, now) {
@@ -251,7 +255,7 @@ impl<H: Host + 'static> Pipeline<H> {
     ) -> Result<ApiResponse, ApiError> {
         let host = &self.inner.host;
         let visible = |session: Option<&str>| own.is_none_or(|c| session == Some(session_name(c).as_str()));
-        let decided = self.inner.api_recent.borrow().decided(id);
+        let decided = self.inner.api_recent.decided(id);
         if let Some(decided) = decided.filter(|d| visible(d.session.as_deref())) {
             return Ok(ApiResponse::json(200, &verification_view(&decided)));
         }
@@ -307,11 +311,13 @@ impl<H: Host + 'static> Pipeline<H> {
         // a path that cannot go is refused here and nothing is sent.
         let mut attachments = Vec::with_capacity(paths.len());
         for path in paths {
-            let attached = crate::attachment::attach_vault_kept(host, &self.settings(), &self.inner.copies, path).await;
-            let attached = self.taken_by_model(attached);
+            let settings = self.settings();
+            let attached =
+                crate::attachment::attach_vault_kept(host, &settings, &self.inner.attachments.copies, path).await;
+            let attached = self.inner.attachments.taken_by_model(&settings, attached);
             attachments.push(attached.map_err(|e| bad("attachments", e.to_string()))?);
         }
-        if self.inner.api_recent.borrow().unfinished() >= MAX_MESSAGES_IN_FLIGHT {
+        if self.inner.api_recent.unfinished() >= MAX_MESSAGES_IN_FLIGHT {
             return Err(ApiError::TooMany(format!(
                 "{MAX_MESSAGES_IN_FLIGHT} messages from the agent API are still waiting"
             )));
@@ -319,10 +325,10 @@ impl<H: Host + 'static> Pipeline<H> {
         let id = new_id(host, "api-");
         let raw = json!({"id": id, "text": text, "source": "api", "timestamp": format_iso(host.now_ms()),
             "metadata": metadata, "attachments": attachments});
-        let run: ApiRun = self.process(raw).boxed_local().shared();
+        let run: ApiRun = self.accept(raw).boxed_local().shared();
         let owner = own.map(|c| c.name.clone());
-        self.inner.api_recent.borrow_mut().add(id.clone(), run.clone(), owner);
-        self.spawn(run.clone().map(drop));
+        self.inner.api_recent.add(id.clone(), run.clone(), owner);
+        self.spawn(|_| run.clone().map(drop));
         self.message_status(&id, own, wait_ms).await
     }
 
@@ -334,8 +340,7 @@ impl<H: Host + 'static> Pipeline<H> {
         wait_ms: u64,
     ) -> Result<ApiResponse, ApiError> {
         let viewer = own.map(|c| c.name.as_str());
-        let run =
-            self.inner.api_recent.borrow().get(id, viewer).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;
+        let run = self.inner.api_recent.get(id, viewer).ok_or_else(|| ApiError::UnknownMessage(id.to_owned()))?;
         if run.peek().is_none() && wait_ms > 0 {
             let _ = select(run.clone(), self.inner.host.sleep(wait_ms).boxed_local()).await;
         }

@@ -6,8 +6,8 @@
 use futures::future::{select, Either};
 use futures::FutureExt;
 
+use super::handle::MessageProcessor;
 use super::hub::message_time;
-use super::pipeline::Pipeline;
 use crate::approval::{
     ApprovalAsk, ApprovalBook, ApprovalError, ApprovalOrigin, ApprovalOutcome, ApprovalRequest, ApprovalStatus,
     Decision, SettleReason, APPROVALS_DIR, APPROVAL_TIMEOUT_MS,
@@ -24,22 +24,21 @@ const KEEP_SETTLED_MS: u64 = 7 * 24 * 60 * 60_000;
 
 /// Settles a request as rejected if the turn waiting on it is dropped (Stop, unload).
 struct WaitGuard<'a, H: Host + 'static> {
-    pipeline: &'a Pipeline<H>,
+    processor: &'a MessageProcessor<H>,
     id: Option<String>,
 }
 
 impl<H: Host + 'static> Drop for WaitGuard<'_, H> {
     fn drop(&mut self) {
         let Some(id) = self.id.take() else { return };
-        let now = self.pipeline.inner.host.now_ms();
-        if let Ok(request) = self.pipeline.inner.approvals.settle(&id, SettleReason::Stopped, None, now) {
-            let pipeline = self.pipeline.clone();
-            self.pipeline.spawn(async move { pipeline.settled(&request).await });
+        let now = self.processor.inner.host.now_ms();
+        if let Ok(request) = self.processor.inner.approvals.settle(&id, SettleReason::Stopped, None, now) {
+            self.processor.spawn(|this| async move { this.settled(&request).await });
         }
     }
 }
 
-impl<H: Host + 'static> Pipeline<H> {
+impl<H: Host + 'static> MessageProcessor<H> {
     /// Reads the requests a previous session left: a tool's pending request expires (the turn
     /// that waited on it is gone), and so does any request past its time.
     pub(super) async fn restore_approvals(&self) {
@@ -79,25 +78,14 @@ impl<H: Host + 'static> Pipeline<H> {
             }
         }
         let now = host.now_ms();
+        let (id, expires) = (new_id(host, "apr-"), now + APPROVAL_TIMEOUT_MS);
         let request = ApprovalRequest {
-            id: new_id(host, "apr-"),
-            action: ask.action,
-            summary: ask.summary,
-            reason: None,
             details: Some(ask.details),
-            origin: ApprovalOrigin::Tool,
             conversation_id,
             message_id: Some(message.id.clone()),
-            session: None,
-            created_ms: now,
-            expires_ms: now + APPROVAL_TIMEOUT_MS,
-            status: ApprovalStatus::Pending,
-            scope: None,
-            note: None,
-            settle_reason: None,
             change: ask.change.map(Box::new),
-            accepted_hunks: None,
             tool_use_id: ask.tool_use_id,
+            ..ApprovalRequest::pending(id, ApprovalOrigin::Tool, ask.action, ask.summary, now, expires)
         };
         if let Err(e) = self.persist_approval(&request).await {
             // Not persisted means a restart forgets it — which approves nothing, so go on asking.
@@ -105,7 +93,7 @@ impl<H: Host + 'static> Pipeline<H> {
         }
         self.inner.approvals.insert(request.clone());
         let answer = self.inner.approvals.subscribe(&request.id);
-        let mut guard = WaitGuard { pipeline: self, id: Some(request.id.clone()) };
+        let mut guard = WaitGuard { processor: self, id: Some(request.id.clone()) };
         host.emit(&Event::ApprovalRequested { request: Box::new(request.clone()) });
         if message.from_hub() {
             let body = format!("Approval needed: {}. Open Obsidian to approve or reject.", request.summary);
@@ -138,8 +126,14 @@ impl<H: Host + 'static> Pipeline<H> {
         }
     }
 
-    /// The user's answer to a request (from the card, the notice, or the agent API).
-    pub(super) async fn decide_approval(
+    /// The user's answer to an approval request (the chat view's card, or the agent API).
+    pub async fn decide_approval(&self, id: &str, decision: Decision) -> Result<ApprovalRequest, ApprovalError> {
+        self.decide_approval_hunks(id, decision, None).await
+    }
+
+    /// An approval of a proposed change that accepts only some of its hunks (by number, from 1);
+    /// `None` accepts all, as [`Self::decide_approval`] does. Hunks are ignored on a rejection.
+    pub async fn decide_approval_hunks(
         &self,
         id: &str,
         decision: Decision,
@@ -164,8 +158,8 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(request)
     }
 
-    /// Requests waiting for an answer, oldest first.
-    pub(super) fn pending_approvals(&self) -> Vec<ApprovalRequest> {
+    /// Approval requests waiting for an answer, oldest first (the chat view shows their cards).
+    pub fn pending_approvals(&self) -> Vec<ApprovalRequest> {
         self.inner.approvals.pending()
     }
 

@@ -4,13 +4,14 @@
 //! periodic cleanup of stale questions.
 
 use super::error::ProcessorError;
-use super::pipeline::{loaded, Pipeline};
-use super::worker::{target_of, Target};
+use super::handle::MessageProcessor;
+use super::state::loaded;
+use super::worker::target_of;
 use crate::agent::TurnOutcome;
 use crate::conversation::boundary::{question_is_stale, starts_new_conversation};
 use crate::conversation::transcript::render_transcript;
 use crate::conversation::{
-    Conversation, ConversationStatus, HistoryLine, LineRole, PendingQuestion, StatusEvent, StoreError, TurnEnd,
+    Conversation, ConversationStatus, HistoryLine, LineRole, PendingQuestion, StatusEvent, TurnEnd,
 };
 use crate::event::Event;
 use crate::host::Host;
@@ -21,6 +22,7 @@ use crate::message::RoutedMessage;
 use crate::prompt::{PromptContext, RecentConversation};
 use crate::retrospection::{prepend_section, reflect, RETROSPECTION_PATH};
 use crate::settings::Settings;
+use crate::store::{StoreError, Target};
 use crate::summary::summarize;
 use crate::time::format_iso;
 
@@ -37,7 +39,7 @@ pub(super) struct TurnContext {
     pub prompt: PromptContext,
 }
 
-impl<H: Host + 'static> Pipeline<H> {
+impl<H: Host + 'static> MessageProcessor<H> {
     /// Before the turn: finds an earlier recording of the message; otherwise starts a new
     /// conversation if the current one has been idle too long, and gathers the context of the
     /// conversation the message goes to (the current one, or a scheduled run's own).
@@ -57,14 +59,14 @@ impl<H: Host + 'static> Pipeline<H> {
             let now = host.now_ms();
             let (conversation, history) = match target {
                 Target::Conversation(id) => {
-                    if let Some(turn) = store.find_recorded_in(host, id, &message.id).await? {
+                    if let Some(turn) = store.find_recorded(host, target, &message.id).await? {
                         return Ok(Prepared::Recorded(turn));
                     }
                     let conversation = store.find(host, id).await?.ok_or_else(|| StoreError::Unknown(id.clone()))?;
-                    (Some(conversation), store.history_of(host, id, budget).await?)
+                    (Some(conversation), store.history(host, target, budget).await?)
                 }
                 Target::Current => {
-                    if let Some(turn) = store.find_recorded(host, &message.id).await? {
+                    if let Some(turn) = store.find_recorded(host, target, &message.id).await? {
                         return Ok(Prepared::Recorded(turn));
                     }
                     if let (Some(current), Some(last)) = (store.current(), store.last_activity_ms()) {
@@ -79,7 +81,7 @@ impl<H: Host + 'static> Pipeline<H> {
                         }
                     }
                     store.forget_unsendable(budget);
-                    (store.current().cloned(), store.history(budget))
+                    (store.current().cloned(), store.history(host, target, budget).await?)
                 }
             };
             // A scheduled run does not answer the question its conversation may be waiting on.
@@ -134,13 +136,13 @@ impl<H: Host + 'static> Pipeline<H> {
             let (id, before) = match &target {
                 Target::Current => {
                     let before = store.current().cloned();
-                    store.append_turn(host, lines).await?;
+                    store.append_turn(host, &target, lines).await?;
                     let id = store.current().map(|c| c.id.clone());
                     (id.ok_or_else(|| StoreError::Encode("no current conversation".to_owned()))?, before)
                 }
                 Target::Conversation(id) => {
                     let before = store.find(host, id).await?;
-                    store.append_turn_to(host, id, lines).await?;
+                    store.append_turn(host, &target, lines).await?;
                     (id.clone(), before)
                 }
             };
@@ -203,8 +205,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// in the background — never in the way of the user's reply.
     pub(super) fn conversation_ended(&self, ended: Conversation) {
         self.conversation_changed(ended.clone());
-        let this = self.clone();
-        self.spawn(async move { this.after_end(ended).await });
+        self.spawn(|this| async move { this.after_end(ended).await });
     }
 
     async fn after_end(&self, ended: Conversation) {
@@ -300,8 +301,9 @@ impl<H: Host + 'static> Pipeline<H> {
         }
     }
 
-    /// Drops pending questions older than the state timeout.
-    pub(super) async fn cleanup_stale_states(&self) -> Result<Vec<String>, ProcessorError> {
+    /// Drops pending questions older than `conversationStateTimeoutMinutes`; returns the ids of
+    /// the conversations that had one. Runs in `initialize()` and every 15 minutes.
+    pub async fn cleanup_stale_states(&self) -> Result<Vec<String>, ProcessorError> {
         let host = &self.inner.host;
         let timeout = self.settings().state_timeout_ms();
         let now = host.now_ms();
@@ -333,8 +335,7 @@ impl<H: Host + 'static> Pipeline<H> {
 
     /// Starts the periodic cleanup (every 15 minutes, on the host's timer).
     pub(super) fn start_maintenance(&self) {
-        let this = self.clone();
-        self.spawn(async move {
+        self.spawn(|this| async move {
             loop {
                 this.inner.host.sleep(CLEANUP_INTERVAL_MS).await;
                 if let Err(e) = this.cleanup_stale_states().await {
@@ -348,7 +349,7 @@ impl<H: Host + 'static> Pipeline<H> {
 
 /// What `prepare` found: the message was already recorded, or the context to answer it with.
 pub(super) enum Prepared {
-    Recorded(crate::conversation::RecordedTurn),
+    Recorded(crate::store::RecordedTurn),
     Fresh(Box<TurnContext>),
 }
 

@@ -4,8 +4,8 @@
 
 use thiserror::Error;
 
-use crate::conversation::StoreError;
 use crate::settings::SettingsError;
+use crate::store::StoreError;
 
 /// A failure of the processor as a whole (not of one message).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::pipeline::Pipeline;
+use super::handle::MessageProcessor;
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -18,7 +18,7 @@ use crate::message::{MessageSource, RoutedMessage};
 use crate::settings::Settings;
 use crate::time::parse_iso;
 
-impl<H: Host + 'static> Pipeline<H> {
+impl<H: Host + 'static> MessageProcessor<H> {
     /// A number in 0..1 for the backoff jitter.
     fn jitter(&self) -> f64 {
         (self.inner.host.random_u64() >> 11) as f64 / (1u64 << 53) as f64
@@ -33,8 +33,7 @@ impl<H: Host + 'static> Pipeline<H> {
         if !self.inner.hub.client.borrow().is_identity_change(&config) {
             return self.apply_hub_config();
         }
-        let this = self.clone();
-        self.spawn(async move {
+        self.spawn(|this| async move {
             this.inner.host.sleep(SETTINGS_SETTLE_MS).await;
             if this.inner.hub.settings_generation() == generation {
                 this.apply_hub_config();
@@ -49,22 +48,30 @@ impl<H: Host + 'static> Pipeline<H> {
         self.hub_apply(actions);
     }
 
-    pub(super) fn hub_opened(&self, socket: u64) {
+    /// The host's hub socket `socket` opened.
+    pub fn hub_opened(&self, socket: u64) {
         let now = self.inner.host.now_ms();
         let actions = self.inner.hub.client.borrow_mut().on_open(socket, now);
         self.hub_apply(actions);
     }
 
-    pub(super) fn hub_frame(&self, socket: u64, text: &str) {
+    /// A text frame arrived on hub socket `socket`.
+    pub fn hub_frame(&self, socket: u64, text: &str) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
         let actions = self.inner.hub.client.borrow_mut().on_frame(socket, text, now, random);
         self.hub_apply(actions);
     }
 
-    pub(super) fn hub_closed(&self, socket: u64, why: &str) {
+    /// Hub socket `socket` closed, failed to open, or was dropped; `why` is for the status line.
+    pub fn hub_closed(&self, socket: u64, why: &str) {
         let (now, random) = (self.inner.host.now_ms(), self.jitter());
         let actions = self.inner.hub.client.borrow_mut().on_close(socket, now, random, why);
         self.hub_apply(actions);
+    }
+
+    /// The hub connection's status and its detail.
+    pub fn hub_status(&self) -> (HubStatus, Option<String>) {
+        self.inner.hub.status()
     }
 
     fn hub_timer(&self, due: u64) {
@@ -161,9 +168,8 @@ impl<H: Host + 'static> Pipeline<H> {
     /// Sends the oldest answers that waited for a display slot at `at`, and wakes again while
     /// more wait.
     fn pace_at(&self, at: u64) {
-        let this = self.clone();
         let delay = at.saturating_sub(self.inner.host.now_ms());
-        self.spawn(async move {
+        self.spawn(|this| async move {
             this.inner.host.sleep(delay).await;
             let title = this.settings().notification_title.clone();
             let now = this.inner.host.now_ms();
@@ -227,9 +233,8 @@ impl<H: Host + 'static> Pipeline<H> {
                 HubAction::Close { socket } => host.hub_disconnect(socket),
                 HubAction::Send { socket, frame } => host.hub_send(socket, frame),
                 HubAction::Wake { at_ms } => {
-                    let this = self.clone();
                     let delay = at_ms.saturating_sub(host.now_ms());
-                    self.spawn(async move {
+                    self.spawn(|this| async move {
                         this.inner.host.sleep(delay).await;
                         this.hub_timer(at_ms);
                     });
@@ -243,8 +248,8 @@ impl<H: Host + 'static> Pipeline<H> {
                         self.inner.hub.memory.borrow_mut().routed(id);
                     }
                     payload.insert("source".to_owned(), Value::String(MessageSource::Websocket.as_str().to_owned()));
-                    let work = self.process(Value::Object(payload));
-                    self.spawn(async move {
+                    let work = self.accept(Value::Object(payload));
+                    self.spawn(|_| async move {
                         work.await;
                     });
                 }

@@ -6,27 +6,27 @@
 //! only to a regular file in the copies folder, at its real location (never through a link).
 
 use super::error::ProcessorError;
-use super::pipeline::{loaded, Pipeline};
+use super::handle::MessageProcessor;
+use super::state::loaded;
 use crate::conversation::markdown::{header, missing, note_path, real_copy_path, Missing};
-use crate::conversation::{ConversationStore, StoreError};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;
+use crate::store::{ConversationStore, StoreError};
 use crate::vault::path::parent;
 
 /// Turns read from the end of the history before the whole of it: a copy kept up to date lacks
 /// only the newest turn.
 const RECENT_TURNS: usize = 8;
 
-impl<H: Host + 'static> Pipeline<H> {
+impl<H: Host + 'static> MessageProcessor<H> {
     /// After a recorded turn: brings the conversation's copy up to date, in the background.
     pub(super) fn copy_turn_to_markdown(&self, conversation_id: String) {
         if !self.settings().markdown_copies {
             return;
         }
-        let this = self.clone();
-        self.spawn(async move {
-            if let Err(e) = this.export_markdown(&conversation_id).await {
+        self.spawn(|this| async move {
+            if let Err(e) = this.export_conversation(&conversation_id).await {
                 let host = &this.inner.host;
                 host.log(LogLevel::Warn, &e.to_string());
                 host.emit(&Event::Notice {
@@ -39,9 +39,9 @@ impl<H: Host + 'static> Pipeline<H> {
         });
     }
 
-    /// Writes what a conversation's Markdown copy lacks (all of it for a new copy); gives the
-    /// note's path.
-    pub(super) async fn export_markdown(&self, id: &str) -> Result<String, ProcessorError> {
+    /// Writes a conversation as a Markdown note — or what its note lacks, when it has one — in
+    /// the folder of the Markdown copies; gives the note's path (issue 19).
+    pub async fn export_conversation(&self, id: &str) -> Result<String, ProcessorError> {
         self.initialize().await?;
         let setting = self.settings().markdown_copies_folder.clone();
         // The settings refused a folder that does not normalise.

@@ -1,28 +1,45 @@
-//! What the chat view asks of the processor besides messages: the hidden "chat opened" line
-//! (UC014), reading a conversation, starting a new one, reopening an old one, clearing history.
-//! Each waits its turn in the same queue as messages, so none of them lands in the middle of a
-//! turn.
+//! What the chat view asks of the processor besides messages: reading a conversation (whole, a
+//! page, its usage), the list of conversations and the current one; and the changes — the hidden
+//! "chat opened" line (UC014), starting a new conversation, reopening an old one, clearing
+//! history — each of which waits its turn in the same queue as messages, so none of them lands
+//! in the middle of a turn.
+
+use serde::Serialize;
 
 use super::error::ProcessorError;
-use super::pipeline::{loaded, Pipeline};
-use super::ConversationPage;
+use super::handle::MessageProcessor;
+use super::state::loaded;
 use crate::conversation::boundary::starts_new_conversation;
-use crate::conversation::{add_turn_usage, Conversation, HistoryLine, LineRole, StoreError, TurnEnd};
+use crate::conversation::{add_turn_usage, Conversation, HistoryLine, LineRole, TurnEnd};
 use crate::host::Host;
 use crate::ids::new_id;
 use crate::llm::{ContentBlock, Usage};
 use crate::message::MessageSource;
+use crate::store::{StoreError, Target};
 use crate::time::format_iso;
 use crate::tools::budget::Budget;
 
 /// Bytes of history read between two turns of the event loop when adding up its usage.
 const USAGE_PIECE: usize = 256 * 1024;
 
-impl<H: Host + 'static> Pipeline<H> {
-    /// Appends a hidden system line to the current conversation — kept in history, never sent to
-    /// the model. Like a message, it first checks the idle boundary, so opening the chat after a
-    /// long break starts the new conversation it belongs to.
-    pub(super) async fn record_system_line(&self, text: &str) -> Result<String, ProcessorError> {
+/// A page of a conversation for the chat view, which draws the newest messages first and older
+/// ones as the user scrolls up, never the whole history at once.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationPage {
+    /// The page's lines, oldest first (hidden ones included, as `conversation_lines` has them).
+    pub lines: Vec<HistoryLine>,
+    /// The cursor for the page before this one; absent when this page reaches the start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<u64>,
+}
+
+impl<H: Host + 'static> MessageProcessor<H> {
+    /// Appends a hidden system line to the current conversation (UC014: the chat view opened) —
+    /// kept in history, never sent to the model — and returns the conversation it went to. Like
+    /// a message, it first checks the idle boundary, so opening the chat after a long break
+    /// starts the new conversation it belongs to.
+    pub async fn record_system_line(&self, text: &str) -> Result<String, ProcessorError> {
         self.initialize().await?;
         let ticket = self.inner.run.ticket();
         ticket.wait().await;
@@ -55,7 +72,7 @@ impl<H: Host + 'static> Pipeline<H> {
                 turn: Some(TurnEnd::default()),
                 context: None,
             };
-            store.append_turn(host, vec![line]).await?;
+            store.append_turn(host, &Target::Current, vec![line]).await?;
             store.current().map(|c| c.id.clone()).unwrap_or_default()
         };
         if let Some(ended) = ended {
@@ -67,7 +84,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// A conversation's lines, oldest first (hidden ones included; the view skips them). Lines
     /// of the file this version could not read are announced by one visible `system` line
     /// first (`unreadable#0`), which the view shows as a notice; they stay on disk untouched.
-    pub(super) async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
+    pub async fn conversation_lines(&self, id: &str) -> Result<Vec<HistoryLine>, ProcessorError> {
         self.initialize().await?;
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;
@@ -79,9 +96,10 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// A page of a conversation's lines for the chat view: the newest `limit` turns before the
-    /// cursor `before` (from an earlier page; the end when `None`), oldest first, with the
-    /// unreadable-lines notice of that page's region first, as `conversation_lines` has it.
-    pub(super) async fn conversation_page(
+    /// cursor `before` (from an earlier page; the end when `None`), oldest first, read without
+    /// parsing the rest of its history, with the unreadable-lines notice of that page's region
+    /// first, as `conversation_lines` has it.
+    pub async fn conversation_page(
         &self,
         id: &str,
         before: Option<u64>,
@@ -98,11 +116,12 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(ConversationPage { lines, before: before.map(|b| b as u64) })
     }
 
-    /// What a conversation has cost so far: every turn's usage added up, read from its history a
-    /// piece at a time (a long one is megabytes), the event loop turning between pieces. The
-    /// current conversation's sum is kept and added to as turns are recorded, so asking again
-    /// after each answer costs a size check.
-    pub(super) async fn conversation_usage(&self, id: &str) -> Result<Usage, ProcessorError> {
+    /// What a conversation has cost so far: every turn's usage added up (the chat view's "This
+    /// conversation", whichever of its pages are drawn), read from its history a piece at a time
+    /// (a long one is megabytes), the event loop turning between pieces. The current
+    /// conversation's sum is kept and added to as turns are recorded, so asking again after each
+    /// answer costs a size check.
+    pub async fn conversation_usage(&self, id: &str) -> Result<Usage, ProcessorError> {
         self.initialize().await?;
         let text = {
             let mut guard = self.inner.store.lock().await;
@@ -132,13 +151,22 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(total)
     }
 
-    /// The conversation new messages go to.
-    pub(super) async fn current_conversation(&self) -> Option<Conversation> {
+    /// The conversation new messages go to, if one is open.
+    pub async fn current_conversation(&self) -> Option<Conversation> {
         self.inner.store.lock().await.as_ref().and_then(|s| s.current().cloned())
     }
 
-    /// "New chat": the current conversation ends; the next message starts a new one.
-    pub(super) async fn new_conversation(&self) -> Result<(), ProcessorError> {
+    /// Every conversation, oldest first (a snapshot for lists; reads the archive once).
+    pub async fn conversations(&self) -> Result<Vec<Conversation>, ProcessorError> {
+        let mut guard = self.inner.store.lock().await;
+        match guard.as_mut() {
+            Some(store) => Ok(store.all(&self.inner.host).await?),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Ends the current conversation ("New chat"); the next message starts a new one.
+    pub async fn new_conversation(&self) -> Result<(), ProcessorError> {
         self.initialize().await?;
         let ticket = self.inner.run.ticket();
         ticket.wait().await;
@@ -154,7 +182,7 @@ impl<H: Host + 'static> Pipeline<H> {
     }
 
     /// Makes a past conversation current again.
-    pub(super) async fn open_conversation(&self, id: &str) -> Result<Conversation, ProcessorError> {
+    pub async fn open_conversation(&self, id: &str) -> Result<Conversation, ProcessorError> {
         self.initialize().await?;
         let ticket = self.inner.run.ticket();
         ticket.wait().await;
@@ -171,15 +199,17 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(opened)
     }
 
-    /// "Clear history": every conversation is deleted. Messages still in the inbox stay.
-    pub(super) async fn clear_history(&self) -> Result<usize, ProcessorError> {
+    /// "Clear history": deletes every conversation, what was set aside from their files, their
+    /// turns' undo records and the attachment copies only they needed (a message still waiting
+    /// or set aside keeps its own, a chip not sent yet too); returns how many conversations.
+    pub async fn clear_history(&self) -> Result<usize, ProcessorError> {
         self.initialize().await?;
         let ticket = self.inner.run.ticket();
         ticket.wait().await;
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;
         let cleared = store.clear(&self.inner.host).await?;
-        crate::attachment::remove_unneeded_copies(&self.inner.host, &self.inner.copies)
+        crate::attachment::remove_unneeded_copies(&self.inner.host, &self.inner.attachments.copies)
             .await
             .map_err(StoreError::from)?;
         crate::undo::remove_cleared(&self.inner.host).await.map_err(StoreError::from)?;

@@ -8,8 +8,9 @@ use futures::FutureExt;
 use serde_json::{json, Value};
 
 use super::error::ProcessorError;
-use super::pipeline::{loaded, Pipeline};
-use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent, StoreError};
+use super::handle::MessageProcessor;
+use super::state::loaded;
+use crate::conversation::{Conversation, ConversationStatus, ScheduleType, StatusEvent};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::{LogLevel, Millis};
@@ -17,19 +18,12 @@ use crate::hub::frames::shorten_to_plain_text;
 use crate::hub::Priority;
 use crate::message::RoutedMessage;
 use crate::schedule::{claim, finish, next_run_ms, resume, RunEnd, TICK_MS};
+use crate::store::{StoreError, Target};
 use crate::time::format_iso;
 
 /// The size of a job's history after which its runs go on in a new conversation: a few thousand
 /// runs, read whole by each run in tens of milliseconds, far under the store's read bound.
 pub(crate) const CONTINUE_AFTER_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Where a message's turn goes: the conversation the user is in, or the background
-/// conversation a scheduled run belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Target {
-    Current,
-    Conversation(String),
-}
 
 /// The target of a message: a `worker` message names its conversation in its metadata.
 pub(super) fn target_of(message: &RoutedMessage) -> Target {
@@ -79,7 +73,7 @@ you did.",
     }))
 }
 
-impl<H: Host + 'static> Pipeline<H> {
+impl<H: Host + 'static> MessageProcessor<H> {
     /// Puts a conversation at its next run on the timeline, or takes it off (not background,
     /// paused, nothing due).
     pub(super) fn schedule_changed(&self, conversation: &Conversation) {
@@ -92,8 +86,7 @@ impl<H: Host + 'static> Pipeline<H> {
         // waiting for it.
         let now = self.inner.host.now_ms();
         if let Some(at) = next.filter(|at| *at < now + TICK_MS) {
-            let this = self.clone();
-            self.spawn(async move {
+            self.spawn(|this| async move {
                 this.inner.host.sleep(at.saturating_sub(now)).await;
                 this.worker_tick().await;
             });
@@ -118,8 +111,7 @@ impl<H: Host + 'static> Pipeline<H> {
 
     /// Starts the worker: a tick now (runs missed while the app was closed), then every 30 s.
     pub(super) fn start_worker(&self) {
-        let this = self.clone();
-        self.spawn(async move {
+        self.spawn(|this| async move {
             loop {
                 this.worker_tick().await;
                 this.inner.host.sleep(TICK_MS).await;
@@ -127,8 +119,9 @@ impl<H: Host + 'static> Pipeline<H> {
         });
     }
 
-    /// Sends every due conversation its run. Runs already queued or under way are not sent again.
-    pub(super) async fn worker_tick(&self) {
+    /// Runs the worker's tick now (tests; the worker ticks every 30 s on its own): sends every
+    /// due conversation its run. Runs already queued or under way are not sent again.
+    pub async fn worker_tick(&self) {
         let host = &self.inner.host;
         let now = host.now_ms();
         let due = self.inner.background.due(now);
@@ -149,8 +142,8 @@ impl<H: Host + 'static> Pipeline<H> {
                 continue;
             }
             host.log(LogLevel::Info, &format!("worker: starting {id}"));
-            let run = self.process(message);
-            self.spawn(run.map(drop));
+            let run = self.accept(message);
+            self.spawn(|_| run.map(drop));
         }
     }
 
@@ -262,7 +255,7 @@ impl<H: Host + 'static> Pipeline<H> {
     /// store's read bound could not be read at all (a run an hour for a year and a half).
     async fn continue_if_long(&self, id: &str) {
         let host = &self.inner.host;
-        match host.file_size(&crate::conversation::index::log_path(id)).await {
+        match host.file_size(&crate::conversation::metadata::log_path(id)).await {
             Ok(Some(size)) if size > CONTINUE_AFTER_BYTES => {}
             _ => return,
         }
@@ -291,12 +284,9 @@ impl<H: Host + 'static> Pipeline<H> {
         self.notify_hub(&self.settings(), &last, "scheduled task", text, priority, self.inner.host.now_ms());
     }
 
-    /// Pauses, resumes or deletes a conversation's schedule (the chat view's buttons).
-    pub(super) async fn change_schedule(
-        &self,
-        id: &str,
-        change: ScheduleChange,
-    ) -> Result<Conversation, ProcessorError> {
+    /// Pauses, resumes or deletes a conversation's schedule (the chat view's buttons); returns
+    /// the conversation.
+    pub async fn change_schedule(&self, id: &str, change: ScheduleChange) -> Result<Conversation, ProcessorError> {
         let host = &self.inner.host;
         let now = host.now_ms();
         let cron = |e: &str, z: &str, after: u64| host.cron_next(e, z, after);
@@ -329,8 +319,8 @@ impl<H: Host + 'static> Pipeline<H> {
         Ok(updated)
     }
 
-    /// Every conversation with a schedule, soonest run first (paused ones last).
-    pub(super) async fn scheduled(&self) -> Vec<Conversation> {
+    /// Conversations with a schedule, soonest run first (paused ones last).
+    pub async fn scheduled(&self) -> Vec<Conversation> {
         let guard = self.inner.store.lock().await;
         let Some(store) = guard.as_ref() else { return Vec::new() };
         let mut out: Vec<Conversation> = store.live().iter().filter(|c| c.schedule.is_some()).cloned().collect();

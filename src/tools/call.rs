@@ -1,4 +1,5 @@
-//! One tool call's contract: what a tool may use while it runs ([`ToolContext`]), what it gives
+//! One tool call's contract: what a tool may use while it runs ([`ToolContext`], with the
+//! [`TurnServices`] the processor lends the turn), what it gives
 //! back ([`ToolOutput`], with the [`ToolEffect`] on the turn), and how a tool describes itself to
 //! the model (`tool_def`). Apart from the registry (`tools/mod.rs`) so that the tools use it
 //! without depending on the registry that runs them.
@@ -9,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
-use crate::conversation::{ConversationStore, QuestionType, Schedule};
+use crate::conversation::{QuestionType, Schedule};
 use crate::host::Host;
 use crate::hub::Priority;
 use crate::llm::types::field;
@@ -18,6 +19,7 @@ use crate::mcp::McpServer;
 use crate::message::RoutedMessage;
 use crate::schedule::StatePatch;
 use crate::settings::Settings;
+use crate::store::ConversationStore;
 
 /// A side effect of a tool that changes how the turn goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -105,27 +107,44 @@ impl ToolOutput {
     }
 }
 
-/// What a tool may use while it runs.
-pub struct ToolContext<'a, H: Host> {
-    pub host: &'a H,
-    pub settings: &'a Settings,
+/// What the processor lends a turn's tools besides the host and the settings: the message the
+/// turn answers, the conversations, the hub and approvals (as callbacks), the integrations, the
+/// search index. The turn carries it (`agent::TurnInput`) and gives it to every tool call
+/// ([`ToolContext`]).
+#[derive(Clone, Copy)]
+pub(crate) struct TurnServices<'a> {
     /// The message this turn answers (its source decides where agent messages go).
-    pub message: &'a RoutedMessage,
+    pub(crate) message: &'a RoutedMessage,
     /// The conversations, for tools that read them.
-    pub store: &'a Mutex<Option<ConversationStore>>,
+    pub(crate) store: &'a Mutex<Option<ConversationStore>>,
     /// Sends a notification about this message to the hub: its text (Markdown, shortened for
     /// the hub by the processor) and priority.
-    pub notify_hub: &'a dyn Fn(&str, Priority),
+    pub(crate) notify_hub: &'a dyn Fn(&str, Priority),
     /// Asks the user to approve an action and waits for the answer (or its expiry).
-    pub approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
+    pub(crate) approve: &'a dyn Fn(ApprovalAsk) -> LocalBoxFuture<'a, ApprovalOutcome>,
     /// The user's integrations (MCP servers) as they were when the turn started.
-    pub integrations: &'a [McpServer],
-    /// The tool call being run (empty between calls): the chat view draws its cards there.
-    pub tool_use_id: String,
+    pub(crate) integrations: &'a [McpServer],
     /// The vault's search index (`search_files` and `list_files` answer from it once built).
     pub(crate) index: &'a super::indexer::SearchIndex,
     /// Starts building the index in the background, if it is not started yet.
     pub(crate) start_index: &'a dyn Fn(),
+}
+
+/// What a tool may use while it runs.
+pub struct ToolContext<'a, H: Host> {
+    pub host: &'a H,
+    pub settings: &'a Settings,
+    /// The turn's message, conversations, hub, approvals, integrations and search index.
+    pub(crate) services: TurnServices<'a>,
+    /// The tool call being run (empty between calls): the chat view draws its cards there.
+    pub tool_use_id: String,
+}
+
+impl<'a, H: Host> ToolContext<'a, H> {
+    /// The context of a turn's tools, between calls.
+    pub(crate) fn new(host: &'a H, settings: &'a Settings, services: TurnServices<'a>) -> Self {
+        ToolContext { host, settings, services, tool_use_id: String::new() }
+    }
 }
 
 /// A tool's definition with its schema written as JSON text (a `json!` literal costs several

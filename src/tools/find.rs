@@ -1,6 +1,6 @@
-//! `search_files` and `list_files`: answered from the search index once it is built
-//! (`indexer`), else by listing the vault and reading every note, as before — and then the
-//! answer says so. From the index, a plain query of term characters is counted without reading
+//! `search_files`: answered from the search index once it is built (`indexer`), else by listing
+//! the vault and reading every note, as before — and then the answer says so (`list_files` is
+//! `list.rs`). From the index, a plain query of term characters is counted without reading
 //! a note (only the notes shown are read, for their excerpts); any other query is narrowed by
 //! the index (a phrase by its words' positions, a regular expression by the literals it cannot
 //! match without) and confirmed on the candidate notes' text only, by the same line scan a full
@@ -15,17 +15,13 @@ use super::args::Args;
 use super::budget::{thousands, Budget};
 use super::call::{ToolContext, ToolOutput};
 use super::indexer::{Listing, Phase};
-use super::note_paths::{checked, entries, protected, real, Step};
+use super::note_paths::{folder_arg, protected, vault_entries, Step};
 use super::scope::Scope;
 use crate::host::Host;
-use crate::vault::glob::Glob;
-use crate::vault::index::{context_folded, is_term, required_literals, tokens};
-use crate::vault::real::{listable, Access, Skipped};
 use crate::vault::search::{rank, score, Corpus, FileHit, FileScan, Matcher, LINE_WORK};
+use crate::vault::search_index::{context_folded, is_term, required_literals, tokens};
 use crate::vault::VaultEntry;
 
-/// Most entries `list_files` returns.
-const MAX_LIST: usize = 500;
 /// Most results `search_files` returns.
 const MAX_RESULTS: usize = 50;
 /// Work (bytes × the pattern's weight) `search_files` does between two looks at its budget.
@@ -258,7 +254,7 @@ fn rank_counted(
 
 /// Why this answer did not come from the index, for the end of it.
 fn scan_note<H: Host>(ctx: &ToolContext<'_, H>) -> String {
-    match ctx.index.phase() {
+    match ctx.services.index.phase() {
         _ if ctx.settings.search_index_max_mb == 0 => String::new(),
         Phase::Building(done, total) if total > 0 => format!(
             "\n\n[the search index is being built ({} of {} notes): this answer comes from a full scan]",
@@ -306,7 +302,7 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         }
         Some(l) => {
             let plan = plan(&query, regex, case_sensitive, matcher.weight());
-            let settled = from_index(ctx.index, l, &matcher, &plan, &scope);
+            let settled = from_index(ctx.services.index, l, &matcher, &plan, &scope);
             found.scanned = settled.settled;
             found.cut_lines = settled.cut_lines;
             scan(ctx, &matcher, &entries_of(&settled.to_read), &mut budget, &mut found).await;
@@ -361,92 +357,6 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     }
     if total > limit {
         out.push_str(&format!("\n\n[{} more not shown]", total - limit));
-    }
-    out.push_str(&notes);
-    Ok(ToolOutput::ok(out))
-}
-
-/// The vault's entries: the index's listing (brought up to date) when the index is ready, else
-/// the vault listed now — and the index started in the background for the next call.
-async fn vault_entries<H: Host>(ctx: &ToolContext<'_, H>) -> Step<(Option<Rc<Listing>>, Vec<VaultEntry>)> {
-    let listing =
-        if ctx.settings.search_index_max_mb == 0 { None } else { ctx.index.current(ctx.host, ctx.settings).await };
-    if listing.is_some() {
-        return Ok((listing, Vec::new()));
-    }
-    (ctx.start_index)();
-    Ok((None, entries(ctx).await?))
-}
-
-/// The `folder` argument as a real vault folder ("" for the whole vault).
-fn folder_arg<H: Host>(ctx: &ToolContext<'_, H>, args: &Args, all: &[VaultEntry]) -> Step<String> {
-    match args.str("folder") {
-        Some(f) => real(ctx, &checked(ctx, f)?, all, Access::Read),
-        None => Ok(String::new()),
-    }
-}
-
-pub(super) async fn list_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let mut budget = Budget::start(ctx.host);
-    let (listing, listed) = vault_entries(ctx).await?;
-    let all: &[VaultEntry] = listing.as_ref().map_or(&listed, |l| &l.entries);
-    let folder = folder_arg(ctx, args, all)?;
-    let limit = args.number("limit").unwrap_or(50).clamp(1, MAX_LIST);
-    let glob = match args.str("glob") {
-        Some(g) => Some(Glob::new(g).map_err(|e| ToolOutput::error(format!("Invalid input for list_files: {e}.")))?),
-        None => None,
-    };
-    let prefix = if folder.is_empty() { String::new() } else { format!("{}/", fold_case(&folder)) };
-    let considered = all.len();
-    let protected = protected(ctx);
-    let mut skipped = Skipped::default();
-    let mut files: Vec<&VaultEntry> = Vec::new();
-    let mut looked = 0;
-    let mut stopped = false;
-    for (i, entry) in all.iter().enumerate() {
-        if !budget.pace().await {
-            stopped = true;
-            break;
-        }
-        looked += 1;
-        let inside = match &listing {
-            Some(l) => l.folded[i].starts_with(&prefix),
-            None => fold_case(&entry.path).starts_with(&prefix),
-        };
-        if !inside {
-            continue;
-        }
-        if let Err(what) = listable(entry, &protected, ctx.settings.follow_linked_folders) {
-            skipped.add(what);
-            continue;
-        }
-        if !entry.is_folder && glob.as_ref().is_none_or(|g| g.matches(&entry.path)) {
-            files.push(entry);
-        }
-    }
-    let mut notes = if stopped {
-        format!(
-            "\n[listing stopped after {} s: {} of {} entries looked at; narrow it with folder or a simpler glob]",
-            budget.elapsed_s(),
-            thousands(looked),
-            thousands(considered)
-        )
-    } else {
-        String::new()
-    };
-    notes.push_str(&skipped.describe());
-    let total = files.len();
-    let files =
-        crate::lean::top_by(files, limit, |a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
-    if files.is_empty() {
-        return Ok(ToolOutput::ok(format!("No files match.{notes}")));
-    }
-    let mut out = format!("{total} files, newest first:");
-    for f in files.iter().take(limit) {
-        out.push_str(&format!("\n{} ({} bytes, modified {})", f.path, f.size, crate::time::format_iso(f.modified_ms)));
-    }
-    if total > limit {
-        out.push_str(&format!("\n[{} more; raise limit or narrow with folder/glob]", total - limit));
     }
     out.push_str(&notes);
     Ok(ToolOutput::ok(out))

@@ -7,9 +7,10 @@ use serde_json::Value;
 use super::args::Args;
 use super::call::{tool_def, ToolOutput};
 use crate::conversation::transcript::render_transcript;
-use crate::conversation::{Conversation, ConversationStore};
+use crate::conversation::Conversation;
 use crate::host::Host;
 use crate::llm::ToolDef;
+use crate::store::ConversationStore;
 
 pub(super) const NAME: &str = "get_conversation";
 /// Longest transcript returned.

@@ -18,10 +18,10 @@ use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::lean::fold_case;
 use crate::settings::Settings;
-use crate::vault::index::text::{TextReader, TextWriter};
-use crate::vault::index::Index;
 use crate::vault::path::{is_protected, protected_folders};
 use crate::vault::real::listable;
+use crate::vault::search_index::saved::{TextReader, TextWriter};
+use crate::vault::search_index::Index;
 use crate::vault::VaultEntry;
 
 /// Where the index is kept, in the plugin's data folder.

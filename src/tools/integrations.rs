@@ -31,7 +31,7 @@ pub(super) async fn call<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &
     let Some((server, tool)) = split_tool_name(name) else {
         return ToolOutput::error(format!("Unknown tool \"{name}\"."));
     };
-    match ctx.integrations.iter().find(|s| s.name == server) {
+    match ctx.services.integrations.iter().find(|s| s.name == server) {
         Some(s) if s.state == McpState::Connected => {}
         Some(_) => return ToolOutput::error(not_connected(server)),
         None => return ToolOutput::error(format!("There is no integration named {server:?}.")),

@@ -1,6 +1,17 @@
 //! The tools the agent can call: their definitions for the model, input validation, and
 //! execution. Each tool answers with text the model can act on; a bad input is an `is_error`
 //! result that says what was wrong, never a failure of the turn.
+//!
+//! This file is the registry (definitions offered, a call dispatched by name). What a call gets
+//! and gives is `call.rs` (`ToolContext` with the turn's `TurnServices`, `ToolOutput`,
+//! `ToolEffect`); inputs are checked against their schema by `args.rs`; every call's 10 s budget
+//! is `budget.rs`. The note tools: `notes.rs` (definitions, dispatch, the tools that only read),
+//! `note_changes.rs` (write, edit, create a folder, delete, move), `note_paths.rs` (their first
+//! steps), `review.rs` (review-first changes: approval, the atomic apply, the undo record),
+//! `find.rs` (`search_files`), `list.rs` (`list_files`), `scope.rs` (a folder's notes for a
+//! search), `indexer.rs` (the search index's life). The conversation tools: `send_message.rs`,
+//! `needs_input.rs`, `end_conversation.rs`, `get_conversation.rs`, `schedule.rs`
+//! (`create_schedule`, `state_update`, `keep_question_open`); `integrations.rs` (MCP tools).
 
 pub(crate) mod args;
 pub(crate) mod budget;
@@ -10,7 +21,9 @@ mod find;
 mod get_conversation;
 pub(crate) mod indexer;
 mod integrations;
+mod list;
 mod needs_input;
+mod note_changes;
 mod note_paths;
 mod notes;
 mod review;
@@ -24,7 +37,7 @@ use crate::host::Host;
 use crate::llm::request::tools_json;
 use crate::llm::ToolDef;
 use crate::mcp::{self, McpServer};
-pub(crate) use call::{ToolContext, ToolEffect, ToolOutput};
+pub(crate) use call::{ToolContext, ToolEffect, ToolOutput, TurnServices};
 
 /// The built-in tools. An enum rather than trait objects: the set is known, dispatch is a match,
 /// and each tool stays an ordinary async function.
@@ -123,7 +136,7 @@ impl ToolRegistry {
         match tool {
             BuiltinTool::SendMessage => send_message::run(ctx, input),
             BuiltinTool::EndConversation => end_conversation::run(input),
-            BuiltinTool::GetConversation => get_conversation::run(ctx.host, ctx.store, input).await,
+            BuiltinTool::GetConversation => get_conversation::run(ctx.host, ctx.services.store, input).await,
             BuiltinTool::NeedsInput => needs_input::run(ctx, input),
             BuiltinTool::KeepQuestionOpen => schedule::keep_question(),
             BuiltinTool::CreateSchedule => schedule::create(ctx, input).await,

@@ -90,20 +90,20 @@ pub(super) fn ask<H: Host>(
     options: Vec<String>,
 ) -> ToolEffect {
     ctx.host.emit(&Event::AgentMessage {
-        message_id: ctx.message.id.clone(),
-        conversation_id: ctx.message.named_conversation(),
+        message_id: ctx.services.message.id.clone(),
+        conversation_id: ctx.services.message.named_conversation(),
         content: prompt.clone(),
         is_question: true,
         question_type: Some(kind),
         options: options.clone(),
     });
-    let to_hub = ctx.message.from_hub();
+    let to_hub = ctx.services.message.from_hub();
     if to_hub {
         let mut body = prompt.clone();
         if !options.is_empty() {
             body = format!("{body} ({})", options.join(" / "));
         }
-        (ctx.notify_hub)(&body, Priority::High);
+        (ctx.services.notify_hub)(&body, Priority::High);
     }
     ToolEffect::Question { question_type: kind, prompt, options, sent_to_hub: to_hub }
 }

@@ -16,7 +16,7 @@ use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::undo::{self, UndoRecord};
 use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
-use crate::vault::text::exact_text;
+use crate::vault::line_edits::exact_text;
 
 /// The text a change to a note is made from, once its bytes show that it is exact: valid UTF-8
 /// (a host's text of other bytes is a lossy decoding) that the host's text is, but for a byte
@@ -55,7 +55,7 @@ pub(super) async fn approved<H: Host>(
         change: change.cloned(),
         tool_use_id: Some(ctx.tool_use_id.to_owned()).filter(|id| !id.is_empty()),
     };
-    match (ctx.approve)(ask).await {
+    match (ctx.services.approve)(ask).await {
         ApprovalOutcome::Approved(hunks) => Ok(hunks.unwrap_or(all)),
         ApprovalOutcome::Rejected => Err(ToolOutput::error(format!(
             "The user rejected this: {summary}. Nothing was changed; do not try again unless they ask."
@@ -187,10 +187,10 @@ pub(super) async fn record_applied<H: Host>(
 ) {
     let record =
         UndoRecord { change, applied_hunks, before, after_hash, tool_use_id: ctx.tool_use_id.clone(), undone: false };
-    undo::record(ctx.host, &ctx.message.id, &record).await;
+    undo::record(ctx.host, &ctx.services.message.id, &record).await;
     ctx.host.emit(&Event::ChangeApplied {
-        message_id: ctx.message.id.clone(),
-        conversation_id: ctx.message.named_conversation(),
+        message_id: ctx.services.message.id.clone(),
+        conversation_id: ctx.services.message.named_conversation(),
         tool_use_id: record.tool_use_id,
         change: Box::new(record.change),
         applied_hunks: record.applied_hunks,

@@ -75,7 +75,7 @@ pub(super) async fn create<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> 
     };
     let integrations = args.strings("integrations");
     for name in &integrations {
-        let server = ctx.integrations.iter().find(|s| s.name == *name);
+        let server = ctx.services.integrations.iter().find(|s| s.name == *name);
         match server.map(|s| s.state) {
             Some(McpState::Connected) => {}
             Some(_) => return ToolOutput::error(super::integrations::not_connected(name)),

@@ -125,7 +125,7 @@ mod tests {
         // As the search asks: a regex's names narrowed by the literals it requires.
         let named = |query: &str, regex: bool, case: bool| {
             let matcher = Matcher::new(query, regex, case).unwrap();
-            let literals = if regex { crate::vault::index::required_literals(query) } else { Vec::new() };
+            let literals = if regex { crate::vault::search_index::required_literals(query) } else { Vec::new() };
             let fast = scope.names_matching(&matcher, &literals, &entries);
             let one_by_one: Vec<bool> =
                 scope.candidates.iter().map(|&i| matcher.name_matches(&entries[i as usize].path)).collect();

@@ -36,17 +36,17 @@ pub(super) fn run<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> ToolOutpu
         return ToolOutput::error("Invalid input for send_message: message is empty.");
     }
     ctx.host.emit(&Event::AgentMessage {
-        message_id: ctx.message.id.clone(),
-        conversation_id: ctx.message.named_conversation(),
+        message_id: ctx.services.message.id.clone(),
+        conversation_id: ctx.services.message.named_conversation(),
         content: message.clone(),
         is_question,
         question_type: is_question.then_some(QuestionType::Input),
         options: Vec::new(),
     });
-    let to_hub = ctx.message.from_hub();
+    let to_hub = ctx.services.message.from_hub();
     if to_hub {
         let priority = if is_question { Priority::High } else { Priority::Normal };
-        (ctx.notify_hub)(&message, priority);
+        (ctx.services.notify_hub)(&message, priority);
     }
     if is_question {
         ToolOutput {

@@ -1,15 +1,19 @@
-//! The vault as the note tools see it: path safety, the case rule, globs, search, and the text
-//! edits — all decided here, before the host touches a file.
+//! The vault as the note tools see it, all decided here before the host touches a file: path
+//! safety and protected folders (`path.rs`), real locations through links (`real.rs`), the case
+//! rule (`resolve.rs`), globs (`glob.rs`), search — the plain and regex matcher with BM25 and
+//! excerpts (`search.rs`), the inverted index (`search_index/`), strings searched end to end
+//! (`joined.rs`) —, a note's line ranges and edits (`line_edits.rs`) and review-first diffs
+//! (`diff.rs`).
 
 pub(crate) mod diff;
 pub(crate) mod glob;
-pub(crate) mod index;
 pub(crate) mod joined;
+pub(crate) mod line_edits;
 pub(crate) mod path;
 pub(crate) mod real;
 pub(crate) mod resolve;
 pub(crate) mod search;
-pub(crate) mod text;
+pub(crate) mod search_index;
 
 pub(crate) use path::normalize;
 pub use resolve::{EntryKind, VaultEntry};

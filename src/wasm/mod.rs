@@ -3,7 +3,6 @@
 mod callbacks;
 mod convert;
 mod js_host;
-pub(crate) mod lean_js;
 
 pub use js_host::JsHostObject;
 

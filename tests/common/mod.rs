@@ -1,6 +1,10 @@
 //! Helpers shared by the native integration tests.
 #![allow(dead_code)]
 
+pub mod agent_api;
+pub mod attachments;
+pub mod schedules;
+
 use serde_json::{json, Value};
 use smarthole_agent::testing::internals::{log_path, ConversationIndex, INDEX_PATH};
 use smarthole_agent::testing::{FakeHost, Reply};

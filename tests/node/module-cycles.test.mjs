@@ -1,5 +1,6 @@
 // The import-cycle check (scripts/module-cycles.mjs): small crates written to a temporary folder,
-// with and without cycles, so the check cannot pass by finding nothing; then the real src/.
+// with and without cycles — between files, and between top-level modules — so the check cannot
+// pass by finding nothing; then the real src/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -106,10 +107,48 @@ test("a name reached through a re-export resolves to the file that defines it", 
   assert.match(alias.out, /m\/mod\.rs → n\.rs → m\/mod\.rs|n\.rs → m\/mod\.rs → n\.rs/);
 });
 
+test("a cycle between top-level modules fails even when no file imports itself back", () => {
+  // a/x.rs → b/y.rs and b/z.rs → a/w.rs: the files form no cycle, the modules a and b do.
+  const crate = {
+    "lib.rs": "mod a;\nmod b;\n",
+    "a/mod.rs": "mod w;\nmod x;\n",
+    "a/w.rs": "pub struct W;\n",
+    "a/x.rs": "use crate::b::y::Y;\npub fn x(_: Y) {}\n",
+    "b/mod.rs": "pub mod y;\nmod z;\n",
+    "b/y.rs": "pub struct Y;\n",
+    "b/z.rs": "pub fn z() -> crate::a::w::W { crate::a::w::W }\n",
+  };
+  const r = check(crate);
+  assert.equal(r.status, 1, r.out);
+  assert.doesNotMatch(r.out, /import cycle between \d+ files/);
+  assert.match(r.out, /import cycle between 2 top-level modules: crate::a → crate::b → crate::a/);
+  assert.match(r.out, /crate::b → crate::a: b\/z\.rs:1 → a\/w\.rs/);
+  // The plain type moved to a leaf module of its own: the modules point one way, and it passes.
+  const leaf = { ...crate, "lib.rs": "mod a;\nmod b;\nmod w;\n", "w.rs": "pub struct W;\n" };
+  delete leaf["a/w.rs"];
+  leaf["a/mod.rs"] = "mod x;\n";
+  leaf["b/z.rs"] = "pub fn z() -> crate::w::W { crate::w::W }\n";
+  const fixed = check(leaf);
+  assert.equal(fixed.status, 0, fixed.out);
+  assert.match(fixed.out, /nor between its 3 top-level modules/);
+});
+
+test("the crate root and a module's own files are not edges between top-level modules", () => {
+  // lib.rs uses everything, and m's files use each other: neither is a cycle between modules.
+  const r = check({
+    "lib.rs": "mod m;\nmod n;\npub use m::M;\npub use n::N;\n",
+    "m/mod.rs": "mod inner;\npub use inner::M;\n",
+    "m/inner.rs": "pub struct M(pub crate::n::N);\n",
+    "n.rs": "pub struct N;\n",
+  });
+  assert.equal(r.status, 0, r.out);
+  assert.match(r.out, /nor between its 2 top-level modules/);
+});
+
 test("the core's modules have no import cycle", () => {
   const run = spawnSync(process.execPath, [SCRIPT, "src"], { encoding: "utf8" });
   assert.equal(run.status, 0, run.stdout + run.stderr);
-  assert.match(run.stdout, /no import cycle between the \d+ files of src/);
+  assert.match(run.stdout, /no import cycle between the \d+ files of src, nor between its \d+ top-level modules/);
 });
 
 test("an unreadable folder is an error, not a pass", () => {

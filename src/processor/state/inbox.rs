@@ -1,0 +1,65 @@
+//! The inbox as the pipeline tracks it in memory: which messages are being processed (a
+//! re-delivery waits for the same result) and which inbox files an earlier run left (a crash or a
+//! failure: a re-delivery of one continues that file instead of starting over).
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use futures::future::{LocalBoxFuture, Shared};
+
+use crate::ids::file_stem;
+use crate::message::ProcessResult;
+
+/// A message's processing, shared by every delivery of it that waits for the result.
+pub(crate) type SharedResult = Shared<LocalBoxFuture<'static, ProcessResult>>;
+
+/// The messages in flight and the inbox files left by earlier runs.
+#[derive(Default)]
+pub(crate) struct InboxState {
+    /// By message id.
+    inflight: RefCell<HashMap<String, SharedResult>>,
+    /// By file stem.
+    on_disk: RefCell<HashSet<String>>,
+}
+
+impl InboxState {
+    /// The processing of a message already under way, to share.
+    pub(crate) fn in_flight(&self, message_id: &str) -> Option<SharedResult> {
+        self.inflight.borrow().get(message_id).cloned()
+    }
+
+    /// Whether a message is being processed (queued or running).
+    pub(crate) fn is_in_flight(&self, message_id: &str) -> bool {
+        self.inflight.borrow().contains_key(message_id)
+    }
+
+    /// A message's processing began: re-deliveries share `result`.
+    pub(crate) fn started(&self, message_id: String, result: SharedResult) {
+        self.inflight.borrow_mut().insert(message_id, result);
+    }
+
+    /// A message's processing ended.
+    pub(crate) fn finished(&self, message_id: &str) {
+        self.inflight.borrow_mut().remove(message_id);
+    }
+
+    /// Notes the inbox's files (by stem) found at start-up.
+    pub(crate) fn found_on_disk(&self, stems: impl IntoIterator<Item = String>) {
+        self.on_disk.borrow_mut().extend(stems);
+    }
+
+    /// A file for this message was left in the inbox by an earlier run.
+    pub(crate) fn is_on_disk(&self, message_id: &str) -> bool {
+        self.on_disk.borrow().contains(&file_stem(message_id))
+    }
+
+    /// The message stays in the inbox (its run failed or could not be recorded).
+    pub(crate) fn kept_on_disk(&self, message_id: &str) {
+        self.on_disk.borrow_mut().insert(file_stem(message_id));
+    }
+
+    /// The message's file left the inbox (cleaned up or moved to `failed/`).
+    pub(crate) fn removed_from_disk(&self, message_id: &str) {
+        self.on_disk.borrow_mut().remove(&file_stem(message_id));
+    }
+}

@@ -1,0 +1,19 @@
+//! The settings the core runs with. The shim loads them from `data.json` (and the API key from
+//! secret storage) and hands them over; the core validates them and never persists them.
+//!
+//! `values.rs` ([`Settings`], defaults, what is derived), `entries.rs` (an agent API context, an
+//! integration), `validate.rs` (checking, reading from JSON, [`SettingsError`]),
+//! `field_names.rs` (the field names of hand-written settings documents: the unknown ones, and
+//! the name probably meant). The model server's wire format and auth style are `llm`'s,
+//! re-exported here.
+
+mod entries;
+mod field_names;
+mod validate;
+mod values;
+
+pub use crate::llm::{ApiFormat, AuthStyle};
+pub use entries::{AgentContext, McpServerConfig};
+pub use field_names::{unknown_fields, SettingsDocument, UnknownField};
+pub(crate) use validate::SettingsError;
+pub use values::Settings;

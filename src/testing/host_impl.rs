@@ -1,0 +1,386 @@
+//! `Host` for `FakeHost`: every capability of the trait over the in-memory state, each call
+//! recorded, none completing after a crash point.
+
+use std::future::Future;
+
+use futures::future::LocalBoxFuture;
+use serde_json::{json, Value};
+
+use super::executor::Sleep;
+use super::http::FakeBody;
+use super::replies::{answer_events, chat_completion, BodyEnd, Reply};
+use super::state::{FakeHost, FileOp};
+use crate::event::Event;
+use crate::host::Host;
+use crate::host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis};
+use crate::llm::ContentBlock;
+use crate::mcp::{McpError, McpServer, McpState};
+use crate::vault::VaultEntry;
+
+impl Host for FakeHost {
+    type Body = FakeBody;
+
+    fn now_ms(&self) -> Millis {
+        let step = self.state.clock_step.get();
+        if step > 0 {
+            self.state.now.set(self.state.now.get() + step);
+        }
+        self.now()
+    }
+
+    fn sleep(&self, ms: Millis) -> impl Future<Output = ()> {
+        Sleep { host: self.clone(), deadline: self.now() + ms, id: None }
+    }
+
+    fn spawn(&self, task: LocalBoxFuture<'static, ()>) {
+        if !self.state.frozen.get() {
+            self.state.spawned.borrow_mut().push(task);
+        }
+    }
+
+    fn random_u64(&self) -> u64 {
+        // xorshift64*: deterministic, so test runs repeat exactly.
+        let mut x = self.state.rng.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state.rng.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
+        self.check(FileOp::Read, path).await?;
+        self.open_regular("read", path)?;
+        self.state.reads.borrow_mut().push(path.to_owned());
+        Ok(self.file(path))
+    }
+
+    async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.check(FileOp::WriteAtomic, path).await?;
+        self.state.sizes.borrow_mut().remove(path);
+        // Renamed over it: a special file there is replaced, never opened.
+        self.state.special.borrow_mut().remove(path);
+        self.put_file(path, text);
+        Ok(())
+    }
+
+    async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.check(FileOp::Append, path).await?;
+        self.open_regular("append", path)?;
+        self.state.files.borrow_mut().entry(path.to_owned()).or_default().push_str(text);
+        Ok(())
+    }
+
+    async fn list_dir(&self, dir: &str) -> Result<Vec<String>, HostError> {
+        self.check(FileOp::List, dir).await?;
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        Ok(self
+            .state
+            .files
+            .borrow()
+            .keys()
+            .filter_map(|p| p.strip_prefix(&prefix))
+            .filter(|rest| !rest.contains('/'))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    async fn remove_file(&self, path: &str) -> Result<(), HostError> {
+        self.check(FileOp::Remove, path).await?;
+        self.state.files.borrow_mut().remove(path);
+        self.state.special.borrow_mut().remove(path);
+        self.state.sizes.borrow_mut().remove(path);
+        Ok(())
+    }
+
+    async fn rename_file(&self, from: &str, to: &str) -> Result<(), HostError> {
+        self.check(FileOp::Rename, from).await?;
+        let special = self.state.special.borrow_mut().remove(from);
+        if let Some(kind) = special {
+            self.state.special.borrow_mut().insert(to.to_owned(), kind);
+            return Ok(());
+        }
+        let mut files = self.state.files.borrow_mut();
+        let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
+        files.insert(to.to_owned(), text);
+        let mut sizes = self.state.sizes.borrow_mut();
+        sizes.remove(to);
+        if let Some(size) = sizes.remove(from) {
+            sizes.insert(to.to_owned(), size);
+        }
+        Ok(())
+    }
+
+    async fn file_size(&self, path: &str) -> Result<Option<u64>, HostError> {
+        self.check(FileOp::Read, path).await?;
+        if let Some(kind) = self.special_file(path) {
+            return Err(HostError::not_a_file(path, &kind));
+        }
+        let Some(text) = self.file(path) else { return Ok(None) };
+        Ok(Some(self.state.sizes.borrow().get(path).copied().unwrap_or(text.len() as u64)))
+    }
+
+    async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {
+        self.alive().await;
+        self.advance(self.state.list_ms.get());
+        self.state.followed.set(follow_linked_folders);
+        let out = self.listing(follow_linked_folders);
+        let arrives = self.state.list_arrives_ms.get();
+        if arrives > 0 {
+            self.sleep(arrives).await;
+        }
+        Ok(out)
+    }
+
+    async fn vault_read(&self, path: &str) -> Result<String, HostError> {
+        self.alive().await;
+        if let Some(text) = self.through_unusual("read", path)? {
+            return Ok(text);
+        }
+        if self.state.binary.borrow().contains_key(path) {
+            return Err(HostError::Io(format!("{path} is not a text file")));
+        }
+        self.note(path)
+            .map(|t| self.text_of(&t).to_owned())
+            .ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+    }
+
+    async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {
+        self.alive().await;
+        self.through_unusual("read", path)?;
+        if let Some(bytes) = self.state.binary.borrow().get(path) {
+            return Ok(bytes.clone());
+        }
+        self.note_bytes(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+    }
+
+    async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.alive().await;
+        self.through_unusual("create", path)?;
+        if self.state.vault.borrow().contains_key(path) {
+            return Err(HostError::Io(format!("{path} already exists")));
+        }
+        self.put_note(path, text);
+        Ok(())
+    }
+
+    async fn vault_process(&self, path: &str, edit: crate::host_types::NoteEdit) -> Result<bool, HostError> {
+        self.alive().await;
+        self.through_unusual("process", path)?;
+        let now = self.now();
+        let mut vault = self.state.vault.borrow_mut();
+        let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        match edit(self.text_of(&entry.0)) {
+            Some(text) => {
+                entry.0 = text;
+                entry.2 = now;
+                self.state.raw.borrow_mut().remove(path);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    async fn vault_append(&self, path: &str, text: &str) -> Result<(), HostError> {
+        self.alive().await;
+        self.through_unusual("append", path)?;
+        let now = self.now();
+        let mut vault = self.state.vault.borrow_mut();
+        let entry = vault.get_mut(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        entry.0.push_str(text);
+        entry.2 = now;
+        if let Some(bytes) = self.state.raw.borrow_mut().get_mut(path) {
+            bytes.extend_from_slice(text.as_bytes());
+        }
+        Ok(())
+    }
+
+    async fn vault_create_folder(&self, path: &str) -> Result<(), HostError> {
+        self.alive().await;
+        self.through_unusual("create-folder", path)?;
+        self.state.folders.borrow_mut().push(path.to_owned());
+        Ok(())
+    }
+
+    async fn vault_trash(&self, path: &str) -> Result<(), HostError> {
+        self.alive().await;
+        self.through_unusual("trash", path)?;
+        let (text, _, _) = self
+            .state
+            .vault
+            .borrow_mut()
+            .remove(path)
+            .ok_or_else(|| HostError::Io(format!("{path} does not exist")))?;
+        self.state.raw.borrow_mut().remove(path);
+        self.state.trash.borrow_mut().push((path.to_owned(), text));
+        Ok(())
+    }
+
+    async fn vault_rename(&self, from: &str, to: &str) -> Result<(), HostError> {
+        self.alive().await;
+        self.through_unusual("rename", from)?;
+        self.through_unusual("rename", to)?;
+        let mut vault = self.state.vault.borrow_mut();
+        if vault.contains_key(to) {
+            return Err(HostError::Io(format!("{to} already exists")));
+        }
+        let entry = vault.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
+        vault.insert(to.to_owned(), entry);
+        self.move_raw(from, to);
+        Ok(())
+    }
+
+    async fn active_note(&self) -> Option<String> {
+        self.state.active.borrow().clone()
+    }
+
+    async fn scale_image(
+        &self,
+        _bytes: &[u8],
+        media_type: &str,
+        max_side: u32,
+        max_bytes: u64,
+    ) -> Result<Option<Vec<u8>>, HostError> {
+        self.alive().await;
+        self.state.scale_requests.borrow_mut().push((media_type.to_owned(), max_side, max_bytes));
+        Ok(self.state.scaled_image.borrow().clone())
+    }
+
+    fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String> {
+        use croner::parser::{CronParser, Seconds};
+        let zone: chrono_tz::Tz = time_zone.parse().map_err(|_| format!("unknown time zone {time_zone:?}"))?;
+        let parser = CronParser::builder().seconds(Seconds::Disallowed).build();
+        let cron = parser.parse(expression).map_err(|e| e.to_string())?;
+        let millis = i64::try_from(after_ms).map_err(|_| "time out of range".to_owned())?;
+        let start = chrono::DateTime::from_timestamp_millis(millis).ok_or("time out of range")?.with_timezone(&zone);
+        match cron.find_next_occurrence(&start, false) {
+            Ok(next) => Ok(u64::try_from(next.timestamp_millis()).ok()),
+            Err(croner::errors::CronError::TimeSearchLimitExceeded) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn time_zone(&self) -> String {
+        self.state.time_zone.borrow().clone().unwrap_or_else(|| "UTC".to_owned())
+    }
+
+    async fn mcp_servers(&self) -> Vec<McpServer> {
+        self.alive().await;
+        self.state.mcp.borrow().clone()
+    }
+
+    async fn mcp_call(&self, server: &str, tool: &str, input: &Value) -> Result<Value, McpError> {
+        self.alive().await;
+        self.state.mcp_calls.borrow_mut().push((server.to_owned(), tool.to_owned(), input.clone()));
+        let connected = self.state.mcp.borrow().iter().any(|s| s.name == server && s.state == McpState::Connected);
+        if !connected {
+            return Err(McpError::NotConnected(server.to_owned()));
+        }
+        let key = format!("{server}/{tool}");
+        let mut replies = self.state.mcp_replies.borrow_mut();
+        match replies.iter().position(|(k, _)| *k == key) {
+            Some(i) => replies.remove(i).1,
+            None => Ok(serde_json::json!({"content": [{"type": "text", "text": format!("{tool} ran")}]})),
+        }
+    }
+
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {
+        self.alive().await;
+        let reply = self.next_reply(&request);
+        let body = |chunks: Vec<String>, delay_ms: Millis, end: BodyEnd| FakeBody {
+            host: self.clone(),
+            chunks: chunks.into_iter().map(String::into_bytes).collect(),
+            delay_ms,
+            end,
+        };
+        let ok = |b: FakeBody| HttpResponse {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            body: b,
+        };
+        match reply {
+            Reply::Answer { blocks, stop_reason, delta_delay_ms } if request.url.ends_with("/chat/completions") => {
+                let chunks = chat_completion(&blocks, &stop_reason, request.stream);
+                Ok(ok(body(chunks, delta_delay_ms, BodyEnd::Close)))
+            }
+            Reply::Answer { blocks, stop_reason, delta_delay_ms } => {
+                if request.stream {
+                    Ok(ok(body(answer_events(&blocks, &stop_reason), delta_delay_ms, BodyEnd::Close)))
+                } else {
+                    let json = json!({"id": "msg_fake", "type": "message", "role": "assistant", "content": blocks, "stop_reason": stop_reason, "model": "fake", "usage": {"output_tokens": 5}});
+                    Ok(HttpResponse {
+                        status: 200,
+                        headers: Vec::new(),
+                        body: body(vec![json.to_string()], delta_delay_ms, BodyEnd::Close),
+                    })
+                }
+            }
+            Reply::Error { status, error_type, headers } => {
+                let json =
+                    json!({"type": "error", "error": {"type": error_type, "message": format!("scripted {status}")}});
+                Ok(HttpResponse { status, headers, body: body(vec![json.to_string()], 0, BodyEnd::Close) })
+            }
+            Reply::ResetAfter { text, deltas } => {
+                let events = answer_events(&[ContentBlock::text(text)], "end_turn");
+                // message_start, content_block_start, then the deltas.
+                Ok(ok(body(events.into_iter().take(2 + deltas).collect(), 0, BodyEnd::Reset)))
+            }
+            Reply::Raw { status, chunks, end } => {
+                Ok(HttpResponse { status, headers: Vec::new(), body: body(chunks, 0, end) })
+            }
+            Reply::NetworkError => Err(HostError::Network("connection refused".into())),
+            Reply::Hang => std::future::pending().await,
+            Reply::Redirect { status, location } => Ok(HttpResponse {
+                status,
+                headers: vec![("location".into(), location)],
+                body: body(Vec::new(), 0, BodyEnd::Close),
+            }),
+            Reply::ErrorBody { status, body: text } => {
+                Ok(HttpResponse { status, headers: Vec::new(), body: body(vec![text], 0, BodyEnd::Close) })
+            }
+        }
+    }
+
+    fn hub_connect(&self, socket: u64, url: &str) {
+        if !self.state.frozen.get() {
+            self.state.hub_sockets.borrow_mut().push((socket, url.to_owned(), true));
+        }
+    }
+
+    fn hub_disconnect(&self, socket: u64) {
+        for entry in self.state.hub_sockets.borrow_mut().iter_mut().filter(|(s, _, _)| *s == socket) {
+            entry.2 = false;
+        }
+    }
+
+    fn hub_send(&self, socket: u64, frame: String) {
+        if self.state.frozen.get() {
+            return;
+        }
+        let open = self.state.hub_sockets.borrow().iter().any(|(s, _, open)| *s == socket && *open);
+        if !open {
+            return self.log(LogLevel::Warn, &format!("frame on closed hub socket {socket} dropped"));
+        }
+        let value = serde_json::from_str(&frame).unwrap_or(Value::String(frame));
+        self.state.hub.borrow_mut().push(value);
+    }
+
+    fn emit(&self, event: &Event) {
+        if self.state.frozen.get() {
+            return;
+        }
+        self.state.events.borrow_mut().push(event.clone());
+        if let Some(crash_at) = self.state.crash_at.borrow_mut().as_mut() {
+            if crash_at(event) {
+                self.state.frozen.set(true);
+            }
+        }
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        if self.state.frozen.get() {
+            return;
+        }
+        self.state.logs.borrow_mut().push((level, message.to_owned()));
+    }
+}

@@ -154,3 +154,16 @@ fn an_answer_that_never_ends_is_cut_at_its_size_limit_and_said_so() {
     assert_eq!(recorded_count(&host, "e"), 1, "the cut answer is recorded once, like one cut at max_tokens");
     assert!(inbox(&host).is_empty());
 }
+
+#[test]
+fn what_an_external_agent_reads_back_has_the_key_hidden() {
+    let host = FakeHost::new();
+    let echo =
+        json!({"type": "error", "error": {"type": "invalid_request_error", "message": format!("bad key {KEY}")}});
+    host.script([Reply::ErrorBody { status: 400, body: echo.to_string() }]);
+    let p = processor_with(&host, Settings { api_key: KEY.into(), ..common::agent_api::api_settings() });
+    let (_, answer) = common::agent_api::post(&host, &p, "/messages?wait=30", json!({"text": "hello"}));
+    assert_eq!(answer["status"], "failed", "{answer}");
+    let text = answer.to_string();
+    assert!(text.contains("bad key [hidden API key]") && !text.contains(KEY), "{text}");
+}

@@ -325,7 +325,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let id = new_id(host, "api-");
         let raw = json!({"id": id, "text": text, "source": "api", "timestamp": format_iso(host.now_ms()),
             "metadata": metadata, "attachments": attachments});
-        let run: ApiRun = self.accept(raw).boxed_local().shared();
+        // What an external agent reads back has the configured secrets hidden, as every text
+        // the plugin shows does.
+        let secrets = self.inner.config.secrets();
+        let masked = self.accept(raw).map(move |mut result| {
+            result.mask_texts(&|text| secrets.mask_in_place(text));
+            result
+        });
+        let run: ApiRun = masked.boxed_local().shared();
         let owner = own.map(|c| c.name.clone());
         self.inner.api_recent.add(id.clone(), run.clone(), owner);
         self.spawn(|_| run.clone().map(drop));

@@ -126,4 +126,10 @@ impl Config {
     pub(crate) fn mask_in_place(&self, text: &mut String) {
         self.secrets.mask_in_place(text);
     }
+
+    /// The secrets themselves, for a result kept to be answered later (a future that must not
+    /// hold the processor).
+    pub(crate) fn secrets(&self) -> Rc<Secrets> {
+        Rc::clone(&self.secrets)
+    }
 }

@@ -1,6 +1,7 @@
 //! What a message carries besides its text, through the exported `MessageProcessor`: notes,
 //! folders, images and PDFs attached (checked, read and copied by the core), the `@` picker's
-//! matches; and the checks the view makes before it reads a file or fills the input.
+//! matches; and the checks the view makes before it reads a file or fills the input (free
+//! functions: a method costs the module its borrow checks, for nothing here).
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -39,11 +40,11 @@ impl WasmMessageProcessor {
 /// undefined.
 #[wasm_bindgen(js_name = pasteSizeProblem)]
 pub fn paste_size_problem(name: &str, size: f64) -> Option<String> {
-    crate::attachment::check_paste_size(name, size as u64).err().map(|e| e.to_string())
+    crate::check_paste_size(name, size as u64).err().map(|e| e.to_string())
 }
 
 /// The chat input's text for "Ask the agent about the selection".
 #[wasm_bindgen(js_name = selectionQuote)]
 pub fn selection_quote(path: &str, from_line: u32, to_line: u32, text: &str) -> String {
-    crate::attachment::selection_quote(path, from_line, to_line, text)
+    crate::selection_quote(path, from_line, to_line, text)
 }

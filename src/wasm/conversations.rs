@@ -25,13 +25,6 @@ impl WasmMessageProcessor {
         promise(async move { core.record_system_line(&text).await })
     }
 
-    /// A conversation's lines, oldest first (hidden ones included).
-    #[wasm_bindgen(js_name = conversationLines, unchecked_return_type = "Promise<HistoryLine[]>")]
-    pub fn conversation_lines(&self, id: String) -> Promise {
-        let core = self.core.clone();
-        promise(async move { core.conversation_lines(&id).await })
-    }
-
     /// Writes a conversation as a Markdown note (or what its note lacks); resolves with the
     /// note's path.
     #[wasm_bindgen(js_name = exportConversation, unchecked_return_type = "Promise<string>")]

@@ -1,6 +1,7 @@
 //! What the host reports from outside and the core's answers, through the exported
 //! `MessageProcessor`: the hub's socket events and status, vault changes for the search index
-//! and its status, agent API requests, the ports to listen on, its config document and tokens.
+//! (its progress arrives as `search_index` events), agent API requests, the ports to listen on,
+//! its config document and tokens.
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -49,19 +50,12 @@ impl WasmMessageProcessor {
         self.core.vault_changed(path, kind);
     }
 
-    /// The search index: `{state, notes, bytes}` (its size in wasm memory, about).
-    #[wasm_bindgen(getter, js_name = searchIndexStatus, unchecked_return_type = "{ state: string; notes: number; bytes: number }")]
-    pub fn search_index_status(&self) -> JsValue {
-        let (state, notes, bytes) = self.core.search_index_status();
-        to_js(&serde_json::json!({"state": state, "notes": notes, "bytes": bytes}))
-    }
-
     /// Answers an agent API request the shim's HTTP server received; always resolves (errors
     /// are answers with a status).
     #[wasm_bindgen(js_name = handleApiRequest, unchecked_return_type = "Promise<ApiResponse>")]
     pub fn handle_api_request(&self, #[wasm_bindgen(unchecked_param_type = "ApiRequest")] request: JsValue) -> Promise {
         let core = self.core.clone();
-        let request = crate::lean::from_value::<crate::api::ApiRequest>(&from_js(&request));
+        let request = crate::lean::from_value::<crate::ApiRequest>(&from_js(&request));
         promise(async move {
             match request {
                 Ok(request) => Ok::<_, String>(core.handle_api(request).await),

@@ -64,10 +64,26 @@ impl WasmMessageProcessor {
         promise(async move { Ok::<_, String>(work.await) })
     }
 
-    /// A message the user typed, with the id (`direct-…`) and time the core gives it.
-    #[wasm_bindgen(js_name = newMessage, unchecked_return_type = "RoutedMessage")]
-    pub fn new_message(&self, text: &str) -> JsValue {
-        to_js(&self.core.new_message(text))
+    /// A message the user typed, with what they attached: made with the id (`direct-…`) and
+    /// time the core gives it and queued, in one call. Returns the message, for the view to draw
+    /// at once (and to send again for Retry); its result arrives as the `response` event, as
+    /// every message's does, whatever its source.
+    #[wasm_bindgen(unchecked_return_type = "RoutedMessage")]
+    pub fn send(
+        &self,
+        text: &str,
+        #[wasm_bindgen(unchecked_optional_param_type = "Attachment[]")] attachments: JsValue,
+    ) -> JsValue {
+        let message = to_js(&self.core.new_message(text));
+        if !attachments.is_undefined() && !attachments.is_null() {
+            // Set on the JS object the core made: a message that cannot carry it is refused by
+            // process() below, as a result like any other.
+            let _ = js_sys::Reflect::set(&message, &JsValue::from_str("attachments"), &attachments);
+        }
+        // Run as process() runs a message (one copy of that code in the module); its promise is
+        // not needed.
+        let _ = self.process(message.clone());
+        message
     }
 
     /// Finishes what a previous session left in the inbox.

@@ -42,7 +42,7 @@ pub fn default_settings() -> JsValue {
 /// The provider presets the settings offer (base URL, format, auth style each).
 #[wasm_bindgen(js_name = providerPresets, unchecked_return_type = "ProviderPreset[]")]
 pub fn provider_presets() -> JsValue {
-    to_js(&crate::llm::presets::provider_presets())
+    to_js(&crate::provider_presets())
 }
 
 /// The fields of a settings document its reader would ignore (misspelled or unknown), each with

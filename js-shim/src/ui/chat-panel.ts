@@ -43,13 +43,15 @@ export class ChatPanel {
   private shownId: string | null = null;
   private unsubscribe: (() => void) | null = null;
   private opened = false;
+  /** The core's calls (the runtime's processor). */
+  private readonly core: ChatBackend["processor"];
 
   constructor(
     parent: HTMLElement,
     private readonly backend: ChatBackend,
     options: PanelOptions,
   ) {
-    const core = backend.processor;
+    const core = (this.core = backend.processor);
     this.root = parent.createDiv({ cls: "smarthole-chat" });
     const header = this.root.createDiv({ cls: "smarthole-header" });
     this.title = header.createSpan({ cls: "smarthole-title", text: "New conversation" });
@@ -128,14 +130,14 @@ export class ChatPanel {
     this.updateButton();
     if (!this.opened) {
       this.opened = true;
-      await this.backend.processor.recordSystemLine(CHAT_OPENED);
+      await this.core.recordSystemLine(CHAT_OPENED);
     }
     await this.showCurrent();
   }
 
   /** Stop: the core aborts; the view is idle now, not when the core confirms. */
   private stop(): void {
-    this.backend.processor.cancelCurrentProcessing();
+    this.core.cancelCurrentProcessing();
     this.transcript.stopped();
     this.updateButton();
   }
@@ -167,7 +169,7 @@ export class ChatPanel {
   /** Sends a typed message (or a card's answer): one call, the message made and queued by the
    *  core; its result arrives as a `response` event. */
   send(text: string, attachments: Attachment[] = []): void {
-    this.transcript.typed(this.backend.processor.send(text, attachments.length > 0 ? attachments : undefined));
+    this.transcript.typed(this.core.send(text, attachments.length > 0 ? attachments : undefined));
     this.updateButton();
   }
 
@@ -203,7 +205,7 @@ export class ChatPanel {
   }
 
   private async onConversationUpdated(conversation: Conversation): Promise<void> {
-    const current = await this.backend.processor.currentConversation();
+    const current = await this.core.currentConversation();
     if (current?.id === conversation.id) this.title.setText(conversation.title ?? "New conversation");
     if (conversation.id === this.shownId || (this.shownId === null && current?.id === conversation.id)) {
       this.shownId = conversation.id;
@@ -223,7 +225,7 @@ export class ChatPanel {
   /** A schedule's button was pressed (in the bar or the Tasks list). */
   private async changeSchedule(conversation: Conversation, what: ScheduleChange): Promise<void> {
     try {
-      const updated = await this.backend.processor.changeSchedule(conversation.id, what);
+      const updated = await this.core.changeSchedule(conversation.id, what);
       if (updated.id === this.shownId) this.renderScheduleBar(updated);
       await this.lists.refreshTasks();
     } catch (error) {
@@ -233,7 +235,7 @@ export class ChatPanel {
 
   /** Shows the current conversation from its history. */
   private async showCurrent(): Promise<void> {
-    const current = await this.backend.processor.currentConversation();
+    const current = await this.core.currentConversation();
     this.title.setText(current?.title ?? "New conversation");
     this.shownId = current?.id ?? null;
     this.renderScheduleBar(current);
@@ -241,7 +243,7 @@ export class ChatPanel {
   }
 
   private async newChat(): Promise<void> {
-    await this.backend.processor.newConversation();
+    await this.core.newConversation();
     this.transcript.clear();
     this.title.setText("New conversation");
     this.shownId = null;
@@ -250,7 +252,7 @@ export class ChatPanel {
   }
 
   private async open(id: string): Promise<void> {
-    await this.backend.processor.openConversation(id);
+    await this.core.openConversation(id);
     this.lists.hideHistory();
     await this.showCurrent();
   }

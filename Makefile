@@ -8,7 +8,7 @@ WASM_OUT := target/wasm32-unknown-unknown/release/smarthole_agent.wasm
 # The cargo output after scripts/wasm-opt.sh (before wasm-bindgen: Debian's binaryen 108 mixes up
 # the externref table wasm-bindgen adds).
 WASM_OPT_OUT := target/wasm-opt/smarthole_agent.wasm
-CORE_SRC := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
+CORE_SRC := $(shell find src -name '*.rs' -o -name '*.d.ts') Cargo.toml Cargo.lock
 SHIM_SRC := $(shell find js-shim/src -name '*.ts') $(wildcard js-shim/*.mjs) styles.css manifest.json
 
 .PHONY: help setup build test demo bench fuzz soak clean

@@ -133,7 +133,7 @@ export async function attachmentBenchmarks({ big = 20_000, small = 100, runs = 5
       const rest = [];
       for (let i = 0; i < runs; i++) {
         // A vault event makes the next @ list the vault again, as the first one does.
-        await chat.page.evaluate(() => window.smarthole.runtime.vaultChanged("x.md", "create"));
+        await chat.page.evaluate(() => window.smarthole.runtime.processor.vaultChanged("x.md", "create"));
         const [cold, ...warm] = await pickerKeystrokes(chat.page, keys);
         first.push(cold);
         rest.push(...warm);

@@ -1,5 +1,5 @@
 // Review-first edits (issue 15): the diff of a 1 MB note with scattered changes, through the wasm
-// core on real files (NodeHost). A write_file over the note (auto-approved) is timed from the
+// core on real files (nodeHost). A write_file over the note (auto-approved) is timed from the
 // tool's start to its result, against the same call with unchanged content (read and compare,
 // no diff): the difference is the diff, the apply inside the atomic write, and the undo record.
 // The diff alone (its hunks and changed words, and the base's SHA-256) is the core's debug log line
@@ -24,10 +24,10 @@ function texts(every = 400) {
   return { old, changed, changes: lines.filter((_, i) => i % every === 17).length };
 }
 
-async function timedWrite(core, NodeHost, dir, content) {
+async function timedWrite(core, nodeHost, dir, content) {
   const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   const marks = {};
-  const host = new NodeHost(path.join(dir, ".smarthole"), {
+  const host = nodeHost(path.join(dir, ".smarthole"), {
     onLog: (_level, message) => {
       const m = /^diff of .*: \d+ hunks in (\d+) ms$/.exec(message);
       if (m) marks.diff = Number(m[1]);
@@ -50,7 +50,7 @@ async function timedWrite(core, NodeHost, dir, content) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function diffBenchmark(runs = 5) {
-  const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+  const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
   const core = await loadCore();
   const { old, changed, changes } = texts();
   const same = [];
@@ -59,8 +59,8 @@ export async function diffBenchmark(runs = 5) {
   for (let i = 0; i < runs; i++) {
     const dir = mkdtempSync(path.join(tmpdir(), "smarthole-bench-diff-"));
     writeFileSync(path.join(dir, "Big.md"), old);
-    same.push((await timedWrite(core, NodeHost, dir, old)).ms);
-    const { ms, output, diff } = await timedWrite(core, NodeHost, dir, changed);
+    same.push((await timedWrite(core, nodeHost, dir, old)).ms);
+    const { ms, output, diff } = await timedWrite(core, nodeHost, dir, changed);
     if (!/^Replaced the content/.test(output)) throw new Error(output);
     diffed.push(ms);
     diffOnly.push(diff);
@@ -81,7 +81,7 @@ export function diffSection(r) {
 ## Review-first diff
 
 \`node bench/diff.mjs\` (also run by \`make bench\`): a write_file over a ${(r.diff_1mb_bytes / 1e6).toFixed(2)} MB note with
-${r.diff_1mb_changes} scattered one-word changes, auto-approved, through the wasm core on real files (NodeHost), median of 5.
+${r.diff_1mb_changes} scattered one-word changes, auto-approved, through the wasm core on real files (nodeHost), median of 5.
 The diff (line hunks, changed words, the base's SHA-256; the target is 50 ms): ${r.diff_1mb_ms} ms. The whole call
 (read, diff, apply inside the atomic write, undo record): ${r.diff_1mb_write_ms} ms, against ${r.diff_1mb_unchanged_write_ms} ms
 for the same call with unchanged content.

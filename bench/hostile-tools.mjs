@@ -1,6 +1,6 @@
 // Bounded tools (issue 14, DESIGN.md §6: "a tool call on hostile input is answered or refused
 // within 10 s, Stop effective throughout"): how long each hostile call takes through the core
-// on real files (NodeHost), and how long Stop takes to answer during a long search. Reported,
+// on real files (nodeHost), and how long Stop takes to answer during a long search. Reported,
 // never asserted. Alone: `node bench/hostile-tools.mjs` (after `make build`) prints the numbers
 // and splices its section into docs/BENCHMARKS.md.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,9 +24,9 @@ function vault(notes, body, extra = () => {}) {
 }
 
 /** A processor over `dir` whose tool start and end times are recorded. */
-async function processorOver(core, NodeHost, dir, server) {
+async function processorOver(core, nodeHost, dir, server) {
   const marks = {};
-  const host = new NodeHost(path.join(dir, ".smarthole"), {
+  const host = nodeHost(path.join(dir, ".smarthole"), {
     onEvent: (event) => {
       if (event.type === "tool_started") marks.started = performance.now();
       if (event.type === "tool_finished") {
@@ -42,10 +42,10 @@ async function processorOver(core, NodeHost, dir, server) {
 }
 
 /** One tool call through a turn: its time in ms (tool started → finished) and how it ended. */
-async function timedCall(core, NodeHost, dir, name, input) {
+async function timedCall(core, nodeHost, dir, name, input) {
   // A server of its own: background requests of earlier runs (titles, summaries) take nothing from its queue.
   const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
-  const { processor, marks } = await processorOver(core, NodeHost, dir, server);
+  const { processor, marks } = await processorOver(core, nodeHost, dir, server);
   server.enqueue({ kind: "tool_use", tools: [{ id: "t", name, input }] }, { kind: "text", text: "done" });
   const result = await processor.process({ id: `b-${name}-${Date.now()}`, text: "go", source: "direct" });
   processor.free();
@@ -57,9 +57,9 @@ async function timedCall(core, NodeHost, dir, name, input) {
 }
 
 /** Stop pressed `afterMs` into a long search: ms from Stop to the message's answer. */
-async function stopDuringSearch(core, NodeHost, dir, afterMs = 100) {
+async function stopDuringSearch(core, nodeHost, dir, afterMs = 100) {
   const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
-  const { processor, marks } = await processorOver(core, NodeHost, dir, server);
+  const { processor, marks } = await processorOver(core, nodeHost, dir, server);
   server.enqueue(
     { kind: "tool_use", tools: [{ id: "s", name: "search_files", input: { query: "(\\w+\\s){0,30}zebra", regex: true } }] },
     { kind: "text", text: "never" },
@@ -84,7 +84,7 @@ async function stopDuringSearch(core, NodeHost, dir, afterMs = 100) {
 
 /** Every hostile-tool number, for results.json. */
 export async function hostileToolBenchmarks() {
-  const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+  const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
   const core = await loadCore();
   const out = {};
   const mbLine = "a".repeat(1_000_000);
@@ -103,13 +103,13 @@ export async function hostileToolBenchmarks() {
     ["replace_all_huge", vault(0, "", big(mbLine)), "edit_file", { path: "Big.md", operation: "replace", old_text: "a", new_text: mbLine, replace_all: true }],
   ];
   for (const [key, dir, name, input] of cases) {
-    const { ms, outcome } = await timedCall(core, NodeHost, dir, name, input);
+    const { ms, outcome } = await timedCall(core, nodeHost, dir, name, input);
     out[`hostile_${key}_ms`] = ms;
     out[`hostile_${key}_outcome`] = outcome;
   }
   const archive = vault(120, "lorem ipsum dolor sit amet, consectetur adipiscing elit\n".repeat(2_000));
   const stops = [];
-  for (let i = 0; i < 5; i++) stops.push(await stopDuringSearch(core, NodeHost, archive, 50 + 50 * i));
+  for (let i = 0; i < 5; i++) stops.push(await stopDuringSearch(core, nodeHost, archive, 50 + 50 * i));
   stops.sort((a, b) => a - b);
   out.hostile_stop_during_search_p50_ms = round(stops[Math.floor(stops.length / 2)]);
   out.hostile_stop_during_search_max_ms = round(stops[stops.length - 1]);
@@ -138,7 +138,7 @@ export function hostileToolsSection(r) {
 ## Hostile tool calls
 
 \`node bench/hostile-tools.mjs\` (also run by \`make bench\`): one tool call each through the core on real files
-(NodeHost), time from the tool's start to its result; the budget is 10 s (DESIGN.md §6), after which a scan
+(nodeHost), time from the tool's start to its result; the budget is 10 s (DESIGN.md §6), after which a scan
 returns what it has and says it was cut. Stop: pressed 50–250 ms into a search of 120 notes (13 MB) with
 \`(\\w+\\s){0,30}zebra\`, time from \`cancelCurrentProcessing()\` to the message's answer, 5 runs.
 

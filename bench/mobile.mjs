@@ -69,7 +69,8 @@ export async function mobileBenchmarks({ runs = 5, messages = 1000 } = {}) {
       const times = [];
       for (let i = 0; i < n; i++) {
         const started = performance.now();
-        const result = await window.mobile.plugin.runtime.send(`message number ${i}: remember to water the tomatoes`);
+        const runtime = window.mobile.plugin.runtime;
+        const result = await runtime.resultOf(runtime.processor.send(`message number ${i}: remember to water the tomatoes`).id);
         if (!result.success) throw new Error(`message ${i}: ${result.error}`);
         times.push(performance.now() - started);
       }

@@ -23,7 +23,7 @@ import { longChatBenchmarks, longChatSection } from "./long-chat.mjs";
 import { attachmentBenchmarks, attachmentSection } from "./attachments.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const round = (x, digits = 3) => Number(x.toFixed(digits));
@@ -34,7 +34,7 @@ async function overhead({ messages = 1000, warmup = 50 } = {}) {
   const vault = mkdtempSync(path.join(tmpdir(), "smarthole-bench-"));
   const { MessageProcessor } = await loadCore();
   let requestAt = 0;
-  const host = new NodeHost(path.join(vault, ".smarthole"), { onHttpStart: () => (requestAt = performance.now()) });
+  const host = nodeHost(path.join(vault, ".smarthole"), { onHttpStart: () => (requestAt = performance.now()) });
   const processor = new MessageProcessor(host, { baseUrl: server.url, model: "bench", apiKey: "k" });
   await processor.initialize();
   const samples = [];
@@ -52,8 +52,8 @@ async function overhead({ messages = 1000, warmup = 50 } = {}) {
 }
 
 /** A Node host that counts the bytes it writes. */
-function countingHost(NodeHost, dataDir, options) {
-  const host = new NodeHost(dataDir, options);
+function countingHost(nodeHost, dataDir, options) {
+  const host = nodeHost(dataDir, options);
   host.bytesWritten = 0;
   const write = host.writeFileAtomic.bind(host);
   const append = host.appendFile.bind(host);
@@ -68,7 +68,7 @@ async function perMessage(server, { stored, messages = 100 }) {
   const dataDir = path.join(vault, ".smarthole");
   writeHistory(dataDir, { messages: stored });
   const { MessageProcessor } = await loadCore();
-  const host = countingHost(NodeHost, dataDir, {});
+  const host = countingHost(nodeHost, dataDir, {});
   const processor = new MessageProcessor(host, { baseUrl: server.url, model: "bench", apiKey: "k" });
   await processor.initialize();
   host.bytesWritten = 0;
@@ -95,7 +95,7 @@ async function startup({ conversations = 1000, messages = 100_000, runs = 7 } = 
   const times = [];
   for (let i = 0; i < runs; i++) {
     const start = performance.now();
-    const processor = new MessageProcessor(new NodeHost(dataDir), { apiKey: "k" });
+    const processor = new MessageProcessor(nodeHost(dataDir), { apiKey: "k" });
     await processor.initialize();
     await processor.reprocessPending();
     times.push(performance.now() - start);

@@ -2,7 +2,7 @@
 // faster than the scan, the index built within 5x of the scan): generated vaults of 1,000 and
 // 10,000 notes (and 100,000 with SEARCH_BENCH_100K=1), cached under target/bench-vaults/. For
 // each: the index's build time, warm search_files p50/p99 and list_files p50 (tool started →
-// finished, through turns on NodeHost), one search with the index off (today's scan), the
+// finished, through turns on nodeHost), one search with the index off (today's scan), the
 // restart with the persisted index, the wasm memory, and ripgrep (else grep -r) on the same
 // folder in the same run. Reported, never asserted. Alone: `node bench/search.mjs` (after
 // `make build`) prints the numbers and splices its section into docs/BENCHMARKS.md.
@@ -51,19 +51,19 @@ function vault(notes) {
 }
 
 /** Tool calls through turns on one processor, timed from tool_started to tool_finished. */
-async function harness(core, NodeHost, dir, settings, dataDir) {
+async function harness(core, nodeHost, dir, settings, dataDir) {
   const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   const marks = {};
   let ready;
   const indexReady = new Promise((resolve) => (ready = resolve));
-  const host = new NodeHost(dataDir, {
+  const host = nodeHost(dataDir, {
     onEvent: (event) => {
       if (event.type === "tool_started") marks.started = performance.now();
       if (event.type === "tool_finished") (marks.finished = performance.now()), (marks.output = event.output);
       if (event.type === "search_index" && event.state !== "building") ready(event);
     },
   });
-  // The vault is the parent of the data folder for NodeHost; point it at the generated one.
+  // The vault is the parent of the data folder for nodeHost; point it at the generated one.
   const processor = new core.MessageProcessor(host, { baseUrl: server.url, model: "bench", apiKey: "k", ...settings });
   await processor.initialize();
   let n = 0;
@@ -127,7 +127,7 @@ async function persisted(dataDir) {
   }
 }
 
-async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
+async function one(notes, { loadCore, newCore, wasmMemoryBytes, nodeHost }) {
   const dir = vault(notes);
   const dataDir = path.join(dir, ".smarthole");
   rmSync(dataDir, { recursive: true, force: true });
@@ -138,7 +138,7 @@ async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
 
   // Today's scan: the index off.
   const scanCore = await newCore();
-  const scan = await harness(scanCore, NodeHost, dir, { searchIndexMaxMb: 0 }, dataDir);
+  const scan = await harness(scanCore, nodeHost, dir, { searchIndexMaxMb: 0 }, dataDir);
   // One result, so that the tool's note on a search cut at its time budget fits in what the
   // event shows; a cut scan's whole time is extrapolated from the notes it searched.
   const scanned = await scan.call("search_files", { query: PLANTED, max_results: 1 });
@@ -155,7 +155,7 @@ async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
   // The first build.
   const core = await newCore();
   const started = performance.now();
-  const h = await harness(core, NodeHost, dir, INDEXED, dataDir);
+  const h = await harness(core, nodeHost, dir, INDEXED, dataDir);
   const buildStall = stallMeter();
   h.processor.startSearchIndex();
   const ready = await h.indexReady;
@@ -192,7 +192,7 @@ async function one(notes, { loadCore, newCore, wasmMemoryBytes, NodeHost }) {
   // A restart: the persisted index loaded and checked against the vault's listing.
   const again = await newCore();
   const restarted = performance.now();
-  const r = await harness(again, NodeHost, dir, INDEXED, dataDir);
+  const r = await harness(again, nodeHost, dir, INDEXED, dataDir);
   const restartStall = stallMeter();
   r.processor.startSearchIndex();
   await r.indexReady;
@@ -267,7 +267,7 @@ export function searchSection(results) {
 \`node bench/search.mjs\` (part of \`make bench\`; \`SEARCH_BENCH_100K=1\` adds the 100,000-note vault).
 Generated vaults (about 2 KB a note, 100 folders, a Zipf-like 20,000-word vocabulary, five notes with
 a planted word) under \`target/bench-vaults/\`. Search and listing: tool started → finished through
-turns on NodeHost, warm, 30 searches (planted word, common words, a phrase, a regex, a
+turns on nodeHost, warm, 30 searches (planted word, common words, a phrase, a regex, a
 case-sensitive query). Build: \`startSearchIndex\` → \`ready\` with no persisted index; restart: a fresh
 core loading \`.smarthole/search-index.txt\` and checking it against the listing. Longest stall: the
 longest the event loop went without a turn (what Stop, the chat and the hub wait for), from the start

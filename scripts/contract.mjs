@@ -3,21 +3,23 @@
 // compiles against. Run by scripts/test.sh after the native tests; tested by
 // tests/node/contract.test.mjs.
 //
-//   node scripts/contract.mjs [--samples FILE] [--core-types FILE]
+//   node scripts/contract.mjs [--samples FILE] [--core-types FILE] [--declarations DIR]
 //
 // 1. `cargo test --test contract` writes target/contract/samples.ts: one value of each shape the
 //    core sends or reads, each `satisfies` its declaration (tests/contract.rs). Skipped with
 //    --samples, which checks FILE instead.
 // 2. The declarations are pkg/smarthole_agent.d.ts, which the shim's `smarthole-core` resolves to
-//    and wasm-bindgen writes from `TS_TYPES` in src/wasm/mod.rs; a stale one (src changed, no
-//    `make build` since) is an error, not a silent pass. --core-types checks against FILE instead.
+//    and wasm-bindgen writes from the declaration files src/wasm/types/*.d.ts (emitted by
+//    src/wasm/mod.rs); a stale one (a declaration file changed, no `make build` since) is an
+//    error, not a silent pass. --core-types checks against FILE instead; --declarations reads
+//    the declaration files from DIR (the test of the staleness check).
 // 3. `tsc` on tests/contract/check.ts with those two: any drift is a type error.
 //
 // Exit 0 when the two sides agree, 1 when they do not (tsc's errors are printed), 2 when the
 // declarations are stale or a step could not run.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,12 +39,20 @@ const lines = (text) =>
     .filter(Boolean)
     .join("\n");
 
-/** Whether the generated declarations contain `TS_TYPES` as it is in the source now. */
-function declarationsAreFresh(dts) {
-  const source = readFileSync(join(root, "src/wasm/mod.rs"), "utf8");
-  const section = /const TS_TYPES: &'static str = r#"([\s\S]*?)"#;/.exec(source);
-  if (!section) throw new Error("src/wasm/mod.rs has no TS_TYPES section");
-  return lines(readFileSync(dts, "utf8")).includes(lines(section[1]));
+/** The declaration files the core's binding emits (src/wasm/types/*.d.ts), by name. */
+function declarationSources() {
+  const dir = option("--declarations") ?? join(root, "src/wasm/types");
+  const names = readdirSync(dir).filter((name) => name.endsWith(".d.ts"));
+  if (names.length === 0) throw new Error(`${dir} has no declaration file`);
+  return names.map((name) => ({ name, text: readFileSync(join(dir, name), "utf8") }));
+}
+
+/** The declaration files whose text, as it is in the source now, the generated `dts` lacks. */
+function staleDeclarations(dts) {
+  const generated = lines(readFileSync(dts, "utf8"));
+  return declarationSources()
+    .filter(({ text }) => !generated.includes(lines(text)))
+    .map(({ name }) => name);
 }
 
 function run(command, args) {
@@ -61,8 +71,9 @@ if (!samples) {
   }
   samples = join(root, "target/contract/samples.ts");
 }
-if (!option("--core-types") && !declarationsAreFresh(coreTypes)) {
-  console.error("contract: pkg/smarthole_agent.d.ts is older than TS_TYPES in src/wasm/mod.rs; run `make build`");
+const stale = option("--core-types") ? [] : staleDeclarations(coreTypes);
+if (stale.length > 0) {
+  console.error(`contract: pkg/smarthole_agent.d.ts is older than ${stale.join(", ")} of src/wasm/types/; run \`make build\``);
   process.exit(2);
 }
 

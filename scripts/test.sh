@@ -12,6 +12,9 @@ cargo fmt --check
 step "no import cycle between the core's modules (its own test: tests/node/module-cycles.test.mjs)"
 node scripts/module-cycles.mjs
 
+step "the shim's layout: no import cycle between its TypeScript files, none over 400 lines (its own test: tests/node/shim-layout.test.mjs)"
+node scripts/shim-layout.mjs
+
 step "clippy (native and wasm32)"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings

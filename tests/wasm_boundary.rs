@@ -240,15 +240,37 @@ async fn auth_errors_cross_as_the_seed_message() {
 }
 
 #[wasm_bindgen_test]
-async fn typed_messages_cross_with_the_id_the_core_minted() {
-    let host = makeHost(json(r#"[{"text": "hello"}]"#));
+async fn a_typed_message_crosses_once_and_its_result_arrives_as_the_response_event() {
+    let host = makeHost(json(r#"[{"text": "hello"}, {"text": "again"}]"#));
     let p = processor(&host);
-    let message = p.new_message("hi");
+    let message = p.send("hi", JsValue::UNDEFINED);
     let id = get(&message, "id").as_string().unwrap();
     assert!(id.starts_with("direct-"), "{id}");
     assert_eq!(get(&message, "source").as_string().unwrap(), "direct");
-    assert_ne!(id, get(&p.new_message("hi"), "id").as_string().unwrap());
-    let result = wait(p.process(message)).await;
-    assert_eq!(get(&result, "success"), JsValue::TRUE);
-    assert_eq!(get(&result, "messageId").as_string().unwrap(), id);
+    assert_eq!(get(&message, "text").as_string().unwrap(), "hi");
+    assert!(get(&message, "attachments").is_undefined());
+    // What the user attached goes with it (here: nothing, as an empty list).
+    let second = p.send("and you?", json("[]"));
+    let second_id = get(&second, "id").as_string().unwrap();
+    assert_ne!(id, second_id);
+    assert_eq!(Array::from(&get(&second, "attachments")).length(), 0);
+    let responses = || {
+        Array::from(&get(&host, "events"))
+            .iter()
+            .filter(|e| get(e, "type").as_string().as_deref() == Some("response"))
+            .map(|e| get(&e, "result"))
+            .collect::<Vec<_>>()
+    };
+    for _ in 0..200 {
+        if responses().len() == 2 {
+            break;
+        }
+        wait(tick(5)).await;
+    }
+    let results = responses();
+    assert_eq!(results.len(), 2, "each result arrives once, as a response event");
+    assert_eq!(get(&results[0], "messageId").as_string().unwrap(), id);
+    assert_eq!(get(&results[0], "response").as_string().unwrap(), "hello");
+    assert_eq!(get(&results[1], "messageId").as_string().unwrap(), second_id);
+    assert_eq!(get(&results[1], "response").as_string().unwrap(), "again");
 }

@@ -1,197 +1,29 @@
-//! [`JsHost`]: the [`Host`] over the `CoreHost` object the shim passes in (`JsHostObject`
-//! here, one extern method per host call). What backs the object is the shim's choice — in
-//! Obsidian the vault adapter (Node's `fs` on desktop) for `.smarthole/`, `Vault` and
-//! `FileManager` for notes, `fetch` or `requestUrl`; in Node `fs` and `fetch`; everywhere
-//! croner, the MCP SDK and the hub's WebSockets. The object's promises are awaited here; a JS error becomes a `HostError` (an
-//! `AbortError` is `Aborted`) and an MCP error's `kind` a `McpError`. A response body
-//! ([`JsBody`]) and an MCP call abort when dropped, so Stop reaches them. Values cross as JSON
+//! [`JsHost`]: the core's `Host` over the `CoreHost` object the shim passes in (declared in
+//! host_object.rs, one extern method per host call). What backs the object is the shim's
+//! choice — in Obsidian the vault adapter (Node's `fs` on desktop) for `.smarthole/`, `Vault`
+//! and `FileManager` for notes, `fetch` or `requestUrl`; in Node `fs` and `fetch`; everywhere
+//! croner, the MCP SDK and the hub's WebSockets. The object's promises are awaited here; what
+//! comes back is made into the core's values and errors by js_errors.rs (a trap of this
+//! instance inside a host call is thrown on, never an I/O error). A response body ([`JsBody`])
+//! and an MCP call abort when dropped, so Stop reaches them. Values cross as JSON
 //! (`convert.rs`), except a request's body (a plain string) and `vault_process`'s edit (a
 //! closure the host calls at most once). `emit` also feeds the seed's callbacks
-//! (`callbacks.rs`). A `WebAssembly.RuntimeError` coming back from a host call is a trap of
-//! this instance (inside a callback the host made into it), never an I/O error: it is thrown on.
+//! (`callbacks.rs`).
 
 use std::future::Future;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect, Uint8Array};
+use js_sys::{Reflect, Uint8Array};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::callbacks::Callbacks;
 use super::convert::{from_js, to_js};
-use crate::event::Event;
-use crate::host::Host;
-use crate::host_types::{HostError, HttpBody, HttpRequest, HttpResponse, LogLevel, Millis};
-use crate::mcp::{McpError, McpServer};
-use crate::vault::VaultEntry;
-
-#[wasm_bindgen]
-extern "C" {
-    /// The object the shim implements (`CoreHost` in TypeScript).
-    #[wasm_bindgen(typescript_type = "CoreHost")]
-    pub type JsHostObject;
-
-    #[wasm_bindgen(method, catch, js_name = readFile)]
-    fn read_file(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = writeFileAtomic)]
-    fn write_file_atomic(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = appendFile)]
-    fn append_file(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = listDir)]
-    fn list_dir(this: &JsHostObject, dir: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = removeFile)]
-    fn remove_file(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = renameFile)]
-    fn rename_file(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = fileSize)]
-    fn file_size(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultList)]
-    fn vault_list(this: &JsHostObject, follow_linked_folders: bool) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultRead)]
-    fn vault_read(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultReadBytes)]
-    fn vault_read_bytes(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultCreate)]
-    fn vault_create(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultProcess)]
-    fn vault_process(this: &JsHostObject, path: &str, edit: &Function) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultAppend)]
-    fn vault_append(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultCreateFolder)]
-    fn vault_create_folder(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultTrash)]
-    fn vault_trash(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = vaultRename)]
-    fn vault_rename(this: &JsHostObject, from: &str, to: &str) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = activeNote)]
-    fn active_note(this: &JsHostObject) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = scaleImage)]
-    fn scale_image(
-        this: &JsHostObject,
-        bytes: &[u8],
-        media_type: &str,
-        max_side: u32,
-        max_bytes: f64,
-    ) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = cronNext)]
-    fn cron_next(this: &JsHostObject, expression: &str, time_zone: &str, after_ms: f64) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, js_name = timeZone)]
-    fn time_zone(this: &JsHostObject) -> String;
-    #[wasm_bindgen(method, catch, js_name = mcpServers)]
-    fn mcp_servers(this: &JsHostObject) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = mcpCall)]
-    fn mcp_call(this: &JsHostObject, server: &str, tool: &str, input: JsValue) -> Result<JsMcpCall, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = httpStart)]
-    fn http_start(this: &JsHostObject, request: JsValue) -> Result<JsHttpHandle, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = hubConnect)]
-    fn hub_connect(this: &JsHostObject, socket: u32, url: &str) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, catch, js_name = hubDisconnect)]
-    fn hub_disconnect(this: &JsHostObject, socket: u32) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, catch, js_name = hubSend)]
-    fn hub_send(this: &JsHostObject, socket: u32, frame: &str) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, catch)]
-    fn emit(this: &JsHostObject, event: JsValue) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, catch)]
-    fn log(this: &JsHostObject, level: &str, message: &str) -> Result<(), JsValue>;
-    #[wasm_bindgen(method, js_name = randomU32)]
-    fn random_u32(this: &JsHostObject) -> u32;
-
-    /// An HTTP request in flight (`HttpHandle` in TypeScript).
-    #[wasm_bindgen(typescript_type = "HttpHandle")]
-    pub type JsHttpHandle;
-    #[wasm_bindgen(method, getter)]
-    fn response(this: &JsHttpHandle) -> Promise;
-
-    /// An MCP call in flight (`{result, abort}`).
-    pub type JsMcpCall;
-    #[wasm_bindgen(method, getter)]
-    fn result(this: &JsMcpCall) -> Promise;
-    #[wasm_bindgen(method, js_name = abort)]
-    fn abort_call(this: &JsMcpCall);
-    #[wasm_bindgen(method, catch)]
-    fn read(this: &JsHttpHandle) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method)]
-    fn abort(this: &JsHttpHandle);
-}
-
-/// The message of a JS error value.
-pub fn js_message(value: &JsValue) -> String {
-    if let Some(s) = value.as_string() {
-        return s;
-    }
-    Reflect::get(value, &JsValue::from_str("message"))
-        .ok()
-        .and_then(|m| m.as_string())
-        .or_else(|| js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string()))
-        .unwrap_or_else(|| "an unknown error".to_owned())
-}
-
-fn is_abort(value: &JsValue) -> bool {
-    Reflect::get(value, &JsValue::from_str("name")).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
-}
-
-/// A host call that failed because this instance trapped inside it (the host called back into
-/// the core, e.g. `vault_process`'s edit, and the core trapped there) is no I/O error: the
-/// instance cannot be trusted any more. The error is thrown on, so it surfaces where every
-/// other trap does (the runtime rebuilds the core; the headless process stops) instead of the
-/// broken instance going on serving.
-fn rethrow_trap(value: &JsValue) {
-    if value.is_instance_of::<js_sys::WebAssembly::RuntimeError>() {
-        wasm_bindgen::throw_val(value.clone());
-    }
-}
-
-fn io_error(value: JsValue) -> HostError {
-    rethrow_trap(&value);
-    HostError::Io(js_message(&value))
-}
-
-fn net_error(value: JsValue) -> HostError {
-    rethrow_trap(&value);
-    if is_abort(&value) {
-        HostError::Aborted
-    } else {
-        HostError::Network(js_message(&value))
-    }
-}
-
-async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, HostError> {
-    JsFuture::from(promise.map_err(io_error)?).await.map_err(io_error)
-}
-
-/// A `Uint8Array` the host answered, copied out of JS; `what` says what it was not.
-fn bytes_of(value: JsValue, what: impl FnOnce() -> String) -> Result<Vec<u8>, HostError> {
-    value.dyn_into::<js_sys::Uint8Array>().map(|bytes| bytes.to_vec()).map_err(|_| HostError::Io(what()))
-}
-
-/// A JS value as JSON text (parsed by serde_json straight into the type wanted).
-fn json_text(value: &JsValue) -> Result<String, HostError> {
-    js_sys::JSON::stringify(value).map_err(io_error).map(|s| s.as_string().unwrap_or_default())
-}
-
-/// Aborts an MCP call that is dropped before it settles.
-struct AbortOnDrop(Option<JsMcpCall>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        if let Some(call) = self.0.take() {
-            call.abort_call();
-        }
-    }
-}
-
-/// An MCP error from the shim: its `kind` (`not_connected`, `unauthorized`) says which.
-fn mcp_error(server: &str, value: &JsValue) -> McpError {
-    rethrow_trap(value);
-    let kind = Reflect::get(value, &JsValue::from_str("kind")).ok().and_then(|k| k.as_string());
-    let message = js_message(value);
-    match kind.as_deref() {
-        Some("not_connected") => McpError::NotConnected(server.to_owned()),
-        Some("unauthorized") => McpError::Unauthorized { server: server.to_owned(), message },
-        _ => McpError::Failed(message),
-    }
-}
+use super::host_object::{JsHostObject, JsHttpHandle};
+use super::js_errors::{bytes_of, js_message, json_text, mcp_error, net_error, rethrow_trap, settle, AbortOnDrop};
+use crate::host_types::HttpBody;
+use crate::{Event, Host, HostError, HttpRequest, HttpResponse, LogLevel, McpError, McpServer, Millis, VaultEntry};
 
 /// The JS-backed host.
 pub struct JsHost {

@@ -141,7 +141,7 @@ test("the layout fits a phone: no sideways scroll, touch targets ≥ 44 px, the 
 
 test("fetch refused (no CORS on the server): the answer comes through requestUrl, whole", async () => {
   const { page, model, closedFront } = phone;
-  await page.evaluate((url) => window.mobile.plugin.changeSetting("baseUrl", url), closedFront.url);
+  await page.evaluate((url) => window.mobile.plugin.userSettings.changeSetting("baseUrl", url), closedFront.url);
   const before = model.requests.length;
   model.enqueue({ kind: "text", text: "Answered without streaming.", delayMs: 20 });
   await tapSend(page, "Are you there?");
@@ -156,14 +156,14 @@ test("fetch refused (no CORS on the server): the answer comes through requestUrl
   await answered(page, "Again, whole.");
   assert.equal(closedFront.seen.preflights.length, 1);
   assert.equal(await page.evaluate(() => window.mobile.requests.length), 2);
-  await page.evaluate((url) => window.mobile.plugin.changeSetting("baseUrl", url), phone.front.url);
+  await page.evaluate((url) => window.mobile.plugin.userSettings.changeSetting("baseUrl", url), phone.front.url);
   assert.deepEqual(phone.errors, []);
 });
 
 test("an integration over Streamable HTTP from the phone (CORS), its tool called by the model", async () => {
   const { page, model } = phone;
   const url = await phone.startMcp();
-  await page.evaluate((url) => window.mobile.plugin.changeSetting("mcpServers", [{ name: "remote", url }]), url);
+  await page.evaluate((url) => window.mobile.plugin.userSettings.changeSetting("mcpServers", [{ name: "remote", url }]), url);
   const state = async () => page.evaluate(async () => (await window.mobile.plugin.runtime.mcp.servers()).map((s) => s.state).join());
   for (let i = 0; i < 100 && (await state()) !== "connected"; i++) await page.waitForTimeout(100);
   assert.equal(await state(), "connected");

@@ -4,7 +4,7 @@
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -112,3 +112,20 @@ test("an event type declared that the core never sends fails", () =>
   fails("declarations", /"probe_event"' is not assignable to type 'never'/));
 
 test("an enum value declared that the core lacks fails", () => fails("declarations", /enum_hub_status: "probe"/));
+
+test("the declarations come from src/wasm/types/*.d.ts: one changed since the build is stale, not a pass", () => {
+  const dir = mkdtempSync(join(tmpdir(), "contract-declarations-"));
+  try {
+    cpSync("src/wasm/types", dir, { recursive: true });
+    const run = () => spawnSync(process.execPath, [SCRIPT, "--samples", SAMPLES, "--declarations", dir], { encoding: "utf8" });
+    const fresh = run();
+    assert.equal(fresh.status, 0, fresh.stdout + fresh.stderr);
+    const events = join(dir, "events.d.ts");
+    writeFileSync(events, edit(readFileSync(events, "utf8"), 'export type HubStatus = "disabled"', 'export type HubStatus = "later" | "disabled"'));
+    const stale = run();
+    assert.equal(stale.status, 2, stale.stdout + stale.stderr);
+    assert.match(stale.stderr, /older than events\.d\.ts of src\/wasm\/types\/; run `make build`/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -102,6 +102,14 @@ export function timesRecorded(vault, text) {
 }
 
 /** Resolves when `predicate(child)` holds, polling. */
+/**
+ * A typed message through the plugin's runtime, as the chat view sends it (one call), and its
+ * result, which arrives as its `response` event (`core_restarted` when the core traps first).
+ */
+export function sendTyped(runtime, text) {
+  return runtime.resultOf(runtime.processor.send(text).id);
+}
+
 export async function waitFor(predicate, timeoutMs = 10_000, what = "condition") {
   const start = Date.now();
   while (!predicate()) {

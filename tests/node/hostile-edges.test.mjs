@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { installedPlugin, once, runHeadless, startHeadless, tmpVault, waitFor, freePort } from "./helpers.mjs";
+import { installedPlugin, once, runHeadless, sendTyped, startHeadless, tmpVault, waitFor, freePort } from "./helpers.mjs";
 import { hostileWorld } from "./hostile-world.mjs";
 
 const TOKEN = "e".repeat(64);
@@ -290,11 +290,11 @@ test("data.json: unknown and misspelled fields are named in a notice, not used, 
       for (const n of notice) assert.ok(shown.includes(n), `${label}: ${shown}`);
       assert.match(shown, /kept in data\.json but not used/, label);
       // A save (any setting changed) writes back every field the user wrote.
-      await plugin.changeSetting("maxTokens", 512);
+      await plugin.userSettings.changeSetting("maxTokens", 512);
       const saved = app.__data;
       for (const [key, value] of Object.entries(data)) assert.deepEqual(saved[key], value, `${label}: ${key} kept`);
       assert.equal(saved.maxTokens, 512, label);
-      const result = await plugin.runtime.send("still there?");
+      const result = await sendTyped(plugin.runtime, "still there?");
       assert.equal(result.success, true, `${label}: the plugin answers`);
       plugin.onunload();
       plugin.unload();

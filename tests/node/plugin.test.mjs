@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { freePort, history, inbox, installedPlugin, tmpVault, waitFor } from "./helpers.mjs";
+import { freePort, history, inbox, installedPlugin, sendTyped, tmpVault, waitFor } from "./helpers.mjs";
 
 let server;
 let loadPlugin;
@@ -119,7 +119,7 @@ test("onunload leaves no timer, socket, listener or request behind", async () =>
     // A message in flight at unload: its request must be aborted.
     const before = server.requests.length;
     server.enqueue({ kind: "hang" });
-    void plugin.runtime.send("a question that never gets its answer");
+    void sendTyped(plugin.runtime, "a question that never gets its answer");
     await server.waitForRequests(before + 1);
     assert.ok(probe.live.listeners.size >= 2, "error listeners registered");
     plugin.onunload();
@@ -147,14 +147,14 @@ test("the API key comes from secret storage and never reaches data.json", async 
     app.__layoutReady();
     await waitFor(() => plugin.runtime.ready, 10_000, "the core");
     const before = server.requests.length;
-    const result = await plugin.runtime.send("hello");
+    const result = await sendTyped(plugin.runtime, "hello");
     assert.equal(result.success, true);
     assert.equal(server.requests[before].headers["x-api-key"], "test-key");
-    await plugin.changeSetting("maxTokens", 512);
+    await plugin.userSettings.changeSetting("maxTokens", 512);
     assert.equal(app.__data.apiKey, undefined, "no key in the saved settings");
     assert.equal(app.__data.maxTokens, 512);
     // An invalid value is refused with the core's reason and not saved.
-    await plugin.changeSetting("maxTokens", 0);
+    await plugin.userSettings.changeSetting("maxTokens", 0);
     assert.equal(app.__data.maxTokens, 512);
     const { obsidian } = loadPlugin();
     assert.match(obsidian.__test.notices.at(-1), /max tokens must be between 1 and 128000/);
@@ -182,9 +182,9 @@ test("the agent API: served on 127.0.0.1 with the token from secret storage, nev
     assert.equal(context.status, 200);
     const smuggled = await fetch(`http://127.0.0.1:${port}/context`, { headers: { Authorization: `Bearer ${"smuggled-in-data-json".repeat(3)}` } });
     assert.equal(smuggled.status, 401, "a token in data.json is ignored");
-    assert.equal(plugin.runtime.apiConfig(false).auth.token, undefined);
-    assert.equal(plugin.runtime.apiConfig(true).auth.token, token, "Download config includes it only when asked");
-    await plugin.changeSetting("maxTokens", 512);
+    assert.equal(plugin.runtime.processor.agentApiConfig(false).auth.token, undefined);
+    assert.equal(plugin.runtime.processor.agentApiConfig(true).auth.token, token, "Download config includes it only when asked");
+    await plugin.userSettings.changeSetting("maxTokens", 512);
     assert.equal(app.__data.agentApiToken, undefined, "no token in the saved settings");
     plugin.onunload();
     plugin.unload();
@@ -203,7 +203,7 @@ test("a core that traps is rebuilt, the user is told, and the inbox is finished 
     await waitFor(() => plugin.runtime.ready, 10_000, "the core");
     const before = server.requests.length;
     server.enqueue({ kind: "hang" }, { kind: "text", text: "Answered by the new core." });
-    const pending = plugin.runtime.send("remember the milk");
+    const pending = sendTyped(plugin.runtime, "remember the milk");
     await server.waitForRequests(before + 1);
     // The core traps (what a Rust panic does under panic=abort).
     plugin.runtime.reportError(new WebAssembly.RuntimeError("unreachable executed"));
@@ -214,8 +214,36 @@ test("a core that traps is rebuilt, the user is told, and the inbox is finished 
     await waitFor(() => history(vault).some((l) => l.content[0]?.text === "Answered by the new core."), 10_000, "the inbox to be finished");
     assert.equal(history(vault).filter((l) => l.role === "user" && l.content[0]?.text === "remember the milk").length, 1);
     assert.deepEqual(inbox(vault), []);
-    const after = await plugin.runtime.send("and now?");
+    const after = await sendTyped(plugin.runtime, "and now?");
     assert.equal(after.success, true, "the new core works");
+    plugin.onunload();
+    plugin.unload();
+  } finally {
+    probe.restore();
+  }
+});
+
+test("the views reach the core through one binding: runtime.processor is the same object before and after a rebuild, and a call that throws a trap starts the rebuild", async () => {
+  const probe = instrument();
+  try {
+    const vault = tmpVault();
+    const { plugin, app, obsidian } = await started(vault, { baseUrl: server.url, hubEnabled: false });
+    const processor = plugin.runtime.processor;
+    assert.throws(() => processor.conversations(), /the core is not ready yet/, "no instance before the start");
+    app.__layoutReady();
+    await waitFor(() => plugin.runtime.ready, 10_000, "the core");
+    assert.equal((await sendTyped(plugin.runtime, "before")).success, true);
+    // A trap thrown by a call (here while its bytes are handed to the core) rebuilds the core.
+    const poisoned = { get length() { throw new WebAssembly.RuntimeError("unreachable"); } };
+    assert.throws(() => processor.attachBytes("x.png", poisoned), WebAssembly.RuntimeError);
+    await waitFor(() => obsidian.__test.notices.join("\n").includes("restarted its core"), 10_000, "the rebuild");
+    await waitFor(() => plugin.runtime.ready, 10_000, "the rebuilt core");
+    assert.equal(plugin.runtime.processor, processor, "one object for the runtime's life");
+    const [conversation] = await processor.conversations();
+    const page = await processor.conversationPage(conversation.id, undefined, 10);
+    assert.ok(page.lines.some((l) => l.content[0]?.text === "before"), "the new core, through the same object");
+    // The module's pure functions are reached the same way.
+    assert.equal(processor.selectionQuote("Notes/a.md", 2, 3, "x"), plugin.runtime.core.selectionQuote("Notes/a.md", 2, 3, "x"));
     plugin.onunload();
     plugin.unload();
   } finally {
@@ -238,15 +266,15 @@ test("note tools go through Obsidian's API; with the chat closed an approval sho
       { kind: "tool_use", tools: [{ id: "d", name: "delete_file", input: { path: "Notes/Old.md" } }] },
       { kind: "text", text: "Done." },
     );
-    const answered = plugin.runtime.send("tidy up");
-    await waitFor(() => plugin.runtime.pendingApprovals().length === 1, 10_000, "the approval request");
-    const [request] = plugin.runtime.pendingApprovals();
+    const answered = sendTyped(plugin.runtime, "tidy up");
+    await waitFor(() => plugin.runtime.processor.pendingApprovals().length === 1, 10_000, "the approval request");
+    const [request] = plugin.runtime.processor.pendingApprovals();
     const notice = obsidian.__test.notices.objects.find((n) => n.text.includes("needs your approval"));
     assert.ok(notice, obsidian.__test.notices.join("\n"));
     assert.equal(notice.text, "SmartHole Agent needs your approval: Delete Notes/Old.md (to the trash). Click to open the chat.");
     assert.equal(notice.duration, 0, "it stays until answered");
     assert.equal(typeof notice.messageEl.listeners.click, "function", "clicking it opens the chat");
-    await plugin.runtime.decideApproval(request.id, "approve_once");
+    await plugin.runtime.processor.decideApproval(request.id, "approve_once");
     const result = await answered;
     assert.equal(result.success, true);
     assert.deepEqual(app.fileManager.trashed, ["Notes/Old.md"], "deleted with fileManager.trashFile");
@@ -255,7 +283,7 @@ test("note tools go through Obsidian's API; with the chat closed an approval sho
     await waitFor(() => notice.hidden, 5_000, "the notice to close once answered");
     const results = server.requests.at(-1).body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result");
     assert.match(results.find((b) => b.tool_use_id === "a").content, /^The open note is Notes\/Old\.md:\nold text/);
-    await assert.rejects(plugin.runtime.decideApproval(request.id, "reject"), /already approved/);
+    await assert.rejects(plugin.runtime.processor.decideApproval(request.id, "reject"), /already approved/);
     plugin.onunload();
     plugin.unload();
   } finally {
@@ -275,7 +303,7 @@ test("Settings → Usage and cost shows the day's and the month's totals the ser
     app.__layoutReady();
     await waitFor(() => plugin.runtime.ready, 10_000, "the core");
     const from = server.requests.length;
-    for (const text of ["first question", "second question"]) assert.equal((await plugin.runtime.send(text)).success, true);
+    for (const text of ["first question", "second question"]) assert.equal((await sendTyped(plugin.runtime, text)).success, true);
     const served = server.requests.slice(from).map((r) => r.usage);
     assert.equal(served.length, 2);
     const shown = obsidian.__test.settings;
@@ -303,8 +331,8 @@ test("Markdown copies: each answer is added to the conversation's note in the ch
     app.__layoutReady();
     await waitFor(() => plugin.runtime.ready, 10_000, "the core");
     server.enqueue({ kind: "text", text: "The first answer." }, { kind: "text", text: "The second answer." });
-    assert.equal((await plugin.runtime.send("first question")).success, true);
-    assert.equal((await plugin.runtime.send("second question")).success, true);
+    assert.equal((await sendTyped(plugin.runtime, "first question")).success, true);
+    assert.equal((await sendTyped(plugin.runtime, "second question")).success, true);
     const copyPath = () => {
       const dir = path.join(vault, "Chats");
       const names = existsSync(dir) ? readdirSync(dir) : [];

@@ -4,7 +4,7 @@
 // Prints one JSON line: what happened.
 import fsPromises from "node:fs/promises";
 import { hostileWorld } from "./hostile-world.mjs";
-import { installedPlugin, waitFor } from "./helpers.mjs";
+import { installedPlugin, sendTyped, waitFor } from "./helpers.mjs";
 
 const baseUrl = process.argv[2];
 const require = installedPlugin();
@@ -35,9 +35,9 @@ const plugin = new Plugin(app, { id: "smarthole-agent", version: "0.1.0" });
 await plugin.onload();
 app.__layoutReady();
 await waitFor(() => plugin.runtime.ready, 10_000, "the core");
-const first = await plugin.runtime.send("before the trap");
+const first = await sendTyped(plugin.runtime, "before the trap");
 if (!first.success) throw new Error(`first message: ${JSON.stringify(first)}`);
-const conversation = await plugin.runtime.currentConversation();
+const conversation = await plugin.runtime.processor.currentConversation();
 // The trap on the next read of a history, wherever the host reads it: the adapter (mobile), or
 // Node's fs on desktop (the host opens .smarthole/ files itself there, never blocking on a FIFO).
 const adapter = app.vault.adapter;
@@ -59,15 +59,15 @@ fsPromises.open = async (p, flags, ...rest) => {
   if (typeof flags === "number" && (flags & 3) === 0) trap(p);
   return open(p, flags, ...rest);
 };
-const lines = plugin.runtime.conversationLines(conversation.id).then(
+const lines = plugin.runtime.processor.conversationPage(conversation.id, undefined, 40).then(
   () => "answered",
   (error) => `refused: ${String(error)}`,
 );
 await waitFor(() => obsidian.__test.notices.join("\n").includes("restarted its core"), 10_000, "the rebuild");
 const outcome = await Promise.race([lines, new Promise((r) => setTimeout(() => r("abandoned with the old instance"), 200))]);
 await waitFor(() => plugin.runtime.ready, 10_000, "the rebuilt core");
-const after = await plugin.runtime.send("after the trap");
-const shown = await plugin.runtime.conversationLines(conversation.id);
+const after = await sendTyped(plugin.runtime, "after the trap");
+const shown = (await plugin.runtime.processor.conversationPage(conversation.id, undefined, 40)).lines;
 plugin.onunload();
 plugin.unload();
 console.log(

@@ -33,13 +33,13 @@ function prose(seed, bytes) {
  * ProcessResults, and the history lines recorded.
  */
 export async function runCachedConversation({ turns = 30, toolEvery = 3, model = "claude-sonnet-4-5" } = {}) {
-  const { loadCore, NodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+  const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
   const promptCache = new PromptCache();
   const server = await startScriptedServer({ promptCache, fallback: { kind: "text", text: "ok" } });
   const vault = mkdtempSync(path.join(tmpdir(), "smarthole-cache-"));
   const dataDir = path.join(vault, ".smarthole");
   const { MessageProcessor } = await loadCore();
-  const host = new NodeHost(dataDir, {});
+  const host = nodeHost(dataDir, {});
   const processor = new MessageProcessor(host, { baseUrl: server.url, model, apiKey: "k", hubEnabled: false });
   await processor.initialize();
   const results = [];

@@ -1,11 +1,12 @@
 // The core's links to the outside, wired one way for every host: the hub's sockets (their
 // events go to the processor), the user's MCP servers (connected as the accepted settings list
 // them) and the agent API's listeners (requests handed to the core, ports as the core says).
-// CoreRuntime (plugin, page) and the headless command (through NodeHost) both use this.
+// CoreRuntime uses this for every host (plugin, page, headless command), nodeHost for in-process use.
 import type { ApiRequest, ApiResponse, CoreHost, CoreSettings, LogLevel, MessageProcessor } from "smarthole-core";
 import { HubSockets, type SocketLike } from "./hub-sockets.ts";
 import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { AgentApiServer, type ApiListener, type ApiListenerState } from "./agent-api-server.ts";
+import type { LinkedHost } from "./compose-host.ts";
 
 export interface LinkOptions {
   openSocket: (url: string) => SocketLike;
@@ -16,8 +17,8 @@ export interface LinkOptions {
   log: (level: LogLevel, message: string) => void;
 }
 
-/** Runs a call on the processor (the runtime's version turns a trap into a rebuild). */
-export type CallCore = <T>(fn: (processor: MessageProcessor) => T) => T;
+/** The processor's calls that the hub's socket events make. */
+export type HubEvents = Pick<MessageProcessor, "hubOpened" | "hubFrame" | "hubClosed">;
 
 /** Where agent API requests go, and how the listeners report. */
 export interface ApiWiring {
@@ -28,8 +29,6 @@ export interface ApiWiring {
   log?: (message: string) => void;
 }
 
-/** The hosts' part of the CoreHost interface that these links answer. */
-export type LinkedHost = Pick<CoreHost, "mcpServers" | "mcpCall" | "hubConnect" | "hubDisconnect" | "hubSend">;
 
 export class CoreLinks implements LinkedHost {
   readonly hub: HubSockets;
@@ -43,15 +42,14 @@ export class CoreLinks implements LinkedHost {
   }
 
   /**
-   * Sends hub socket events to the processor through `call`, and agent API requests to
-   * `api.handle` (the server is made once, where something can listen). Call it again after a
-   * new processor replaces the old one.
+   * Sends hub socket events to the processor, and agent API requests to `api.handle` (the
+   * server is made once, where something can listen).
    */
-  attach(call: CallCore, api: ApiWiring): void {
+  attach(processor: HubEvents, api: ApiWiring): void {
     this.hub.events = {
-      opened: (socket) => call((p) => p.hubOpened(socket)),
-      frame: (socket, text) => call((p) => p.hubFrame(socket, text)),
-      closed: (socket, why) => call((p) => p.hubClosed(socket, why)),
+      opened: (socket) => processor.hubOpened(socket),
+      frame: (socket, text) => processor.hubFrame(socket, text),
+      closed: (socket, why) => processor.hubClosed(socket, why),
     };
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {

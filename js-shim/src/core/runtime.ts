@@ -1,98 +1,78 @@
-// The core as the plugin and the browser page use it: a host composed from the platform's I/O,
-// events fanned out to the views, and recovery when the core traps — a fresh instance is built,
-// the user is told, and the inbox (on disk) is finished by the new one. The shim decides
-// nothing else: the core does.
-import type {
-  AgentMessage,
-  ApprovalDecision,
-  ApprovalRequest,
-  Attachment,
-  CoreEvent,
-  CoreHost,
-  CoreSettings,
-  Conversation,
-  ConversationPage,
-  HistoryLine,
-  HubStatus,
-  LogLevel,
-  Mention,
-  MessageProcessor,
-  ProcessResult,
-  RoutedMessage,
-  ScheduleChange,
-  TurnReview,
-  UndoReport,
-  Usage,
-  UsageTotals,
-  ConnectionCheck,
-  ProviderPreset,
-} from "smarthole-core";
+// The core's start-up and life, one for every host: the Obsidian plugin, a page (browser tests,
+// the demo) and the headless command. It composes the host from the platform's parts
+// (compose-host.ts), starts the core — initialised, the search index building, the vault
+// watched, what an earlier run left in the inbox finished, the agent API listening — fans its
+// events out to the views, and hands out its processor (guarded-core.ts): one binding, whatever
+// instance is current. A trap rebuilds the core: a fresh instance, the user told, the inbox (on
+// disk) finished by the new one. The shim decides nothing else: the core does.
+import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, ProcessResult, ProviderPreset, ReprocessSummary } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
-import { cronNext, localTimeZone } from "./clock.ts";
 import type { McpConnections, StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
 import { NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
 import { CoreLinks } from "./links.ts";
-import { scaleImage } from "./scale-image.ts";
+import { composeHost, type HostIO, type VaultIO } from "./compose-host.ts";
+import { guardedCore, isTrap, type CoreCalls, type CoreFunctions } from "./guarded-core.ts";
+import { restartedResult, type RuntimeEvent } from "./runtime-event.ts";
 
-/** The platform's files (paths relative to `.smarthole/`) and HTTP. */
-export type HostIO = Pick<CoreHost, "readFile" | "writeFileAtomic" | "appendFile" | "listDir" | "removeFile" | "renameFile" | "fileSize" | "httpStart">;
+export type { CoreCalls, HostIO, RuntimeEvent, VaultIO };
 
-/** The platform's notes (paths relative to the vault, checked by the core). */
-export type VaultIO = Pick<
-  CoreHost,
-  "vaultList" | "vaultRead" | "vaultReadBytes" | "vaultCreate" | "vaultProcess" | "vaultAppend" | "vaultCreateFolder" | "vaultTrash" | "vaultRename" | "activeNote"
->;
-
-export interface RuntimeOptions {
+/** What a platform brings: its files, notes, sockets, and what it can start or listen with. */
+export interface Platform {
   io: HostIO;
   vault: VaultIO;
+  openSocket: (url: string) => SocketLike;
   /** Starts command-line MCP servers; null where processes cannot be started (mobile, a page). */
   mcpStdio?: StdioFactory | null;
-  openSocket: (url: string) => SocketLike;
   /** Imports Node's http module for the agent API; null where no server can listen (mobile, a page). */
   loadHttp?: (() => Promise<typeof import("node:http")>) | null;
+  /** The user's IANA time zone (default: the platform's). */
+  timeZone?: () => string;
+  /** Reports the vault's changes, for the search index; returns how to stop, if it must be told. */
+  watchVault?: (changed: (path: string, kind: string) => void) => (() => void) | void;
+}
+
+export interface RuntimeOptions extends Platform {
   /** Settings as the core takes them (the API key included, never persisted by the core). */
   settings: () => CoreSettings;
   log?: (level: LogLevel, message: string) => void;
   /** The user must be told something (a Notice in Obsidian). */
   notify?: (text: string) => void;
+  /** Every event as the core emits it, synchronously (the headless printer and crash hook); the
+   * views subscribe() instead. It must not call back into the processor. */
+  onEvent?: (event: CoreEvent) => void;
+  /** Where the agent API's listeners report (default: the info log). */
+  apiLog?: (message: string) => void;
+  /** false: a trap is not recovered from (the headless command stops, as a process does). */
+  rebuildOnTrap?: boolean;
 }
 
-/** What views hear: the core's events, plus the runtime's own. */
-export type RuntimeEvent =
-  | CoreEvent
-  | { type: "ready" }
-  | { type: "core_restarted" }
-  | { type: "api_status"; listeners: ApiListenerState[] };
+/** What a start found and opened. */
+export interface Started {
+  pending: ReprocessSummary;
+  listeners: ApiListenerState[];
+}
 
-/** The result given to a message whose core trapped before it finished. */
-export const CORE_RESTARTED = "core_restarted";
-const RESTARTED_TEXT =
-  "The agent's core stopped unexpectedly and was restarted. Your message is safe and will be answered shortly.";
 /** Rebuilds allowed in ten minutes before the runtime gives up and asks for a reload. */
 const MAX_REBUILDS = 3;
 const REBUILD_WINDOW_MS = 10 * 60_000;
 
-/** Whether an error means the wasm instance can no longer be trusted. */
-export function isTrap(error: unknown): boolean {
-  if (error instanceof WebAssembly.RuntimeError) return true;
-  const message = error instanceof Error ? error.message : "";
-  return /recursive use of an object|attempted to take ownership of Rust value|null pointer passed to rust/.test(message);
-}
-
 export class CoreRuntime {
   /** Hub sockets, MCP servers, agent API listeners. */
   private readonly links: CoreLinks;
-  private core: Core | null = null;
-  private processor: MessageProcessor | null = null;
+  private readonly host: CoreHost;
+  private loaded: Core | null = null;
+  private instance: MessageProcessor | null = null;
+  /** The instance's calls, its lifecycle included (the runtime's own use). */
+  private readonly own: MessageProcessor & CoreFunctions;
+  /** The processor's calls, for views and hosts: one object for the runtime's whole life. */
+  readonly processor: CoreCalls;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
-  private readonly waiting = new Map<string, (result: ProcessResult) => void>();
   private readyFlag = false;
   private rebuilding = false;
   private rebuilds: number[] = [];
   private disposed = false;
-  private readonly host: CoreHost;
+  private unwatch: (() => void) | null = null;
   /** The core has loaded what the agent API answers about (pending verifications). */
   private apiReady = false;
   /** The core's default settings, once it is loaded. */
@@ -100,46 +80,11 @@ export class CoreRuntime {
   presets: ProviderPreset[] = [];
 
   constructor(private readonly options: RuntimeOptions) {
-    const links = new CoreLinks({
-      openSocket: options.openSocket,
-      mcpStdio: options.mcpStdio ?? null,
-      loadHttp: options.loadHttp ?? null,
-      log: (level, message) => this.log(level, message),
-    });
-    this.links = links;
-    const io = options.io;
-    const vault = options.vault;
-    this.host = {
-      readFile: (p) => io.readFile(p),
-      writeFileAtomic: (p, t) => io.writeFileAtomic(p, t),
-      appendFile: (p, t) => io.appendFile(p, t),
-      listDir: (d) => io.listDir(d),
-      removeFile: (p) => io.removeFile(p),
-      renameFile: (a, b) => io.renameFile(a, b),
-      fileSize: (p) => io.fileSize(p),
-      vaultList: (follow) => vault.vaultList(follow),
-      vaultRead: (p) => vault.vaultRead(p),
-      vaultReadBytes: (p) => vault.vaultReadBytes(p),
-      vaultCreate: (p, t) => vault.vaultCreate(p, t),
-      vaultProcess: (p, edit) => vault.vaultProcess(p, edit),
-      vaultAppend: (p, t) => vault.vaultAppend(p, t),
-      vaultCreateFolder: (p) => vault.vaultCreateFolder(p),
-      vaultTrash: (p) => vault.vaultTrash(p),
-      vaultRename: (a, b) => vault.vaultRename(a, b),
-      activeNote: () => vault.activeNote(),
-      scaleImage,
-      cronNext: (e, z, after) => cronNext(e, z, after),
-      timeZone: () => localTimeZone(),
-      mcpServers: () => links.mcpServers(),
-      mcpCall: (server, tool, input) => links.mcpCall(server, tool, input),
-      httpStart: (r) => io.httpStart(r),
-      hubConnect: (socket, url) => links.hubConnect(socket, url),
-      hubDisconnect: (socket) => links.hubDisconnect(socket),
-      hubSend: (socket, frame) => links.hubSend(socket, frame),
-      emit: (event) => this.dispatch(event),
-      log: (level, message) => this.log(level, message),
-      randomU32: () => crypto.getRandomValues(new Uint32Array(1))[0],
-    };
+    const log = (level: LogLevel, message: string) => this.log(level, message);
+    this.links = new CoreLinks({ openSocket: options.openSocket, mcpStdio: options.mcpStdio ?? null, loadHttp: options.loadHttp ?? null, log });
+    this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone });
+    this.own = guardedCore(() => ({ processor: this.instance, module: this.loaded }), (error) => this.reportError(error));
+    this.processor = this.own;
   }
 
   /** The user's MCP servers. */
@@ -152,17 +97,50 @@ export class CoreRuntime {
     return this.readyFlag;
   }
 
+  /** Whether there is an instance to call (from its construction, before it is ready: Stop
+   *  reaches a message an earlier run left, pure calls answer). */
+  get started(): boolean {
+    return this.instance !== null;
+  }
+
+  /** The loaded core module (its memory; its functions are the processor's too), null before
+   *  load(). */
+  get core(): Core | null {
+    return this.loaded;
+  }
+
+  /** The agent API's listeners as they are now. */
+  get apiStates(): ApiListenerState[] {
+    return this.links.apiStates;
+  }
+
   subscribe(listener: (event: RuntimeEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * The result of a message sent or processed just now — ask before awaiting anything else: it
+   * is the message's `response` event, the one way every result arrives; a core that traps
+   * first gives `core_restarted` (the new core answers the message later).
+   */
+  resultOf(messageId: string): Promise<ProcessResult> {
+    return new Promise((resolve) => {
+      const stop = this.subscribe((event) => {
+        if (event.type === "response" && event.result.messageId === messageId) resolve(event.result);
+        else if (event.type === "core_restarted") resolve(restartedResult(messageId));
+        else return;
+        stop();
+      });
+    });
+  }
+
+  private emitted(event: CoreEvent): void {
+    this.options.onEvent?.(event);
+    this.dispatch(event);
+  }
+
   private dispatch(event: RuntimeEvent): void {
-    if (event.type === "response") {
-      const resolve = this.waiting.get(event.result.messageId);
-      this.waiting.delete(event.result.messageId);
-      resolve?.(event.result);
-    }
     // Listeners run after the core's call returns (the host's emit must not re-enter it).
     queueMicrotask(() => {
       for (const listener of this.listeners) {
@@ -179,58 +157,52 @@ export class CoreRuntime {
     this.options.log?.(level, message);
   }
 
-  /** The fields of a settings document the core's reader would ignore (none before it loads). */
-  unknownSettingsFields(value: unknown, document: "settings" | "pluginData", source: string): { field: string; message: string }[] {
-    return this.core?.unknownSettingsFields(value, document, source) ?? [];
+  /** Loads the core module (once per instance): its defaults and presets are known from then. */
+  async load(): Promise<Core> {
+    if (this.loaded) return this.loaded;
+    const core = await newCore();
+    this.loaded = core;
+    this.defaults = core.defaultSettings();
+    this.presets = core.providerPresets();
+    return core;
   }
 
-  /** Builds the core, initialises it and finishes the inbox; then the views may send. */
-  async start(): Promise<void> {
+  /** Builds the processor, initialises it and finishes the inbox; then the views may send.
+   * Null when the runtime was disposed meanwhile. */
+  async start(): Promise<Started | null> {
     performance.mark("smarthole:start");
-    this.core = await newCore();
-    if (this.disposed) return;
+    const core = await this.load();
+    if (this.disposed) return null;
     performance.mark("smarthole:core-loaded");
-    this.defaults = this.core.defaultSettings();
-    this.presets = this.core.providerPresets();
     const settings = this.options.settings();
-    this.processor = new this.core.MessageProcessor(this.host, settings);
-    this.links.attach((fn) => this.call(fn), {
-      bodyLimit: this.core.agentApiBodyLimit(),
-      handle: (request) => (this.apiReady ? this.call((p) => p.handleApiRequest(request)) : Promise.resolve(NOT_READY)),
+    this.instance = new core.MessageProcessor(this.host, settings);
+    this.links.attach(this.processor, {
+      bodyLimit: core.agentApiBodyLimit(),
+      handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(NOT_READY)),
+      log: this.options.apiLog,
     });
+    this.unwatch ??=
+      this.options.watchVault?.((path, kind) => {
+        if (this.instance) this.processor.vaultChanged(path, kind);
+      }) ?? null;
     // Checked by the core just now: connect the integrations it accepted.
     this.links.configureMcp(settings);
-    await this.processor.initialize();
+    await this.own.initialize();
     this.processor.startSearchIndex();
     this.apiReady = true;
-    void this.configureApi();
+    const listening = this.configureApi();
     performance.mark("smarthole:initialized");
-    const pending = await this.processor.reprocessPending();
+    const pending = await this.own.reprocessPending();
     performance.mark("smarthole:ready");
     if (pending.results.length > 0) this.log("info", `finished ${pending.results.length} message(s) left by an earlier run`);
     this.readyFlag = true;
     this.dispatch({ type: "ready" });
-  }
-
-  /** A vault event, for the core's search index. */
-  vaultChanged(path: string, kind: string): void {
-    if (this.processor) this.call((p) => p.vaultChanged(path, kind));
-  }
-
-  /** Runs a call on the core; a trap starts a rebuild and the error is rethrown. */
-  private call<T>(fn: (p: MessageProcessor) => T): T {
-    if (!this.processor) throw new Error("the core is not ready yet");
-    try {
-      return fn(this.processor);
-    } catch (error) {
-      this.reportError(error);
-      throw error;
-    }
+    return { pending, listeners: await listening };
   }
 
   /** Any error seen by the shim (also from the window's error handlers): a trap rebuilds. */
   reportError(error: unknown): void {
-    if (isTrap(error) && !this.disposed) void this.rebuild(error);
+    if (isTrap(error) && !this.disposed && this.options.rebuildOnTrap !== false) void this.rebuild(error);
   }
 
   private async rebuild(cause: unknown): Promise<void> {
@@ -246,8 +218,9 @@ export class CoreRuntime {
     this.rebuilding = true;
     this.readyFlag = false;
     this.log("error", `the core trapped (${String(cause)}); rebuilding`);
-    const old = this.processor;
-    this.processor = null;
+    const old = this.instance;
+    this.instance = null;
+    this.loaded = null;
     this.apiReady = false;
     this.links.hub.closeAll();
     try {
@@ -255,10 +228,6 @@ export class CoreRuntime {
     } catch {
       // A trapped instance may refuse even this; it is dropped either way.
     }
-    for (const [messageId, resolve] of this.waiting) {
-      resolve({ success: false, messageId, errorCode: CORE_RESTARTED, error: RESTARTED_TEXT });
-    }
-    this.waiting.clear();
     this.options.notify?.("SmartHole Agent restarted its core after an internal error. No message was lost.");
     this.dispatch({ type: "core_restarted" });
     try {
@@ -268,154 +237,39 @@ export class CoreRuntime {
     }
   }
 
-  /** Processes a message; resolves with its result (a trap resolves it as `core_restarted`). */
-  process(message: RoutedMessage): Promise<ProcessResult> {
-    return new Promise((resolve, reject) => {
-      this.waiting.set(message.id, resolve);
-      try {
-        void this.call((p) => p.process(message)).then(resolve, reject);
-      } catch (error) {
-        this.waiting.delete(message.id);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  }
-
-  /** A typed message, with the id and time the core gives it (pass it to `process`). */
-  newMessage(text: string): RoutedMessage {
-    return this.call((p) => p.newMessage(text));
-  }
-
-  /** A typed message from the chat view. */
-  send(text: string): Promise<ProcessResult> {
-    return this.process(this.newMessage(text));
-  }
-
-  cancel(): boolean {
-    return this.processor ? this.call((p) => p.cancelCurrentProcessing()) : false;
-  }
-
-  get currentMessageId(): string | undefined {
-    return this.processor ? this.call((p) => p.currentMessageId) : undefined;
-  }
-
-  get hubStatus(): { status: HubStatus; detail?: string | null } {
-    return this.processor ? this.call((p) => p.hubStatus) : { status: "disconnected" };
-  }
-
-  // The conversations, as the core keeps them.
-  readonly conversations = (): Promise<Conversation[]> => this.call((p) => p.conversations());
-  readonly conversationLines = (id: string): Promise<HistoryLine[]> => this.call((p) => p.conversationLines(id));
-  readonly conversationPage = (id: string, before: number | undefined, limit: number): Promise<ConversationPage> =>
-    this.call((p) => p.conversationPage(id, before, limit));
-  readonly conversationUsage = (id: string): Promise<Usage> => this.call((p) => p.conversationUsage(id));
-  readonly currentConversation = (): Promise<Conversation | null> => this.call((p) => p.currentConversation());
-  readonly newConversation = (): Promise<void> => this.call((p) => p.newConversation());
-  readonly openConversation = (id: string): Promise<Conversation> => this.call((p) => p.openConversation(id));
-  /** Writes a conversation as a Markdown note (or what its note lacks); the note's path. */
-  readonly exportConversation = (id: string): Promise<string> => this.call((p) => p.exportConversation(id));
-
-  // Attachments (ui/attachments.ts): checked, read and copied by the core, shown as chips.
-  readonly attachVault = (path: string): Promise<Attachment> => this.call((p) => p.attachVault(path));
-  readonly attachBytes = (name: string, bytes: Uint8Array): Promise<Attachment> => this.call((p) => p.attachBytes(name, bytes));
-  readonly mentions = (query: string, limit: number): Promise<Mention[]> => this.call((p) => p.mentions(query, limit));
-  /** Why a pasted file of this size cannot be attached (asked before it is read), or undefined. */
-  pasteSizeProblem(name: string, size: number): string | undefined {
-    return this.core?.pasteSizeProblem(name, size);
-  }
-  /** The chat input's text for "Ask the agent about the selection". */
-  selectionQuote(path: string, fromLine: number, toLine: number, text: string): string {
-    return this.core?.selectionQuote(path, fromLine, toLine, text) ?? text;
-  }
-
-  /** The day's and the month's usage, for the settings. */
-  usageTotals(): Promise<UsageTotals> {
-    return this.call((p) => p.usageTotals());
-  }
-
-  checkConnection(): Promise<ConnectionCheck> {
-    return this.call((p) => p.checkConnection());
-  }
-
-  clearHistory(): Promise<number> {
-    return this.call((p) => p.clearHistory());
-  }
-
-  pendingApprovals(): ApprovalRequest[] {
-    return this.processor ? this.call((p) => p.pendingApprovals()) : [];
-  }
-
-  /** The user's answer to an approval card (with the hunks accepted of a proposed change, when
-   *  not all); rejects when the request is unknown or settled. */
-  decideApproval(id: string, decision: ApprovalDecision, hunks?: number[]): Promise<ApprovalRequest> {
-    return this.call((p) => p.decideApproval(id, decision, hunks));
-  }
-
-  /** What a turn asked and changed, for redrawing its cards. */
-  readonly turnReview = (messageId: string): Promise<TurnReview> => this.call((p) => p.turnReview(messageId));
-  /** Undoes a turn's changes to the notes, note by note. */
-  readonly undoTurn = (messageId: string): Promise<UndoReport> => this.call((p) => p.undoTurn(messageId));
-
-  recordSystemLine(text: string): Promise<string> {
-    return this.call((p) => p.recordSystemLine(text));
-  }
-
-  /** New settings; throws with the core's message when they are invalid. */
+  /** New settings (asked of options.settings() again): the core checks them — throws with its
+   * message when they are invalid — then the integrations and the agent API follow them. */
   updateSettings(): void {
-    if (!this.processor) return;
+    if (!this.instance) return;
     const settings = this.options.settings();
-    this.call((p) => p.updateSettings(settings));
+    this.own.updateSettings(settings);
     this.links.configureMcp(settings);
     void this.configureApi();
   }
 
   /** Opens and closes the agent API's listeners as the core's settings say. */
   async configureApi(): Promise<ApiListenerState[]> {
-    if (!this.links.serving || !this.processor) return [];
-    const states = await this.links.listen(this.call((p) => p.agentApiListeners()));
+    if (!this.links.serving || !this.instance) return [];
+    const states = await this.links.listen(this.processor.agentApiListeners());
     this.dispatch({ type: "api_status", listeners: states });
     return states;
   }
 
-  /** The agent API's listeners as they are now. */
-  get apiStates(): ApiListenerState[] {
-    return this.links.apiStates;
-  }
-
-  /** The /config document ("Download config"), with the token only when asked. */
-  apiConfig(includeToken: boolean): Record<string, unknown> {
-    return this.call((p) => p.agentApiConfig(includeToken));
-  }
-
-  /** A fresh agent API token (the settings keep it in secret storage). */
-  newApiToken(): string {
-    return this.call((p) => p.newApiToken());
-  }
-
-  scheduled(): Promise<Conversation[]> {
-    return this.call((p) => p.scheduled());
-  }
-
-  changeSchedule(id: string, change: ScheduleChange): Promise<Conversation> {
-    return this.call((p) => p.changeSchedule(id, change));
-  }
-
-  /** Stops everything: the message in flight, background work, timers, sockets. */
+  /** Stops everything: the message in flight, background work, timers, sockets, the watcher. */
   dispose(): void {
     this.disposed = true;
     this.readyFlag = false;
     this.apiReady = false;
     this.links.close();
-    const processor = this.processor;
-    this.processor = null;
+    this.unwatch?.();
+    const instance = this.instance;
+    this.instance = null;
     try {
-      processor?.dispose();
-      processor?.free();
+      instance?.dispose();
+      instance?.free();
     } catch (error) {
       this.log("warn", `dispose: ${String(error)}`);
     }
     this.listeners.clear();
   }
 }
-
-export type { AgentMessage };

@@ -20,9 +20,10 @@
 // /set KEY VALUE changes a setting while running (VALUE as JSON, else as text).
 import path from "node:path";
 import { createInterface } from "node:readline";
-import type { ApprovalDecision, Attachment, CoreEvent, CoreSettings, MessageProcessor, RoutedMessage } from "smarthole-core";
-import { loadCore, wasmMemoryBytes, type Core } from "../core/load.ts";
-import { NodeHost } from "./node-host.ts";
+import type { ApprovalDecision, Attachment, CoreEvent, CoreSettings, RoutedMessage } from "smarthole-core";
+import { wasmMemoryBytes, type Core } from "../core/load.ts";
+import { CoreRuntime, type CoreCalls } from "../core/runtime.ts";
+import { nodePlatform } from "./node-host.ts";
 import { checkConfigFields, readOptions, UsageError, USAGE, type HeadlessOptions } from "./headless-options.ts";
 import { EventPrinter } from "./headless-printer.ts";
 import { terminalSafe, terminalSafeJson } from "./terminal-text.ts";
@@ -55,55 +56,54 @@ function printStats(core: Core, everyMs: number): void {
   setInterval(stats, everyMs).unref();
 }
 
-/** The processor over the vault's .smarthole/, its links wired, what an earlier run left finished. */
-async function start(options: HeadlessOptions, printer: EventPrinter) {
-  const core = await loadCore();
-  checkConfigFields(options, (value, document, source) => core.unknownSettingsFields(value, document, source));
+/**
+ * The core over the vault's .smarthole/, started as the plugin starts it (core/runtime.ts): its
+ * links wired, the vault watched, what an earlier run left finished, the agent API listening.
+ * Settings change with /set (`settings.current`). A trap is not recovered from here: the
+ * process stops, as it would without the runtime.
+ */
+async function start(options: HeadlessOptions, printer: EventPrinter, settings: { current: CoreSettings }) {
   const kill = crashHook();
-  const host = new NodeHost(path.join(options.vault, ".smarthole"), {
+  const platform = nodePlatform(path.join(options.vault, ".smarthole"), { log: (level, message) => printer.log(level, message) });
+  const runtime = new CoreRuntime({
+    ...platform,
+    settings: () => settings.current,
     onEvent: (event) => {
       kill?.(event);
       printer.event(event);
     },
-    onLog: (level, message) => printer.log(level, message),
+    log: (level, message) => printer.log(level, message),
+    apiLog: (message) => process.stderr.write(`[${terminalSafe(message)}]\n`),
+    rebuildOnTrap: false,
   });
-  const processor: MessageProcessor = new core.MessageProcessor(host, options.settings);
-  const links = host.links;
-  links.attach((fn) => fn(processor), {
-    bodyLimit: core.agentApiBodyLimit(),
-    handle: (request) => processor.handleApiRequest(request),
-    log: (message) => process.stderr.write(`[${terminalSafe(message)}]\n`),
-  });
-  // The core accepted the settings: connect the integrations they list.
-  links.configureMcp(options.settings);
+  // Closed when the process exits (exitFlushed); until then the core's background work after a
+  // result (its journal removed, a title) goes on.
+  finish = () => runtime.dispose();
+  const core = await runtime.load();
+  checkConfigFields(options, (value, document, source) => runtime.processor.unknownSettingsFields(value, document, source));
   const shutdown = (code: number) => {
-    processor.dispose();
-    links.close();
+    // Stopped now (the answer in flight with it), not after the flush.
+    runtime.dispose();
     exitFlushed(code);
   };
   process.on("SIGTERM", () => shutdown(0));
   if (options.statsMs > 0) printStats(core, options.statsMs);
-  await processor.initialize();
-  // The search index builds in the background; the folder watcher keeps it current.
-  processor.startSearchIndex();
-  host.watchVault((relative, kind) => processor.vaultChanged(relative, kind));
-  const pending = await processor.reprocessPending();
+  const started = await runtime.start();
+  if (!started) throw new Error("stopped while starting");
+  const { pending, listeners } = started;
   if (pending.results.length > 0 || pending.movedToFailed.length > 0) {
     process.stderr.write(`[finished ${pending.results.length} message(s) left by an earlier run]\n`);
   }
-  const failedListeners = (await links.listen(processor.agentApiListeners())).filter((l) => !l.listening);
-  if (failedListeners.length > 0) {
-    links.close();
-    throw new Error(failedListeners.map((l) => l.error).join("; "));
-  }
-  return { processor, close: () => links.close(), shutdown };
+  const failedListeners = listeners.filter((l) => !l.listening);
+  if (failedListeners.length > 0) throw new Error(failedListeners.map((l) => l.error).join("; "));
+  return { runtime, shutdown };
 }
 
 /**
  * Attaches vault paths for a message; a path that cannot be attached is said on stderr and the
  * message is not sent (undefined).
  */
-async function attachAll(processor: MessageProcessor, paths: string[]): Promise<Attachment[] | undefined> {
+async function attachAll(processor: CoreCalls, paths: string[]): Promise<Attachment[] | undefined> {
   const attached: Attachment[] = [];
   for (const p of paths) {
     try {
@@ -116,17 +116,19 @@ async function attachAll(processor: MessageProcessor, paths: string[]): Promise<
   return attached;
 }
 
-/** --once: one message, its result as JSON on stdout; the exit code says whether it succeeded. */
-async function runOnce(processor: MessageProcessor, printer: EventPrinter, message: RoutedMessage): Promise<number> {
-  const result = await processor.process(message);
+/** --once: one message (typed, with its attachments; or a whole RoutedMessage), its result as
+ * JSON on stdout; the exit code says whether it succeeded. */
+async function runOnce(runtime: CoreRuntime, printer: EventPrinter, once: { text: string; attachments: Attachment[] } | { message: RoutedMessage }): Promise<number> {
+  const processor = runtime.processor;
+  const result = "message" in once ? await processor.process(once.message) : await runtime.resultOf(processor.send(once.text, once.attachments).id);
   if (printer.streamed.has(result.messageId)) process.stderr.write("\n");
   process.stdout.write(terminalSafeJson(JSON.stringify(result)) + "\n");
   return result.success ? 0 : 1;
 }
 
 /** The chat on the terminal (or over a pipe): resolves with how many messages failed, at the end of input. */
-async function runChat(processor: MessageProcessor, printer: EventPrinter, shutdown: (code: number) => void, initial: CoreSettings, attach: string[]): Promise<number> {
-  let settings = initial;
+async function runChat(runtime: CoreRuntime, printer: EventPrinter, shutdown: (code: number) => void, settings: { current: CoreSettings }, attach: string[]): Promise<number> {
+  const processor = runtime.processor;
   // Vault paths for the next message (--attach, then /attach PATH).
   let toAttach = [...attach];
   const tty = process.stdin.isTTY === true;
@@ -173,8 +175,14 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
         // plain text
       }
       try {
-        settings = { ...settings, [set[1]]: value };
-        processor.updateSettings(settings);
+        const before = settings.current;
+        settings.current = { ...before, [set[1]]: value };
+        try {
+          runtime.updateSettings();
+        } catch (error) {
+          settings.current = before;
+          throw error;
+        }
       } catch (error) {
         process.stderr.write(`[error] ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`);
       }
@@ -200,13 +208,13 @@ async function runChat(processor: MessageProcessor, printer: EventPrinter, shutd
     }
     const paths = toAttach;
     toAttach = [];
-    const message = { ...processor.newMessage(text), attachments: await attachAll(processor, paths) };
-    if (message.attachments === undefined) {
+    const attachments = await attachAll(processor, paths);
+    if (attachments === undefined) {
       failures++;
       prompt();
       continue;
     }
-    const result = processor.process(message);
+    const result = runtime.resultOf(processor.send(text, attachments).id);
     printed = printed.then(() =>
       result.then((r) => {
         if (printer.result(r)) failures++;
@@ -224,42 +232,41 @@ async function main(): Promise<number> {
     interactive: options.once === undefined,
     approvals: options.approvals,
     verbose: options.verbose,
-    decide: (id, decision) => processor.decideApproval(id, decision),
+    decide: (id, decision) => runtime.processor.decideApproval(id, decision),
   });
-  const { processor, close, shutdown } = await start(options, printer);
+  const settings = { current: options.settings };
+  const { runtime, shutdown } = await start(options, printer, settings);
+  const processor = runtime.processor;
   if (options.check) {
     const report = await processor.checkConnection();
     for (const line of report.lines) process.stdout.write(`${line.ok ? "ok  " : line.optional ? "no  " : "FAIL"} ${line.step}: ${terminalSafe(line.text)}\n`);
     if (report.models.length > 0) process.stdout.write(`models: ${terminalSafe(report.models.join(", "))}\n`);
-    close();
     return report.ok ? 0 : 1;
   }
   if (options.once !== undefined) {
     const attachments = await attachAll(processor, options.attach);
-    if (attachments === undefined) {
-      close();
-      return 2;
-    }
-    const message = "message" in options.once ? options.once.message : { ...processor.newMessage(options.once.text), attachments };
-    const code = await runOnce(processor, printer, message);
-    close();
-    return code;
+    if (attachments === undefined) return 2;
+    return runOnce(runtime, printer, "message" in options.once ? options.once : { text: options.once.text, attachments });
   }
-  const failures = await runChat(processor, printer, shutdown, options.settings, options.attach);
+  const failures = await runChat(runtime, printer, shutdown, settings, options.attach);
   if (options.serving) {
     // Serving the hub or the agent API: keep running until SIGTERM / SIGINT.
     await new Promise<never>(() => {});
   }
-  close();
   return failures > 0 ? 1 : 0;
 }
+
+/** What stops the core and its links (hub sockets, MCP servers' processes, listeners) at exit. */
+let finish: (() => void) | null = null;
 
 /** Exits once stdout and stderr have taken everything written to them: a pipe takes a long
  * result (a 4 MB answer) in pieces, and exiting at once would cut it. */
 function exitFlushed(code: number): void {
   let waiting = 2;
   const done = () => {
-    if (--waiting === 0) process.exit(code);
+    if (--waiting > 0) return;
+    finish?.();
+    process.exit(code);
   };
   process.stdout.write("", done);
   process.stderr.write("", done);

@@ -1,7 +1,8 @@
 // The core and its Node host as a library, for benchmarks and tools that drive the processor
-// in-process (the headless command is the same pieces behind a CLI).
+// in-process (the headless command runs the same pieces through CoreRuntime, behind a CLI).
 export { loadCore, newCore, wasmMemoryBytes } from "../core/load.ts";
-export { NodeHost } from "./node-host.ts";
+export { nodeHost, nodePlatform } from "./node-host.ts";
+export { NodeIO } from "./node-io.ts";
 export { NodeVault } from "./node-vault.ts";
 export type { NodeHostOptions } from "./node-host.ts";
 export type { LogLevel } from "smarthole-core";

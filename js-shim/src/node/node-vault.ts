@@ -20,7 +20,7 @@ import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { VaultEntry, VaultEntryKind } from "smarthole-core";
-import type { VaultIO } from "../core/runtime.ts";
+import type { VaultIO } from "../core/compose-host.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */

@@ -1,6 +1,6 @@
 // Serves the chat panel on 127.0.0.1 over the real core, for the browser tests and the demo's
-// browser mode: the page, its files (.smarthole/ of a vault, through the same Node host code as
-// the headless command) and a same-origin proxy to the model (streamed; the API key stays here).
+// browser mode: the page, its files (.smarthole/ of a vault and its notes, through the same Node
+// code as the headless command) and a same-origin proxy to the model (streamed; the API key stays here).
 //
 //   node js-shim/dist/panel-server.js --vault DIR --llm-base-url URL [--api-key-env VAR] [--port N]
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { NodeHost } from "./node-host.ts";
+import { NodeIO } from "./node-io.ts";
+import { NodeVault } from "./node-vault.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -27,7 +28,8 @@ if (!values.vault || !values["llm-base-url"]) {
 }
 const upstream = values["llm-base-url"].replace(/\/$/, "");
 const apiKey = values["api-key-env"] ? (process.env[values["api-key-env"]] ?? "") : "";
-const files = new NodeHost(path.join(path.resolve(values.vault), ".smarthole"));
+const files = new NodeIO(path.join(path.resolve(values.vault), ".smarthole"));
+const notes = new NodeVault(path.resolve(values.vault));
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>SmartHole Agent</title>
@@ -102,34 +104,34 @@ const server = createServer((req, res) => {
           await files.renameFile(p.get("from") ?? "", p.get("to") ?? "");
           return send(res, 204, "text/plain", "");
         case "GET /vault/list":
-          return send(res, 200, "application/json", JSON.stringify(await files.vaultList(p.get("follow") === "1")));
+          return send(res, 200, "application/json", JSON.stringify(await notes.vaultList(p.get("follow") === "1")));
         case "GET /vault/file":
-          return send(res, 200, "text/plain; charset=utf-8", await files.vaultRead(p.get("path") ?? ""));
+          return send(res, 200, "text/plain; charset=utf-8", await notes.vaultRead(p.get("path") ?? ""));
         case "GET /vault/bytes":
-          return send(res, 200, "application/octet-stream", Buffer.from(await files.vaultReadBytes(p.get("path") ?? "")));
+          return send(res, 200, "application/octet-stream", Buffer.from(await notes.vaultReadBytes(p.get("path") ?? "")));
         case "POST /vault/file":
-          await files.vaultCreate(p.get("path") ?? "", await body(req));
+          await notes.vaultCreate(p.get("path") ?? "", await body(req));
           return send(res, 204, "text/plain", "");
         case "POST /vault/process": {
           const { before, after } = JSON.parse(await body(req)) as { before: string; after: string };
           let conflict = false;
-          await files.vaultProcess(p.get("path") ?? "", (text) => {
+          await notes.vaultProcess(p.get("path") ?? "", (text) => {
             conflict = text !== before;
             return conflict ? undefined : after;
           });
           return conflict ? send(res, 409, "text/plain", "the note changed while it was being edited") : send(res, 204, "text/plain", "");
         }
         case "POST /vault/append":
-          await files.vaultAppend(p.get("path") ?? "", await body(req));
+          await notes.vaultAppend(p.get("path") ?? "", await body(req));
           return send(res, 204, "text/plain", "");
         case "POST /vault/folder":
-          await files.vaultCreateFolder(p.get("path") ?? "");
+          await notes.vaultCreateFolder(p.get("path") ?? "");
           return send(res, 204, "text/plain", "");
         case "POST /vault/trash":
-          await files.vaultTrash(p.get("path") ?? "");
+          await notes.vaultTrash(p.get("path") ?? "");
           return send(res, 204, "text/plain", "");
         case "POST /vault/rename":
-          await files.vaultRename(p.get("from") ?? "", p.get("to") ?? "");
+          await notes.vaultRename(p.get("from") ?? "", p.get("to") ?? "");
           return send(res, 204, "text/plain", "");
         default:
           return send(res, 404, "text/plain", "not found");

@@ -1,7 +1,7 @@
 // The core's files and HTTP on a plain page served by panel-server: files go to the server
 // (which keeps .smarthole/ on disk), model requests to its same-origin proxy, streamed.
 import type { HttpHandle, HttpRequestSpec, VaultEntry } from "smarthole-core";
-import type { HostIO, VaultIO } from "../core/runtime.ts";
+import type { HostIO, VaultIO } from "../core/compose-host.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
 
 async function ok(res: Response): Promise<Response> {

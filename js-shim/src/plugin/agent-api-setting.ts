@@ -3,14 +3,14 @@
 // instruction contexts, and "Download config". The core checks every change.
 import { Modal, Notice, Setting, type App } from "obsidian";
 import type { AgentContext } from "smarthole-core";
-import type SmartHoleAgentPlugin from "./main.ts";
+import type { SettingsHost } from "./settings-host.ts";
 import { API_TOKEN_SECRET_ID } from "./settings.ts";
 
 /** The access token, made (and kept in secret storage) the first time it is needed. */
-export function ensureApiToken(app: App, plugin: SmartHoleAgentPlugin): string {
+export function ensureApiToken(app: App, plugin: SettingsHost): string {
   const existing = app.secretStorage.getSecret(API_TOKEN_SECRET_ID);
   if (existing) return existing;
-  const token = plugin.runtime.newApiToken();
+  const token = plugin.runtime.processor.newApiToken();
   app.secretStorage.setSecret(API_TOKEN_SECRET_ID, token);
   return token;
 }
@@ -21,7 +21,7 @@ export class DownloadConfigModal extends Modal {
 
   constructor(
     app: App,
-    private readonly plugin: SmartHoleAgentPlugin,
+    private readonly plugin: SettingsHost,
   ) {
     super(app);
   }
@@ -41,7 +41,7 @@ export class DownloadConfigModal extends Modal {
   }
 
   private text(): string {
-    return JSON.stringify(this.plugin.runtime.apiConfig(this.includeToken), null, 2) + "\n";
+    return JSON.stringify(this.plugin.runtime.processor.agentApiConfig(this.includeToken), null, 2) + "\n";
   }
 
   private async copy(): Promise<void> {
@@ -73,7 +73,7 @@ function lines(text: string): string[] {
 interface ApiSection {
   container: HTMLElement;
   app: App;
-  plugin: SmartHoleAgentPlugin;
+  plugin: SettingsHost;
   defaults: { agentContexts: AgentContext[] };
   /** Asks the runtime to (re)open the listeners, then shows how they stand. */
   refresh: () => Promise<void>;
@@ -84,7 +84,7 @@ interface ApiSection {
 }
 
 /** The Agent API section of the settings tab, in its own element (it redraws itself). */
-export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHoleAgentPlugin, defaults: { agentContexts: AgentContext[] }): void {
+export function renderAgentApi(container: HTMLElement, app: App, plugin: SettingsHost, defaults: { agentContexts: AgentContext[] }): void {
   new Setting(container)
     .setName("Agent API")
     .setDesc("Lets AI agents on this computer (a coding agent, a script) read instructions, send messages and ask you to approve actions. Only programs on this computer can reach it.")
@@ -113,7 +113,7 @@ export function renderAgentApi(container: HTMLElement, app: App, plugin: SmartHo
 }
 
 /** The listeners' state line; returns the function that updates it. */
-function renderStatus(container: HTMLElement, app: App, plugin: SmartHoleAgentPlugin): () => void {
+function renderStatus(container: HTMLElement, app: App, plugin: SettingsHost): () => void {
   const status = container.createEl("p", { cls: "setting-item-description" });
   const showStatus = () => {
     const states = plugin.runtime.apiStates;
@@ -176,7 +176,7 @@ function renderToken({ container, app, plugin, redraw }: ApiSection): void {
         .setClass("mod-warning")
         .setButtonText("Regenerate")
         .onClick(async () => {
-          app.secretStorage.setSecret(API_TOKEN_SECRET_ID, plugin.runtime.newApiToken());
+          app.secretStorage.setSecret(API_TOKEN_SECRET_ID, plugin.runtime.processor.newApiToken());
           plugin.runtime.updateSettings();
           new Notice("New access token made; agents using the old one are refused from now on.");
           redraw();

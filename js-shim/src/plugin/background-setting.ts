@@ -4,14 +4,14 @@
 // decides which calls go where, and never sends the chat's key to the background server.
 import { SecretComponent, Setting, type App } from "obsidian";
 import type { CoreSettings } from "smarthole-core";
-import type SmartHoleAgentPlugin from "./main.ts";
+import type { SettingsHost } from "./settings-host.ts";
 import { DEFAULT_BACKGROUND_SECRET_ID, savedOr } from "./settings.ts";
 
 type Defaults = Required<CoreSettings>;
 /** The server choice meaning "the chat's server". */
 const SAME = "same";
 
-export function renderBackgroundModel(container: HTMLElement, app: App, plugin: SmartHoleAgentPlugin, defaults: Defaults): void {
+export function renderBackgroundModel(container: HTMLElement, app: App, plugin: SettingsHost, defaults: Defaults): void {
   const box = container.createDiv({ cls: "smarthole-background-model" });
   const draw = (): void => {
     box.empty();
@@ -20,7 +20,7 @@ export function renderBackgroundModel(container: HTMLElement, app: App, plugin: 
   draw();
 }
 
-function drawSettings(container: HTMLElement, app: App, plugin: SmartHoleAgentPlugin, defaults: Defaults, redraw: () => void): void {
+function drawSettings(container: HTMLElement, app: App, plugin: SettingsHost, defaults: Defaults, redraw: () => void): void {
   new Setting(container)
     .setName("Background model")
     .setDesc("For titles, summaries, retrospection and scheduled runs, such as a cheaper or a local model. Empty: the chat's model.")

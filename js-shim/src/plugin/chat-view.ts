@@ -1,7 +1,7 @@
 // The sidebar view: it mounts the chat panel over the plugin's runtime.
 import { ItemView, MarkdownRenderer, TFile, type WorkspaceLeaf } from "obsidian";
 import { ChatPanel } from "../ui/chat-panel.ts";
-import type { CoreRuntime } from "../core/runtime.ts";
+import type { ChatBackend } from "../ui/panel-api.ts";
 
 export const VIEW_TYPE = "smarthole-agent-chat";
 
@@ -12,7 +12,7 @@ export class ChatView extends ItemView {
 
   constructor(
     leaf: WorkspaceLeaf,
-    private readonly runtime: CoreRuntime,
+    private readonly runtime: ChatBackend,
   ) {
     super(leaf);
   }

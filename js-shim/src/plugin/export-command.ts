@@ -1,9 +1,9 @@
 // "Export a conversation as a Markdown note" (issue 19): the user picks any conversation; the
 // core writes it — or what its note lacks, when it has one — in the Markdown copies' folder, the
 // same way the copies are kept; the note opens.
-import { FuzzySuggestModal, Notice, type App } from "obsidian";
+import { FuzzySuggestModal, Notice, type App, type Plugin } from "obsidian";
 import type { Conversation } from "smarthole-core";
-import type SmartHoleAgentPlugin from "./main.ts";
+import type { SettingsRuntime } from "./settings-host.ts";
 
 class ConversationPicker extends FuzzySuggestModal<Conversation> {
   constructor(
@@ -28,9 +28,9 @@ class ConversationPicker extends FuzzySuggestModal<Conversation> {
   }
 }
 
-async function exportOne(plugin: SmartHoleAgentPlugin, conversation: Conversation): Promise<void> {
+async function exportOne(plugin: Plugin, runtime: SettingsRuntime, conversation: Conversation): Promise<void> {
   try {
-    const path = await plugin.runtime.exportConversation(conversation.id);
+    const path = await runtime.processor.exportConversation(conversation.id);
     new Notice(`Conversation exported to ${path}`);
     await plugin.app.workspace.openLinkText(path, "", true);
   } catch (error) {
@@ -39,16 +39,16 @@ async function exportOne(plugin: SmartHoleAgentPlugin, conversation: Conversatio
 }
 
 /** Adds the command; it offers the conversations newest first. */
-export function addExportCommand(plugin: SmartHoleAgentPlugin): void {
+export function addExportCommand(plugin: Plugin, runtime: SettingsRuntime): void {
   plugin.addCommand({
     id: "export-conversation",
     name: "Export a conversation as a Markdown note",
     checkCallback: (checking) => {
-      if (!plugin.runtime.ready) return false;
+      if (!runtime.ready) return false;
       if (!checking) {
-        void plugin.runtime.conversations().then((all) => {
+        void runtime.processor.conversations().then((all) => {
           const newest = all.slice().sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-          new ConversationPicker(plugin.app, newest, (c) => void exportOne(plugin, c)).open();
+          new ConversationPicker(plugin.app, newest, (c) => void exportOne(plugin, runtime, c)).open();
         });
       }
       return true;

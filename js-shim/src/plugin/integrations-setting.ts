@@ -2,7 +2,7 @@
 // needs reconnecting), a Reconnect and a Remove button, and a form to add one — a command
 // (desktop only) or a URL with an optional Authorization header kept in secret storage.
 import { Modal, Notice, Platform, SecretComponent, Setting, type App } from "obsidian";
-import type SmartHoleAgentPlugin from "./main.ts";
+import type { SettingsHost } from "./settings-host.ts";
 import type { SavedMcpServer } from "./settings.ts";
 
 const STATE_TEXT: Record<string, string> = {
@@ -95,7 +95,7 @@ class AddIntegrationModal extends Modal {
 }
 
 /** The Integrations section of the settings tab. */
-export function renderIntegrations(container: HTMLElement, app: App, plugin: SmartHoleAgentPlugin): void {
+export function renderIntegrations(container: HTMLElement, app: App, plugin: SettingsHost): void {
   new Setting(container)
     .setName("Integrations")
     .setDesc("Tool servers the agent may use. Scheduled tasks check that the integrations they need are connected.")

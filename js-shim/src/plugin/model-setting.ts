@@ -4,7 +4,7 @@
 // and what each failure means come from the core.
 import { Setting, type DropdownComponent, type TextComponent } from "obsidian";
 import type { ConnectionCheck, CoreSettings } from "smarthole-core";
-import type SmartHoleAgentPlugin from "./main.ts";
+import type { SettingsHost } from "./settings-host.ts";
 import { savedOr } from "./settings.ts";
 
 type Defaults = Required<CoreSettings>;
@@ -18,7 +18,7 @@ function showReport(el: HTMLElement, report: ConnectionCheck): void {
   }
 }
 
-export function renderConnection(container: HTMLElement, plugin: SmartHoleAgentPlugin, defaults: Defaults): void {
+export function renderConnection(container: HTMLElement, plugin: SettingsHost, defaults: Defaults): void {
   const presets = plugin.runtime.presets;
   const base = savedOr(plugin.saved, defaults, "baseUrl");
   const format = savedOr(plugin.saved, defaults, "apiFormat");
@@ -82,7 +82,7 @@ export function renderConnection(container: HTMLElement, plugin: SmartHoleAgentP
       b.setDisabled(true);
       report.setText("Checking…");
       try {
-        const result = await plugin.runtime.checkConnection();
+        const result = await plugin.runtime.processor.checkConnection();
         showReport(report, result);
         models.empty();
         for (const m of result.models) models.createEl("option", { attr: { value: m } });

@@ -6,7 +6,7 @@
 // core) and fall back to requestUrl when streaming is off or the request is blocked.
 import { FileSystemAdapter, Platform, normalizePath, requestUrl, type App, type DataAdapter } from "obsidian";
 import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
-import type { HostIO } from "../core/runtime.ts";
+import type { HostIO } from "../core/compose-host.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
 import { RealLocator } from "./real-location.ts";
 import { appendRegular, readRegular, sizeOrKind } from "../core/data-file.ts";

@@ -6,7 +6,7 @@
 // (real-location.ts); on mobile there are no symbolic links.
 import { TFile, TFolder, type App, type TAbstractFile } from "obsidian";
 import type { VaultEntry } from "smarthole-core";
-import type { VaultIO } from "../core/runtime.ts";
+import type { VaultIO } from "../core/compose-host.ts";
 import { RealLocator } from "./real-location.ts";
 
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */

@@ -1,8 +1,8 @@
 // The settings tab, sentence case. Values the user has not changed show the core's defaults;
 // every change is checked by the core before it is saved.
-import { Modal, Notice, Platform, PluginSettingTab, SecretComponent, Setting, type App } from "obsidian";
+import { Modal, Notice, Platform, PluginSettingTab, SecretComponent, Setting, type App, type Plugin } from "obsidian";
 import type { CoreSettings } from "smarthole-core";
-import type SmartHoleAgentPlugin from "./main.ts";
+import type { SettingsHost } from "./settings-host.ts";
 import { DEFAULT_SECRET_ID, savedOr, type SavedSettings } from "./settings.ts";
 import { renderIntegrations } from "./integrations-setting.ts";
 import { renderAgentApi } from "./agent-api-setting.ts";
@@ -51,20 +51,21 @@ class ConfirmClearModal extends Modal {
 export class SmartHoleSettingTab extends PluginSettingTab {
   constructor(
     app: App,
-    private readonly plugin: SmartHoleAgentPlugin,
+    plugin: Plugin,
+    private readonly host: SettingsHost,
   ) {
     super(app, plugin);
   }
 
   private value<K extends keyof CoreSettings>(key: K, defaults: Required<CoreSettings>): Required<CoreSettings>[K] {
-    return savedOr(this.plugin.saved, defaults, key);
+    return savedOr(this.host.saved, defaults, key);
   }
 
   private text(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {
     new Setting(container)
       .setName(name)
       .setDesc(desc)
-      .addText((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v.trim())));
+      .addText((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.host.changeSetting(key, v.trim())));
   }
 
   /**
@@ -79,7 +80,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       if (typed === undefined) return;
       const value = area ? typed : typed.trim();
       typed = undefined;
-      void this.plugin.changeSetting(key, value);
+      void this.host.changeSetting(key, value);
     };
     const onChange = (v: string) => {
       typed = v;
@@ -95,7 +96,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     new Setting(container)
       .setName(name)
       .setDesc(desc)
-      .addTextArea((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v)));
+      .addTextArea((t) => t.setValue(String(this.value(key, defaults))).onChange((v) => void this.host.changeSetting(key, v)));
   }
 
   private number(container: HTMLElement, defaults: Required<CoreSettings>, key: ScalarKey, name: string, desc: string): void {
@@ -105,7 +106,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       .addText((t) =>
         t.setValue(String(this.value(key, defaults))).onChange((v) => {
           const n = Number(v);
-          if (v.trim() !== "" && Number.isInteger(n)) void this.plugin.changeSetting(key, n);
+          if (v.trim() !== "" && Number.isInteger(n)) void this.host.changeSetting(key, n);
         }),
       );
   }
@@ -114,13 +115,13 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     new Setting(container)
       .setName(name)
       .setDesc(desc)
-      .addToggle((t) => t.setValue(Boolean(this.value(key, defaults))).onChange((v) => void this.plugin.changeSetting(key, v)));
+      .addToggle((t) => t.setValue(Boolean(this.value(key, defaults))).onChange((v) => void this.host.changeSetting(key, v)));
   }
 
   override display(): void {
     const { containerEl } = this;
     containerEl.empty();
-    const defaults = this.plugin.runtime.defaults;
+    const defaults = this.host.runtime.defaults;
     if (!defaults) {
       containerEl.createEl("p", { text: "The agent is starting; reopen this tab in a moment." });
       return;
@@ -131,15 +132,15 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       .setDesc("Kept in Obsidian's secret storage, never in the plugin's data. Leave empty for a local model that needs none.")
       .addComponent((el) =>
         new SecretComponent(this.app, el)
-          .setValue(this.plugin.saved.apiKeySecretId ?? DEFAULT_SECRET_ID)
-          .onChange((id) => void this.plugin.changeSetting("apiKeySecretId", id)),
+          .setValue(this.host.saved.apiKeySecretId ?? DEFAULT_SECRET_ID)
+          .onChange((id) => void this.host.changeSetting("apiKeySecretId", id)),
       );
-    renderConnection(containerEl, this.plugin, defaults);
-    renderBackgroundModel(containerEl, this.app, this.plugin, defaults);
+    renderConnection(containerEl, this.host, defaults);
+    renderBackgroundModel(containerEl, this.app, this.host, defaults);
     this.number(containerEl, defaults, "maxTokens", "Max tokens", "The longest answer, in tokens.");
     this.toggle(containerEl, defaults, "streaming", "Stream answers", "Show the answer as it is written.");
 
-    renderUsage(containerEl, this.plugin, defaults);
+    renderUsage(containerEl, this.host, defaults);
 
     new Setting(containerEl).setName("Conversations").setHeading();
     this.number(containerEl, defaults, "conversationIdleTimeoutMinutes", "Idle timeout", "Minutes of silence after which a new conversation starts.");
@@ -157,7 +158,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       .addTextArea((t) =>
         t.setValue(this.value("protectedFolders", defaults).join("\n")).onChange((v) => {
           const folders = v.split("\n").map((line) => line.trim()).filter((line) => line !== "");
-          void this.plugin.changeSetting("protectedFolders", folders);
+          void this.host.changeSetting("protectedFolders", folders);
         }),
       );
     this.toggle(
@@ -180,14 +181,14 @@ export class SmartHoleSettingTab extends PluginSettingTab {
         .addToggle((t) =>
           t.setValue(this.value("autoApproveTools", defaults).includes(tool)).onChange((on) => {
             const others = this.value("autoApproveTools", defaults).filter((x) => x !== tool);
-            void this.plugin.changeSetting("autoApproveTools", on ? [...others, tool] : others);
+            void this.host.changeSetting("autoApproveTools", on ? [...others, tool] : others);
           }),
         );
     }
 
-    renderIntegrations(containerEl, this.app, this.plugin);
+    renderIntegrations(containerEl, this.app, this.host);
     // The agent API is an HTTP server, the hub a program on the computer: the desktop app only.
-    if (Platform.isDesktopApp) renderAgentApi(containerEl.createDiv(), this.app, this.plugin, defaults);
+    if (Platform.isDesktopApp) renderAgentApi(containerEl.createDiv(), this.app, this.host, defaults);
     else {
       new Setting(containerEl)
         .setName("Desktop only")
@@ -226,7 +227,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
           .setButtonText("Clear history")
           .onClick(() =>
             new ConfirmClearModal(this.app, () => {
-              void this.plugin.runtime.clearHistory().then(
+              void this.host.runtime.processor.clearHistory().then(
                 (n) => new Notice(`Deleted ${n} conversation${n === 1 ? "" : "s"}.`),
                 (e: unknown) => new Notice(`Could not clear the history: ${String(e)}`),
               );

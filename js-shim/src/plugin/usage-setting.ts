@@ -2,7 +2,7 @@
 // core's usage ledger, local time), and the price table the estimates use, one model per line.
 import { Setting } from "obsidian";
 import type { CoreSettings, ModelPrice, UsageTotals } from "smarthole-core";
-import type SmartHoleAgentPlugin from "./main.ts";
+import type { SettingsHost } from "./settings-host.ts";
 import { costText, usageText } from "../ui/usage.ts";
 
 /** "claude-sonnet-4-5 3 15 200000": model, $ per million input and output tokens, context window. */
@@ -31,10 +31,10 @@ function totalsText(label: string, u: UsageTotals["today"]): string {
   return `${label}: ${usageText({ ...u, contextTokens: 0 })}${costText(u) ? "" : " (no price for the model)"}, ${calls} model call${calls === 1 ? "" : "s"}.`;
 }
 
-export function renderUsage(container: HTMLElement, plugin: SmartHoleAgentPlugin, defaults: Required<CoreSettings>): void {
+export function renderUsage(container: HTMLElement, plugin: SettingsHost, defaults: Required<CoreSettings>): void {
   new Setting(container).setName("Usage and cost").setHeading();
   const totals = new Setting(container).setName("Today and this month").setDesc("Reading the usage ledger…");
-  plugin.runtime.usageTotals().then(
+  plugin.runtime.processor.usageTotals().then(
     (t) => totals.setDesc(`${totalsText("Today", t.today)} ${totalsText("This month", t.month)}`),
     (e: unknown) => totals.setDesc(`Could not read the usage ledger: ${String(e)}`),
   );

@@ -5,15 +5,11 @@
 // an image down is the core's (attachVault, attachBytes); the host's scaleImage does the drawing.
 import type {} from "obsidian";
 import type { Attachment, Mention } from "smarthole-core";
+import type { CoreCalls } from "./panel-api.ts";
 
-/** What the chips need from the core's runtime. */
-export interface AttachBackend {
-  attachVault(path: string): Promise<Attachment>;
-  attachBytes(name: string, bytes: Uint8Array): Promise<Attachment>;
-  mentions(query: string, limit: number): Promise<Mention[]>;
-  /** Why a pasted file of this size cannot be attached, before it is read; undefined if it can. */
-  pasteSizeProblem(name: string, size: number): string | undefined;
-}
+/** The core's calls the chips make: attaching, the picker's matches, and why a pasted file of
+ * its size cannot be attached (asked before it is read). */
+type AttachCalls = Pick<CoreCalls, "attachVault" | "attachBytes" | "mentions" | "pasteSizeProblem">;
 
 const PICKER_ROWS = 12;
 
@@ -75,7 +71,7 @@ export class AttachmentTray {
   /** The note open in the editor, and whether it goes with the next message. */
   private currentNote: { path: string; on: boolean; el: HTMLElement } | null = null;
 
-  constructor(parent: HTMLElement, private readonly backend: AttachBackend) {
+  constructor(parent: HTMLElement, private readonly backend: AttachCalls) {
     this.row = parent.createDiv({ cls: "smarthole-chips smarthole-tray" });
   }
 
@@ -199,7 +195,7 @@ export class MentionPicker {
   constructor(
     parent: HTMLElement,
     private readonly input: HTMLTextAreaElement,
-    private readonly backend: AttachBackend,
+    private readonly backend: AttachCalls,
     private readonly choose: (path: string) => void,
   ) {
     this.list = parent.createDiv({ cls: "smarthole-mentions smarthole-hidden", attr: { role: "listbox", "aria-label": "Notes and folders" } });

@@ -5,7 +5,7 @@
 // edit), each shown as a diff that says whether it was undone.
 import type {} from "obsidian";
 import type { ApprovalDecision, ApprovalRequest, ProposedChange, QuestionType, UndoReport } from "smarthole-core";
-import type { ChatBackend } from "./panel-api.ts";
+import type { CoreCalls } from "./panel-api.ts";
 import { appliedWords, approvalOutcome, changeTitle } from "./chat-text.ts";
 import { renderDiff } from "./diff-view.ts";
 
@@ -43,7 +43,7 @@ export function addQuestionCard(parent: HTMLElement, prompt: string, kind: Quest
 
 /** What the cards need from the panel. */
 export interface CardHooks {
-  decideApproval: ChatBackend["decideApproval"];
+  decideApproval: CoreCalls["decideApproval"];
   openNote(path: string, line?: number): void;
 }
 

@@ -6,9 +6,9 @@
 // between again; a page being drawn goes to a detached element first, so an answer streaming
 // meanwhile stays at the end. The view stays on what the user was reading whatever is drawn or
 // dropped above it. The core reads each page without parsing the rest of the history
-// (conversationPage); a backend without it gets the whole history at once.
+// (conversationPage).
 import type { HistoryLine } from "smarthole-core";
-import type { ChatBackend } from "./panel-api.ts";
+import type { CoreCalls } from "./panel-api.ts";
 
 /** Turns in a page: enough to fill a tall panel, few enough to draw at once. */
 const PAGE_TURNS = 40;
@@ -40,7 +40,7 @@ export class HistoryPages {
 
   constructor(
     private readonly messages: HTMLElement,
-    private readonly backend: ChatBackend,
+    private readonly backend: Pick<CoreCalls, "conversationPage">,
     /** Draws lines into a (detached) element. */
     private readonly draw: (lines: HistoryLine[], into: HTMLElement) => Promise<void>,
     /** Messages no longer drawn: the panel lets go of their bubbles. */
@@ -53,12 +53,6 @@ export class HistoryPages {
   async first(id: string): Promise<void> {
     this.reset();
     this.id = id;
-    if (!this.backend.conversationPage) {
-      const staged = await this.stage(await this.backend.conversationLines(id));
-      this.newestStart = staged.nodes[0] ?? null;
-      this.messages.prepend(...staged.nodes);
-      return;
-    }
     const page = await this.backend.conversationPage(id, undefined, PAGE_TURNS);
     if (this.id !== id) return;
     const staged = await this.stage(page.lines);
@@ -123,7 +117,7 @@ export class HistoryPages {
 
   private async drawOlder(): Promise<boolean> {
     const { id, above } = this;
-    if (id === null || above === undefined || !this.backend.conversationPage) return false;
+    if (id === null || above === undefined) return false;
     const read = await this.backend.conversationPage(id, above, PAGE_TURNS);
     if (this.id !== id || this.above !== above) return false;
     const page = { ...(await this.stage(read.lines)), cursor: above };
@@ -147,7 +141,7 @@ export class HistoryPages {
   private async drawNewer(): Promise<boolean> {
     const { id } = this;
     const cursor = this.below.at(-1);
-    if (id === null || this.below.length === 0 || !this.backend.conversationPage) return false;
+    if (id === null || this.below.length === 0) return false;
     const read = await this.backend.conversationPage(id, cursor, PAGE_TURNS);
     if (this.id !== id || this.below.at(-1) !== cursor) return false;
     const page = { ...(await this.stage(read.lines)), cursor };

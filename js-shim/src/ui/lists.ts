@@ -3,7 +3,7 @@
 // list and in the bar above the conversation on screen).
 import type {} from "obsidian";
 import type { Conversation, Schedule, ScheduleChange } from "smarthole-core";
-import type { ChatBackend } from "./panel-api.ts";
+import type { CoreCalls } from "./panel-api.ts";
 import { scheduleText } from "./chat-text.ts";
 
 /** A schedule's description and its Pause / Resume / Delete buttons; `change` does the change. */
@@ -29,7 +29,7 @@ export class ConversationLists {
 
   constructor(
     root: HTMLElement,
-    private readonly backend: Pick<ChatBackend, "conversations" | "scheduled">,
+    private readonly backend: Pick<CoreCalls, "conversations" | "scheduled">,
     private readonly hooks: ListHooks,
   ) {
     this.history = root.createDiv({ cls: "smarthole-history smarthole-hidden" });

@@ -3,10 +3,10 @@
 // changes" under an answer that changed notes, with what Undo did note by note.
 import type {} from "obsidian";
 import type { ApprovalRequest, TurnReview, UndoReport } from "smarthole-core";
-import type { RuntimeEvent } from "../core/runtime.ts";
+import type { RuntimeEvent } from "../core/runtime-event.ts";
 import type { AnswerBubble } from "./answer-bubble.ts";
 import type { ApprovalCards } from "./cards.ts";
-import type { ChatBackend } from "./panel-api.ts";
+import type { CoreCalls } from "./panel-api.ts";
 import { undoWords } from "./chat-text.ts";
 
 /** An approval request's card, under its tool call's chip when the answer is on screen. */
@@ -24,7 +24,7 @@ export function settleApproval(cards: ApprovalCards, bubble: AnswerBubble | unde
 
 /** A reopened turn's cards: every approval it asked and every change it applied, each at its tool
  *  call; "Undo changes" when some change still stands. */
-export function drawReview(cards: ApprovalCards, bubble: AnswerBubble, messageId: string, review: TurnReview, backend: Pick<ChatBackend, "undoTurn">): void {
+export function drawReview(cards: ApprovalCards, bubble: AnswerBubble, messageId: string, review: TurnReview, backend: Pick<CoreCalls, "undoTurn">): void {
   for (const request of review.approvals) placeApproval(cards, bubble, bubble.el, request);
   for (const applied of review.changes) {
     cards.applied(bubble.cardSlot(applied.toolUseId), messageId, applied.toolUseId, applied.change, applied.appliedHunks, applied.undone);
@@ -33,7 +33,7 @@ export function drawReview(cards: ApprovalCards, bubble: AnswerBubble, messageId
 }
 
 /** "Undo changes" under an answer (once); `undone`: every change was undone already. */
-export function offerUndo(bubble: AnswerBubble, messageId: string, backend: Pick<ChatBackend, "undoTurn">, undone = false): void {
+export function offerUndo(bubble: AnswerBubble, messageId: string, backend: Pick<CoreCalls, "undoTurn">, undone = false): void {
   const row = bubble.undoSlot();
   if (row.childElementCount > 0) return;
   const button = row.createEl("button", { text: "Undo changes", cls: "smarthole-undo-button" });
@@ -63,7 +63,7 @@ export function showUndone(bubble: AnswerBubble, report: UndoReport): void {
 type AnswerOf = (messageId: string, make: boolean) => AnswerBubble | undefined;
 
 /** Draws what an event says about approvals and changes; false when it is about something else. */
-export function onReviewEvent(event: RuntimeEvent, cards: ApprovalCards, answerOf: AnswerOf, backend: Pick<ChatBackend, "undoTurn">): boolean {
+export function onReviewEvent(event: RuntimeEvent, cards: ApprovalCards, answerOf: AnswerOf, backend: Pick<CoreCalls, "undoTurn">): boolean {
   switch (event.type) {
     case "approval_resolved":
       settleApproval(cards, answerOf(event.request.messageId ?? "", false), event.request);

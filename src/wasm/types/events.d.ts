@@ -1,0 +1,30 @@
+// Everything the core tells the UI (the host's `emit`).
+// One of the declaration files of the values crossing the JS boundary (src/wasm/types/), each
+// emitted into pkg/smarthole_agent.d.ts by src/wasm/mod.rs, where they see each other; checked
+// against the core's JSON by scripts/contract.mjs.
+
+export type PipelineStage = "inbox_written" | "ack_sent" | "model_request" | "history_recorded" | "inbox_cleaned";
+
+/** Everything the core tells the UI. */
+export type CoreEvent =
+  | { type: "message_received"; message: RoutedMessage; conversationId?: string }
+  | { type: "stage"; messageId: string; conversationId?: string; stage: PipelineStage }
+  | { type: "text_delta"; messageId: string; conversationId?: string; text: string }
+  | { type: "retrying"; messageId: string; conversationId?: string; attempt: number; delayMs: number; delaySeconds: number; errorCode: string; error: string }
+  | { type: "waiting"; messageId: string; conversationId?: string; text: string }
+  | { type: "tool_started"; messageId: string; conversationId?: string; toolUseId: string; name: string; input: unknown }
+  | { type: "tool_finished"; messageId: string; conversationId?: string; toolUseId: string; name: string; isError: boolean; output: string }
+  | ({ type: "agent_message" } & AgentMessage)
+  | { type: "response"; result: ProcessResult; conversationId?: string }
+  | { type: "notice"; level: "info" | "warning" | "error"; text: string }
+  | { type: "conversation_updated"; conversation: Conversation }
+  | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }
+  | { type: "search_index"; state: "building" | "ready" | "off"; done: number; total: number; bytes: number }
+  | { type: "hub_status"; status: HubStatus; detail: string | null }
+  | { type: "approval_requested"; request: ApprovalRequest }
+  | { type: "approval_resolved"; request: ApprovalRequest }
+  | { type: "change_applied"; messageId: string; conversationId?: string; toolUseId: string; change: ProposedChange; appliedHunks: number[] }
+  | { type: "turn_undone"; report: UndoReport }
+  | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
+
+export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";

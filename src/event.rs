@@ -90,6 +90,8 @@ pub enum Event {
         conversation_id: Option<String>,
         tool_use_id: String,
         name: String,
+        /// The call in the user's words, for its chip ("Delete Notes/Old.md"): `tools::words`.
+        words: String,
         input: Value,
     },
     /// A tool call finished; `output` is shortened for display.
@@ -166,7 +168,10 @@ impl Event {
             | Event::Notice { text, .. }
             | Event::ScheduledRun { text, .. } => mask(text),
             Event::Retrying { error, .. } => mask(error),
-            Event::ToolStarted { input, .. } => mask_value(input, mask),
+            Event::ToolStarted { input, words, .. } => {
+                mask_value(input, mask);
+                mask(words);
+            }
             Event::ToolFinished { output, .. } => mask(output),
             Event::AgentMessage { content, .. } | Event::Retrospection { content, .. } => mask(content),
             Event::Response { result, .. } => result.mask_texts(mask),

@@ -528,6 +528,7 @@ fn events() -> Vec<Event> {
             conversation_id: Some("conv-1".into()),
             tool_use_id: "toolu_1".into(),
             name: "read_file".into(),
+            words: "Read Shopping.md".into(),
             input: json!({"path": "Shopping.md"}),
         },
         Event::ToolFinished {

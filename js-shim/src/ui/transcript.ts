@@ -26,7 +26,7 @@ const AT_END = 80;
 /** The core's calls the transcript makes. */
 type TranscriptCalls = Pick<
   CoreCalls,
-  "process" | "conversationPage" | "currentConversation" | "conversationUsage" | "pendingApprovals" | "decideApproval" | "turnReview" | "undoTurn"
+  "process" | "conversationPage" | "currentConversation" | "conversationUsage" | "pendingApprovals" | "decideApproval" | "turnReview" | "undoTurn" | "toolWords"
 >;
 
 /** What the transcript asks of the panel around it. */
@@ -74,6 +74,7 @@ export class Transcript {
     const target = (into: HTMLElement) => ({
       addUser: (id: string, text: string, source: MessageSource, attachments: Attachment[]) => this.addUser(id, text, source, undefined, into, attachments),
       answer: (id: string) => this.answer(id, into), notice: (text: string) => this.notice(text, into), usage, review,
+      toolWords: (name: string, input: unknown) => this.core.toolWords(name, input),
     });
     // A page no longer drawn: its bubbles are let go of (a live one is kept).
     const forget = (ids: Set<string>) => ids.forEach((id) => this.inflight.has(id) || (this.users.delete(id), this.answers.delete(id)));
@@ -174,7 +175,7 @@ export class Transcript {
         this.answer(event.messageId).setStatus(event.text);
         return;
       case "tool_started":
-        this.answer(event.messageId).toolStarted(event.toolUseId, event.name, event.input);
+        this.answer(event.messageId).toolStarted(event.toolUseId, event.name, event.words, event.input);
         return;
       case "tool_finished":
         this.answer(event.messageId).toolFinished(event.toolUseId, event.isError, event.output);

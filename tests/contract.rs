@@ -30,6 +30,7 @@ use smarthole_agent::ContentBlock;
 use smarthole_agent::HubStatus;
 use smarthole_agent::LogLevel;
 use smarthole_agent::ReprocessSummary;
+use smarthole_agent::{platform_features, PlatformFacts};
 use smarthole_agent::{AgentContext, McpServerConfig, Settings};
 use smarthole_agent::{ApiRequest, ApiResponse};
 use smarthole_agent::{
@@ -437,6 +438,9 @@ fn outgoing() -> Vec<Sample> {
     let page = ConversationPage { lines: vec![history_line_full()], before: Some(4096) };
     add("conversation_page", "Core.ConversationPage", to_json(&page), true);
     add("conversation_page_first", "Core.ConversationPage", to_json(&ConversationPage::default()), false);
+    let phone = PlatformFacts { mobile: true, can_start_programs: false, can_listen: false };
+    add("platform_phone", "Core.PlatformFeatures", to_json(&platform_features(phone)), true);
+    add("platform_computer", "Core.PlatformFeatures", to_json(&platform_features(PlatformFacts::default())), false);
     for block in blocks() {
         let json = to_json(&block);
         let tag = json["type"].as_str().expect("blocks are tagged").to_owned();
@@ -604,6 +608,14 @@ fn incoming() -> Vec<Sample> {
     for (key, value) in settings.as_object().unwrap() {
         assert_ne!(Some(value), defaults.get(key), "settings_full must set {key} to something other than its default");
     }
+    let facts = PlatformFacts { mobile: true, can_start_programs: false, can_listen: false };
+    assert_eq!(read::<PlatformFacts>(&to_json(&facts)), facts);
+    samples.push(Sample {
+        name: "platform_facts".into(),
+        ts_type: "Required<Core.PlatformFacts>",
+        json: to_json(&facts),
+        full: true,
+    });
     samples.push(Sample {
         name: "settings_full".into(),
         ts_type: "Required<Core.CoreSettings>",

@@ -13,6 +13,7 @@ use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::inbox;
 use crate::message::ProcessResult;
+use crate::platform::{platform_features, PlatformFacts, PlatformFeatures};
 use crate::secrets::{Masking, Secrets};
 use crate::settings::Settings;
 use crate::store::{ConversationStore, StoreError};
@@ -132,6 +133,17 @@ impl<H: Host + 'static> MessageProcessor<H> {
             self.configure_hub();
         }
         Ok(())
+    }
+
+    /// What the host can do (`platform.rs`), reported before `initialize`: the core decides from
+    /// it which features this device has — the hub stays off where there is none to reach,
+    /// whatever the settings say — and answers with them, for the settings and commands to draw.
+    pub fn report_platform(&self, facts: PlatformFacts) -> PlatformFeatures {
+        self.inner.config.set_platform(facts);
+        if self.inner.background.started() {
+            self.configure_hub();
+        }
+        platform_features(facts)
     }
 
     /// Loads the history (the index and the current conversation), drops stale questions, notes

@@ -4,7 +4,7 @@
 //! Each exported call goes to the core in one hop; the class's calls are written by topic:
 //! processor.rs (the class, its construction and the pipeline's calls, the seed's callbacks),
 //! conversations.rs, attachments.rs, review.rs (approvals and undo), links.rs (hub, vault
-//! changes, agent API), settings.rs and
+//! changes, agent API), settings.rs, platform.rs (what the device lets the plugin offer) and
 //! tool_words.rs (a tool call in words, for replay). The host the core runs on is `JsHost`
 //! (js_host.rs) over the object declared in host_object.rs, its errors made in js_errors.rs; values cross as JSON
 //! (convert.rs); the seed's callbacks are fed by the host's `emit` (callbacks.rs). The only
@@ -23,6 +23,7 @@ mod host_object;
 mod js_errors;
 mod js_host;
 mod links;
+mod platform;
 mod processor;
 mod review;
 mod settings;
@@ -45,3 +46,5 @@ const TS_APPROVALS: &str = include_str!("types/approvals.d.ts");
 const TS_EVENTS: &str = include_str!("types/events.d.ts");
 #[wasm_bindgen(typescript_custom_section)]
 const TS_HOST: &str = include_str!("types/host.d.ts");
+#[wasm_bindgen(typescript_custom_section)]
+const TS_PLATFORM: &str = include_str!("types/platform.d.ts");

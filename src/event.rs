@@ -94,6 +94,9 @@ pub enum Event {
         words: String,
         input: Value,
     },
+    /// The messages accepted and not answered yet changed (one arrived, was answered, or was
+    /// stopped): the chat view is busy while one of its conversation's is listed.
+    InFlight { messages: Vec<crate::message::InFlightMessage> },
     /// A tool call finished; `output` is shortened for display.
     ToolFinished {
         message_id: String,
@@ -177,6 +180,7 @@ impl Event {
             Event::Response { result, .. } => result.mask_texts(mask),
             Event::HubStatus { detail, .. } => detail.iter_mut().for_each(mask),
             Event::Stage { .. }
+            | Event::InFlight { .. }
             | Event::ConversationUpdated { .. }
             | Event::SearchIndex { .. }
             | Event::ApprovalRequested { .. }

@@ -45,6 +45,7 @@ use smarthole_agent::{
 };
 use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
+use smarthole_agent::{InFlightMessage, StopAnswer};
 use smarthole_agent::{McpServer, McpState, McpTool};
 
 /// One value and the TypeScript type it must be.
@@ -105,6 +106,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::Retrying { .. },
         Event::Waiting { .. },
         Event::ToolStarted { .. },
+        Event::InFlight { .. },
         Event::ToolFinished { .. },
         Event::AgentMessage { .. },
         Event::Response { .. },
@@ -439,6 +441,10 @@ fn outgoing() -> Vec<Sample> {
     add("conversation_page", "Core.ConversationPage", to_json(&page), true);
     add("conversation_page_first", "Core.ConversationPage", to_json(&ConversationPage::default()), false);
     let phone = PlatformFacts { mobile: true, can_start_programs: false, can_listen: false };
+    let job = InFlightMessage { message_id: "msg-2".into(), conversation_id: Some("conv-2".into()) };
+    let stop = StopAnswer { stopped: Some("msg-1".into()), in_flight: vec![job] };
+    add("stop_answer", "Core.StopAnswer", to_json(&stop), true);
+    add("stop_answer_idle", "Core.StopAnswer", to_json(&StopAnswer { stopped: None, in_flight: vec![] }), false);
     add("platform_phone", "Core.PlatformFeatures", to_json(&platform_features(phone)), true);
     add("platform_computer", "Core.PlatformFeatures", to_json(&platform_features(PlatformFacts::default())), false);
     for block in blocks() {
@@ -534,6 +540,9 @@ fn events() -> Vec<Event> {
             name: "read_file".into(),
             words: "Read Shopping.md".into(),
             input: json!({"path": "Shopping.md"}),
+        },
+        Event::InFlight {
+            messages: vec![InFlightMessage { message_id: "msg-1".into(), conversation_id: Some("conv-1".into()) }],
         },
         Event::ToolFinished {
             message_id: "msg-1".into(),

@@ -208,16 +208,19 @@ impl<H: Host + 'static> MessageProcessor<H> {
     ) -> SharedResult {
         let this = self.task_handle();
         let key = id.clone();
+        let listed = conversation_id.clone();
         let work = self.inner.tasks.wrap(work(self.task_handle()));
         let shared = async move {
             let result = work.await.unwrap_or_else(|| ProcessResult::cancelled(&key));
             this.inner.inbox.finished(&key);
+            this.in_flight_changed();
             this.inner.host.emit(&Event::Response { result: result.clone(), conversation_id });
             result
         }
         .boxed_local()
         .shared();
-        self.inner.inbox.started(id, shared.clone());
+        self.inner.inbox.started(id, listed, shared.clone());
+        self.in_flight_changed();
         shared
     }
 }

@@ -2,10 +2,10 @@
 // arrived from the hub, a scheduled run, the agent API) and the answers — text streamed, tool
 // calls, retries, questions and approval cards under the answer that asked, results, errors with
 // Retry, notices; whether it is busy is the core's list of messages in flight, read when drawn.
-// Results arrive one way, as `response` events, whoever sent the message. The history above is drawn a page at a
-// time (history-pages.ts); every decision is the core's.
+// Results arrive one way, as `response` events, whoever sent the message. The history above is
+// drawn a page at a time (history-pages.ts); every decision is the core's.
 import type {} from "obsidian";
-import type { ApprovalRequest, Attachment, Conversation, MessageSource, ProcessResult, QuestionType, RoutedMessage, Usage } from "smarthole-core";
+import type { ApprovalRequest, Attachment, Conversation, InFlightMessage, MessageSource, ProcessResult, QuestionType, RoutedMessage, Usage } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime-event.ts";
 import type { CoreCalls, PanelOptions } from "./panel-api.ts";
 import { addErrorBox, AnswerBubble } from "./answer-bubble.ts";
@@ -77,7 +77,7 @@ export class Transcript {
     });
     // A page no longer drawn: its bubbles are let go of (a live one is kept).
     const forget = (ids: Set<string>) => {
-      const live = new Set(this.core.messagesInFlight().map((m) => m.messageId));
+      const live = new Set(this.inFlight().map((m) => m.messageId));
       ids.forEach((id) => live.has(id) || (this.users.delete(id), this.answers.delete(id)));
     };
     this.pages = new HistoryPages(this.messages, core, (lines, into) => replayLines(lines, target(into), options), forget);
@@ -91,7 +91,17 @@ export class Transcript {
   /** Whether a message of the conversation shown is in flight, as the core lists them (read
    *  once the core is ready). */
   get busy(): boolean {
-    return this.core.messagesInFlight().some((m) => !this.hooks.elsewhere(m.conversationId));
+    return this.inFlight().some((m) => !this.hooks.elsewhere(m.conversationId));
+  }
+
+  /** The core's messages in flight; none while it is being rebuilt after a trap (the new one
+   *  lists those it finishes from the inbox). */
+  private inFlight(): InFlightMessage[] {
+    try {
+      return this.core.messagesInFlight();
+    } catch {
+      return [];
+    }
   }
 
   /** A message typed here and handed to the core: drawn at once (the core lists it in flight). */

@@ -90,8 +90,13 @@ pub enum Event {
         conversation_id: Option<String>,
         tool_use_id: String,
         name: String,
+        /// The call in the user's words, for its chip ("Delete Notes/Old.md"): `tools::words`.
+        words: String,
         input: Value,
     },
+    /// The messages accepted and not answered yet changed (one arrived, was answered, or was
+    /// stopped): the chat view is busy while one of its conversation's is listed.
+    InFlight { messages: Vec<crate::message::InFlightMessage> },
     /// A tool call finished; `output` is shortened for display.
     ToolFinished {
         message_id: String,
@@ -166,12 +171,16 @@ impl Event {
             | Event::Notice { text, .. }
             | Event::ScheduledRun { text, .. } => mask(text),
             Event::Retrying { error, .. } => mask(error),
-            Event::ToolStarted { input, .. } => mask_value(input, mask),
+            Event::ToolStarted { input, words, .. } => {
+                mask_value(input, mask);
+                mask(words);
+            }
             Event::ToolFinished { output, .. } => mask(output),
             Event::AgentMessage { content, .. } | Event::Retrospection { content, .. } => mask(content),
             Event::Response { result, .. } => result.mask_texts(mask),
             Event::HubStatus { detail, .. } => detail.iter_mut().for_each(mask),
             Event::Stage { .. }
+            | Event::InFlight { .. }
             | Event::ConversationUpdated { .. }
             | Event::SearchIndex { .. }
             | Event::ApprovalRequested { .. }

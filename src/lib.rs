@@ -105,6 +105,7 @@ mod llm;
 mod llm_client;
 mod mcp;
 mod message;
+mod platform;
 mod processor;
 mod prompt;
 mod retrospection;
@@ -149,8 +150,11 @@ pub use llm::types::ContentBlock;
 pub use llm::types::Usage;
 pub use llm_client::check::{CheckLine, ConnectionCheck};
 pub use mcp::{McpError, McpServer, McpState, McpTool};
-pub use message::{MessageSource, ProcessResult, RoutedMessage};
-pub use processor::{ConversationPage, MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, TurnReview};
+pub use message::{InFlightMessage, MessageSource, ProcessResult, RoutedMessage};
+pub use platform::{platform_features, Feature, PlatformFacts, PlatformFeatures};
+pub use processor::{
+    ConversationPage, MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, StopAnswer, TurnReview,
+};
 pub use settings::{unknown_fields, SettingsDocument, UnknownField};
 pub use settings::{AgentContext, ApiFormat, AuthStyle, McpServerConfig, Settings};
 pub use undo::AppliedChange;

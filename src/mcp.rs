@@ -74,6 +74,13 @@ pub(crate) fn split_tool_name(name: &str) -> Option<(&str, &str)> {
     name.strip_prefix(TOOL_PREFIX)?.split_once("__")
 }
 
+/// An offered name in the user's words: "get-sum (everything)" for `mcp__everything__get-sum`;
+/// none for a name that is not an integration's.
+pub(crate) fn tool_words(name: &str) -> Option<String> {
+    let (server, tool) = split_tool_name(name)?;
+    (!server.is_empty() && !tool.is_empty()).then(|| format!("{tool} ({server})"))
+}
+
 /// The definitions offered for the connected servers' tools (names the API would refuse are
 /// left out).
 pub(crate) fn definitions(servers: &[McpServer]) -> Vec<ToolDef> {
@@ -167,6 +174,14 @@ mod tests {
         assert_eq!(names, ["mcp__everything__echo", "mcp__everything__get-sum"]);
         assert_eq!(split_tool_name("mcp__everything__get-sum"), Some(("everything", "get-sum")));
         assert_eq!(split_tool_name("read_file"), None);
+    }
+
+    #[test]
+    fn an_integration_tool_reads_as_tool_then_server() {
+        assert_eq!(tool_words("mcp__everything__get-sum").as_deref(), Some("get-sum (everything)"));
+        assert_eq!(tool_words("mcp__mail__send__now").as_deref(), Some("send__now (mail)"));
+        assert_eq!(tool_words("mcp____x"), None);
+        assert_eq!(tool_words("read_file"), None);
     }
 
     #[test]

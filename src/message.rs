@@ -87,6 +87,18 @@ impl RoutedMessage {
     }
 }
 
+/// A message accepted and not answered yet, as the chat view is told of it (`in_flight`): it
+/// shows Stop while one of its conversation's is in flight.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InFlightMessage {
+    pub message_id: String,
+    /// The conversation a scheduled run's message names (`named_conversation`); none for a
+    /// message to the current conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+}
+
 /// Why an incoming message was refused before it reached the inbox.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum InvalidMessage {

@@ -30,6 +30,7 @@ use smarthole_agent::ContentBlock;
 use smarthole_agent::HubStatus;
 use smarthole_agent::LogLevel;
 use smarthole_agent::ReprocessSummary;
+use smarthole_agent::{platform_features, PlatformFacts};
 use smarthole_agent::{AgentContext, McpServerConfig, Settings};
 use smarthole_agent::{ApiRequest, ApiResponse};
 use smarthole_agent::{
@@ -44,6 +45,7 @@ use smarthole_agent::{
 };
 use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
+use smarthole_agent::{InFlightMessage, StopAnswer};
 use smarthole_agent::{McpServer, McpState, McpTool};
 
 /// One value and the TypeScript type it must be.
@@ -104,6 +106,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::Retrying { .. },
         Event::Waiting { .. },
         Event::ToolStarted { .. },
+        Event::InFlight { .. },
         Event::ToolFinished { .. },
         Event::AgentMessage { .. },
         Event::Response { .. },
@@ -437,6 +440,13 @@ fn outgoing() -> Vec<Sample> {
     let page = ConversationPage { lines: vec![history_line_full()], before: Some(4096) };
     add("conversation_page", "Core.ConversationPage", to_json(&page), true);
     add("conversation_page_first", "Core.ConversationPage", to_json(&ConversationPage::default()), false);
+    let phone = PlatformFacts { mobile: true, can_start_programs: false, can_listen: false };
+    let job = InFlightMessage { message_id: "msg-2".into(), conversation_id: Some("conv-2".into()) };
+    let stop = StopAnswer { stopped: Some("msg-1".into()), in_flight: vec![job] };
+    add("stop_answer", "Core.StopAnswer", to_json(&stop), true);
+    add("stop_answer_idle", "Core.StopAnswer", to_json(&StopAnswer { stopped: None, in_flight: vec![] }), false);
+    add("platform_phone", "Core.PlatformFeatures", to_json(&platform_features(phone)), true);
+    add("platform_computer", "Core.PlatformFeatures", to_json(&platform_features(PlatformFacts::default())), false);
     for block in blocks() {
         let json = to_json(&block);
         let tag = json["type"].as_str().expect("blocks are tagged").to_owned();
@@ -528,7 +538,11 @@ fn events() -> Vec<Event> {
             conversation_id: Some("conv-1".into()),
             tool_use_id: "toolu_1".into(),
             name: "read_file".into(),
+            words: "Read Shopping.md".into(),
             input: json!({"path": "Shopping.md"}),
+        },
+        Event::InFlight {
+            messages: vec![InFlightMessage { message_id: "msg-1".into(), conversation_id: Some("conv-1".into()) }],
         },
         Event::ToolFinished {
             message_id: "msg-1".into(),
@@ -603,6 +617,14 @@ fn incoming() -> Vec<Sample> {
     for (key, value) in settings.as_object().unwrap() {
         assert_ne!(Some(value), defaults.get(key), "settings_full must set {key} to something other than its default");
     }
+    let facts = PlatformFacts { mobile: true, can_start_programs: false, can_listen: false };
+    assert_eq!(read::<PlatformFacts>(&to_json(&facts)), facts);
+    samples.push(Sample {
+        name: "platform_facts".into(),
+        ts_type: "Required<Core.PlatformFacts>",
+        json: to_json(&facts),
+        full: true,
+    });
     samples.push(Sample {
         name: "settings_full".into(),
         ts_type: "Required<Core.CoreSettings>",

@@ -146,3 +146,37 @@ fn tool_result_after(host: &FakeHost, p: MessageProcessor<FakeHost>, id: &str) -
     host.run(p.process(direct("later", "done, reconnected")));
     tool_result(host, id)
 }
+
+#[test]
+fn each_tool_call_is_announced_in_the_users_words() {
+    let host = setup();
+    let p = processor(&host);
+    host.script_mcp("everything", "get-sum", Ok(json!({"content": [{"type": "text", "text": "3"}]})));
+    host.put_note("Notes/Old.md", "old");
+    host.script([
+        Reply::tools(
+            "",
+            &[
+                ("t1", "mcp__everything__get-sum", json!({"a": 1, "b": 2})),
+                ("t2", "read_file", json!({"path": "Notes/Old.md"})),
+                ("t3", "list_files", json!({"glob": "*.md"})),
+                ("t4", "send_message", json!({"message": "working on it"})),
+                ("t5", "no_such_tool", json!({})),
+            ],
+        ),
+        Reply::text("Done."),
+    ]);
+    host.run(p.process(direct("a", "add and read")));
+    let words: Vec<String> = host
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            smarthole_agent::Event::ToolStarted { words, .. } => Some(words),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        words,
+        ["get-sum (everything)", "Read Notes/Old.md", "List the vault (*.md)", "Send you an update", "no_such_tool"]
+    );
+}

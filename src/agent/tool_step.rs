@@ -116,6 +116,7 @@ pub(super) async fn run_one_tool<H: Host>(
         conversation_id: conversation_id.clone(),
         tool_use_id: id.to_owned(),
         name: name.to_owned(),
+        words: crate::tools::words(name, input),
         input: input.clone(),
     });
     journal.record(&JournalRecord::ToolStarted { tool_use_id: id.to_owned() }).await;

@@ -13,6 +13,7 @@ use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::inbox;
 use crate::message::ProcessResult;
+use crate::platform::{platform_features, PlatformFacts, PlatformFeatures};
 use crate::secrets::{Masking, Secrets};
 use crate::settings::Settings;
 use crate::store::{ConversationStore, StoreError};
@@ -134,6 +135,17 @@ impl<H: Host + 'static> MessageProcessor<H> {
         Ok(())
     }
 
+    /// What the host can do (`platform.rs`), reported before `initialize`: the core decides from
+    /// it which features this device has — the hub stays off where there is none to reach,
+    /// whatever the settings say — and answers with them, for the settings and commands to draw.
+    pub fn report_platform(&self, facts: PlatformFacts) -> PlatformFeatures {
+        self.inner.config.set_platform(facts);
+        if self.inner.background.started() {
+            self.configure_hub();
+        }
+        platform_features(facts)
+    }
+
     /// Loads the history (the index and the current conversation), drops stale questions, notes
     /// which messages a previous session left in the inbox, and starts the periodic cleanup,
     /// the worker and the hub. Later calls only make sure of it.
@@ -196,16 +208,19 @@ impl<H: Host + 'static> MessageProcessor<H> {
     ) -> SharedResult {
         let this = self.task_handle();
         let key = id.clone();
+        let listed = conversation_id.clone();
         let work = self.inner.tasks.wrap(work(self.task_handle()));
         let shared = async move {
             let result = work.await.unwrap_or_else(|| ProcessResult::cancelled(&key));
             this.inner.inbox.finished(&key);
+            this.in_flight_changed();
             this.inner.host.emit(&Event::Response { result: result.clone(), conversation_id });
             result
         }
         .boxed_local()
         .shared();
-        self.inner.inbox.started(id, shared.clone());
+        self.inner.inbox.started(id, listed, shared.clone());
+        self.in_flight_changed();
         shared
     }
 }

@@ -15,6 +15,7 @@ use crate::hub::display::{Answer, Paced};
 use crate::hub::frames::{notification_frame, shorten_to_plain_text};
 use crate::hub::{HubAction, HubStatus, Priority, ResponseKind};
 use crate::message::{MessageSource, RoutedMessage};
+use crate::platform::platform_features;
 use crate::settings::Settings;
 use crate::time::parse_iso;
 
@@ -29,7 +30,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// (typing a description must not re-register on every keystroke); anything else at once.
     pub(super) fn configure_hub(&self) {
         let generation = self.inner.hub.settings_changed();
-        let config = self.settings().hub_config();
+        let config = self.hub_config();
         if !self.inner.hub.client.borrow().is_identity_change(&config) {
             return self.apply_hub_config();
         }
@@ -41,8 +42,15 @@ impl<H: Host + 'static> MessageProcessor<H> {
         });
     }
 
+    /// The hub connection to have: the settings', where this device has a hub to reach
+    /// (`platform.rs`).
+    fn hub_config(&self) -> Option<crate::hub::config::HubConfig> {
+        let available = platform_features(self.inner.config.platform()).hub.available;
+        self.settings().hub_config().filter(|_| available)
+    }
+
     fn apply_hub_config(&self) {
-        let config = self.settings().hub_config();
+        let config = self.hub_config();
         let now = self.inner.host.now_ms();
         let actions = self.inner.hub.client.borrow_mut().configure(config, now);
         self.hub_apply(actions);

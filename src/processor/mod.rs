@@ -7,7 +7,8 @@
 //!   `failed/`, and the retry later in the session;
 //! - `conversations.rs`: the idle boundary, questions, recording a turn, what follows a
 //!   conversation's end, stale questions;
-//! - `view.rs` (the chat view's reads and changes), `review.rs` (a turn's cards and changes,
+//! - `view.rs` (the chat view's reads and changes), `chat_view.rs` (what the chat view is told:
+//!   the messages in flight, Stop's answer, the "Chat opened" line), `review.rs` (a turn's cards and changes,
 //!   undo), `attachments.rs` (the `@` picker, attaching), `search.rs` (the search index),
 //!   `setup.rs` (the connection check, the usage totals), `markdown_copy.rs` (the Markdown
 //!   copies and export);
@@ -21,6 +22,7 @@ mod api;
 mod approvals;
 mod arrival;
 mod attachments;
+mod chat_view;
 mod conversations;
 mod error;
 mod failure;
@@ -36,6 +38,7 @@ mod view;
 mod worker;
 
 pub use arrival::ReprocessSummary;
+pub use chat_view::StopAnswer;
 pub use error::ProcessorError;
 pub use handle::MessageProcessor;
 pub use review::TurnReview;

@@ -28,15 +28,10 @@ use crate::tools::TurnServices;
 
 impl<H: Host + 'static> MessageProcessor<H> {
     /// Stops the message in flight: its request, retry wait or tool is abandoned and it resolves
-    /// as cancelled. Returns whether there was one. A no-op when idle.
+    /// as cancelled. Returns whether there was one. A no-op when idle. (`stop` in chat_view.rs
+    /// answers with what is left in flight.)
     pub fn cancel_current_processing(&self) -> bool {
-        match self.inner.run.stop() {
-            Some(message_id) => {
-                self.inner.host.log(LogLevel::Info, &format!("stopping message {message_id}"));
-                true
-            }
-            None => false,
-        }
+        self.stop().stopped.is_some()
     }
 
     /// Runs one tool outside a turn, approvals refused (tests compare tools' answers quickly,

@@ -77,6 +77,19 @@ impl BuiltinTool {
         }
     }
 
+    /// A call of it in the user's words, for its chip in the chat view.
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            BuiltinTool::SendMessage => "Send you an update",
+            BuiltinTool::EndConversation => "End the conversation",
+            BuiltinTool::GetConversation => "Read a past conversation",
+            BuiltinTool::NeedsInput => "Ask you",
+            BuiltinTool::KeepQuestionOpen => "Keep the question open",
+            BuiltinTool::CreateSchedule => "Schedule a task",
+            BuiltinTool::StateUpdate => "Update the task's notes",
+        }
+    }
+
     /// Its definition for the model.
     pub(crate) fn definition(self) -> ToolDef {
         match self {
@@ -89,6 +102,17 @@ impl BuiltinTool {
             BuiltinTool::StateUpdate => schedule::state_definition(),
         }
     }
+}
+
+/// A tool call in the user's words, the one place they are written: the `tool_started` event
+/// carries them and the chat view's replay of a history asks for them (`toolWords`). A note
+/// tool's name its input's path ("Delete Notes/Old.md"), an integration's tool and server
+/// (`mcp.rs`), a built-in tool's action; an unknown name as it is.
+pub(crate) fn words(name: &str, input: &Value) -> String {
+    if let Some(words) = notes::words(name, input).or_else(|| mcp::tool_words(name)) {
+        return words;
+    }
+    BuiltinTool::ALL.iter().find(|t| t.name() == name).map_or_else(|| name.to_owned(), |t| t.words().to_owned())
 }
 
 /// The tools offered in a turn: the conversation tools, the note tools, then the connected

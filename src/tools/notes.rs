@@ -98,6 +98,34 @@ pub(super) fn names() -> impl Iterator<Item = &'static str> {
     TOOLS.iter().map(|(n, _, _)| *n)
 }
 
+/// A note tool's call in the user's words, for its chip ("Delete Notes/Old.md"); none for a name
+/// that is not a note tool.
+pub(super) fn words(name: &str, input: &Value) -> Option<String> {
+    let arg = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+    Some(match name {
+        "read_file" => format!("Read {}", arg("path")),
+        "write_file" => format!("Write {}", arg("path")),
+        "edit_file" => format!("Edit {}", arg("path")),
+        "delete_file" => format!("Delete {}", arg("path")),
+        "move_file" => format!("Move {} to {}", arg("from"), arg("to")),
+        "create_folder" => format!("Create the folder {}", arg("path")),
+        "search_files" => format!("Search the notes for “{}”", arg("query")),
+        "list_files" => {
+            let folder = arg("folder");
+            let glob = arg("glob");
+            let folder = if folder.is_empty() { "the vault".to_owned() } else { folder };
+            if glob.is_empty() {
+                format!("List {folder}")
+            } else {
+                format!("List {folder} ({glob})")
+            }
+        }
+        "get_file_info" => format!("Look up {}", arg("path")),
+        "get_active_note" => "Read the open note".to_owned(),
+        _ => return None,
+    })
+}
+
 /// Runs a note tool by name, its input checked against its schema first.
 pub(super) async fn run<H: Host>(ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
     let Some((_, _, schema)) = TOOLS.iter().find(|(n, _, _)| *n == name) else {

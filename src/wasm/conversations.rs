@@ -18,13 +18,6 @@ impl WasmMessageProcessor {
         promise(async move { core.conversations().await })
     }
 
-    /// Writes a hidden system line (UC014: the chat opened); resolves with the conversation id.
-    #[wasm_bindgen(js_name = recordSystemLine, unchecked_return_type = "Promise<string>")]
-    pub fn record_system_line(&self, text: String) -> Promise {
-        let core = self.core.clone();
-        promise(async move { core.record_system_line(&text).await })
-    }
-
     /// Writes a conversation as a Markdown note (or what its note lacks); resolves with the
     /// note's path.
     #[wasm_bindgen(js_name = exportConversation, unchecked_return_type = "Promise<string>")]

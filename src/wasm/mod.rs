@@ -3,9 +3,10 @@
 //!
 //! Each exported call goes to the core in one hop; the class's calls are written by topic:
 //! processor.rs (the class, its construction and the pipeline's calls, the seed's callbacks),
-//! conversations.rs, attachments.rs, review.rs (approvals and undo), links.rs (hub, vault
-//! changes, agent API) and settings.rs. The host the core runs on is `JsHost` (js_host.rs) over
-//! the object declared in host_object.rs, its errors made in js_errors.rs; values cross as JSON
+//! chat_view.rs (what is in flight, Stop's answer, the chat opened), conversations.rs, attachments.rs, review.rs (approvals and undo), links.rs (hub, vault
+//! changes, agent API), settings.rs, platform.rs (what the device lets the plugin offer) and
+//! tool_words.rs (a tool call in words, for replay). The host the core runs on is `JsHost`
+//! (js_host.rs) over the object declared in host_object.rs, its errors made in js_errors.rs; values cross as JSON
 //! (convert.rs); the seed's callbacks are fed by the host's `emit` (callbacks.rs). The only
 //! files that call `js_sys`.
 //!
@@ -16,15 +17,18 @@
 
 mod attachments;
 mod callbacks;
+mod chat_view;
 mod conversations;
 mod convert;
 mod host_object;
 mod js_errors;
 mod js_host;
 mod links;
+mod platform;
 mod processor;
 mod review;
 mod settings;
+mod tool_words;
 
 pub use host_object::JsHostObject;
 pub use processor::WasmMessageProcessor;
@@ -43,3 +47,7 @@ const TS_APPROVALS: &str = include_str!("types/approvals.d.ts");
 const TS_EVENTS: &str = include_str!("types/events.d.ts");
 #[wasm_bindgen(typescript_custom_section)]
 const TS_HOST: &str = include_str!("types/host.d.ts");
+#[wasm_bindgen(typescript_custom_section)]
+const TS_CHAT_VIEW: &str = include_str!("types/chat_view.d.ts");
+#[wasm_bindgen(typescript_custom_section)]
+const TS_PLATFORM: &str = include_str!("types/platform.d.ts");

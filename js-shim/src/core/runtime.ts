@@ -5,7 +5,7 @@
 // events out to the views, and hands out its processor (guarded-core.ts): one binding, whatever
 // instance is current. A trap rebuilds the core: a fresh instance, the user told, the inbox (on
 // disk) finished by the new one. The shim decides nothing else: the core does.
-import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, ProcessResult, ProviderPreset, ReprocessSummary } from "smarthole-core";
+import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, PlatformFacts, PlatformFeatures, ProcessResult, ProviderPreset, ReprocessSummary } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
 import type { McpConnections, StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
@@ -26,6 +26,8 @@ export interface Platform {
   mcpStdio?: StdioFactory | null;
   /** Imports Node's http module for the agent API; null where no server can listen (mobile, a page). */
   loadHttp?: (() => Promise<typeof import("node:http")>) | null;
+  /** A phone or tablet (Obsidian's mobile app), where there is no hub to reach. */
+  mobile?: boolean;
   /** The user's IANA time zone (default: the platform's). */
   timeZone?: () => string;
   /** Reports the vault's changes, for the search index; returns how to stop, if it must be told. */
@@ -78,6 +80,9 @@ export class CoreRuntime {
   /** The core's default settings, once it is loaded. */
   defaults: Required<CoreSettings> | null = null;
   presets: ProviderPreset[] = [];
+  /** What this device lets the plugin offer, as the core decides it from the platform's facts
+   *  (`reportPlatform`), once it is loaded; the settings and commands draw it. */
+  features: PlatformFeatures | null = null;
 
   constructor(private readonly options: RuntimeOptions) {
     const log = (level: LogLevel, message: string) => this.log(level, message);
@@ -157,6 +162,11 @@ export class CoreRuntime {
     this.options.log?.(level, message);
   }
 
+  /** What the platform can do, as it reports it: the core decides what follows. */
+  private facts(): PlatformFacts {
+    return { mobile: this.options.mobile ?? false, canStartPrograms: Boolean(this.options.mcpStdio), canListen: Boolean(this.options.loadHttp) };
+  }
+
   /** Loads the core module (once per instance): its defaults and presets are known from then. */
   async load(): Promise<Core> {
     if (this.loaded) return this.loaded;
@@ -164,6 +174,7 @@ export class CoreRuntime {
     this.loaded = core;
     this.defaults = core.defaultSettings();
     this.presets = core.providerPresets();
+    this.features = core.platformFeatures(this.facts());
     return core;
   }
 
@@ -176,6 +187,7 @@ export class CoreRuntime {
     performance.mark("smarthole:core-loaded");
     const settings = this.options.settings();
     this.instance = new core.MessageProcessor(this.host, settings);
+    this.features = this.instance.reportPlatform(this.facts());
     this.links.attach(this.processor, {
       bodyLimit: core.agentApiBodyLimit(),
       handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(NOT_READY)),

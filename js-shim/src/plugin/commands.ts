@@ -1,7 +1,7 @@
 // The plugin's commands and its ribbon icon: open the chat, stop the answer, export a
 // conversation, ask the agent about the selection (also in the editor's menu), download the
 // agent API's config. Each goes to the core through the runtime's processor.
-import { Platform, type Editor, type Plugin } from "obsidian";
+import type { Editor, Plugin } from "obsidian";
 import type { ChatView } from "./chat-view.ts";
 import { DownloadConfigModal } from "./agent-api-setting.ts";
 import { addExportCommand } from "./export-command.ts";
@@ -46,7 +46,7 @@ export function addCommands(plugin: Plugin, host: SettingsHost, openChat: () => 
     id: "download-agent-api-config",
     name: "Download agent API config",
     checkCallback: (checking) => {
-      if (!Platform.isDesktopApp || !runtime.ready) return false;
+      if (!runtime.features?.agentApi.available || !runtime.ready) return false;
       if (!checking) new DownloadConfigModal(plugin.app, host).open();
       return true;
     },

@@ -1,7 +1,7 @@
 // Settings → Integrations: the user's MCP servers, each with its state (connected, failed,
 // needs reconnecting), a Reconnect and a Remove button, and a form to add one — a command
 // (desktop only) or a URL with an optional Authorization header kept in secret storage.
-import { Modal, Notice, Platform, SecretComponent, Setting, type App } from "obsidian";
+import { Modal, Notice, SecretComponent, Setting, type App } from "obsidian";
 import type { SettingsHost } from "./settings-host.ts";
 import type { SavedMcpServer } from "./settings.ts";
 
@@ -25,13 +25,16 @@ function parseEnv(text: string): Record<string, string> {
 
 class AddIntegrationModal extends Modal {
   private server: SavedMcpServer = { name: "" };
-  private kind: "command" | "url" = Platform.isDesktopApp ? "command" : "url";
+  private kind: "command" | "url";
 
+  /** `programs`: whether this device can run a program (the core's answer, runtime.features). */
   constructor(
     app: App,
+    private readonly programs: boolean,
     private readonly onSave: (server: SavedMcpServer) => Promise<boolean>,
   ) {
     super(app);
+    this.kind = programs ? "command" : "url";
   }
 
   override onOpen(): void {
@@ -45,8 +48,8 @@ class AddIntegrationModal extends Modal {
     new Setting(el).setName("Name").setDesc("Letters, digits, - and _; the agent refers to it by this name.").addText((t) =>
       t.setValue(this.server.name).onChange((v) => (this.server.name = v.trim())),
     );
-    // A phone cannot start programs: a URL is the only kind there.
-    if (Platform.isDesktopApp) new Setting(el)
+    // Where no program can start (a phone), a URL is the only kind.
+    if (this.programs) new Setting(el)
       .setName("Kind")
       .setDesc("A program on this computer (desktop only), or a server at a URL.")
       .addDropdown((d) =>
@@ -128,7 +131,7 @@ export function renderIntegrations(container: HTMLElement, app: App, plugin: Set
   };
   new Setting(container).addButton((b) =>
     b.setButtonText("Add integration").onClick(() =>
-      new AddIntegrationModal(app, async (server) => {
+      new AddIntegrationModal(app, plugin.runtime.features?.mcpStdio.available ?? false, async (server) => {
         const before = saved();
         await plugin.changeSetting("mcpServers", [...before, server]);
         if (saved().length === before.length) return false; // refused, with the reason in a notice

@@ -23,10 +23,11 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.runtime = new CoreRuntime({
       io: new ObsidianIO(this.app),
       vault: new ObsidianVault(this.app),
-      // Command-line MCP servers need a process: the desktop app only.
+      // What this device can do — not the desktop app (a phone or tablet), start programs, load
+      // Node's http module — as facts: the core decides what follows (runtime.features).
+      mobile: !Platform.isDesktopApp,
       mcpStdio: Platform.isDesktopApp ? stdioTransport((line) => this.log("debug", line)) : null,
       openSocket: (url) => new WebSocket(url),
-      // The agent API listens on the desktop app only, where Node's http module exists.
       loadHttp: Platform.isDesktop ? () => import("node:http") : null,
       // The search index follows the vault's changes (a rename is a change at both paths).
       watchVault: (changed) => this.watchVault(changed),

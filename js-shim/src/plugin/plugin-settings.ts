@@ -3,7 +3,7 @@
 // core, written back untouched on every save), given to the core with the secrets from secret
 // storage, and changed one at a time (the core checks a change before it is saved). The settings
 // sections reach it through SettingsHost.
-import { Notice, Platform, type Plugin } from "obsidian";
+import { Notice, type Plugin } from "obsidian";
 import type { CoreSettings } from "smarthole-core";
 import type { CoreRuntime } from "../core/runtime.ts";
 import type { SettingsHost } from "./settings-host.ts";
@@ -32,13 +32,12 @@ export class PluginSettings implements SettingsHost {
 
   /**
    * The settings the core runs with: only the fields it can use (a wrong-typed or unknown one in
-   * data.json never stops the start), the secrets from secret storage. The hub is a program on
-   * the user's computer: on a phone or tablet there is none to reach.
+   * data.json never stops the start), the secrets from secret storage. (On a phone the core
+   * keeps the hub off itself: runtime.features.)
    */
   forCore(): CoreSettings {
     const defaults = this.runtime.defaults;
-    const settings = coreSettings(this.app, defaults ? cleanSaved(this.saved, defaults).saved : this.saved);
-    return Platform.isDesktopApp ? settings : { ...settings, hubEnabled: false };
+    return coreSettings(this.app, defaults ? cleanSaved(this.saved, defaults).saved : this.saved);
   }
 
   /** The core is loaded: data.json is split, and the fields it does not use are named. */

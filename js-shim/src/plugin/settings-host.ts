@@ -7,9 +7,9 @@ import type { App } from "obsidian";
 import type { CoreRuntime } from "../core/runtime.ts";
 import type { SavedSettings } from "./settings.ts";
 
-/** The runtime as the settings use it: its facts (defaults, presets, the agent API's listeners,
- * the MCP servers), its processor, and the settings applied again. */
-export type SettingsRuntime = Pick<CoreRuntime, "ready" | "started" | "defaults" | "presets" | "processor" | "mcp" | "apiStates" | "configureApi" | "updateSettings">;
+/** The runtime as the settings use it: its facts (defaults, presets, what this device offers,
+ * the agent API's listeners, the MCP servers), its processor, and the settings applied again. */
+export type SettingsRuntime = Pick<CoreRuntime, "ready" | "started" | "defaults" | "presets" | "features" | "processor" | "mcp" | "apiStates" | "configureApi" | "updateSettings">;
 
 export interface SettingsHost {
   readonly app: App;

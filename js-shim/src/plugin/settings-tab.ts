@@ -1,6 +1,6 @@
 // The settings tab, sentence case. Values the user has not changed show the core's defaults;
 // every change is checked by the core before it is saved.
-import { Modal, Notice, Platform, PluginSettingTab, SecretComponent, Setting, type App, type Plugin } from "obsidian";
+import { Modal, Notice, PluginSettingTab, SecretComponent, Setting, type App, type Plugin } from "obsidian";
 import type { CoreSettings } from "smarthole-core";
 import type { SettingsHost } from "./settings-host.ts";
 import { DEFAULT_SECRET_ID, savedOr, type SavedSettings } from "./settings.ts";
@@ -187,17 +187,12 @@ export class SmartHoleSettingTab extends PluginSettingTab {
     }
 
     renderIntegrations(containerEl, this.app, this.host);
-    // The agent API is an HTTP server, the hub a program on the computer: the desktop app only.
-    if (Platform.isDesktopApp) renderAgentApi(containerEl.createDiv(), this.app, this.host, defaults);
-    else {
-      new Setting(containerEl)
-        .setName("Desktop only")
-        .setDesc(
-          "The SmartHole hub, the agent API and integrations that run a program need the desktop app: this device cannot run a local server or start programs. Chat, notes, schedules and integrations at a URL work here.",
-        )
-        .setClass("smarthole-desktop-only");
-    }
-    if (Platform.isDesktopApp) this.hub(containerEl, defaults);
+    // What this device offers is the core's answer (runtime.features): the sections it has, and
+    // its line saying why the others are missing.
+    const features = this.host.runtime.features;
+    if (features?.agentApi.available) renderAgentApi(containerEl.createDiv(), this.app, this.host, defaults);
+    if (features?.missing) new Setting(containerEl).setName("Desktop only").setDesc(features.missing).setClass("smarthole-desktop-only");
+    if (features?.hub.available) this.hub(containerEl, defaults);
     this.advanced(containerEl, defaults);
   }
 

@@ -6,7 +6,7 @@
 import type {} from "obsidian";
 import type { ApprovalRequest, ProcessResult } from "smarthole-core";
 import type { PanelOptions } from "./panel-api.ts";
-import { toolOutcome, toolWords } from "./chat-text.ts";
+import { toolOutcome } from "./chat-text.ts";
 
 /** A run of text one model call streamed. */
 interface TextSegment {
@@ -82,10 +82,10 @@ export class AnswerBubble {
     this.status.setText(text);
   }
 
-  toolStarted(id: string, name: string, input: unknown): void {
+  /** A tool call's chip, in the core's words for it (`words`); its name shows on hover. */
+  toolStarted(id: string, name: string, words: string, input: unknown): void {
     if (this.chips.has(id)) return;
     this.live = null;
-    const words = toolWords(name, input);
     const chip = this.flow.createEl("details", { cls: "smarthole-tool", attr: { "data-tool-use-id": id } });
     const summary = chip.createEl("summary", { text: `${words}…`, cls: "smarthole-tool-name", attr: { title: name } });
     chip.createEl("pre", { text: JSON.stringify(input, null, 2), cls: "smarthole-tool-input" });

@@ -3,7 +3,9 @@
 // the frame and the user's actions — the header (title, History, Tasks, New chat), the schedule
 // bar, the search index's line, the input with its chips and Send / Stop — around the
 // conversation drawn by transcript.ts. It sends what the user types and draws what the core
-// reports; every decision is the core's, reached through the runtime's processor.
+// reports — Send or Stop from the core's messages in flight, Stop's idle from the core's
+// synchronous answer; the "Chat opened" line is the core's to write when told the view opened —;
+// every decision is the core's, reached through the runtime's processor.
 // Its parts: transcript.ts (the conversation, in flight and from history: answer-bubble.ts,
 // cards.ts, diff-view.ts, review.ts, replay.ts, history-pages.ts), lists.ts (History, Tasks),
 // attachments.ts (chips, the @ picker), chat-text.ts (the words).
@@ -18,8 +20,6 @@ import { AttachmentTray, MentionPicker, takeFiles } from "./attachments.ts";
 
 export type { ChatBackend, PanelOptions };
 
-/** The hidden line written when the chat opens (UC014). */
-export const CHAT_OPENED = "Chat opened";
 const PREPARING = "Preparing…";
 
 export class ChatPanel {
@@ -66,6 +66,7 @@ export class ChatPanel {
     this.indexLine = this.root.createDiv({ cls: "smarthole-hint smarthole-index" });
     this.transcript = new Transcript(this.root, core, options, {
       changed: () => this.updateButton(),
+      elsewhere: (conversationId) => conversationId !== undefined && conversationId !== this.shownId,
       answer: (text) => this.send(text),
       focusInput: () => this.input.focus(),
       redraw: () => this.showCurrent(),
@@ -84,7 +85,7 @@ export class ChatPanel {
     historyButton.addEventListener("click", () => void this.lists.toggleHistory());
     tasksButton.addEventListener("click", () => void this.lists.toggleTasks());
     newButton.addEventListener("click", () => void this.newChat());
-    this.button.addEventListener("click", () => (this.transcript.busy ? this.stop() : void this.sendTyped()));
+    this.button.addEventListener("click", () => (this.backend.ready && this.transcript.busy ? this.stop() : void this.sendTyped()));
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -120,7 +121,7 @@ export class ChatPanel {
 
   private updateButton(): void {
     const ready = this.backend.ready;
-    const busy = this.transcript.busy;
+    const busy = ready && this.transcript.busy;
     this.button.setText(!ready ? PREPARING : busy ? "Stop" : "Send");
     this.button.disabled = !ready;
     this.button.toggleClass("smarthole-stop", ready && busy);
@@ -128,17 +129,18 @@ export class ChatPanel {
 
   private async onReady(): Promise<void> {
     this.updateButton();
+    // The view opened (once per view, not per core rebuild): the core records what follows.
     if (!this.opened) {
       this.opened = true;
-      await this.core.recordSystemLine(CHAT_OPENED);
+      await this.core.chatOpened();
     }
     await this.showCurrent();
   }
 
-  /** Stop: the core aborts; the view is idle now, not when the core confirms. */
+  /** Stop: the core aborts and answers at once with what it stopped and what is left in flight,
+   *  so the view is idle in this frame, not when the cancelled result arrives. */
   private stop(): void {
-    this.core.cancelCurrentProcessing();
-    this.transcript.stopped();
+    this.transcript.stopped(this.core.stop().stopped);
     this.updateButton();
   }
 
@@ -188,6 +190,9 @@ export class ChatPanel {
     switch (event.type) {
       case "ready":
         void this.onReady();
+        return;
+      case "in_flight":
+        this.updateButton();
         return;
       case "conversation_updated":
         void this.onConversationUpdated(event.conversation);

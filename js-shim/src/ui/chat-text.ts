@@ -1,5 +1,6 @@
 // The chat panel's words for what the core reports: an approval's outcome (from its settle
-// reason), a schedule, where a message came from, a tool call, a change to a note and the search
+// reason), a schedule, where a message came from, what became of a tool call (the call itself is in
+// the core's words: its `tool_started` event, `toolWords`), a change to a note and the search
 // index's progress. Plain
 // functions, no DOM.
 import type { ApprovalRequest, MessageSource, ProposedChange, Schedule, UndoReport } from "smarthole-core";
@@ -56,55 +57,6 @@ export function sourceLabel(source: MessageSource | undefined, metadata?: Record
       return "SmartHole";
     default:
       return "";
-  }
-}
-
-/** A tool call in words, for its chip ("Delete Notes/Old.md"); the raw input is one click away. */
-export function toolWords(name: string, input: unknown): string {
-  const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
-  const arg = (key: string): string => {
-    const value = args[key];
-    return typeof value === "string" ? value : "";
-  };
-  switch (name) {
-    case "read_file":
-      return `Read ${arg("path")}`;
-    case "write_file":
-      return `Write ${arg("path")}`;
-    case "edit_file":
-      return `Edit ${arg("path")}`;
-    case "delete_file":
-      return `Delete ${arg("path")}`;
-    case "move_file":
-      return `Move ${arg("from")} to ${arg("to")}`;
-    case "create_folder":
-      return `Create the folder ${arg("path")}`;
-    case "search_files":
-      return `Search the notes for “${arg("query")}”`;
-    case "list_files":
-      return `List ${arg("folder") || "the vault"}${arg("glob") ? ` (${arg("glob")})` : ""}`;
-    case "get_file_info":
-      return `Look up ${arg("path")}`;
-    case "get_active_note":
-      return "Read the open note";
-    case "needs_input":
-      return "Ask you";
-    case "send_message":
-      return "Send you an update";
-    case "get_conversation":
-      return "Read a past conversation";
-    case "end_conversation":
-      return "End the conversation";
-    case "create_schedule":
-      return "Schedule a task";
-    case "state_update":
-      return "Update the task's notes";
-    case "keep_question_open":
-      return "Keep the question open";
-    default: {
-      const [, server, tool] = /^mcp__(.+?)__(.+)$/.exec(name) ?? [];
-      return server && tool ? `${tool} (${server})` : name;
-    }
   }
 }
 

@@ -14,6 +14,8 @@ export interface ReplayTarget {
   notice?(text: string): void;
   /** A turn that called tools: its approval and change cards, drawn at its tool calls. */
   review?(messageId: string, bubble: AnswerBubble): Promise<void>;
+  /** A tool call in the core's words (its `toolWords`). */
+  toolWords(name: string, input: unknown): string;
   /** A recorded turn's usage (ui/usage.ts). */
   usage?(bubble: AnswerBubble, usage: Usage | undefined): void;
 }
@@ -42,7 +44,7 @@ export async function replayLines(lines: HistoryLine[], target: ReplayTarget, op
       for (const block of line.content) {
         if (block.type === "text") bubble.append(block.text);
         if (block.type === "tool_use") {
-          bubble.toolStarted(block.id, block.name, block.input);
+          bubble.toolStarted(block.id, block.name, target.toolWords(block.name, block.input), block.input);
           called.add(line.messageId);
           const result = results.get(block.id);
           if (result) bubble.toolFinished(block.id, result.isError, result.content);

@@ -1,11 +1,11 @@
 // The conversation in the chat panel, as the core reports it: the user's messages (typed here, or
 // arrived from the hub, a scheduled run, the agent API) and the answers — text streamed, tool
 // calls, retries, questions and approval cards under the answer that asked, results, errors with
-// Retry, notices — and which messages are still in flight (what Stop stops). Results arrive one
-// way, as `response` events, whoever sent the message. The history above is drawn a page at a
-// time (history-pages.ts); every decision is the core's.
+// Retry, notices; whether it is busy is the core's list of messages in flight, read when drawn.
+// Results arrive one way, as `response` events, whoever sent the message. The history above is
+// drawn a page at a time (history-pages.ts); every decision is the core's.
 import type {} from "obsidian";
-import type { ApprovalRequest, Attachment, Conversation, MessageSource, ProcessResult, QuestionType, RoutedMessage, Usage } from "smarthole-core";
+import type { ApprovalRequest, Attachment, Conversation, InFlightMessage, MessageSource, ProcessResult, QuestionType, RoutedMessage, Usage } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime-event.ts";
 import type { CoreCalls, PanelOptions } from "./panel-api.ts";
 import { addErrorBox, AnswerBubble } from "./answer-bubble.ts";
@@ -26,13 +26,16 @@ const AT_END = 80;
 /** The core's calls the transcript makes. */
 type TranscriptCalls = Pick<
   CoreCalls,
-  "process" | "conversationPage" | "currentConversation" | "conversationUsage" | "pendingApprovals" | "decideApproval" | "turnReview" | "undoTurn"
+  "process" | "conversationPage" | "currentConversation" | "conversationUsage" | "pendingApprovals" | "decideApproval" | "turnReview" | "undoTurn" | "toolWords" | "messagesInFlight"
 >;
 
 /** What the transcript asks of the panel around it. */
 export interface TranscriptHooks {
   /** What is in flight changed: the Send / Stop button follows. */
   changed(): void;
+  /** Whether a message of this conversation (none named: the current one) is on another
+   *  conversation than the one shown. */
+  elsewhere(conversationId: string | undefined): boolean;
   /** A question card's answer, sent as a typed message. */
   answer(text: string): void;
   focusInput(): void;
@@ -50,10 +53,6 @@ export class Transcript {
   private readonly users = new Map<string, HTMLElement>();
   /** Messages typed here, for Retry. */
   private readonly sent = new Map<string, RoutedMessage>();
-  /** Messages received and not answered yet (from any source). */
-  private readonly inflight = new Set<string>();
-  /** The message whose model request is running. */
-  private current: string | null = null;
   /** Turns answered below the history drawn (see LIVE_TURNS). */
   private liveTurns = 0;
 
@@ -74,9 +73,13 @@ export class Transcript {
     const target = (into: HTMLElement) => ({
       addUser: (id: string, text: string, source: MessageSource, attachments: Attachment[]) => this.addUser(id, text, source, undefined, into, attachments),
       answer: (id: string) => this.answer(id, into), notice: (text: string) => this.notice(text, into), usage, review,
+      toolWords: (name: string, input: unknown) => this.core.toolWords(name, input),
     });
     // A page no longer drawn: its bubbles are let go of (a live one is kept).
-    const forget = (ids: Set<string>) => ids.forEach((id) => this.inflight.has(id) || (this.users.delete(id), this.answers.delete(id)));
+    const forget = (ids: Set<string>) => {
+      const live = new Set(this.inFlight().map((m) => m.messageId));
+      ids.forEach((id) => live.has(id) || (this.users.delete(id), this.answers.delete(id)));
+    };
     this.pages = new HistoryPages(this.messages, core, (lines, into) => replayLines(lines, target(into), options), forget);
     this.usage = new ConversationUsage(root);
     this.approvals = new ApprovalCards({
@@ -85,26 +88,33 @@ export class Transcript {
     });
   }
 
-  /** Whether a message is in flight. */
+  /** Whether a message of the conversation shown is in flight, as the core lists them (read
+   *  once the core is ready). */
   get busy(): boolean {
-    return this.inflight.size > 0;
+    return this.inFlight().some((m) => !this.hooks.elsewhere(m.conversationId));
   }
 
-  /** A message typed here and handed to the core: drawn at once, in flight until its result. */
+  /** The core's messages in flight; none while it is being rebuilt after a trap (the new one
+   *  lists those it finishes from the inbox). */
+  private inFlight(): InFlightMessage[] {
+    try {
+      return this.core.messagesInFlight();
+    } catch {
+      return [];
+    }
+  }
+
+  /** A message typed here and handed to the core: drawn at once (the core lists it in flight). */
   typed(message: RoutedMessage): void {
     this.sent.set(message.id, message);
     this.addUser(message.id, message.text, "direct", undefined, this.messages, message.attachments ?? []);
-    this.inflight.add(message.id);
   }
 
-  /** Stop was pressed (the core aborts): the view is idle now, not when the core confirms. */
-  stopped(): void {
-    const id = this.current;
-    if (id) {
-      this.answers.get(id)?.stopped();
-      this.inflight.delete(id);
-    }
-    this.current = null;
+  /** Stop was pressed, and the core answered at once with the message it stopped: its answer
+   *  shows as stopped now, not when the cancelled result arrives. */
+  stopped(messageId: string | undefined): void {
+    const bubble = messageId ? this.answers.get(messageId) : undefined;
+    if (bubble && !bubble.finished) bubble.stopped();
   }
 
   /** Shows a conversation from its history (the newest page), its open question and the
@@ -145,21 +155,14 @@ export class Transcript {
     if (onReviewEvent(event, this.approvals, (id, make) => (make ? this.answer(id) : this.answers.get(id)), this.core)) return;
     switch (event.type) {
       case "core_restarted":
-        this.inflight.clear();
-        this.current = null;
         this.notice("The agent restarted after an internal error; nothing was lost.");
         this.hooks.changed();
         return;
       case "message_received":
         this.addUser(event.message.id, event.message.text, event.message.source, event.message.metadata, this.messages, event.message.attachments);
-        this.inflight.add(event.message.id);
-        this.hooks.changed();
         return;
       case "stage":
-        if (event.stage === "model_request") {
-          this.current = event.messageId;
-          this.answer(event.messageId).commit();
-        }
+        if (event.stage === "model_request") this.answer(event.messageId).commit();
         return;
       case "text_delta": {
         const follow = this.atEnd();
@@ -174,7 +177,7 @@ export class Transcript {
         this.answer(event.messageId).setStatus(event.text);
         return;
       case "tool_started":
-        this.answer(event.messageId).toolStarted(event.toolUseId, event.name, event.input);
+        this.answer(event.messageId).toolStarted(event.toolUseId, event.name, event.words, event.input);
         return;
       case "tool_finished":
         this.answer(event.messageId).toolFinished(event.toolUseId, event.isError, event.output);
@@ -232,9 +235,6 @@ export class Transcript {
 
   private async onResult(result: ProcessResult): Promise<void> {
     const id = result.messageId;
-    this.inflight.delete(id);
-    if (this.current === id) this.current = null;
-    this.hooks.changed();
     const bubble = this.answers.get(id);
     if (result.cancelled) {
       if (bubble && !bubble.finished) bubble.stopped();
@@ -260,17 +260,16 @@ export class Transcript {
   /** After LIVE_TURNS answers, with nothing running and the user at the end, the view is drawn
    * again from the newest page: the turns above it are in the history, a scroll away. */
   private async trimLive(): Promise<void> {
-    if (++this.liveTurns < LIVE_TURNS || this.inflight.size > 0 || !this.atEnd()) return;
+    if (++this.liveTurns < LIVE_TURNS || this.busy || !this.atEnd()) return;
     await this.hooks.redraw();
   }
 
   private addError(result: ProcessResult): void {
     const original = this.sent.get(result.messageId);
     const retry = original && (() => {
-      this.inflight.add(original.id);
-      this.hooks.changed();
       // The same message again; its result arrives as a `response` event, as the first did.
       void this.core.process(original);
+      this.hooks.changed();
     });
     addErrorBox(this.messages, result, retry);
     this.scrollToEnd();

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use futures::future::{LocalBoxFuture, Shared};
 
 use crate::ids::file_stem;
-use crate::message::ProcessResult;
+use crate::message::{InFlightMessage, ProcessResult};
 
 /// A message's processing, shared by every delivery of it that waits for the result.
 pub(crate) type SharedResult = Shared<LocalBoxFuture<'static, ProcessResult>>;
@@ -20,6 +20,8 @@ pub(crate) struct InboxState {
     inflight: RefCell<HashMap<String, SharedResult>>,
     /// By file stem.
     on_disk: RefCell<HashSet<String>>,
+    /// Those the chat view is told of, in arrival order: in flight and not stopped.
+    listed: RefCell<Vec<InFlightMessage>>,
 }
 
 impl InboxState {
@@ -34,13 +36,25 @@ impl InboxState {
     }
 
     /// A message's processing began: re-deliveries share `result`.
-    pub(crate) fn started(&self, message_id: String, result: SharedResult) {
+    pub(crate) fn started(&self, message_id: String, conversation_id: Option<String>, result: SharedResult) {
+        self.listed.borrow_mut().push(InFlightMessage { message_id: message_id.clone(), conversation_id });
         self.inflight.borrow_mut().insert(message_id, result);
     }
 
     /// A message's processing ended.
     pub(crate) fn finished(&self, message_id: &str) {
         self.inflight.borrow_mut().remove(message_id);
+        self.unlist(message_id);
+    }
+
+    /// The messages in flight the chat view is told of, oldest first.
+    pub(crate) fn listed(&self) -> Vec<InFlightMessage> {
+        self.listed.borrow().clone()
+    }
+
+    /// A message stopped: no longer listed, though its run may take a moment to end.
+    pub(crate) fn unlist(&self, message_id: &str) {
+        self.listed.borrow_mut().retain(|m| m.message_id != message_id);
     }
 
     /// Notes the inbox's files (by stem) found at start-up.

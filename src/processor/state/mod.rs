@@ -18,7 +18,7 @@ mod run;
 mod tasks;
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures::lock::Mutex;
@@ -26,6 +26,7 @@ use futures::lock::Mutex;
 use super::error::ProcessorError;
 use crate::approval::ApprovalBook;
 use crate::host::Host;
+use crate::platform::PlatformFacts;
 use crate::secrets::Secrets;
 use crate::settings::{Settings, SettingsError};
 use crate::store::ConversationStore;
@@ -94,6 +95,8 @@ pub(crate) fn loaded(store: &mut Option<ConversationStore>) -> Result<&mut Conve
 pub(crate) struct Config {
     settings: RefCell<Rc<Settings>>,
     secrets: Rc<Secrets>,
+    /// What the host reported it can do (`platform.rs`).
+    platform: Cell<PlatformFacts>,
 }
 
 impl Config {
@@ -101,7 +104,17 @@ impl Config {
     pub(crate) fn new(settings: Settings, secrets: Rc<Secrets>) -> Result<Self, SettingsError> {
         settings.validate()?;
         secrets.set_from(&settings);
-        Ok(Config { settings: RefCell::new(Rc::new(settings)), secrets })
+        Ok(Config { settings: RefCell::new(Rc::new(settings)), secrets, platform: Cell::default() })
+    }
+
+    /// What the host reported it can do.
+    pub(crate) fn platform(&self) -> PlatformFacts {
+        self.platform.get()
+    }
+
+    /// Notes what the host reported it can do.
+    pub(crate) fn set_platform(&self, facts: PlatformFacts) {
+        self.platform.set(facts);
     }
 
     /// The settings in force (a message in flight keeps the ones it started with).

@@ -12,7 +12,8 @@ export type CoreEvent =
   | { type: "text_delta"; messageId: string; conversationId?: string; text: string }
   | { type: "retrying"; messageId: string; conversationId?: string; attempt: number; delayMs: number; delaySeconds: number; errorCode: string; error: string }
   | { type: "waiting"; messageId: string; conversationId?: string; text: string }
-  | { type: "tool_started"; messageId: string; conversationId?: string; toolUseId: string; name: string; input: unknown }
+  | { type: "tool_started"; messageId: string; conversationId?: string; toolUseId: string; name: string; words: string; input: unknown }
+  | { type: "in_flight"; messages: InFlightMessage[] }
   | { type: "tool_finished"; messageId: string; conversationId?: string; toolUseId: string; name: string; isError: boolean; output: string }
   | ({ type: "agent_message" } & AgentMessage)
   | { type: "response"; result: ProcessResult; conversationId?: string }

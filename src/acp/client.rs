@@ -95,11 +95,6 @@ impl AcpClient {
         self.phase == Phase::Ready && self.kind == kind && self.launch.as_ref() == Some(launch)
     }
 
-    /// Whether a process is running (ready or not).
-    pub(crate) fn running(&self) -> bool {
-        self.process.is_some()
-    }
-
     /// The agent's name as the user reads it.
     pub(crate) fn label(&self) -> &'static str {
         self.kind.label()

@@ -4,7 +4,7 @@
 //! Each exported call goes to the core in one hop; the class's calls are written by topic:
 //! processor.rs (the class, its construction and the pipeline's calls, the seed's callbacks),
 //! conversations.rs, attachments.rs, review.rs (approvals and undo), links.rs (hub, vault
-//! changes, agent API) and settings.rs. The host the core runs on is `JsHost` (js_host.rs) over
+//! changes, agent API), agent.rs (the ACP agent process's output and end) and settings.rs. The host the core runs on is `JsHost` (js_host.rs) over
 //! the object declared in host_object.rs, its errors made in js_errors.rs; values cross as JSON
 //! (convert.rs); the seed's callbacks are fed by the host's `emit` (callbacks.rs). The only
 //! files that call `js_sys`.
@@ -14,6 +14,7 @@
 //! class wasm-bindgen declares from the signatures here; scripts/contract.mjs checks them
 //! against the core's JSON.
 
+mod agent;
 mod attachments;
 mod callbacks;
 mod conversations;

@@ -14,6 +14,7 @@ export type CoreEvent =
   | { type: "waiting"; messageId: string; conversationId?: string; text: string }
   | { type: "tool_started"; messageId: string; conversationId?: string; toolUseId: string; name: string; input: unknown }
   | { type: "tool_finished"; messageId: string; conversationId?: string; toolUseId: string; name: string; isError: boolean; output: string }
+  | { type: "plan"; messageId: string; conversationId?: string; entries: PlanEntry[] }
   | ({ type: "agent_message" } & AgentMessage)
   | { type: "response"; result: ProcessResult; conversationId?: string }
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
@@ -26,5 +27,12 @@ export type CoreEvent =
   | { type: "change_applied"; messageId: string; conversationId?: string; toolUseId: string; change: ProposedChange; appliedHunks: number[] }
   | { type: "turn_undone"; report: UndoReport }
   | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
+
+/** A step of an ACP agent's plan (the chat shows the plan as a checklist). */
+export interface PlanEntry {
+  content: string;
+  status: "pending" | "in_progress" | "completed" | string;
+  priority: "high" | "medium" | "low" | string;
+}
 
 export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";

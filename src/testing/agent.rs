@@ -82,6 +82,8 @@ pub struct FakeAgent {
     sessions: u64,
     /// The prompt being answered: its id, the steps left, and what it waits for.
     prompt: Option<(Value, VecDeque<AgentStep>)>,
+    /// The session of that prompt.
+    session: Value,
     waiting: Option<Waiting>,
     out: Option<mpsc::UnboundedSender<Out>>,
 }
@@ -162,6 +164,7 @@ impl FakeAgent {
             "session/load" => self.say(&reply(Value::Null)),
             "session/prompt" => {
                 let steps = self.turns.pop_front().unwrap_or_default();
+                self.session = message["params"]["sessionId"].clone();
                 self.prompt = Some((id.unwrap_or(Value::Null), steps.into()));
                 self.waiting = None;
                 self.play();
@@ -200,7 +203,7 @@ impl FakeAgent {
         while self.waiting.is_none() {
             let Some((_, steps)) = self.prompt.as_mut() else { return };
             let Some(step) = steps.pop_front() else { return self.end("end_turn") };
-            let session = json!("sess-1");
+            let session = self.session.clone();
             match step {
                 AgentStep::Update(update) => self.say(&json!({
                     "jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}

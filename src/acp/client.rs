@@ -196,11 +196,11 @@ impl AcpClient {
         (self.stop(), vec![Delivery::Failed(error)])
     }
 
-    /// The agent did not answer `method` within `seconds`.
-    pub(crate) fn silent(&mut self, method: &str, seconds: u64) -> (Vec<AcpAction>, Vec<Delivery>) {
+    /// The agent did not answer `method` within `seconds`: it is stopped; the error says so.
+    pub(crate) fn silent(&mut self, method: &str, seconds: u64) -> (Vec<AcpAction>, AcpError) {
         let error =
             AcpError::Silent { agent: self.label().into(), method: method.into(), seconds, command: self.command() };
-        self.fail(error)
+        (self.stop(), error)
     }
 
     /// What process `process` wrote on its standard output.
@@ -210,13 +210,13 @@ impl AcpClient {
         }
         self.output += chunk.len() as u64;
         if self.output > MAX_TURN_OUTPUT_BYTES {
-            let what = format!("over {} MB in one turn", MAX_TURN_OUTPUT_BYTES / (1024 * 1024));
+            let what = format!("more than {} MB in one turn", MAX_TURN_OUTPUT_BYTES / (1024 * 1024));
             return self.fail(AcpError::Flood { agent: self.label().into(), what });
         }
         let lines = match self.lines.push(chunk) {
             Ok(lines) => lines,
-            Err(too_long) => {
-                let what = format!("a line of over {} MB", too_long.0 / (1024 * 1024));
+            Err(_) => {
+                let what = format!("a line longer than {} MB", codec::MAX_LINE_BYTES / (1024 * 1024));
                 return self.fail(AcpError::Flood { agent: self.label().into(), what });
             }
         };

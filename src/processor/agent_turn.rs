@@ -226,16 +226,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 }
                 Either::Left((None, _)) => return Err(AcpError::Unavailable("the agent's connection closed".into())),
                 Either::Right(_) => {
-                    let (actions, _) = self.inner.acp.client.borrow_mut().silent(method, AGENT_SETUP_MS / 1000);
+                    let (actions, error) = self.inner.acp.client.borrow_mut().silent(method, AGENT_SETUP_MS / 1000);
                     self.acp_apply(actions, Vec::new());
-                    let agent = self.inner.acp.client.borrow().label().to_owned();
-                    let command = self.settings().agent_command.clone();
-                    return Err(AcpError::Silent {
-                        agent,
-                        method: method.into(),
-                        seconds: AGENT_SETUP_MS / 1000,
-                        command,
-                    });
+                    return Err(error);
                 }
             }
         }

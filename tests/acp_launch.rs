@@ -41,7 +41,10 @@ fn each_preset_starts_its_program() {
 
 #[test]
 fn agent_command_overrides_a_preset_and_is_the_custom_agents_command() {
-    let settings = Settings { agent_command: "/opt/claude/bin/claude-agent-acp --verbose".into(), ..agent_settings(AgentKind::ClaudeCode) };
+    let settings = Settings {
+        agent_command: "/opt/claude/bin/claude-agent-acp --verbose".into(),
+        ..agent_settings(AgentKind::ClaudeCode)
+    };
     let (command, args, _, _) = launched(settings, &[]);
     assert_eq!((command.as_str(), args), ("/opt/claude/bin/claude-agent-acp", vec!["--verbose".to_owned()]));
 
@@ -99,7 +102,10 @@ fn the_settings_are_checked() {
     let err = Settings::from_json(json!({"agent": "gemini", "agentCommand": "gemini 'open"})).unwrap_err().to_string();
     assert!(err.contains("quote that is never closed"), "{err}");
     let ok = Settings::from_json(json!({"agent": "claude-code", "agentOwnTools": true})).unwrap();
-    assert_eq!((ok.agent, ok.agent_own_tools, Settings::default().agent), (AgentKind::ClaudeCode, true, AgentKind::Builtin));
+    assert_eq!(
+        (ok.agent, ok.agent_own_tools, Settings::default().agent),
+        (AgentKind::ClaudeCode, true, AgentKind::Builtin)
+    );
     let known = json!({"agent": "codex", "agentCommand": "x", "agentOwnTools": false, "agentEnvHidden": [], "agentCommnd": "y"});
     let unknown = unknown_fields(&known, SettingsDocument::Settings);
     assert_eq!(unknown.len(), 1, "{unknown:?}");
@@ -121,5 +127,8 @@ fn a_host_that_cannot_start_programs_answers_with_the_built_in_agent_and_says_wh
             _ => None,
         })
         .collect();
-    assert_eq!(notices, ["Claude Code runs only on the desktop (it starts a program); the built-in agent answers here."]);
+    assert_eq!(
+        notices,
+        ["Claude Code runs only on the desktop (it starts a program); the built-in agent answers here."]
+    );
 }

@@ -3,19 +3,14 @@
 //! auth methods, or silence, garbage, an exit), `session/new` / `session/load`, and each
 //! `session/prompt` with scripted [`AgentStep`]s (updates, permission requests, raw lines, an
 //! exit, silence, a wait for `session/cancel`). Its output goes back to the processor through
-//! [`drive_agent`], a background task (never a synchronous call into the core), each line split
-//! in two chunks so the core's line reading is exercised.
+//! `drive_agent` (agent_host.rs), a background task (never a synchronous call into the core),
+//! each line split in two chunks so the core's line reading is exercised.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 
 use futures::channel::mpsc;
-use futures::StreamExt;
 use serde_json::{json, Value};
-
-use super::state::FakeHost;
-use crate::host::Host;
-use crate::processor::MessageProcessor;
 
 /// How the fake agent answers `initialize`.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,9 +47,12 @@ pub enum AgentStep {
     End(String),
 }
 
+/// A start the core asked for: process, command, args, env, cwd.
+pub type AgentLaunch = (u64, String, Vec<String>, BTreeMap<String, String>, String);
+
 /// Something the fake process does, for the driver to tell the processor.
 #[derive(Debug, Clone)]
-enum Out {
+pub(super) enum Out {
     Output(u64, String),
     Exited(u64, Option<i32>, Option<String>, Option<String>, String),
 }
@@ -71,7 +69,7 @@ pub struct FakeAgent {
     /// The steps of each prompt, in order (an empty list: the prompt ends `end_turn`).
     pub turns: VecDeque<Vec<AgentStep>>,
     /// What the core asked: (process, command, args, env, cwd).
-    pub launches: Vec<(u64, String, Vec<String>, BTreeMap<String, String>, String)>,
+    pub launches: Vec<AgentLaunch>,
     /// Every line the core wrote, parsed.
     pub received: Vec<Value>,
     pub stopped: Vec<u64>,
@@ -120,7 +118,7 @@ impl FakeAgent {
         self.waiting = None;
     }
 
-    fn start(&mut self, process: u64, launch: (String, Vec<String>, BTreeMap<String, String>, String)) {
+    pub(super) fn start(&mut self, process: u64, launch: (String, Vec<String>, BTreeMap<String, String>, String)) {
         let (command, args, env, cwd) = launch;
         self.launches.push((process, command.clone(), args, env, cwd));
         self.running = Some(process);
@@ -231,67 +229,31 @@ impl FakeAgent {
     }
 }
 
-impl FakeHost {
-    /// The scripted agent, to set up or inspect.
-    pub fn agent(&self) -> std::cell::RefMut<'_, FakeAgent> {
-        self.state.agent.borrow_mut()
-    }
-
-    /// The lines the core wrote to agents whose `method` is `method`.
-    pub fn agent_requests(&self, method: &str) -> Vec<Value> {
-        let agent = self.state.agent.borrow();
-        agent.received.iter().filter(|m| m.get("method").and_then(Value::as_str) == Some(method)).cloned().collect()
-    }
-
-    pub(super) fn fake_agent_start(
-        &self,
-        process: u64,
-        command: &str,
-        args: &[String],
-        env: &BTreeMap<String, String>,
-        cwd: &str,
-    ) {
-        let launch = (command.to_owned(), args.to_vec(), env.clone(), cwd.to_owned());
-        self.state.agent.borrow_mut().start(process, launch);
-    }
-
-    pub(super) fn fake_agent_write(&self, process: u64, text: &str) {
-        let mut agent = self.state.agent.borrow_mut();
-        if agent.running != Some(process) {
+impl FakeAgent {
+    /// Lines the core wrote to process `process`.
+    pub(super) fn write(&mut self, process: u64, text: &str) {
+        if self.running != Some(process) {
             return;
         }
         for line in text.lines() {
-            agent.on_line(line);
+            self.on_line(line);
         }
     }
 
-    pub(super) fn fake_agent_stop(&self, process: u64) {
-        let mut agent = self.state.agent.borrow_mut();
-        agent.stopped.push(process);
-        if agent.running == Some(process) {
-            agent.exit(None, Some("SIGTERM".into()), None, String::new());
+    /// The core stopped process `process`.
+    pub(super) fn stop_process(&mut self, process: u64) {
+        self.stopped.push(process);
+        if self.running == Some(process) {
+            self.exit(None, Some("SIGTERM".into()), None, String::new());
         }
     }
-}
 
-/// Connects the fake agent's output to `processor`: a background task tells it what the agent
-/// wrote and when it ended, as the JS host does. Call once per processor.
-pub fn drive_agent(processor: &MessageProcessor<FakeHost>) {
-    let host = processor.host().clone();
-    let (tx, mut rx) = mpsc::unbounded();
-    host.state.agent.borrow_mut().out = Some(tx);
-    let processor = processor.clone();
-    let task = async move {
-        while let Some(out) = rx.next().await {
-            match out {
-                Out::Output(process, chunk) => processor.agent_output(process, &chunk),
-                Out::Exited(process, code, signal, error, stderr) => {
-                    processor.agent_exited(process, code, signal.as_deref(), error.as_deref(), &stderr)
-                }
-            }
-        }
-    };
-    host.spawn(Box::pin(task));
+    /// Where the agent's output goes from now on.
+    pub(super) fn connect(&mut self) -> mpsc::UnboundedReceiver<Out> {
+        let (tx, rx) = mpsc::unbounded();
+        self.out = Some(tx);
+        rx
+    }
 }
 
 /// The agent's state lives with the host's (`State::agent`).

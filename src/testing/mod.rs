@@ -13,6 +13,7 @@
 //! `internals.rs` (the core's parts tests reach directly), `agent.rs` (a scripted ACP agent).
 
 mod agent;
+mod agent_host;
 mod executor;
 mod files;
 mod host_impl;
@@ -23,7 +24,8 @@ mod replies;
 mod state;
 mod vault;
 
-pub use agent::{drive_agent, AgentStep, FakeAgent, InitAnswer};
+pub use agent::{AgentLaunch, AgentStep, FakeAgent, InitAnswer};
+pub use agent_host::drive_agent;
 pub use executor::Sleep;
 pub use http::FakeBody;
 pub use replies::{sse, BodyEnd, RecordedRequest, Reply};

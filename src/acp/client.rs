@@ -107,7 +107,7 @@ impl AcpClient {
 
     /// Whether the agent can load a session it made earlier.
     pub(crate) fn can_load_sessions(&self) -> bool {
-        self.initialized.agent_capabilities.load_session
+        self.initialized.load_session
     }
 
     /// Whether this process made or loaded the session.
@@ -263,14 +263,12 @@ impl AcpClient {
                 }
             }
             Inbound::Request { id, method, params } if method == "session/request_permission" => {
-                match crate::lean::from_value::<PermissionRequest>(&params) {
+                match PermissionRequest::read(&params) {
                     Ok(request) => {
                         self.open_permissions.push(id.clone());
                         deliveries.push(Delivery::Permission { id, request: Box::new(request) });
                     }
-                    Err(e) => {
-                        actions.extend(self.write(codec::encode_error(&id, codec::INVALID_PARAMS, &e.to_string())))
-                    }
+                    Err(e) => actions.extend(self.write(codec::encode_error(&id, codec::INVALID_PARAMS, &e))),
                 }
             }
             Inbound::Request { id, method, .. } => {
@@ -279,7 +277,7 @@ impl AcpClient {
                 actions.extend(self.write(codec::encode_error(&id, METHOD_NOT_FOUND, &message)));
             }
             Inbound::Notification { method, params } if method == "session/update" => {
-                if let Ok(update) = crate::lean::from_value::<SessionNotification>(&params) {
+                if let Ok(update) = SessionNotification::read(&params) {
                     deliveries.push(Delivery::Update(Box::new(update)));
                 }
             }
@@ -295,7 +293,7 @@ impl AcpClient {
     ) {
         let agent = self.label().to_owned();
         let result = match outcome {
-            Ok(result) => crate::lean::from_value::<InitializeResult>(&result).map_err(|e| e.to_string()),
+            Ok(result) => InitializeResult::read(&result),
             Err(error) => Err(error.message),
         };
         let failure = match result {
@@ -337,7 +335,7 @@ impl AcpClient {
             "gemini-api-key" => env.contains_key("GEMINI_API_KEY"),
             _ => false,
         };
-        result.auth_methods.iter().map(|m| m.id.clone()).find(|id| usable(id))
+        result.auth_methods.iter().find(|id| usable(id)).cloned()
     }
 
     /// Process `process` ended (or never started: `error`). Returns what the waiting turn is told.

@@ -3,7 +3,6 @@
 //! one line read (a response, a request or a notification), and the `encode_*` functions write
 //! our lines (each ends with `\n`).
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// The longest line an agent may send (a tool call's whole diff fits comfortably).
@@ -69,50 +68,33 @@ pub(crate) enum Inbound {
 }
 
 /// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RpcError {
     pub code: i64,
-    #[serde(default)]
     pub message: String,
-    #[serde(default)]
-    pub data: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct Envelope {
-    jsonrpc: Option<String>,
-    #[serde(default)]
-    id: Option<Value>,
-    method: Option<String>,
-    #[serde(default)]
-    params: Option<Value>,
-    #[serde(default)]
-    result: Option<Value>,
-    #[serde(default)]
-    error: Option<RpcError>,
 }
 
 impl Inbound {
     /// Reads one line; the error says what is wrong with it (for the user's error text).
     pub(crate) fn parse(line: &str) -> Result<Inbound, String> {
-        let envelope: Envelope = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
-        if envelope.jsonrpc.as_deref() != Some("2.0") {
+        let value: Value = serde_json::from_str(line).map_err(|e| format!("not JSON ({e})"))?;
+        if value.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return Err("a message without \"jsonrpc\": \"2.0\"".to_owned());
         }
-        let id = envelope.id.filter(|id| !id.is_null());
-        match (envelope.method, id) {
-            (Some(method), Some(id)) => {
-                Ok(Inbound::Request { id, method, params: envelope.params.unwrap_or(Value::Null) })
-            }
-            (Some(method), None) => {
-                Ok(Inbound::Notification { method, params: envelope.params.unwrap_or(Value::Null) })
-            }
-            (None, Some(id)) => match (envelope.result, envelope.error) {
-                (_, Some(error)) => Ok(Inbound::Response { id, outcome: Err(error) }),
-                (Some(result), None) => Ok(Inbound::Response { id, outcome: Ok(result) }),
-                // `"result": null` is a result (the serde default cannot tell it from absent).
-                (None, None) if line.contains("\"result\"") => Ok(Inbound::Response { id, outcome: Ok(Value::Null) }),
-                (None, None) => Err("a response with neither result nor error".to_owned()),
+        let id = value.get("id").filter(|id| !id.is_null()).cloned();
+        let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
+        let params = || value.get("params").cloned().unwrap_or(Value::Null);
+        match (method, id) {
+            (Some(method), Some(id)) => Ok(Inbound::Request { id, method, params: params() }),
+            (Some(method), None) => Ok(Inbound::Notification { method, params: params() }),
+            (None, Some(id)) => match (value.get("result"), value.get("error")) {
+                (_, Some(error)) if !error.is_null() => {
+                    let code = error.get("code").and_then(Value::as_i64).ok_or("an error without a code")?;
+                    let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+                    Ok(Inbound::Response { id, outcome: Err(RpcError { code, message }) })
+                }
+                (Some(result), _) => Ok(Inbound::Response { id, outcome: Ok(result.clone()) }),
+                (None, _) => Err("a response with neither result nor error".to_owned()),
             },
             (None, None) => Err("a message with neither method nor id".to_owned()),
         }

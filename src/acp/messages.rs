@@ -1,126 +1,162 @@
-//! The ACP v1 messages the client reads, as serde types for exactly the fields it uses (checked
-//! against the official schema's examples in `tests/acp_schema.rs`). Lenient where the schema is
-//! (`x-deserialize-default-on-error`): an optional field of an unexpected shape is left out, not
-//! an error. What the client writes is built in `client.rs` and `session.rs`.
+//! The ACP v1 messages the client reads, for exactly the fields it uses (checked against the
+//! official schema's examples in `tests/acp_schema.rs`). Read by hand from the parsed JSON
+//! value, not derived: a serde deserializer per message type costs the bundle tens of KB
+//! (DESIGN §6), and the schema asks for leniency anyway (`x-deserialize-default-on-error`: an
+//! optional field of an unexpected shape is left out, not an error). What the client writes is
+//! built in `client.rs` and `session.rs`.
 
-use serde::Deserialize;
+use serde::Serialize;
 use serde_json::Value;
 
 /// The protocol version this client speaks.
 pub(crate) const PROTOCOL_VERSION: u64 = 1;
 
+/// A required field missing or of the wrong shape.
+fn missing(what: &str, field: &str) -> String {
+    format!("{what} without a valid {field:?}")
+}
+
+fn text(value: &Value, field: &str) -> Option<String> {
+    value.get(field).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn required(value: &Value, what: &str, field: &str) -> Result<String, String> {
+    text(value, field).ok_or_else(|| missing(what, field))
+}
+
 /// The answer to `initialize`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct InitializeResult {
     /// A number in v1; anything else is a version we do not speak.
     pub protocol_version: Value,
-    pub agent_capabilities: AgentCapabilities,
-    #[serde(deserialize_with = "lenient_list")]
-    pub auth_methods: Vec<AuthMethod>,
-}
-
-/// What the agent can do that the client uses.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub(crate) struct AgentCapabilities {
-    #[serde(deserialize_with = "lenient")]
+    /// Whether the agent can load a session it made earlier (`session/load`).
     pub load_session: bool,
+    /// The ids of the ways the agent can be signed in.
+    pub auth_methods: Vec<String>,
 }
 
-/// A way the agent can be signed in.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub(crate) struct AuthMethod {
-    pub id: String,
-    pub name: String,
+impl InitializeResult {
+    pub(crate) fn read(value: &Value) -> Result<Self, String> {
+        let protocol_version =
+            value.get("protocolVersion").cloned().ok_or_else(|| missing("initialize's answer", "protocolVersion"))?;
+        let load_session = value.pointer("/agentCapabilities/loadSession").and_then(Value::as_bool).unwrap_or_default();
+        let auth_methods = value
+            .get("authMethods")
+            .and_then(Value::as_array)
+            .map(|methods| methods.iter().filter_map(|m| text(m, "id")).collect())
+            .unwrap_or_default();
+        Ok(InitializeResult { protocol_version, load_session, auth_methods })
+    }
 }
 
-/// The answer to `session/new`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct NewSessionResult {
-    pub session_id: String,
+/// The session id in the answer to `session/new`.
+pub(crate) fn new_session_id(value: &Value) -> Result<String, String> {
+    required(value, "session/new's answer", "sessionId")
 }
 
-/// The answer to `session/prompt`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PromptResult {
-    pub stop_reason: String,
+/// The stop reason in the answer to `session/prompt`.
+pub(crate) fn stop_reason(value: &Value) -> Result<String, String> {
+    required(value, "session/prompt's answer", "stopReason")
 }
 
 /// The params of a `session/update` notification.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SessionNotification {
     pub session_id: String,
     pub update: SessionUpdate,
 }
 
+impl SessionNotification {
+    pub(crate) fn read(params: &Value) -> Result<Self, String> {
+        let session_id = required(params, "session/update", "sessionId")?;
+        let update = params.get("update").ok_or_else(|| missing("session/update", "update"))?;
+        Ok(SessionNotification { session_id, update: SessionUpdate::read(update)? })
+    }
+}
+
 /// What a session reports during a turn (the variants the chat draws; the rest is `Other`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "sessionUpdate", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum SessionUpdate {
-    AgentMessageChunk {
-        content: ContentBlock,
-    },
-    AgentThoughtChunk {
-        content: ContentBlock,
-    },
-    UserMessageChunk {
-        content: ContentBlock,
-    },
+    /// A chunk of the answer: its text (`None` for an image or other block).
+    AgentMessageChunk(Option<String>),
+    AgentThoughtChunk,
+    UserMessageChunk,
     ToolCall(ToolCallFields),
     ToolCallUpdate(ToolCallFields),
-    Plan {
-        #[serde(default, deserialize_with = "lenient_list")]
-        entries: Vec<PlanEntry>,
-    },
-    AvailableCommandsUpdate {
-        #[serde(default, rename = "availableCommands")]
-        available_commands: Vec<Value>,
-    },
+    Plan(Vec<PlanEntry>),
+    AvailableCommandsUpdate,
     UsageUpdate {
         used: u64,
         size: u64,
-        #[serde(default, deserialize_with = "lenient")]
         cost: Option<Cost>,
     },
     /// Anything else (`current_mode_update`, newer variants): nothing to draw.
-    #[serde(other)]
     Other,
 }
 
-/// A content block; the client reads the text of text blocks only.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub(crate) struct ContentBlock {
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub text: Option<String>,
+impl SessionUpdate {
+    pub(crate) fn read(update: &Value) -> Result<Self, String> {
+        let kind = required(update, "an update", "sessionUpdate")?;
+        let chunk_text = || {
+            let content = update.get("content").ok_or_else(|| missing(&kind, "content"))?;
+            let is_text = content.get("type").and_then(Value::as_str) == Some("text");
+            Ok::<_, String>(if is_text { text(content, "text") } else { None })
+        };
+        Ok(match kind.as_str() {
+            "agent_message_chunk" => SessionUpdate::AgentMessageChunk(chunk_text()?),
+            "agent_thought_chunk" => SessionUpdate::AgentThoughtChunk,
+            "user_message_chunk" => SessionUpdate::UserMessageChunk,
+            "tool_call" => SessionUpdate::ToolCall(ToolCallFields::read(update)?),
+            "tool_call_update" => SessionUpdate::ToolCallUpdate(ToolCallFields::read(update)?),
+            "plan" => SessionUpdate::Plan(
+                update
+                    .get("entries")
+                    .and_then(Value::as_array)
+                    .map(|entries| entries.iter().filter_map(PlanEntry::read).collect())
+                    .unwrap_or_default(),
+            ),
+            "available_commands_update" => SessionUpdate::AvailableCommandsUpdate,
+            "usage_update" => {
+                let number =
+                    |field: &str| update.get(field).and_then(Value::as_u64).ok_or_else(|| missing(&kind, field));
+                let cost = update.get("cost").and_then(|cost| {
+                    Some(Cost { amount: cost.get("amount")?.as_f64()?, currency: text(cost, "currency")? })
+                });
+                SessionUpdate::UsageUpdate { used: number("used")?, size: number("size")?, cost }
+            }
+            _ => SessionUpdate::Other,
+        })
+    }
 }
 
 /// A tool call, or an update of one (every field but the id optional in an update).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ToolCallFields {
     pub tool_call_id: String,
-    #[serde(deserialize_with = "lenient")]
     pub title: Option<String>,
-    #[serde(deserialize_with = "lenient")]
     pub kind: Option<String>,
-    #[serde(deserialize_with = "lenient")]
     pub status: Option<String>,
-    #[serde(deserialize_with = "lenient")]
-    pub content: Option<Vec<Value>>,
+    pub content: Vec<Value>,
     pub raw_input: Option<Value>,
     pub raw_output: Option<Value>,
 }
 
+impl ToolCallFields {
+    pub(crate) fn read(value: &Value) -> Result<Self, String> {
+        Ok(ToolCallFields {
+            tool_call_id: required(value, "a tool call", "toolCallId")?,
+            title: text(value, "title"),
+            kind: text(value, "kind"),
+            status: text(value, "status"),
+            content: value.get("content").and_then(Value::as_array).cloned().unwrap_or_default(),
+            raw_input: value.get("rawInput").filter(|v| !v.is_null()).cloned(),
+            raw_output: value.get("rawOutput").filter(|v| !v.is_null()).cloned(),
+        })
+    }
+}
+
 /// One line of an agent's plan.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PlanEntry {
     /// What the step does.
     pub content: String,
@@ -130,51 +166,51 @@ pub struct PlanEntry {
     pub priority: String,
 }
 
+impl PlanEntry {
+    fn read(value: &Value) -> Option<Self> {
+        Some(PlanEntry {
+            content: text(value, "content")?,
+            status: text(value, "status").unwrap_or_default(),
+            priority: text(value, "priority").unwrap_or_default(),
+        })
+    }
+}
+
 /// A session's cumulative cost.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Cost {
     pub amount: f64,
     pub currency: String,
 }
 
 /// The params of `session/request_permission`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct PermissionRequest {
     pub session_id: String,
     pub tool_call: ToolCallFields,
     pub options: Vec<PermissionOption>,
 }
 
+impl PermissionRequest {
+    pub(crate) fn read(params: &Value) -> Result<Self, String> {
+        let what = "session/request_permission";
+        let tool_call = params.get("toolCall").ok_or_else(|| missing(what, "toolCall"))?;
+        let options = params.get("options").and_then(Value::as_array).ok_or_else(|| missing(what, "options"))?;
+        Ok(PermissionRequest {
+            session_id: required(params, what, "sessionId")?,
+            tool_call: ToolCallFields::read(tool_call)?,
+            options: options
+                .iter()
+                .filter_map(|o| Some(PermissionOption { option_id: text(o, "optionId")?, kind: text(o, "kind")? }))
+                .collect(),
+        })
+    }
+}
+
 /// One answer the agent offers to a permission request.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct PermissionOption {
     pub option_id: String,
-    #[serde(default)]
-    pub name: String,
     /// `allow_once`, `allow_always`, `reject_once` or `reject_always`.
     pub kind: String,
-}
-
-/// A field of an unexpected shape read as its default (the schema's default-on-error).
-fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::de::DeserializeOwned + Default,
-{
-    let value = Value::deserialize(deserializer)?;
-    Ok(crate::lean::from_value(&value).unwrap_or_default())
-}
-
-/// A list whose items of an unexpected shape are skipped (the schema's skip-invalid-items).
-fn lenient_list<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    let value = Value::deserialize(deserializer)?;
-    let Value::Array(items) = value else { return Ok(Vec::new()) };
-    Ok(items.iter().filter_map(|item| crate::lean::from_value(item).ok()).collect())
 }

@@ -48,8 +48,8 @@ impl TurnProgress {
     /// Applies one update; returns what to show.
     pub(crate) fn apply(&mut self, update: SessionUpdate) -> Vec<Shown> {
         match update {
-            SessionUpdate::AgentMessageChunk { content } => {
-                let Some(text) = content.text.filter(|t| !t.is_empty() && content.kind == "text") else {
+            SessionUpdate::AgentMessageChunk(text) => {
+                let Some(text) = text.filter(|t| !t.is_empty()) else {
                     return Vec::new();
                 };
                 if self.text.len() + text.len() > MAX_ANSWER_BYTES {
@@ -61,15 +61,15 @@ impl TurnProgress {
             }
             SessionUpdate::ToolCall(call) => self.tool(call, true),
             SessionUpdate::ToolCallUpdate(call) => self.tool(call, false),
-            SessionUpdate::Plan { entries } => vec![Shown::Plan(entries)],
+            SessionUpdate::Plan(entries) => vec![Shown::Plan(entries)],
             SessionUpdate::UsageUpdate { used, size, cost } => {
                 let cost_usd = cost.filter(|c| c.currency.eq_ignore_ascii_case("USD")).map(|c| c.amount);
                 self.usage = Some(AgentUsage { used, size, cost_usd });
                 Vec::new()
             }
-            SessionUpdate::AgentThoughtChunk { .. }
-            | SessionUpdate::UserMessageChunk { .. }
-            | SessionUpdate::AvailableCommandsUpdate { .. }
+            SessionUpdate::AgentThoughtChunk
+            | SessionUpdate::UserMessageChunk
+            | SessionUpdate::AvailableCommandsUpdate
             | SessionUpdate::Other => Vec::new(),
         }
     }
@@ -120,7 +120,7 @@ fn chip(call: &ToolCallFields) -> (String, Value) {
 /// A finished tool's output as text: its content's text blocks, else its raw output.
 fn output_text(call: &ToolCallFields) -> String {
     let texts: Vec<&str> =
-        call.content.iter().flatten().filter_map(|c| c.pointer("/content/text").and_then(Value::as_str)).collect();
+        call.content.iter().filter_map(|c| c.pointer("/content/text").and_then(Value::as_str)).collect();
     let text = if texts.is_empty() {
         call.raw_output.as_ref().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned)).unwrap_or_default()
     } else {

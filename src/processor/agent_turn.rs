@@ -19,7 +19,7 @@ use super::handle::MessageProcessor;
 use crate::acp::client::Delivery;
 use crate::acp::error::AcpError;
 use crate::acp::launch::AgentKind;
-use crate::acp::messages::{NewSessionResult, PermissionRequest, PromptResult};
+use crate::acp::messages::{self, PermissionRequest};
 use crate::acp::permission::{self, PermissionChoice};
 use crate::acp::progress::{Shown, TurnProgress};
 use crate::acp::session::{self, SessionStep};
@@ -110,9 +110,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 Delivery::Reply { id, outcome } if id == prompt => {
                     cancel.session = None;
                     break match outcome {
-                        Ok(value) => crate::lean::from_value::<PromptResult>(&value)
-                            .map(|r| r.stop_reason)
-                            .unwrap_or_else(|_| "end_turn".to_owned()),
+                        Ok(value) => messages::stop_reason(&value).unwrap_or_else(|_| "end_turn".to_owned()),
                         Err(error) => {
                             let agent = kind.label().to_owned();
                             return Err(AcpError::Refused {
@@ -184,13 +182,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let id = self.acp_request("session/new", &params);
         let agent = kind.label().to_owned();
         match self.acp_wait(rx, "session/new", |d| reply_to(id, d)).await? {
-            Ok(value) => crate::lean::from_value::<NewSessionResult>(&value)
-                .map(|r| (r.session_id, with_history))
-                .map_err(|e| AcpError::Malformed {
-                    agent,
-                    what: format!("session/new's answer: {e}"),
-                    command: kind.name().into(),
-                }),
+            Ok(value) => messages::new_session_id(&value).map(|id| (id, with_history)).map_err(|e| {
+                AcpError::Malformed { agent, what: format!("session/new's answer: {e}"), command: kind.name().into() }
+            }),
             Err(error) if error.code == crate::acp::codec::AUTH_REQUIRED => {
                 Err(AcpError::Login { agent, login: kind.login_command().to_owned() })
             }

@@ -26,26 +26,23 @@ pub use crate::vault::real::{locate, Access};
 pub fn read_acp_message(line: &str) -> Result<String, String> {
     use crate::acp::codec::Inbound;
     use crate::acp::messages::*;
-    fn typed<T: serde::de::DeserializeOwned + std::fmt::Debug>(value: &serde_json::Value) -> Result<T, String> {
-        crate::lean::from_value::<T>(value).map_err(|e| e.to_string())
-    }
     match Inbound::parse(line)? {
         Inbound::Notification { method, params } if method == "session/update" => {
-            let update = typed::<SessionNotification>(&params)?.update;
+            let update = SessionNotification::read(&params)?.update;
             let name = format!("{update:?}");
             Ok(format!("update {}", name.split([' ', '(', '{']).next().unwrap_or_default()))
         }
         Inbound::Request { method, params, .. } if method == "session/request_permission" => {
-            typed::<PermissionRequest>(&params).map(|_| "permission".to_owned())
+            PermissionRequest::read(&params).map(|_| "permission".to_owned())
         }
         Inbound::Response { outcome: Ok(result), .. } if result.get("protocolVersion").is_some() => {
-            typed::<InitializeResult>(&result).map(|r| format!("initialize v{}", r.protocol_version))
+            InitializeResult::read(&result).map(|r| format!("initialize v{}", r.protocol_version))
         }
         Inbound::Response { outcome: Ok(result), .. } if result.get("stopReason").is_some() => {
-            typed::<PromptResult>(&result).map(|r| format!("prompt {}", r.stop_reason))
+            stop_reason(&result).map(|r| format!("prompt {r}"))
         }
         Inbound::Response { outcome: Ok(result), .. } if result.get("sessionId").is_some() => {
-            typed::<NewSessionResult>(&result).map(|_| "new session".to_owned())
+            new_session_id(&result).map(|_| "new session".to_owned())
         }
         Inbound::Response { outcome, .. } => Ok(format!("response {}", if outcome.is_ok() { "ok" } else { "error" })),
         Inbound::Request { method, .. } => Ok(format!("request {method}")),

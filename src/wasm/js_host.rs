@@ -320,7 +320,8 @@ impl Host for JsHost {
 
     fn environment(&self) -> std::collections::BTreeMap<String, String> {
         let value = self.object.environment().map(|v| from_js(&v)).unwrap_or_default();
-        crate::lean::from_value(&value).unwrap_or_default()
+        let variables = value.as_object().into_iter().flatten();
+        variables.filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned()))).collect()
     }
 
     fn agent_folder(&self) -> Option<String> {

@@ -129,6 +129,34 @@ fn stop_mid_stream_cancels_the_session_and_nothing_is_recorded() {
 }
 
 #[test]
+fn what_a_stopped_prompt_still_sends_is_not_the_next_answer() {
+    let host = FakeHost::new();
+    let p = acp_processor(&host, agent_settings(AgentKind::ClaudeCode));
+    host.agent().turns.extend([
+        vec![chunk("first")],
+        vec![chunk("Once upon"), AgentStep::AwaitCancel, chunk(" a time (late)")],
+        vec![chunk("third")],
+    ]);
+    assert!(host.run(p.process(direct("s1", "hi"))).success);
+    let stopped = host.run(async {
+        let stop = async {
+            while streamed_text(&host, "s2").is_empty() {
+                host.sleep(1).await;
+            }
+            p.cancel_current_processing()
+        };
+        futures::join!(p.process(direct("s2", "tell me a story")), stop).0
+    });
+    assert!(stopped.cancelled);
+    let next = host.run(p.process(direct("s3", "again")));
+    assert_eq!(next.response.as_deref(), Some("third"), "the late chunk is not part of it");
+    assert_eq!(streamed_text(&host, "s3"), "third");
+    let sessions: Vec<_> =
+        host.agent_requests("session/prompt").iter().map(|r| r["params"]["sessionId"].clone()).collect();
+    assert_eq!(sessions, vec![json!("sess-1"); 3], "one session throughout");
+}
+
+#[test]
 fn stop_during_a_permission_request_answers_it_cancelled() {
     let host = FakeHost::new();
     let mut settings = agent_settings(AgentKind::ClaudeCode);

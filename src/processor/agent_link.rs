@@ -64,6 +64,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     self.acp_apply(actions, Vec::new());
                 }
                 Some(Delivery::Failed(error)) => host.log(LogLevel::Info, &format!("agent: {error}")),
+                // The answer to a prompt the user stopped: the session's next prompt need not wait.
+                Some(Delivery::Reply { id, .. }) => {
+                    let mut cancelled = self.inner.acp.cancelled.borrow_mut();
+                    if cancelled.as_ref().is_some_and(|(stopped, _)| *stopped == id) {
+                        *cancelled = None;
+                    }
+                }
                 Some(_) => {}
             }
         }

@@ -39,13 +39,15 @@ pub(crate) const AGENT_SETUP_MS: u64 = 30_000;
 /// Tells the agent to cancel its prompt if the turn is dropped before the prompt ended (Stop).
 struct CancelOnDrop<'a, H: Host + 'static> {
     processor: &'a MessageProcessor<H>,
-    session: Option<String>,
+    /// The prompt's request id and session, until it ends.
+    prompt: Option<(u64, String)>,
 }
 
 impl<H: Host + 'static> Drop for CancelOnDrop<'_, H> {
     fn drop(&mut self) {
-        if let Some(session) = self.session.take() {
+        if let Some((id, session)) = self.prompt.take() {
             self.processor.acp_cancel(&session);
+            *self.processor.inner.acp.cancelled.borrow_mut() = Some((id, session));
         }
     }
 }
@@ -88,13 +90,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let (session, with_history) =
             self.acp_session(context, kind, folder, settings, !history.is_empty(), &mut rx).await?;
         self.inner.acp.client.borrow_mut().session_live(&session);
+        self.cancelled_prompt_ended(&session, &mut rx).await?;
         let context_text = message_context(message, &context.prompt, host.now_ms());
         let said = format!("{context_text}\n\n{}", message.text);
         let text = session::prompt_text(if with_history { &history } else { &[] }, &said);
         host.emit(&Event::stage(message, Stage::ModelRequest));
         self.inner.acp.client.borrow_mut().begin_prompt();
         let prompt = self.acp_request("session/prompt", &session::prompt_params(&session, &text));
-        let mut cancel = CancelOnDrop { processor: self, session: Some(session.clone()) };
+        let mut cancel = CancelOnDrop { processor: self, prompt: Some((prompt, session.clone())) };
         let mut progress = TurnProgress::default();
         let stop_reason = loop {
             let Some(delivery) = rx.next().await else {
@@ -108,7 +111,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 }
                 Delivery::Permission { id, request } => self.acp_permission(message, settings, id, *request).await,
                 Delivery::Reply { id, outcome } if id == prompt => {
-                    cancel.session = None;
+                    cancel.prompt = None;
                     break match outcome {
                         Ok(value) => messages::stop_reason(&value).unwrap_or_else(|_| "end_turn".to_owned()),
                         Err(error) => {
@@ -122,13 +125,29 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     };
                 }
                 Delivery::Failed(error) => {
-                    cancel.session = None;
+                    cancel.prompt = None;
                     return Err(error);
                 }
                 Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready => {}
             }
         };
         Ok(outcome_of(progress, &stop_reason, kind, &session, context_text))
+    }
+
+    /// Waits for the end of the session's prompt the user stopped, if its answer has not come
+    /// yet: what the agent still sends for it is not the next answer.
+    async fn cancelled_prompt_ended(
+        &self,
+        session: &str,
+        rx: &mut UnboundedReceiver<Delivery>,
+    ) -> Result<(), AcpError> {
+        let stopped = self.inner.acp.cancelled.borrow_mut().take();
+        match stopped {
+            Some((id, stopped_session)) if stopped_session == session => {
+                self.acp_wait(rx, "session/cancel", |d| reply_to(id, d)).await.map(drop)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Starts the agent if it is not running as these settings say, and waits for its handshake.
@@ -143,6 +162,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         if self.inner.acp.client.borrow().ready_as(kind, &launch) {
             return Ok(());
         }
+        self.inner.acp.cancelled.borrow_mut().take();
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());
         self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await

@@ -39,7 +39,8 @@ pub enum AgentStep {
     Raw(String),
     /// The process ends (code, signal, stderr).
     Exit(Option<i32>, Option<String>, String),
-    /// Nothing more until `session/cancel`, then the prompt ends `cancelled`.
+    /// Nothing more until `session/cancel`; then the steps left play (updates the agent still
+    /// sends) and the prompt ends `cancelled`.
     AwaitCancel,
     /// Nothing more, ever.
     Silence,
@@ -80,8 +81,9 @@ pub struct FakeAgent {
     sessions: u64,
     /// The prompt being answered: its id, the steps left, and what it waits for.
     prompt: Option<(Value, VecDeque<AgentStep>)>,
-    /// The session of that prompt.
+    /// The session of that prompt, and whether it was cancelled.
     session: Value,
+    cancelled: bool,
     waiting: Option<Waiting>,
     out: Option<mpsc::UnboundedSender<Out>>,
 }
@@ -163,15 +165,20 @@ impl FakeAgent {
             "session/prompt" => {
                 let steps = self.turns.pop_front().unwrap_or_default();
                 self.session = message["params"]["sessionId"].clone();
+                self.cancelled = false;
                 self.prompt = Some((id.unwrap_or(Value::Null), steps.into()));
                 self.waiting = None;
                 self.play();
             }
-            "session/cancel" => {
-                if matches!(self.waiting, Some(Waiting::Cancel) | Some(Waiting::Permission(_))) {
-                    self.end("cancelled");
+            "session/cancel" => match self.waiting {
+                Some(Waiting::Cancel) => {
+                    self.cancelled = true;
+                    self.waiting = None;
+                    self.play();
                 }
-            }
+                Some(Waiting::Permission(_)) => self.end("cancelled"),
+                _ => {}
+            },
             "" if message.get("result").is_some() || message.get("error").is_some() => {
                 let answered = id.as_ref().and_then(Value::as_str).unwrap_or_default();
                 if self.waiting == Some(Waiting::Permission(answered.to_owned())) {
@@ -200,7 +207,10 @@ impl FakeAgent {
     fn play(&mut self) {
         while self.waiting.is_none() {
             let Some((_, steps)) = self.prompt.as_mut() else { return };
-            let Some(step) = steps.pop_front() else { return self.end("end_turn") };
+            let Some(step) = steps.pop_front() else {
+                let reason = if self.cancelled { "cancelled" } else { "end_turn" };
+                return self.end(reason);
+            };
             let session = self.session.clone();
             match step {
                 AgentStep::Update(update) => self.say(&json!({

@@ -14,6 +14,10 @@ pub(crate) struct AcpLink {
     listener: RefCell<Option<UnboundedSender<Delivery>>>,
     /// The user was told this device cannot start agents (once a session).
     pub(crate) told_unavailable: Cell<bool>,
+    /// A prompt the user stopped whose answer has not come yet: its request id and session (the
+    /// session's next prompt waits for it, so none of its late updates is taken for the next
+    /// answer).
+    pub(crate) cancelled: RefCell<Option<(u64, String)>>,
 }
 
 impl AcpLink {

@@ -107,6 +107,14 @@ pub enum Event {
         is_error: bool,
         output: String,
     },
+    /// The agent's plan for the turn, whole each time it changes (an ACP agent's `plan`): the
+    /// chat shows it as a checklist.
+    Plan {
+        message_id: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        conversation_id: Option<String>,
+        entries: Vec<crate::acp::PlanEntry>,
+    },
     /// The agent spoke mid-turn (`send_message`), or asked a question (`send_message` with
     /// `is_question`, `needs_input`) — seed 003 `onAgentMessage`.
     AgentMessage {
@@ -179,6 +187,7 @@ impl Event {
             Event::AgentMessage { content, .. } | Event::Retrospection { content, .. } => mask(content),
             Event::Response { result, .. } => result.mask_texts(mask),
             Event::HubStatus { detail, .. } => detail.iter_mut().for_each(mask),
+            Event::Plan { entries, .. } => entries.iter_mut().for_each(|e| mask(&mut e.content)),
             Event::Stage { .. }
             | Event::InFlight { .. }
             | Event::ConversationUpdated { .. }

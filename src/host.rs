@@ -4,6 +4,7 @@
 //! event goes through this trait, so the whole pipeline can run natively against `FakeHost`
 //! (virtual time, in-memory files, scripted HTTP) and in WebAssembly against the JS-backed host.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use futures::future::LocalBoxFuture;
@@ -126,6 +127,24 @@ pub trait Host {
     fn hub_disconnect(&self, socket: u64);
     /// Sends one text frame on socket `socket`.
     fn hub_send(&self, socket: u64, frame: String);
+    /// Starts agent process `process` (the core numbers its processes, as its hub sockets):
+    /// `command` run directly (no shell) with `args`, with exactly `env` (nothing inherited: the
+    /// core chose the variables), in `cwd`, in a process group of its own, stdin and stdout
+    /// piped, the last 8 KB of stderr kept. Its output comes back through the processor's
+    /// `agent_output`, its end — or a failure to start (ENOENT, EACCES), never thrown — through
+    /// `agent_exited`.
+    fn agent_start(&self, process: u64, command: &str, args: &[String], env: &BTreeMap<String, String>, cwd: &str);
+    /// Writes whole lines (each ends with `\n`) to the process's stdin.
+    fn agent_write(&self, process: u64, text: &str);
+    /// Ends the process's whole group: SIGTERM, SIGKILL after 2 s if still alive; a no-op once
+    /// it ended.
+    fn agent_stop(&self, process: u64);
+    /// The host's environment variables (a fact: the core picks what an agent gets); `{}` on a
+    /// phone.
+    fn environment(&self) -> BTreeMap<String, String>;
+    /// The folder an agent works in — the vault's absolute path — or `None` where this host
+    /// cannot start programs (a phone): the core then uses the built-in agent and says why.
+    fn agent_folder(&self) -> Option<String>;
     /// Tells the UI something happened. Must not call back into the core synchronously.
     fn emit(&self, event: &Event);
     /// A diagnostic line.

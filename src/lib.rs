@@ -86,6 +86,7 @@
 // and clippy run), the build in which the whole surface, internals included, is in view.
 #![cfg_attr(feature = "testing", warn(unreachable_pub))]
 
+mod acp;
 mod agent;
 mod api;
 mod approval;
@@ -129,6 +130,7 @@ pub mod wasm;
 
 // The API a host embeds: the processor, the host it is given, and the values crossing between
 // them (settings in; events, results, conversations and approvals out).
+pub use acp::{AgentKind, PlanEntry};
 pub use api::{ApiRequest, ApiResponse};
 pub use approval::{
     ApprovalError, ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,

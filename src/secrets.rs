@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use futures::future::LocalBoxFuture;
@@ -52,6 +53,11 @@ impl Secrets {
         // The longest first, so a secret that contains another is hidden whole.
         list.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
         *self.list.borrow_mut() = list;
+    }
+
+    /// The secrets' values (an agent's environment never holds one).
+    pub(crate) fn values(&self) -> Vec<String> {
+        self.list.borrow().iter().map(|(value, _)| value.clone()).collect()
     }
 
     /// `text` with every secret replaced by `[hidden <name>]`.
@@ -191,6 +197,21 @@ impl<H: Host> Host for Masking<H> {
             Cow::Owned(masked) => masked,
         };
         self.inner.hub_send(socket, frame)
+    }
+    fn agent_start(&self, process: u64, command: &str, args: &[String], env: &BTreeMap<String, String>, cwd: &str) {
+        self.inner.agent_start(process, command, args, env, cwd)
+    }
+    fn agent_write(&self, process: u64, text: &str) {
+        self.inner.agent_write(process, &self.secrets.mask(text))
+    }
+    fn agent_stop(&self, process: u64) {
+        self.inner.agent_stop(process)
+    }
+    fn environment(&self) -> BTreeMap<String, String> {
+        self.inner.environment()
+    }
+    fn agent_folder(&self) -> Option<String> {
+        self.inner.agent_folder()
     }
     fn emit(&self, event: &Event) {
         if self.secrets.is_empty() {

@@ -108,6 +108,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::ToolStarted { .. },
         Event::InFlight { .. },
         Event::ToolFinished { .. },
+        Event::Plan { .. },
         Event::AgentMessage { .. },
         Event::Response { .. },
         Event::Notice { .. },
@@ -396,6 +397,10 @@ fn settings_full() -> Settings {
             output_per_mtok: 1.5,
             context_window: 32_768,
         }],
+        agent: smarthole_agent::AgentKind::ClaudeCode,
+        agent_command: "/opt/bin/claude-agent-acp --verbose".into(),
+        agent_own_tools: true,
+        agent_env_hidden: vec!["ANTHROPIC_API_KEY".into()],
     }
 }
 
@@ -551,6 +556,15 @@ fn events() -> Vec<Event> {
             name: "read_file".into(),
             is_error: true,
             output: "no such note".into(),
+        },
+        Event::Plan {
+            message_id: "msg-1".into(),
+            conversation_id: Some("conv-1".into()),
+            entries: vec![smarthole_agent::PlanEntry {
+                content: "Read the list".into(),
+                status: "in_progress".into(),
+                priority: "high".into(),
+            }],
         },
         Event::AgentMessage {
             message_id: "msg-1".into(),

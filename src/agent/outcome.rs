@@ -55,6 +55,9 @@ pub(crate) struct TurnOutcome {
     pub(super) context_journaled: bool,
     /// What the turn's model calls consumed, summed (the context filled is the newest call's).
     pub usage: Usage,
+    /// An ACP agent's turn: its session, stored (`acp::session::stored_session`) as the
+    /// conversation's provider session id; its usage is the agent's own figures, not priced.
+    pub agent_session: Option<String>,
 }
 
 /// A question asked in a turn.

@@ -20,6 +20,10 @@ pub(crate) enum ErrorKind {
     Redirected,
     /// The server took the request and did not begin to answer in time.
     Unanswered,
+    /// The user's own agent (ACP) failed: retried in this session when the failure passes (it
+    /// ended mid-turn: `should_retry`), else kept for the next start (the program, its version,
+    /// a login: the user must fix them).
+    Agent,
     /// The user stopped it.
     Aborted,
 }
@@ -40,6 +44,7 @@ impl ErrorKind {
             ErrorKind::InvalidResponse => "invalid_response",
             ErrorKind::Redirected => "redirected",
             ErrorKind::Unanswered => "no_answer",
+            ErrorKind::Agent => "agent_error",
             ErrorKind::Aborted => "aborted",
         }
     }
@@ -160,6 +165,7 @@ impl LlmError {
             // Made with their advice; these words only if one was built without.
             ErrorKind::Redirected => "The server redirected the request to another address.".to_owned(),
             ErrorKind::Unanswered => "The model server did not begin to answer in time.".to_owned(),
+            ErrorKind::Agent => "The agent failed.".to_owned(),
             ErrorKind::Aborted => "Stopped.".to_owned(),
         }
     }

@@ -37,6 +37,8 @@ const RECALLED_CONVERSATIONS: usize = 2;
 pub(super) struct TurnContext {
     pub history: MessagesJson,
     pub prompt: PromptContext,
+    /// The conversation's provider session id (an ACP agent's session).
+    pub session: Option<String>,
 }
 
 impl<H: Host + 'static> MessageProcessor<H> {
@@ -100,7 +102,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     })
                 })
                 .collect();
+            let session = conversation.as_ref().and_then(|c| c.provider_session_id.clone());
             Prepared::Fresh(Box::new(TurnContext {
+                session,
                 history,
                 prompt: PromptContext {
                     pending_question,
@@ -155,6 +159,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                         c.apply(StatusEvent::ScheduleCreated)?;
                     }
                     outcome.state.apply(&mut c.state);
+                    if let Some(session) = &outcome.agent_session {
+                        c.provider_session_id = Some(session.clone());
+                    }
                     if outcome.end_conversation.is_some() && target != Target::Current {
                         // A scheduled run that is done with its task ends the schedule.
                         c.schedule = None;

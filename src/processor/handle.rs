@@ -129,6 +129,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// URL, name or description reconnects and registers again; turning the hub off closes it.
     pub fn update_settings(&self, settings: Settings) -> Result<(), ProcessorError> {
         self.inner.config.replace(settings)?;
+        if self.settings().agent == crate::acp::AgentKind::Builtin {
+            self.stop_agent();
+        }
         if self.inner.background.started() {
             self.configure_hub();
         }
@@ -178,6 +181,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Stops the message in flight and every background task; later messages are refused.
     pub fn dispose(&self) {
         self.inner.tasks.abort_all();
+        self.stop_agent();
     }
 
     /// Background tasks running (summaries, retrospection, cleanup, messages in flight).

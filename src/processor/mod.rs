@@ -3,7 +3,8 @@
 //! steps behind them:
 //! - `arrival.rs`: a message arrives — the inbox, the ack, its place in line, its attempts, and
 //!   what a previous session left (`reprocess_pending`);
-//! - `run.rs`: the run after the inbox — the turn, its finish, Stop; `failure.rs`: a failed run,
+//! - `run.rs`: the run after the inbox — the turn, its finish, Stop; `agent_turn.rs`: the turn
+//!   by the user's own agent over ACP, `agent_link.rs` its process (host reports in, actions out); `failure.rs`: a failed run,
 //!   `failed/`, and the retry later in the session;
 //! - `conversations.rs`: the idle boundary, questions, recording a turn, what follows a
 //!   conversation's end, stale questions;
@@ -18,6 +19,8 @@
 //! - `state/` (what every part is written against: `Inner` in owned parts, the FIFO gate, the
 //!   task set) and `error.rs` (`ProcessorError`).
 
+mod agent_link;
+mod agent_turn;
 mod api;
 mod approvals;
 mod arrival;

@@ -109,6 +109,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
             (Target::Current, _) => settings,
         };
+        if let Some((kind, folder)) = self.acp_agent(&settings) {
+            return self.run_acp(entry, &context, &settings, kind, folder).await;
+        }
         let resume = if entry.attempts > 1 {
             Journal::new(host, &message.id).load().await.unwrap_or_default()
         } else {
@@ -147,11 +150,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// A finished turn of `model`: notify, record, update the conversation, clean up.
-    async fn finish(&self, message: &RoutedMessage, mut outcome: TurnOutcome, model: &str) -> ProcessResult {
+    pub(super) async fn finish(&self, message: &RoutedMessage, mut outcome: TurnOutcome, model: &str) -> ProcessResult {
         let host = &self.inner.host;
         let settings = self.settings();
         let text = outcome.text();
-        outcome.usage = crate::usage::priced(outcome.usage, model, &settings.model_prices);
+        if outcome.agent_session.is_none() {
+            outcome.usage = crate::usage::priced(outcome.usage, model, &settings.model_prices);
+        }
         if message.from_hub() && !(outcome.question_sent_to_hub && text.trim().is_empty()) {
             let mut body = if text.trim().is_empty() { "Done.".to_owned() } else { text.clone() };
             if let Some(notice) = &outcome.notice {
@@ -187,7 +192,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// A run the user stopped: nothing recorded, the message leaves the inbox.
-    async fn finish_cancelled(&self, message: &RoutedMessage) -> ProcessResult {
+    pub(super) async fn finish_cancelled(&self, message: &RoutedMessage) -> ProcessResult {
         self.inner.host.log(LogLevel::Info, &format!("message {} stopped by the user", message.id));
         self.run_ended(message, Ok("stopped by the user")).await;
         self.clean_up(message).await;

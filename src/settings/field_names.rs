@@ -49,6 +49,10 @@ const SETTINGS: &[&str] = &[
     "verificationTimeoutSeconds",
     "agentContexts",
     "modelPrices",
+    "agent",
+    "agentCommand",
+    "agentOwnTools",
+    "agentEnvHidden",
 ];
 
 /// The fields of [`crate::AgentContext`].

@@ -35,6 +35,8 @@ pub enum SettingsError {
     McpServer { name: String, reason: String },
     #[error("agent API: {0}")]
     AgentApi(String),
+    #[error("agent: {0}")]
+    Agent(String),
     #[error("model prices: {0}")]
     Prices(String),
     #[error("settings are not valid: {0}")]
@@ -95,6 +97,14 @@ impl Settings {
             if let Some(reason) = problem {
                 return Err(SettingsError::McpServer { name: server.name.clone(), reason });
             }
+        }
+        if self.agent == crate::acp::AgentKind::Acp && self.agent_command.trim().is_empty() {
+            return Err(SettingsError::Agent(
+                "the custom ACP agent needs a command: set the agent command (or --agent-command)".to_owned(),
+            ));
+        }
+        if let Err(problem) = crate::acp::launch::split_command(&self.agent_command) {
+            return Err(SettingsError::Agent(problem.to_string()));
         }
         if let Some(why) = self.model_prices.iter().find_map(crate::usage::price_problem) {
             return Err(SettingsError::Prices(why));
@@ -167,7 +177,9 @@ impl Settings {
         // (serde's own message names neither the setting nor where it came from).
         let formats = ApiFormat::ALL.map(ApiFormat::name);
         let styles = AuthStyle::ALL.map(AuthStyle::name);
+        let agents = crate::acp::AgentKind::ALL.map(crate::acp::AgentKind::name);
         let choices = [
+            ("agent", agents.as_slice()),
             ("apiFormat", formats.as_slice()),
             ("authStyle", styles.as_slice()),
             ("backgroundApiFormat", formats.as_slice()),

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::entries::{AgentContext, McpServerConfig};
+use crate::acp::AgentKind;
 use crate::hub::config::{HubConfig, DEFAULT_CLIENT_NAME, DEFAULT_DESCRIPTION, DEFAULT_HUB_URL};
 use crate::llm::{ApiFormat, AuthStyle};
 use crate::usage::ModelPrice;
@@ -98,6 +99,18 @@ pub struct Settings {
     pub verification_timeout_seconds: u32,
     /// The instruction contexts external agents read; the first is the default.
     pub agent_contexts: Vec<AgentContext>,
+    /// The agent behind the chat, the hub and the schedules: the built-in one, or the user's own
+    /// coding agent over ACP (desktop only).
+    pub agent: AgentKind,
+    /// The command that starts the agent: the whole command for `acp`, or where a preset's
+    /// program is (split into program and arguments, no shell).
+    pub agent_command: String,
+    /// Let an ACP agent use its own tools that write files and run commands (each use an
+    /// approval card); off: they are switched off or refused.
+    pub agent_own_tools: bool,
+    /// Environment variables never passed to an agent, by name (the headless command's
+    /// `--api-key-env` and `--api-token-env`; values holding a secret are never passed anyway).
+    pub agent_env_hidden: Vec<String>,
     /// Prices per model, for the estimated cost shown with each answer and in the totals
     /// (defaults: the current Claude models; editable).
     pub model_prices: Vec<ModelPrice>,
@@ -208,6 +221,10 @@ impl Default for Settings {
             verification_timeout_seconds: 300,
             agent_contexts: vec![AgentContext::default()],
             model_prices: crate::usage::default_prices(),
+            agent: AgentKind::Builtin,
+            agent_command: String::new(),
+            agent_own_tools: false,
+            agent_env_hidden: Vec::new(),
         }
     }
 }

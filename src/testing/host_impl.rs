@@ -1,6 +1,7 @@
 //! `Host` for `FakeHost`: every capability of the trait over the in-memory state, each call
 //! recorded, none completing after a crash point.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use futures::future::LocalBoxFuture;
@@ -365,6 +366,21 @@ impl Host for FakeHost {
         self.state.hub.borrow_mut().push(value);
     }
 
+    fn agent_start(&self, process: u64, command: &str, args: &[String], env: &BTreeMap<String, String>, cwd: &str) {
+        self.fake_agent_start(process, command, args, env, cwd)
+    }
+    fn agent_write(&self, process: u64, text: &str) {
+        self.fake_agent_write(process, text)
+    }
+    fn agent_stop(&self, process: u64) {
+        self.fake_agent_stop(process)
+    }
+    fn environment(&self) -> BTreeMap<String, String> {
+        self.state.agent.borrow().environment.clone()
+    }
+    fn agent_folder(&self) -> Option<String> {
+        self.state.agent.borrow().folder.clone()
+    }
     fn emit(&self, event: &Event) {
         if self.state.frozen.get() {
             return;

@@ -10,8 +10,10 @@
 //! virtual time, crash points), `replies.rs` (the scripted model server's answers), `http.rs`
 //! (that server at work), `files.rs` (the `.smarthole/` folder), `vault.rs` (notes, links, MCP
 //! servers), `records.rs` (what a test reads back), `host_impl.rs` (`Host` for it),
-//! `internals.rs` (the core's parts tests reach directly).
+//! `internals.rs` (the core's parts tests reach directly), `agent.rs` (a scripted ACP agent).
 
+mod agent;
+mod agent_host;
 mod executor;
 mod files;
 mod host_impl;
@@ -22,6 +24,8 @@ mod replies;
 mod state;
 mod vault;
 
+pub use agent::{AgentLaunch, AgentStep, FakeAgent, InitAnswer};
+pub use agent_host::drive_agent;
 pub use executor::Sleep;
 pub use http::FakeBody;
 pub use replies::{sse, BodyEnd, RecordedRequest, Reply};

@@ -108,6 +108,8 @@ pub(super) struct State {
     /// as after a SIGKILL, until the test "restarts".
     pub(super) frozen: Cell<bool>,
     pub(super) crash_at: RefCell<Option<CrashPoint>>,
+    /// The scripted ACP agent (agent.rs).
+    pub(super) agent: super::agent::AgentSlot,
     /// Background tasks (`Host::spawn`), polled with the main future.
     pub(super) tasks: RefCell<Vec<LocalBoxFuture<'static, ()>>>,
     pub(super) spawned: RefCell<Vec<LocalBoxFuture<'static, ()>>>,

@@ -75,6 +75,23 @@ extern "C" {
     pub(super) fn hub_disconnect(this: &JsHostObject, socket: u32) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = hubSend)]
     pub(super) fn hub_send(this: &JsHostObject, socket: u32, frame: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = agentStart)]
+    pub(super) fn agent_start(
+        this: &JsHostObject,
+        process: u32,
+        command: &str,
+        args: &JsValue,
+        env: &JsValue,
+        cwd: &str,
+    ) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = agentWrite)]
+    pub(super) fn agent_write(this: &JsHostObject, process: u32, text: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = agentStop)]
+    pub(super) fn agent_stop(this: &JsHostObject, process: u32) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    pub(super) fn environment(this: &JsHostObject) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = agentFolder)]
+    pub(super) fn agent_folder(this: &JsHostObject) -> Result<Option<String>, JsValue>;
     #[wasm_bindgen(method, catch)]
     pub(super) fn emit(this: &JsHostObject, event: JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]

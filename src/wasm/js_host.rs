@@ -293,6 +293,41 @@ impl Host for JsHost {
         }
     }
 
+    fn agent_start(
+        &self,
+        process: u64,
+        command: &str,
+        args: &[String],
+        env: &std::collections::BTreeMap<String, String>,
+        cwd: &str,
+    ) {
+        if let Err(e) = self.object.agent_start(process as u32, command, &to_js(args), &to_js(env), cwd) {
+            self.log(LogLevel::Warn, &format!("agent start failed: {}", js_message(&e)));
+        }
+    }
+
+    fn agent_write(&self, process: u64, text: &str) {
+        if let Err(e) = self.object.agent_write(process as u32, text) {
+            self.log(LogLevel::Warn, &format!("agent write failed: {}", js_message(&e)));
+        }
+    }
+
+    fn agent_stop(&self, process: u64) {
+        if let Err(e) = self.object.agent_stop(process as u32) {
+            self.log(LogLevel::Warn, &format!("agent stop failed: {}", js_message(&e)));
+        }
+    }
+
+    fn environment(&self) -> std::collections::BTreeMap<String, String> {
+        let value = self.object.environment().map(|v| from_js(&v)).unwrap_or_default();
+        let variables = value.as_object().into_iter().flatten();
+        variables.filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned()))).collect()
+    }
+
+    fn agent_folder(&self) -> Option<String> {
+        self.object.agent_folder().ok().flatten()
+    }
+
     fn hub_send(&self, socket: u64, frame: String) {
         if let Err(e) = self.object.hub_send(socket as u32, &frame) {
             self.log(LogLevel::Warn, &format!("hub send failed: {}", js_message(&e)));

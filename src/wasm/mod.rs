@@ -3,10 +3,12 @@
 //!
 //! Each exported call goes to the core in one hop; the class's calls are written by topic:
 //! processor.rs (the class, its construction and the pipeline's calls, the seed's callbacks),
-//! chat_view.rs (what is in flight, Stop's answer, the chat opened), conversations.rs, attachments.rs, review.rs (approvals and undo), links.rs (hub, vault
-//! changes, agent API), settings.rs, platform.rs (what the device lets the plugin offer) and
-//! tool_words.rs (a tool call in words, for replay). The host the core runs on is `JsHost`
-//! (js_host.rs) over the object declared in host_object.rs, its errors made in js_errors.rs; values cross as JSON
+//! chat_view.rs (what is in flight, Stop's answer, the chat opened), conversations.rs,
+//! attachments.rs, review.rs (approvals and undo), links.rs (hub, vault changes, agent API),
+//! agent.rs (the ACP agent process's output and end), settings.rs, platform.rs (what the device
+//! lets the plugin offer) and tool_words.rs (a tool call in words, for replay). The host the core
+//! runs on is `JsHost` (js_host.rs) over the object declared in host_object.rs, its errors made in
+//! js_errors.rs; values cross as JSON
 //! (convert.rs); the seed's callbacks are fed by the host's `emit` (callbacks.rs). The only
 //! files that call `js_sys`.
 //!
@@ -15,6 +17,7 @@
 //! class wasm-bindgen declares from the signatures here; scripts/contract.mjs checks them
 //! against the core's JSON.
 
+mod agent;
 mod attachments;
 mod callbacks;
 mod chat_view;

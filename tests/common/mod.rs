@@ -1,6 +1,7 @@
 //! Helpers shared by the native integration tests.
 #![allow(dead_code)]
 
+pub mod acp;
 pub mod agent_api;
 pub mod attachments;
 pub mod schedules;

@@ -17,7 +17,12 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
                          (default: --model)
   --background-base-url URL  its own server (default: the chat's server, format, auth and key);
                          with --background-format, --background-auth and --background-key-env VAR
-  --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY)
+  --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY;
+                         not read by default with --agent: that variable is the agent's own)
+  --agent NAME           the agent that answers: builtin (default), claude-code, codex, gemini, opencode,
+                         or acp (any ACP agent: --agent-command). It is started as a program with a
+                         clean environment (never this command's own key or token variables)
+  --agent-command "CMD ARGS…"  the command for --agent acp, or where a preset's program is
   --max-tokens N         max tokens per answer
   --no-stream            wait for whole answers instead of streaming
   --once TEXT            process one typed message, print its result as JSON, exit
@@ -64,6 +69,8 @@ function parse() {
       "background-auth": { type: "string" },
       "background-key-env": { type: "string" },
       "api-key-env": { type: "string" },
+      agent: { type: "string" },
+      "agent-command": { type: "string" },
       "max-tokens": { type: "string" },
       "no-stream": { type: "boolean", default: false },
       once: { type: "string" },
@@ -99,7 +106,9 @@ export function readOptions() {
   const vault = path.resolve(values.vault);
   if (!existsSync(vault) || !statSync(vault).isDirectory()) throw new UsageError(`the vault folder ${vault} does not exist`);
   const keyVar = values["api-key-env"] ?? "ANTHROPIC_API_KEY";
-  const apiKey = process.env[keyVar];
+  // With the user's own agent, ANTHROPIC_API_KEY is that agent's (its login stays its own).
+  const ownAgent = values.agent !== undefined && values.agent !== "builtin";
+  const apiKey = ownAgent && values["api-key-env"] === undefined ? undefined : process.env[keyVar];
   if (values["api-key-env"] && apiKey === undefined) {
     throw new UsageError(`the environment variable ${keyVar} (named by --api-key-env) is not set`);
   }
@@ -122,6 +131,11 @@ export function readOptions() {
     if (key === undefined) throw new UsageError(`the environment variable ${backgroundKeyVar} (named by --background-key-env) is not set`);
     settings.backgroundApiKey = key;
   }
+  // Checked by the core, which names the accepted values.
+  if (values.agent !== undefined) settings.agent = values.agent as CoreSettings["agent"];
+  if (values["agent-command"] !== undefined) settings.agentCommand = values["agent-command"];
+  // The variables holding this command's own secrets never reach an agent, whatever they hold.
+  settings.agentEnvHidden = [values["api-key-env"], backgroundKeyVar, values["api-port"] === undefined ? undefined : (values["api-token-env"] ?? "SMARTHOLE_API_TOKEN")].filter((name): name is string => name !== undefined);
   if (values["max-tokens"] !== undefined) {
     const n = Number(values["max-tokens"]);
     if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);

@@ -8,6 +8,7 @@
 //! refuses images) and the [`TaskSet`] of everything the processor runs. The processor's parts
 //! (`processor/*.rs`) are written against it; the parts here depend on none of them.
 
+mod acp;
 mod api_recent;
 mod attachments;
 mod background;
@@ -33,6 +34,7 @@ use crate::store::ConversationStore;
 use crate::tools::indexer::SearchIndex;
 use crate::tools::ToolRegistry;
 
+pub(crate) use acp::AcpLink;
 pub(crate) use api_recent::{ApiRecent, ApiRun};
 pub(crate) use attachments::AttachmentState;
 pub(crate) use background::Background;
@@ -61,6 +63,8 @@ pub(crate) struct Inner<H: Host> {
     /// The vault's search index.
     pub(crate) search: SearchIndex,
     pub(crate) attachments: AttachmentState,
+    /// The user's own agent over ACP (its process lives across turns).
+    pub(crate) acp: AcpLink,
 }
 
 impl<H: Host> Inner<H> {
@@ -80,6 +84,7 @@ impl<H: Host> Inner<H> {
             api_recent: ApiRecent::default(),
             search: SearchIndex::default(),
             attachments: AttachmentState::default(),
+            acp: AcpLink::default(),
         }
     }
 }

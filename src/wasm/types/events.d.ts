@@ -15,6 +15,7 @@ export type CoreEvent =
   | { type: "tool_started"; messageId: string; conversationId?: string; toolUseId: string; name: string; words: string; input: unknown }
   | { type: "in_flight"; messages: InFlightMessage[] }
   | { type: "tool_finished"; messageId: string; conversationId?: string; toolUseId: string; name: string; isError: boolean; output: string }
+  | { type: "plan"; messageId: string; conversationId?: string; entries: PlanEntry[] }
   | ({ type: "agent_message" } & AgentMessage)
   | { type: "response"; result: ProcessResult; conversationId?: string }
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
@@ -27,5 +28,12 @@ export type CoreEvent =
   | { type: "change_applied"; messageId: string; conversationId?: string; toolUseId: string; change: ProposedChange; appliedHunks: number[] }
   | { type: "turn_undone"; report: UndoReport }
   | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
+
+/** A step of an ACP agent's plan (the chat shows the plan as a checklist). */
+export interface PlanEntry {
+  content: string;
+  status: "pending" | "in_progress" | "completed" | string;
+  priority: "high" | "medium" | "low" | string;
+}
 
 export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";

@@ -59,6 +59,17 @@ export interface CoreSettings {
   agentContexts?: AgentContext[];
   /** Prices per model for the estimated cost (defaults: the current Claude models). */
   modelPrices?: ModelPrice[];
+  /** The agent behind the chat, the hub and the schedules: the built-in one, or the user's own
+   *  coding agent over ACP (desktop only). */
+  agent?: "builtin" | "claude-code" | "codex" | "gemini" | "opencode" | "acp";
+  /** The command starting the agent: the whole command for "acp", or where a preset's program
+   *  is ("CMD ARGS…", split into words, no shell). */
+  agentCommand?: string;
+  /** Let the agent use its own tools that write files and run commands (each use asks). */
+  agentOwnTools?: boolean;
+  /** Environment variables never passed to the agent, by name (headless --api-key-env,
+   *  --api-token-env). */
+  agentEnvHidden?: string[];
 }
 
 /** An instruction context of the agent API. */

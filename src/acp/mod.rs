@@ -1,0 +1,20 @@
+//! The ACP client (Agent Client Protocol: JSON-RPC 2.0 lines over an agent process's stdio),
+//! sans I/O like the hub's: the core reads and writes the lines and decides; the host only
+//! starts the process and moves bytes. Its parts: `codec.rs` (bounded lines, JSON-RPC in and
+//! out), `messages.rs` (the ACP v1 messages read), `launch.rs` (the agent setting, each preset's
+//! command, the clean environment), `client.rs` (the connection: handshake, requests, what the
+//! agent may write), `session.rs` (a conversation's session: reuse, load or new; the requests'
+//! params), `progress.rs` (a turn's updates → what the chat shows), `permission.rs` (the answer
+//! to a permission request), `error.rs`.
+
+pub(crate) mod client;
+pub(crate) mod codec;
+pub(crate) mod error;
+pub(crate) mod launch;
+pub(crate) mod messages;
+pub(crate) mod permission;
+pub(crate) mod progress;
+pub(crate) mod session;
+
+pub use launch::AgentKind;
+pub use messages::PlanEntry;

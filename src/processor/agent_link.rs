@@ -1,0 +1,141 @@
+//! The processor's side of the agent process: the host's reports (`agent_output`,
+//! `agent_exited`) fed to the connection's state machine (`acp::client`), its actions carried
+//! out through the host, its deliveries handed to the turn listening — or, with no turn, a
+//! permission request refused and a failure logged. Also which agent a turn uses, and its launch.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::handle::MessageProcessor;
+use crate::acp::client::{AcpAction, Delivery};
+use crate::acp::error::AcpError;
+use crate::acp::launch::{launch, AgentKind, Launch, LaunchInput};
+use crate::event::{Event, NoticeLevel};
+use crate::host::Host;
+use crate::host_types::LogLevel;
+use crate::settings::Settings;
+
+impl<H: Host + 'static> MessageProcessor<H> {
+    /// Agent process `process` wrote `chunk` on its standard output (any split; the host decodes
+    /// UTF-8 with a streaming decoder).
+    pub fn agent_output(&self, process: u64, chunk: &str) {
+        let (actions, deliveries) = self.inner.acp.client.borrow_mut().on_output(process, chunk);
+        self.acp_apply(actions, deliveries);
+    }
+
+    /// Agent process `process` ended with `code` or `signal`, or never started (`error`: ENOENT,
+    /// EACCES…); `stderr_tail` is the end of what it wrote on stderr.
+    pub fn agent_exited(
+        &self,
+        process: u64,
+        code: Option<i32>,
+        signal: Option<&str>,
+        error: Option<&str>,
+        stderr_tail: &str,
+    ) {
+        let deliveries = self.inner.acp.client.borrow_mut().on_exit(process, code, signal, error, stderr_tail);
+        self.acp_apply(Vec::new(), deliveries);
+    }
+
+    /// Does what the connection decided.
+    pub(super) fn acp_apply(&self, actions: Vec<AcpAction>, deliveries: Vec<Delivery>) {
+        let host = &self.inner.host;
+        for action in actions {
+            match action {
+                AcpAction::Start { process, launch } => {
+                    host.log(
+                        LogLevel::Info,
+                        &format!("starting agent process {process}: {} {}", launch.command, launch.args.join(" ")),
+                    );
+                    host.agent_start(process, &launch.command, &launch.args, &launch.env, &launch.cwd);
+                }
+                AcpAction::Write { process, line } => host.agent_write(process, &line),
+                AcpAction::Stop { process } => host.agent_stop(process),
+            }
+        }
+        for delivery in deliveries {
+            match self.inner.acp.deliver(delivery) {
+                None => {}
+                // Nobody waits on the agent: it may not act on its own.
+                Some(Delivery::Permission { id, request }) => {
+                    let answer = crate::acp::permission::rejected(&request);
+                    let actions = self.inner.acp.client.borrow_mut().answer(&id, &answer);
+                    self.acp_apply(actions, Vec::new());
+                }
+                Some(Delivery::Failed(error)) => host.log(LogLevel::Info, &format!("agent: {error}")),
+                // The answer to a prompt the user stopped: the session's next prompt need not wait.
+                Some(Delivery::Reply { id, .. }) => {
+                    let mut cancelled = self.inner.acp.cancelled.borrow_mut();
+                    if cancelled.as_ref().is_some_and(|(stopped, _)| *stopped == id) {
+                        *cancelled = None;
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Sends a request to the agent; returns its id.
+    pub(super) fn acp_request(&self, method: &str, params: &serde_json::Value) -> u64 {
+        let (id, actions) = self.inner.acp.client.borrow_mut().request(method, params);
+        self.acp_apply(actions, Vec::new());
+        id
+    }
+
+    /// The agent a turn uses with these settings, and the folder it works in: `None` for the
+    /// built-in agent, and where this host cannot start programs (a phone: the user is told once).
+    pub(super) fn acp_agent(&self, settings: &Settings) -> Option<(AgentKind, String)> {
+        if settings.agent == AgentKind::Builtin {
+            return None;
+        }
+        let host = &self.inner.host;
+        match host.agent_folder() {
+            Some(folder) => Some((settings.agent, folder)),
+            None => {
+                if !self.inner.acp.told_unavailable.replace(true) {
+                    host.emit(&Event::Notice {
+                        level: NoticeLevel::Warning,
+                        text: format!(
+                            "{} runs only on the desktop (it starts a program); the built-in agent answers here.",
+                            settings.agent.label()
+                        ),
+                    });
+                }
+                None
+            }
+        }
+    }
+
+    /// How the agent is started with these settings in `folder`.
+    pub(super) fn acp_launch(&self, settings: &Settings, kind: AgentKind, folder: &str) -> Result<Launch, AcpError> {
+        let environment: BTreeMap<String, String> = self.inner.host.environment();
+        let mut secrets = self.inner.config.secrets().values();
+        secrets.extend(settings.mcp_servers.iter().flat_map(|s| s.env.values().cloned()));
+        let input = LaunchInput {
+            kind,
+            command: &settings.agent_command,
+            environment: &environment,
+            secrets: &secrets,
+            hidden: &settings.agent_env_hidden,
+            cwd: folder,
+        };
+        launch(&input).map_err(|problem| AcpError::Unavailable(problem.to_string()))
+    }
+
+    /// Stops the agent process, if one runs (the processor is disposed, the agent changed).
+    pub fn stop_agent(&self) {
+        let actions = self.inner.acp.client.borrow_mut().stop();
+        self.acp_apply(actions, Vec::new());
+    }
+
+    /// Answers every open permission request cancelled and tells the agent to cancel the
+    /// session's prompt (Stop).
+    pub(super) fn acp_cancel(&self, session: &str) {
+        let mut client = self.inner.acp.client.borrow_mut();
+        let mut actions = client.cancel_permissions();
+        actions.extend(client.notify("session/cancel", &json!(crate::acp::session::cancel_params(session))));
+        drop(client);
+        self.acp_apply(actions, Vec::new());
+    }
+}

@@ -1,0 +1,362 @@
+//! A turn answered by the user's own agent over ACP, in place of the built-in agent's tool loop
+//! (`run.rs` chooses): the agent started and its handshake done (`initialize`, 30 s at most),
+//! the conversation's session reused, loaded or made (with the recent history as text when a
+//! new session continues a conversation), the message prompted, the session's updates shown as
+//! the built-in agent's are (tokens, tool chips, the plan, usage), permission requests answered
+//! (`acp::permission`), then the pipeline's finish. Stop is `session/cancel` (the view is idle
+//! at once: the turn is dropped); the agent's end mid-turn fails the turn like a failed model
+//! call (the message kept and tried again, never recorded twice).
+
+use std::rc::Rc;
+
+use futures::channel::mpsc::{self, UnboundedReceiver};
+use futures::future::{select, AbortHandle, Abortable, Either};
+use futures::StreamExt;
+use serde_json::json;
+
+use super::conversations::TurnContext;
+use super::handle::MessageProcessor;
+use crate::acp::client::Delivery;
+use crate::acp::error::AcpError;
+use crate::acp::launch::AgentKind;
+use crate::acp::messages::{self, PermissionRequest};
+use crate::acp::permission::{self, PermissionChoice};
+use crate::acp::progress::{Shown, TurnProgress};
+use crate::acp::session::{self, SessionStep};
+use crate::agent::TurnOutcome;
+use crate::approval::{ApprovalAsk, ApprovalOutcome};
+use crate::event::{Event, Stage};
+use crate::host::Host;
+use crate::inbox::InboxEntry;
+use crate::llm::{ApiMessage, ContentBlock, ErrorKind, LlmError, Role, Usage};
+use crate::message::{ProcessResult, RoutedMessage};
+use crate::prompt::message_context;
+use crate::settings::Settings;
+
+/// The longest wait for the agent's answer to `initialize`, `session/new` or `session/load`.
+pub(crate) const AGENT_SETUP_MS: u64 = 30_000;
+
+/// Tells the agent to cancel its prompt if the turn is dropped before the prompt ended (Stop).
+struct CancelOnDrop<'a, H: Host + 'static> {
+    processor: &'a MessageProcessor<H>,
+    /// The prompt's request id and session, until it ends.
+    prompt: Option<(u64, String)>,
+}
+
+impl<H: Host + 'static> Drop for CancelOnDrop<'_, H> {
+    fn drop(&mut self) {
+        if let Some((id, session)) = self.prompt.take() {
+            self.processor.acp_cancel(&session);
+            *self.processor.inner.acp.cancelled.borrow_mut() = Some((id, session));
+        }
+    }
+}
+
+impl<H: Host + 'static> MessageProcessor<H> {
+    /// The run of a message by an ACP agent, from the prepared context to its result.
+    pub(super) async fn run_acp(
+        &self,
+        entry: InboxEntry,
+        context: &TurnContext,
+        settings: &Rc<Settings>,
+        kind: AgentKind,
+        folder: String,
+    ) -> ProcessResult {
+        let message = entry.message.clone();
+        let (abort, registration) = AbortHandle::new_pair();
+        let guard = self.inner.run.begin(message.id.clone(), abort);
+        let turn = Abortable::new(self.acp_turn(&message, context, settings, kind, &folder), registration).await;
+        drop(guard);
+        match turn {
+            Err(_) => self.finish_cancelled(&message).await,
+            Ok(Err(error)) => self.fail(entry, agent_failure(&error), kind.label()).await,
+            Ok(Ok(outcome)) => self.finish(&message, outcome, kind.name()).await,
+        }
+    }
+
+    async fn acp_turn(
+        &self,
+        message: &RoutedMessage,
+        context: &TurnContext,
+        settings: &Settings,
+        kind: AgentKind,
+        folder: &str,
+    ) -> Result<TurnOutcome, AcpError> {
+        let host = &self.inner.host;
+        let (sender, mut rx) = mpsc::unbounded();
+        let _listening = self.inner.acp.listen(sender);
+        self.agent_ready(settings, kind, folder, &mut rx).await?;
+        let history = history_text(context);
+        let (session, with_history) =
+            self.acp_session(context, kind, folder, settings, !history.is_empty(), &mut rx).await?;
+        self.inner.acp.client.borrow_mut().session_live(&session);
+        self.cancelled_prompt_ended(&session, &mut rx).await?;
+        let context_text = message_context(message, &context.prompt, host.now_ms());
+        let said = format!("{context_text}\n\n{}", message.text);
+        let text = session::prompt_text(if with_history { &history } else { &[] }, &said);
+        host.emit(&Event::stage(message, Stage::ModelRequest));
+        self.inner.acp.client.borrow_mut().begin_prompt();
+        let prompt = self.acp_request("session/prompt", &session::prompt_params(&session, &text));
+        let mut cancel = CancelOnDrop { processor: self, prompt: Some((prompt, session.clone())) };
+        let mut progress = TurnProgress::default();
+        let stop_reason = loop {
+            let Some(delivery) = rx.next().await else {
+                return Err(AcpError::Unavailable("the agent's connection closed".into()));
+            };
+            match delivery {
+                Delivery::Update(update) if update.session_id == session => {
+                    for shown in progress.apply(update.update) {
+                        self.show(message, shown);
+                    }
+                }
+                Delivery::Permission { id, request } => self.acp_permission(message, settings, id, *request).await,
+                Delivery::Reply { id, outcome } if id == prompt => {
+                    cancel.prompt = None;
+                    break match outcome {
+                        Ok(value) => messages::stop_reason(&value).unwrap_or_else(|_| "end_turn".to_owned()),
+                        Err(error) => {
+                            let agent = kind.label().to_owned();
+                            return Err(AcpError::Refused {
+                                agent,
+                                method: "session/prompt".into(),
+                                message: error.message,
+                            });
+                        }
+                    };
+                }
+                Delivery::Failed(error) => {
+                    cancel.prompt = None;
+                    return Err(error);
+                }
+                Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready => {}
+            }
+        };
+        Ok(outcome_of(progress, &stop_reason, kind, &session, context_text))
+    }
+
+    /// Waits for the end of the session's prompt the user stopped, if its answer has not come
+    /// yet: what the agent still sends for it is not the next answer.
+    async fn cancelled_prompt_ended(
+        &self,
+        session: &str,
+        rx: &mut UnboundedReceiver<Delivery>,
+    ) -> Result<(), AcpError> {
+        let stopped = self.inner.acp.cancelled.borrow_mut().take();
+        match stopped {
+            Some((id, stopped_session)) if stopped_session == session => {
+                self.acp_wait(rx, "session/cancel", |d| reply_to(id, d)).await.map(drop)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Starts the agent if it is not running as these settings say, and waits for its handshake.
+    async fn agent_ready(
+        &self,
+        settings: &Settings,
+        kind: AgentKind,
+        folder: &str,
+        rx: &mut UnboundedReceiver<Delivery>,
+    ) -> Result<(), AcpError> {
+        let launch = self.acp_launch(settings, kind, folder)?;
+        if self.inner.acp.client.borrow().ready_as(kind, &launch) {
+            return Ok(());
+        }
+        self.inner.acp.cancelled.borrow_mut().take();
+        let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
+        self.acp_apply(actions, Vec::new());
+        self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await
+    }
+
+    /// The session of the conversation: reused, loaded, or new; and whether the prompt must
+    /// carry the conversation's history.
+    async fn acp_session(
+        &self,
+        context: &TurnContext,
+        kind: AgentKind,
+        folder: &str,
+        settings: &Settings,
+        has_history: bool,
+        rx: &mut UnboundedReceiver<Delivery>,
+    ) -> Result<(String, bool), AcpError> {
+        let stored = session::session_of(kind, context.session.as_deref());
+        let step = {
+            let client = self.inner.acp.client.borrow();
+            session::plan_session(stored, has_history, |s| client.is_live(s), client.can_load_sessions())
+        };
+        let with_history = match step {
+            SessionStep::Reuse(session) => return Ok((session, false)),
+            SessionStep::Load(session) => {
+                let id = self.acp_request("session/load", &session::load_session_params(&session, folder));
+                let loaded = self.acp_wait(rx, "session/load", |d| reply_to(id, d)).await;
+                match loaded {
+                    Ok(Ok(_)) => return Ok((session, false)),
+                    // The agent no longer has it: a new session, given the history.
+                    Ok(Err(_)) => has_history,
+                    Err(error) => return Err(error),
+                }
+            }
+            SessionStep::New { with_history } => with_history,
+        };
+        let params = session::new_session_params(kind, folder, settings.agent_own_tools);
+        let id = self.acp_request("session/new", &params);
+        let agent = kind.label().to_owned();
+        match self.acp_wait(rx, "session/new", |d| reply_to(id, d)).await? {
+            Ok(value) => messages::new_session_id(&value).map(|id| (id, with_history)).map_err(|e| {
+                AcpError::Malformed { agent, what: format!("session/new's answer: {e}"), command: kind.name().into() }
+            }),
+            Err(error) if error.code == crate::acp::codec::AUTH_REQUIRED => {
+                Err(AcpError::Login { agent, login: kind.login_command().to_owned() })
+            }
+            Err(error) => Err(AcpError::Refused { agent, method: "session/new".into(), message: error.message }),
+        }
+    }
+
+    /// Waits up to [`AGENT_SETUP_MS`] for the delivery `want` accepts; a failure ends the wait,
+    /// a permission request meanwhile is refused, silence stops the agent with an error naming
+    /// `method`.
+    async fn acp_wait<T>(
+        &self,
+        rx: &mut UnboundedReceiver<Delivery>,
+        method: &str,
+        mut want: impl FnMut(&Delivery) -> Option<T>,
+    ) -> Result<T, AcpError> {
+        let mut timer = Box::pin(self.inner.host.sleep(AGENT_SETUP_MS));
+        loop {
+            match select(rx.next(), timer.as_mut()).await {
+                Either::Left((Some(delivery), _)) => {
+                    if let Some(found) = want(&delivery) {
+                        return Ok(found);
+                    }
+                    match delivery {
+                        Delivery::Failed(error) => return Err(error),
+                        Delivery::Permission { id, request } => {
+                            let actions =
+                                self.inner.acp.client.borrow_mut().answer(&id, &permission::rejected(&request));
+                            self.acp_apply(actions, Vec::new());
+                        }
+                        _ => {}
+                    }
+                }
+                Either::Left((None, _)) => return Err(AcpError::Unavailable("the agent's connection closed".into())),
+                Either::Right(_) => {
+                    let (actions, error) = self.inner.acp.client.borrow_mut().silent(method, AGENT_SETUP_MS / 1000);
+                    self.acp_apply(actions, Vec::new());
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    /// Answers a permission request: by the plugin for its own tools and (by default) the
+    /// agent's; with the advanced setting on, by the user on an approval card (5 minutes, then
+    /// rejected).
+    async fn acp_permission(
+        &self,
+        message: &RoutedMessage,
+        settings: &Settings,
+        id: serde_json::Value,
+        request: PermissionRequest,
+    ) {
+        let answer = match permission::decide(&request, settings.agent_own_tools) {
+            PermissionChoice::Answer(answer) => answer,
+            PermissionChoice::AskUser => {
+                let call = &request.tool_call;
+                let ask = ApprovalAsk {
+                    action: format!("agent_{}", call.kind.as_deref().unwrap_or("tool")),
+                    summary: call.title.clone().unwrap_or_else(|| "The agent wants to use one of its own tools".into()),
+                    details: call.raw_input.clone().unwrap_or_else(|| json!({})),
+                    change: None,
+                    tool_use_id: Some(call.tool_call_id.clone()),
+                };
+                match self.ask_approval(message, ask).await {
+                    ApprovalOutcome::Approved(_) => permission::approved(&request),
+                    ApprovalOutcome::Rejected | ApprovalOutcome::Expired => permission::rejected(&request),
+                }
+            }
+        };
+        let actions = self.inner.acp.client.borrow_mut().answer(&id, &answer);
+        self.acp_apply(actions, Vec::new());
+    }
+
+    /// Shows a turn's progress as the built-in agent's is shown.
+    fn show(&self, message: &RoutedMessage, shown: Shown) {
+        let message_id = message.id.clone();
+        let conversation_id = message.named_conversation();
+        let event = match shown {
+            Shown::Text(text) => Event::TextDelta { message_id, conversation_id, text },
+            Shown::ToolStarted { id, name, input } => {
+                // A `smarthole` tool in its own words; the agent's own tool by the title it gave.
+                let words = crate::tools::words(&name, &input);
+                Event::ToolStarted { message_id, conversation_id, tool_use_id: id, name, input, words }
+            }
+            Shown::ToolFinished { id, name, is_error, output } => {
+                Event::ToolFinished { message_id, conversation_id, tool_use_id: id, name, is_error, output }
+            }
+            Shown::Plan(entries) => Event::Plan { message_id, conversation_id, entries },
+        };
+        self.inner.host.emit(&event);
+    }
+}
+
+/// The answer to request `id`, as `acp_wait` looks for it.
+fn reply_to(id: u64, delivery: &Delivery) -> Option<Result<serde_json::Value, crate::acp::codec::RpcError>> {
+    match delivery {
+        Delivery::Reply { id: got, outcome } if *got == id => Some(outcome.clone()),
+        _ => None,
+    }
+}
+
+/// The conversation's history as (from the user, text) pairs, for a new session continuing it.
+fn history_text(context: &TurnContext) -> Vec<(bool, String)> {
+    let mut json = String::new();
+    context.history.write_with(&[], &mut json);
+    let messages: Vec<ApiMessage> = serde_json::from_str(&json).unwrap_or_default();
+    messages.iter().map(|m| (m.role == Role::User, m.text())).filter(|(_, text)| !text.trim().is_empty()).collect()
+}
+
+/// A finished prompt as the pipeline records it.
+fn outcome_of(
+    progress: TurnProgress,
+    stop_reason: &str,
+    kind: AgentKind,
+    session: &str,
+    context: String,
+) -> TurnOutcome {
+    let mut outcome = TurnOutcome::default();
+    if !progress.text.is_empty() {
+        outcome.messages.push(ApiMessage { role: Role::Assistant, content: vec![ContentBlock::text(progress.text)] });
+    }
+    outcome.tools_used = progress.tools_used;
+    outcome.context = context;
+    outcome.notice = match stop_reason {
+        "max_tokens" => Some(format!("{} stopped: it reached its output limit", kind.label())),
+        "max_turn_requests" => Some(format!("{} stopped: it reached its limit of steps", kind.label())),
+        "refusal" => Some(format!("{} refused to continue", kind.label())),
+        "cancelled" => Some(format!("{} cancelled the turn", kind.label())),
+        _ if progress.cut => Some("the answer was too long and was cut".to_owned()),
+        _ => None,
+    };
+    if let Some(usage) = progress.usage {
+        outcome.usage = Usage {
+            model_calls: 1,
+            context_tokens: usage.used,
+            context_window: usage.size,
+            cost_usd: usage.cost_usd,
+            model: kind.name().to_owned(),
+            ..Usage::default()
+        };
+    }
+    outcome.agent_session = Some(session::stored_session(kind, session));
+    outcome
+}
+
+/// An agent's failure as the pipeline's failure of a turn: a passing one is tried again as a
+/// failed model call is; one the user must fix waits in the inbox for the next start.
+fn agent_failure(error: &AcpError) -> LlmError {
+    LlmError {
+        advice: Some(error.to_string()),
+        should_retry: Some(error.passing()),
+        ..LlmError::new(ErrorKind::Agent, error.to_string())
+    }
+}

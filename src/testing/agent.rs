@@ -1,0 +1,270 @@
+//! A scripted ACP agent for the fake host: what the core writes to an agent process is read by
+//! [`FakeAgent`], which answers from its script — `initialize` (any version, capabilities and
+//! auth methods, or silence, garbage, an exit), `session/new` / `session/load`, and each
+//! `session/prompt` with scripted [`AgentStep`]s (updates, permission requests, raw lines, an
+//! exit, silence, a wait for `session/cancel`). Its output goes back to the processor through
+//! `drive_agent` (agent_host.rs), a background task (never a synchronous call into the core),
+//! each line split in two chunks so the core's line reading is exercised.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+
+use futures::channel::mpsc;
+use serde_json::{json, Value};
+
+/// How the fake agent answers `initialize`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InitAnswer {
+    /// Answers with this protocol version, `loadSession` and auth method ids.
+    Answer { version: Value, load_session: bool, auth_methods: Vec<String> },
+    /// Never answers.
+    Silent,
+    /// Writes this instead of JSON-RPC.
+    Garbage(String),
+    /// Exits with this code.
+    Exit(i32),
+}
+
+/// One step of the fake agent's answer to a prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentStep {
+    /// A `session/update` with this `update` object.
+    Update(Value),
+    /// A `session/request_permission` for this `toolCall`, with the usual four options; the
+    /// next step waits for the answer.
+    Permission(Value),
+    /// A request of a method the client does not serve (its answer is recorded).
+    Request(String),
+    /// These bytes as they are (several lines, a flood, garbage).
+    Raw(String),
+    /// The process ends (code, signal, stderr).
+    Exit(Option<i32>, Option<String>, String),
+    /// Nothing more until `session/cancel`; then the steps left play (updates the agent still
+    /// sends) and the prompt ends `cancelled`.
+    AwaitCancel,
+    /// Nothing more, ever.
+    Silence,
+    /// The prompt ends with this stop reason.
+    End(String),
+}
+
+/// A start the core asked for: process, command, args, env, cwd.
+pub type AgentLaunch = (u64, String, Vec<String>, BTreeMap<String, String>, String);
+
+/// Something the fake process does, for the driver to tell the processor.
+#[derive(Debug, Clone)]
+pub(super) enum Out {
+    Output(u64, String),
+    Exited(u64, Option<i32>, Option<String>, Option<String>, String),
+}
+
+/// The scripted agent and what the core asked of it.
+#[derive(Debug, Default)]
+pub struct FakeAgent {
+    /// How `initialize` is answered (the default: version 1, no load, no auth).
+    pub init: Option<InitAnswer>,
+    /// `session/new` answers "authentication required".
+    pub auth_required: bool,
+    /// A missing program: the start fails with this error.
+    pub spawn_error: Option<String>,
+    /// The steps of each prompt, in order (an empty list: the prompt ends `end_turn`).
+    pub turns: VecDeque<Vec<AgentStep>>,
+    /// What the core asked: (process, command, args, env, cwd).
+    pub launches: Vec<AgentLaunch>,
+    /// Every line the core wrote, parsed.
+    pub received: Vec<Value>,
+    pub stopped: Vec<u64>,
+    /// What `environment` and `agent_folder` answer.
+    pub environment: BTreeMap<String, String>,
+    pub folder: Option<String>,
+    running: Option<u64>,
+    sessions: u64,
+    /// The prompt being answered: its id, the steps left, and what it waits for.
+    prompt: Option<(Value, VecDeque<AgentStep>)>,
+    /// The session of that prompt, and whether it was cancelled.
+    session: Value,
+    cancelled: bool,
+    waiting: Option<Waiting>,
+    out: Option<mpsc::UnboundedSender<Out>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Waiting {
+    Permission(String),
+    Cancel,
+    Forever,
+}
+
+impl FakeAgent {
+    fn send(&self, out: Out) {
+        if let Some(tx) = &self.out {
+            let _ = tx.unbounded_send(out);
+        }
+    }
+
+    /// Writes a line as the process's output, in two chunks.
+    fn say(&self, value: &Value) {
+        let Some(process) = self.running else { return };
+        let mut line = value.to_string();
+        line.push('\n');
+        let cut = line.char_indices().nth(line.chars().count() / 2).map_or(0, |(at, _)| at);
+        self.send(Out::Output(process, line[..cut].to_owned()));
+        self.send(Out::Output(process, line[cut..].to_owned()));
+    }
+
+    fn exit(&mut self, code: Option<i32>, signal: Option<String>, error: Option<String>, stderr: String) {
+        if let Some(process) = self.running.take() {
+            self.send(Out::Exited(process, code, signal, error, stderr));
+        }
+        self.prompt = None;
+        self.waiting = None;
+    }
+
+    pub(super) fn start(&mut self, process: u64, launch: (String, Vec<String>, BTreeMap<String, String>, String)) {
+        let (command, args, env, cwd) = launch;
+        self.launches.push((process, command.clone(), args, env, cwd));
+        self.running = Some(process);
+        if let Some(error) = self.spawn_error.clone() {
+            self.exit(None, None, Some(format!("spawn {command} {error}")), String::new());
+        }
+    }
+
+    fn on_line(&mut self, line: &str) {
+        let Ok(message) = serde_json::from_str::<Value>(line) else { return };
+        self.received.push(message.clone());
+        let id = message.get("id").cloned();
+        let method = message.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let reply = |result: Value| json!({"jsonrpc": "2.0", "id": id.clone(), "result": result});
+        match method.as_str() {
+            "initialize" => match self.init.clone().unwrap_or(InitAnswer::Answer {
+                version: json!(1),
+                load_session: false,
+                auth_methods: Vec::new(),
+            }) {
+                InitAnswer::Answer { version, load_session, auth_methods } => {
+                    let methods: Vec<Value> = auth_methods.iter().map(|m| json!({"id": m, "name": m})).collect();
+                    self.say(&reply(json!({
+                        "protocolVersion": version,
+                        "agentCapabilities": {"loadSession": load_session},
+                        "authMethods": methods,
+                    })));
+                }
+                InitAnswer::Silent => {}
+                InitAnswer::Garbage(text) => self.raw(&text),
+                InitAnswer::Exit(code) => self.exit(Some(code), None, None, "fake agent: cannot start".into()),
+            },
+            "authenticate" => self.say(&reply(json!({}))),
+            "session/new" if self.auth_required => self.say(&json!({
+                "jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "Authentication required"}
+            })),
+            "session/new" => {
+                self.sessions += 1;
+                self.say(&reply(json!({"sessionId": format!("sess-{}", self.sessions)})));
+            }
+            "session/load" => self.say(&reply(Value::Null)),
+            "session/prompt" => {
+                let steps = self.turns.pop_front().unwrap_or_default();
+                self.session = message["params"]["sessionId"].clone();
+                self.cancelled = false;
+                self.prompt = Some((id.unwrap_or(Value::Null), steps.into()));
+                self.waiting = None;
+                self.play();
+            }
+            "session/cancel" => match self.waiting {
+                Some(Waiting::Cancel) => {
+                    self.cancelled = true;
+                    self.waiting = None;
+                    self.play();
+                }
+                Some(Waiting::Permission(_)) => self.end("cancelled"),
+                _ => {}
+            },
+            "" if message.get("result").is_some() || message.get("error").is_some() => {
+                let answered = id.as_ref().and_then(Value::as_str).unwrap_or_default();
+                if self.waiting == Some(Waiting::Permission(answered.to_owned())) {
+                    self.waiting = None;
+                    self.play();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn raw(&self, text: &str) {
+        if let Some(process) = self.running {
+            self.send(Out::Output(process, text.to_owned()));
+        }
+    }
+
+    fn end(&mut self, stop_reason: &str) {
+        if let Some((id, _)) = self.prompt.take() {
+            self.say(&json!({"jsonrpc": "2.0", "id": id, "result": {"stopReason": stop_reason}}));
+        }
+        self.waiting = None;
+    }
+
+    /// Plays the prompt's steps up to the next wait.
+    fn play(&mut self) {
+        while self.waiting.is_none() {
+            let Some((_, steps)) = self.prompt.as_mut() else { return };
+            let Some(step) = steps.pop_front() else {
+                let reason = if self.cancelled { "cancelled" } else { "end_turn" };
+                return self.end(reason);
+            };
+            let session = self.session.clone();
+            match step {
+                AgentStep::Update(update) => self.say(&json!({
+                    "jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}
+                })),
+                AgentStep::Permission(tool_call) => {
+                    let id = format!("perm-{}", self.received.len());
+                    self.say(&json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
+                    "sessionId": session, "toolCall": tool_call, "options": [
+                        {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+                        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+                    ]}}));
+                    self.waiting = Some(Waiting::Permission(id));
+                }
+                AgentStep::Request(method) => self.say(&json!({
+                    "jsonrpc": "2.0", "id": "req-1", "method": method, "params": {}
+                })),
+                AgentStep::Raw(text) => self.raw(&text),
+                AgentStep::Exit(code, signal, stderr) => return self.exit(code, signal, None, stderr),
+                AgentStep::AwaitCancel => self.waiting = Some(Waiting::Cancel),
+                AgentStep::Silence => self.waiting = Some(Waiting::Forever),
+                AgentStep::End(reason) => return self.end(&reason),
+            }
+        }
+    }
+}
+
+impl FakeAgent {
+    /// Lines the core wrote to process `process`.
+    pub(super) fn write(&mut self, process: u64, text: &str) {
+        if self.running != Some(process) {
+            return;
+        }
+        for line in text.lines() {
+            self.on_line(line);
+        }
+    }
+
+    /// The core stopped process `process`.
+    pub(super) fn stop_process(&mut self, process: u64) {
+        self.stopped.push(process);
+        if self.running == Some(process) {
+            self.exit(None, Some("SIGTERM".into()), None, String::new());
+        }
+    }
+
+    /// Where the agent's output goes from now on.
+    pub(super) fn connect(&mut self) -> mpsc::UnboundedReceiver<Out> {
+        let (tx, rx) = mpsc::unbounded();
+        self.out = Some(tx);
+        rx
+    }
+}
+
+/// The agent's state lives with the host's (`State::agent`).
+pub(super) type AgentSlot = RefCell<FakeAgent>;

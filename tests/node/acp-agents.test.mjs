@@ -1,0 +1,66 @@
+// The real coding agents over ACP, offline (tests/node/acp-peers.mjs): each started as the plugin
+// will start it, pointed at a scripted model server, and run through initialize → session/new
+// with its own write and shell tools off → a prompt whose scripted answer reads a note and
+// streams text. What is asserted here is what the core's ACP client and the plugin's end-to-end
+// tests are built on (docs/ACP-AGENTS.md): the answers' shapes, the order of the updates, the
+// tools the model is offered, and that nothing of the agent's process group is left.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { MODEL_SERVERS, readAndAnswer, describe, CLAUDE_WRITE_TOOLS } from "./acp-peers.mjs";
+
+/** The scenario for `name`, with its model server; the folder removed after. */
+async function scenario(name) {
+  const { server, script } = await MODEL_SERVERS[name]();
+  const cwd = mkdtempSync(path.join(tmpdir(), `acp-${name}-cwd-`));
+  try {
+    const run = await readAndAnswer(name, { server, script, cwd });
+    return { ...run, server, cwd, note: readFileSync(path.join(cwd, "Garden.md"), "utf8") };
+  } finally {
+    await server.close();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+test("Claude Code (claude-agent-acp 0.23.1): a read through its own Read tool, then the answer streamed", { timeout: 120_000 }, async () => {
+  const run = await scenario("claude");
+  const trace = describe(run.agent.log).join("\n");
+  assert.equal(run.initialize.protocolVersion, 1);
+  assert.equal(run.initialize.agentCapabilities.loadSession, true);
+  assert.deepEqual(run.initialize.authMethods, [], "an API key is set: no login asked");
+  assert.equal(run.session.modes.currentModeId, "default");
+  assert.deepEqual(
+    run.session.modes.availableModes.map((m) => m.id),
+    ["default", "acceptEdits", "plan", "dontAsk"],
+  );
+  assert.equal(run.prompt.stopReason, "end_turn");
+
+  // The model was offered its read tools, and none of the ones that write or run commands.
+  const posts = run.server.requests.filter((r) => r.method === "POST");
+  assert.equal(posts.length, 2, "one model request per step");
+  for (const post of posts) {
+    const tools = post.body.tools.map((t) => t.name);
+    assert.ok(tools.includes("Read"), tools.join(","));
+    for (const off of CLAUDE_WRITE_TOOLS) assert.ok(!tools.includes(off), `${off} offered: ${tools.join(",")}`);
+  }
+
+  // tool_call (pending) → tool_call_update (its input) → … → completed, then the text.
+  const updates = run.agent.updates();
+  const read = updates.filter((u) => u.toolCallId === "toolu_read1");
+  assert.deepEqual(read.map((u) => u.sessionUpdate)[0], "tool_call", trace);
+  assert.equal(read[0].kind, "read");
+  assert.equal(read[0].status, "pending");
+  assert.deepEqual(read.find((u) => u.rawInput?.file_path)?.locations?.[0]?.path, path.join(run.cwd, "Garden.md"));
+  assert.equal(read.at(-1).status, "completed", trace);
+  const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
+  assert.ok(chunks.length > 1, "the answer arrives in pieces");
+  assert.equal(chunks.map((u) => u.content.text).join(""), "The garden note says to plant tulips.");
+  assert.ok(updates.indexOf(read.at(-1)) < updates.indexOf(chunks[0]), trace);
+  assert.equal(updates.at(-1).sessionUpdate, "usage_update", trace);
+  assert.ok(run.prompt.usage.outputTokens > 0);
+
+  assert.equal(run.note, "plant tulips\n", "reading changed nothing");
+  assert.ok(!run.agent.log.some((e) => e.raw !== undefined), "every line it wrote was JSON");
+});

@@ -139,6 +139,7 @@ export class AcpPeer {
       msg = JSON.parse(line);
     } catch {
       this.log.push({ t: this.now(), dir: "in", raw: line });
+      for (const waiter of [...this.#waiters]) waiter();
       return;
     }
     this.log.push({ t: this.now(), dir: "in", msg });
@@ -279,6 +280,22 @@ export function startAgent(name, { modelUrl, cwd, env = {} }) {
   const peer = new AcpPeer(child, startedAt);
   peer.home = home;
   peer.recipe = recipe;
+  running.add(peer);
+  peer.exited.then(() => running.delete(peer));
+  return peer;
+}
+
+/** The scripted ACP agent (fake-acp-agent.mjs) with `script`, as a peer; FAKE_ACP_LOG in `env`
+ * makes it log what it read and wrote. */
+export function startFake(script, { cwd = tmpdir(), env = {} } = {}) {
+  const child = spawn(process.execPath, [path.join(ROOT, "tests/node/fake-acp-agent.mjs")], {
+    cwd,
+    env: { PATH: process.env.PATH, FAKE_ACP_SCRIPT_JSON: JSON.stringify(script), ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  const peer = new AcpPeer(child, performance.now());
+  peer.home = mkdtempSync(path.join(tmpdir(), "acp-fake-home-"));
   running.add(peer);
   peer.exited.then(() => running.delete(peer));
   return peer;

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MODEL_SERVERS, readAndAnswer, describe, CLAUDE_WRITE_TOOLS } from "./acp-peers.mjs";
+import { MODEL_SERVERS, readAndAnswer, describe, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS } from "./acp-peers.mjs";
 
 /** The scenario for `name`, with its model server; the folder removed after. */
 async function scenario(name) {
@@ -62,5 +62,36 @@ test("Claude Code (claude-agent-acp 0.23.1): a read through its own Read tool, t
   assert.ok(run.prompt.usage.outputTokens > 0);
 
   assert.equal(run.note, "plant tulips\n", "reading changed nothing");
+  assert.ok(!run.agent.log.some((e) => e.raw !== undefined), "every line it wrote was JSON");
+});
+
+test("Gemini CLI 0.61.0 (--experimental-acp): API-key login, a read through read_file, then the answer streamed", { timeout: 120_000 }, async () => {
+  const run = await scenario("gemini");
+  const trace = describe(run.agent.log).join("\n");
+  assert.equal(run.initialize.protocolVersion, 1);
+  assert.equal(run.initialize.agentCapabilities.loadSession, true);
+  assert.ok(run.initialize.authMethods.some((m) => m.id === "gemini-api-key"), "it lists its logins even with a key set");
+  assert.equal(run.session.modes.currentModeId, "default");
+  assert.deepEqual(run.session.modes.availableModes.map((m) => m.id), ["default", "autoEdit", "yolo", "plan"]);
+  assert.equal(run.prompt.stopReason, "end_turn");
+
+  // Its write and shell tools are off through the policy file's deny rules.
+  const streamed = run.server.requests.filter((r) => r.path.endsWith(":streamGenerateContent"));
+  assert.equal(streamed.length, 2, "one streamed model call per step");
+  for (const call of streamed) {
+    const tools = call.body.tools.flatMap((t) => t.functionDeclarations ?? []).map((f) => f.name);
+    assert.ok(tools.includes("read_file"), tools.join(","));
+    for (const off of GEMINI_WRITE_TOOLS) assert.ok(!tools.includes(off), `${off} offered: ${tools.join(",")}`);
+  }
+
+  // tool_call (in_progress, already with its location) → tool_call_update completed, then the text.
+  const updates = run.agent.updates();
+  const read = updates.filter((u) => u.sessionUpdate.startsWith("tool_call"));
+  assert.deepEqual(read.map((u) => [u.sessionUpdate, u.status, u.kind]), [["tool_call", "in_progress", "read"], ["tool_call_update", "completed", "read"]], trace);
+  assert.equal(read[0].locations[0].path, path.join(run.cwd, "Garden.md"));
+  const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
+  assert.equal(chunks.map((u) => u.content.text).join(""), "The garden note says to plant tulips.");
+  assert.ok(updates.indexOf(read.at(-1)) < updates.indexOf(chunks[0]), trace);
+  assert.equal(run.note, "plant tulips\n");
   assert.ok(!run.agent.log.some((e) => e.raw !== undefined), "every line it wrote was JSON");
 });

@@ -35,6 +35,9 @@ export const INITIALIZE = {
 /** The agent's own tools that change files or run commands (Claude Code's names). */
 export const CLAUDE_WRITE_TOOLS = ["Edit", "Write", "NotebookEdit", "Bash"];
 
+/** Gemini CLI's tools that change files or run commands. */
+export const GEMINI_WRITE_TOOLS = ["replace", "write_file", "run_shell_command"];
+
 /** Where the pinned agent `name` (tests/agents/<name>) is installed. */
 export function agentDir(name) {
   return execFileSync(path.join(ROOT, "scripts/ensure-agents.sh"), ["--dir", name], { encoding: "utf8" }).trim();
@@ -61,9 +64,14 @@ export const RECIPES = {
   }),
   gemini: ({ modelUrl, home }) => ({
     command: path.join(agentDir("gemini-cli"), "node_modules/.bin/gemini"),
-    args: ["--experimental-acp"],
+    // Its own tools that change files or run commands are off by a policy file's deny rules (it
+    // reads no session/new _meta, and 0.61 has no --exclude-tools flag).
+    args: ["--experimental-acp", "--policy", path.join(home, "smarthole-policy.toml")],
     env: { GEMINI_API_KEY: "scripted-gemini-key", GOOGLE_GEMINI_BASE_URL: modelUrl, GEMINI_CLI_NO_RELAUNCH: "true" },
-    files: { ".gemini/settings.json": JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }) },
+    files: {
+      ".gemini/settings.json": JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }),
+      "smarthole-policy.toml": GEMINI_WRITE_TOOLS.map((tool) => `[[rule]]\ntoolName = "${tool}"\ndecision = "deny"\npriority = 900\n`).join("\n"),
+    },
     home,
   }),
   opencode: ({ modelUrl, home, cwd }) => ({
@@ -361,6 +369,12 @@ export const MODEL_SERVERS = {
         { kind: "tool_use", tools: [{ id: "toolu_read1", name: "Read", input: { file_path: file } }] },
         { kind: "text", text: "The garden note says to plant tulips." },
       );
+    return { server, script };
+  },
+  gemini: async () => {
+    const { startGeminiServer } = await import("../peers/gemini-server.mjs");
+    const server = await startGeminiServer();
+    const script = (file) => server.enqueue({ functionCalls: [{ name: "read_file", args: { file_path: file } }] }, { text: "The garden note says to plant tulips." });
     return { server, script };
   },
 };

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MODEL_SERVERS, readAndAnswer, describe, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS } from "./acp-peers.mjs";
+import { MODEL_SERVERS, readAndAnswer, describe, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS } from "./acp-peers.mjs";
 
 /** The scenario for `name`, with its model server; the folder removed after. */
 async function scenario(name) {
@@ -89,6 +89,38 @@ test("Gemini CLI 0.61.0 (--experimental-acp): API-key login, a read through read
   const read = updates.filter((u) => u.sessionUpdate.startsWith("tool_call"));
   assert.deepEqual(read.map((u) => [u.sessionUpdate, u.status, u.kind]), [["tool_call", "in_progress", "read"], ["tool_call_update", "completed", "read"]], trace);
   assert.equal(read[0].locations[0].path, path.join(run.cwd, "Garden.md"));
+  const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
+  assert.equal(chunks.map((u) => u.content.text).join(""), "The garden note says to plant tulips.");
+  assert.ok(updates.indexOf(read.at(-1)) < updates.indexOf(chunks[0]), trace);
+  assert.equal(run.note, "plant tulips\n");
+  assert.ok(!run.agent.log.some((e) => e.raw !== undefined), "every line it wrote was JSON");
+});
+
+test("opencode 1.18.33 (opencode acp): an OpenAI-compatible provider, a read through its read tool, then the answer", { timeout: 120_000 }, async () => {
+  const run = await scenario("opencode");
+  const trace = describe(run.agent.log).join("\n");
+  assert.equal(run.initialize.protocolVersion, 1);
+  assert.equal(run.initialize.agentCapabilities.loadSession, true);
+  assert.deepEqual(run.initialize.authMethods.map((m) => m.id), ["opencode-login"]);
+  assert.equal(run.session.modes, undefined, "no modes; its model and agent are configOptions");
+  assert.equal(run.session.configOptions.find((o) => o.id === "model").currentValue, "scripted/scripted-model");
+  assert.equal(run.prompt.stopReason, "end_turn");
+  assert.deepEqual(run.prompt.usage, { inputTokens: 100, outputTokens: 10, totalTokens: 110 });
+
+  // Its write and shell tools are off through OPENCODE_CONFIG_CONTENT's `tools`.
+  const turns = run.server.requests.filter((r) => r.step);
+  assert.equal(turns.length, 2, "one model request per step (its title request aside)");
+  for (const call of turns) {
+    const tools = call.body.tools.map((t) => t.function.name);
+    assert.ok(tools.includes("read"), tools.join(","));
+    for (const off of OPENCODE_WRITE_TOOLS) assert.ok(!tools.includes(off), `${off} offered: ${tools.join(",")}`);
+  }
+
+  // tool_call pending (no input yet) → in_progress with its input → completed, then the text.
+  const updates = run.agent.updates();
+  const read = updates.filter((u) => u.toolCallId === "call_read1");
+  assert.deepEqual(read.map((u) => [u.sessionUpdate, u.status]), [["tool_call", "pending"], ["tool_call_update", "in_progress"], ["tool_call_update", "completed"]], trace);
+  assert.equal(read[1].rawInput.filePath, path.join(run.cwd, "Garden.md"));
   const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
   assert.equal(chunks.map((u) => u.content.text).join(""), "The garden note says to plant tulips.");
   assert.ok(updates.indexOf(read.at(-1)) < updates.indexOf(chunks[0]), trace);

@@ -38,6 +38,9 @@ export const CLAUDE_WRITE_TOOLS = ["Edit", "Write", "NotebookEdit", "Bash"];
 /** Gemini CLI's tools that change files or run commands. */
 export const GEMINI_WRITE_TOOLS = ["replace", "write_file", "run_shell_command"];
 
+/** opencode's tools that change files or run commands. */
+export const OPENCODE_WRITE_TOOLS = ["bash", "edit", "write"];
+
 /** Where the pinned agent `name` (tests/agents/<name>) is installed. */
 export function agentDir(name) {
   return execFileSync(path.join(ROOT, "scripts/ensure-agents.sh"), ["--dir", name], { encoding: "utf8" }).trim();
@@ -81,6 +84,8 @@ export const RECIPES = {
       OPENCODE_CONFIG_CONTENT: JSON.stringify({
         $schema: "https://opencode.ai/config.json",
         model: "scripted/scripted-model",
+        // Its own tools that change files or run commands, off (it reads no session/new _meta).
+        tools: Object.fromEntries(OPENCODE_WRITE_TOOLS.map((tool) => [tool, false])),
         provider: {
           scripted: {
             npm: "@ai-sdk/openai-compatible",
@@ -375,6 +380,12 @@ export const MODEL_SERVERS = {
     const { startGeminiServer } = await import("../peers/gemini-server.mjs");
     const server = await startGeminiServer();
     const script = (file) => server.enqueue({ functionCalls: [{ name: "read_file", args: { file_path: file } }] }, { text: "The garden note says to plant tulips." });
+    return { server, script };
+  },
+  opencode: async () => {
+    const { startOpenAiServer } = await import("../peers/openai-server.mjs");
+    const server = await startOpenAiServer();
+    const script = (file) => server.enqueue({ toolCalls: [{ id: "call_read1", name: "read", arguments: { filePath: file } }] }, { text: "The garden note says to plant tulips." });
     return { server, script };
   },
 };

@@ -9,7 +9,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MODEL_SERVERS, readAndAnswer, describe, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS } from "./acp-peers.mjs";
+import * as childProcess from "node:child_process";
+import { ROOT } from "./helpers.mjs";
+import { MODEL_SERVERS, RECIPES, INITIALIZE, groupMembers, readAndAnswer, describe, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS } from "./acp-peers.mjs";
 
 /** The scenario for `name`, with its model server; the folder removed after. */
 async function scenario(name) {
@@ -126,4 +128,53 @@ test("opencode 1.18.33 (opencode acp): an OpenAI-compatible provider, a read thr
   assert.ok(updates.indexOf(read.at(-1)) < updates.indexOf(chunks[0]), trace);
   assert.equal(run.note, "plant tulips\n");
   assert.ok(!run.agent.log.some((e) => e.raw !== undefined), "every line it wrote was JSON");
+});
+
+test("Claude Code started, spoken to and stopped by the plugin's process host: nothing of it is left", { timeout: 60_000 }, async () => {
+  const { AgentProcesses, agentSystem } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+  const { server } = await MODEL_SERVERS.claude();
+  const cwd = mkdtempSync(path.join(tmpdir(), "acp-claude-host-"));
+  const home = mkdtempSync(path.join(tmpdir(), "acp-claude-home-"));
+  const recipe = RECIPES.claude({ modelUrl: server.url, home, cwd });
+  const agents = new AgentProcesses({ system: () => agentSystem(childProcess, process, { setTimeout, clearTimeout }) });
+  let output = "";
+  let onLine = () => {};
+  const exited = new Promise((resolve) => {
+    agents.events = {
+      agentOutput: (id, chunk) => {
+        output += chunk;
+        onLine();
+      },
+      agentExited: (id, code, signal, error, stderrTail) => resolve({ code, signal, error, stderrTail }),
+    };
+  });
+  const answered = (id) =>
+    new Promise((resolve) => {
+      onLine = () => {
+        const line = output.split("\n").find((l) => l.startsWith("{") && JSON.parse(l).id === id);
+        if (line) resolve(JSON.parse(line));
+      };
+      onLine();
+    });
+  try {
+    agents.agentStart(1, recipe.command, recipe.args, { PATH: process.env.PATH, HOME: home, ...recipe.env }, cwd);
+    agents.agentWrite(1, `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE })}\n`);
+    assert.equal((await answered(0)).result.protocolVersion, 1);
+    agents.agentWrite(1, `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd, mcpServers: [] } })}\n`);
+    assert.ok((await answered(1)).result.sessionId);
+    assert.deepEqual(agents.ids, [1]);
+    // The adapter is this process's child, the leader of its own group.
+    const leader = Number(childProcess.execFileSync("ps", ["-o", "pid=", "--ppid", String(process.pid)], { encoding: "utf8" }).trim().split("\n").map(Number).find((pid) => groupMembers(pid).length > 0));
+    assert.ok(groupMembers(leader).some((line) => / claude$/.test(line)), `the adapter and its claude child: ${groupMembers(leader).join("; ")}`);
+    agents.agentStop(1);
+    const exit = await exited;
+    assert.equal(exit.error, null);
+    // The claude child outlives its parent for a moment (~0.1 s) after the SIGTERM.
+    while (groupMembers(leader).length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    agents.killAll();
+    await server.close();
+    rmSync(cwd, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true, maxRetries: 5 });
+  }
 });

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import * as childProcess from "node:child_process";
 import { ROOT } from "./helpers.mjs";
-import { MODEL_SERVERS, RECIPES, INITIALIZE, groupMembers, readAndAnswer, describe, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS } from "./acp-peers.mjs";
+import { MODEL_SERVERS, RECIPES, INITIALIZE, groupMembers, readAndAnswer, describe, startAgent, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS } from "./acp-peers.mjs";
 
 /** The scenario for `name`, with its model server; the folder removed after. */
 async function scenario(name) {
@@ -176,5 +176,52 @@ test("Claude Code started, spoken to and stopped by the plugin's process host: n
     await server.close();
     rmSync(cwd, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
+test("Claude Code: a tool of the MCP server given in session/new asks permission first; a cancel mid-stream ends the prompt cancelled", { timeout: 120_000 }, async () => {
+  const { server } = await MODEL_SERVERS.claude();
+  const cwd = mkdtempSync(path.join(tmpdir(), "acp-claude-mcp-"));
+  server.enqueue(
+    { kind: "tool_use", tools: [{ id: "toolu_echo1", name: "mcp__smarthole__echo", input: { message: "hello" } }] },
+    { kind: "text", text: "Echoed." },
+    { kind: "text", text: "A long answer that streams slowly enough to be cancelled half way through it.", delayMs: 80 },
+  );
+  const agent = startAgent("claude", { modelUrl: server.url, cwd });
+  const asked = [];
+  agent.handlers.set("session/request_permission", (params) => {
+    asked.push(params);
+    return { outcome: { outcome: "selected", optionId: "allow" } };
+  });
+  try {
+    await agent.request("initialize", INITIALIZE);
+    // Any stdio MCP server stands for the plugin's own (named smarthole, as the plugin's will be).
+    const smarthole = { name: "smarthole", command: process.execPath, args: [path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "stdio"], env: [] };
+    const { sessionId } = await agent.request("session/new", { cwd, mcpServers: [smarthole], _meta: { claudeCode: { options: { disallowedTools: CLAUDE_WRITE_TOOLS } } } });
+    const first = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo hello" }] });
+    const trace = describe(agent.log).join("\n");
+    assert.equal(first.stopReason, "end_turn", trace);
+    assert.ok(server.requests.find((r) => r.method === "POST").body.tools.some((t) => t.name === "mcp__smarthole__echo"), "its tools offered as mcp__smarthole__<tool>");
+    assert.equal(asked.length, 1, trace);
+    assert.deepEqual(asked[0].toolCall, { toolCallId: "toolu_echo1", rawInput: { message: "hello" }, title: "mcp__smarthole__echo", kind: "other", content: [] });
+    assert.deepEqual(asked[0].options.map((o) => [o.optionId, o.kind]), [["allow_always", "allow_always"], ["allow", "allow_once"], ["reject", "reject_once"]]);
+    const echo = agent.updates(sessionId).filter((u) => u.toolCallId === "toolu_echo1");
+    const permissionAt = agent.log.findIndex((e) => e.msg?.method === "session/request_permission");
+    const completedAt = agent.log.findIndex((e) => e.msg?.params?.update?.toolCallId === "toolu_echo1" && e.msg.params.update.status === "completed");
+    assert.ok(permissionAt < completedAt, "asked before it ran");
+    assert.deepEqual(echo.at(-1).content, [{ type: "content", content: { type: "text", text: "Echo: hello" } }]);
+
+    const from = agent.log.length;
+    const second = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "tell me more" }] });
+    await agent.until((log) => log.slice(from).filter((e) => e.msg?.params?.update?.sessionUpdate === "agent_message_chunk").length >= 3);
+    agent.notify("session/cancel", { sessionId });
+    assert.deepEqual(await second, { stopReason: "cancelled" });
+    // The model request is aborted (the test ends by its timeout if it never is).
+    const last = server.requests.at(-1);
+    if (!last.aborted) await new Promise((resolve) => server.on("aborted", ({ requestIndex }) => requestIndex === last.index && resolve()));
+  } finally {
+    await agent.close();
+    await server.close();
+    rmSync(cwd, { recursive: true, force: true });
   }
 });

@@ -3,14 +3,16 @@
 // boundaries, a flood, an exit code with the end of stderr, a program that ignores SIGTERM and
 // one that leaves a grandchild (both ended with their whole process group), a missing or
 // unexecutable program reported as an exit with an error, writes to an agent that stopped
-// reading, and no process left when the host process exits by an uncaught error.
+// reading, and no process left when the host process exits by an uncaught error; the headless
+// command's --once ends by Ctrl-C through its own exit (where the agents' groups are ended).
 import { test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ROOT } from "./helpers.mjs";
+import { ROOT, startHeadless, tmpVault } from "./helpers.mjs";
+import { startScriptedServer } from "../peers/anthropic-server.mjs";
 
 /** Each test bounded: a process that is never ended fails it instead of hanging the run. */
 const test = (name, run) => nodeTest(name, { timeout: 60_000 }, run);
@@ -244,4 +246,17 @@ test("the host process ending by an uncaught error leaves no agent process behin
   const pid = Number(/agent (\d+)/.exec(run.stdout)?.[1]);
   assert.ok(pid > 0, run.stdout);
   await until(() => gone(pid));
+});
+
+test("the headless command's --once, stopped by Ctrl-C, exits through its shutdown (exit hooks run), not killed by the signal", async () => {
+  const server = await startScriptedServer();
+  try {
+    server.enqueue({ kind: "hang" });
+    const child = startHeadless(["--vault", tmpVault(), "--llm-base-url", server.url, "--model", "scripted", "--once", "wait"]);
+    await server.waitForRequests(1, 30_000);
+    child.kill("SIGINT");
+    assert.deepEqual(await child.done, { code: 130, signal: null }, child.stderrText);
+  } finally {
+    await server.close();
+  }
 });

@@ -110,16 +110,25 @@ test("the environment is exactly the one given, and the folder is cwd", async ()
 
 test("UTF-8 split across chunks arrives whole; a 16 MB flood arrives complete", async () => {
   const h = host();
-  // Each character's bytes written in two pieces, with the pipe drained between them.
+  // Every piece ends inside a character; the next is written only once the host passed on what
+  // the previous one completed (the test answers each output with a line).
   h.agents.agentStart(3, NODE, script(`
-    const bytes = Buffer.from("é€😀\\n");
-    const pieces = [bytes.subarray(0, 1), bytes.subarray(1, 4), bytes.subarray(4, 7), bytes.subarray(7)];
-    (function next() { const p = pieces.shift(); if (p) process.stdout.write(p, () => setTimeout(next, 30)); })();
+    const bytes = Buffer.from("aé b€ c😀 d\\n");
+    const cuts = [2, 6, 11, bytes.length]; // inside é, €, 😀
+    let from = 0;
+    const next = () => { const to = cuts.shift(); if (to === undefined) return process.exit(0); process.stdout.write(bytes.subarray(from, to)); from = to; };
+    require("node:readline").createInterface({ input: process.stdin }).on("line", next);
+    next();
   `), {}, tmpdir());
-  assert.equal((await h.exited(3)).code, 0);
-  assert.equal(h.text(3), "é€😀\n");
-  assert.ok(h.chunks(3).length >= 2, `arrived in ${h.chunks(3).length} chunk(s): the split was not exercised`);
-  assert.ok(!h.text(3).includes("\uFFFD"));
+  const record = h.agents.events.agentOutput;
+  h.agents.events.agentOutput = (id, chunk) => {
+    record(id, chunk);
+    h.agents.agentWrite(id, "next\n");
+  };
+  const exit = await h.exited(3);
+  assert.equal(exit.code, 0, exit.stderrTail);
+  assert.equal(h.text(3), "aé b€ c😀 d\n");
+  assert.deepEqual(h.chunks(3), ["a", "é b", "€ c", "😀 d\n"]);
 
   const size = 16 * 1024 * 1024;
   h.agents.agentStart(4, NODE, script(`process.stdout.write("x".repeat(${size - 1}) + "\\n");`), {}, tmpdir());

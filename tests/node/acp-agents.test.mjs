@@ -185,7 +185,8 @@ test("Claude Code: a tool of the MCP server given in session/new asks permission
   server.enqueue(
     { kind: "tool_use", tools: [{ id: "toolu_echo1", name: "mcp__smarthole__echo", input: { message: "hello" } }] },
     { kind: "text", text: "Echoed." },
-    { kind: "text", text: "A long answer that streams slowly enough to be cancelled half way through it.", delayMs: 80 },
+    // ~30 s of text if never cancelled: the cancel lands mid-stream even on a loaded machine.
+    { kind: "text", text: "A long answer that streams slowly enough to be cancelled. ".repeat(40), delayMs: 50 },
   );
   const agent = startAgent("claude", { modelUrl: server.url, cwd });
   const asked = [];

@@ -39,7 +39,7 @@ build: setup
 
 test: setup
 	@$(MAKE) --no-print-directory js-shim/dist/headless.js
-	@scripts/ensure-tools.sh model chromium fuzz
+	@scripts/ensure-tools.sh model chromium fuzz agents
 	@scripts/test.sh
 
 fuzz: setup

@@ -6,6 +6,7 @@
 #   scripts/ensure-tools.sh fuzz       … and cargo-fuzz (libFuzzer targets in fuzz/)
 #   scripts/ensure-tools.sh twiggy     … and twiggy (make bench: what the wasm is made of)
 #   scripts/ensure-tools.sh ripgrep    … and Debian's ripgrep (make bench: the search benchmark's reference)
+#   scripts/ensure-tools.sh agents     … and the coding agents the ACP tests drive, pinned (scripts/ensure-agents.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,6 +45,7 @@ fi
 for want in "$@"; do
   case "$want" in
     model) scripts/local-model.sh ensure ;;
+    agents) scripts/ensure-agents.sh ;;
     fuzz)
       if ! cargo fuzz --version >/dev/null 2>&1; then
         say "installing cargo-fuzz (one time, a few minutes; kept in ~/.cargo)"

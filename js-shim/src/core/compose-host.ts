@@ -7,6 +7,7 @@
 import type { CoreEvent, CoreHost, LogLevel } from "smarthole-core";
 import { cronNext, localTimeZone } from "./clock.ts";
 import { scaleImage } from "./scale-image.ts";
+import type { AgentHost } from "./agent-process.ts";
 
 /** The host calls the platform's files (paths relative to `.smarthole/`) and HTTP answer. */
 const IO_CALLS = ["readFile", "writeFileAtomic", "appendFile", "listDir", "removeFile", "renameFile", "fileSize", "httpStart"] as const;
@@ -14,6 +15,8 @@ const IO_CALLS = ["readFile", "writeFileAtomic", "appendFile", "listDir", "remov
 const VAULT_CALLS = ["vaultList", "vaultRead", "vaultReadBytes", "vaultCreate", "vaultProcess", "vaultAppend", "vaultCreateFolder", "vaultTrash", "vaultRename", "activeNote"] as const;
 /** The host calls the links (core/links.ts) answer. */
 const LINK_CALLS = ["mcpServers", "mcpCall", "hubConnect", "hubDisconnect", "hubSend"] as const;
+/** The host calls the agent's processes (core/agent-process.ts, through the links) answer. */
+const AGENT_CALLS = ["agentStart", "agentWrite", "agentStop", "environment"] as const;
 
 export type HostIO = Pick<CoreHost, (typeof IO_CALLS)[number]>;
 export type VaultIO = Pick<CoreHost, (typeof VAULT_CALLS)[number]>;
@@ -23,7 +26,7 @@ export type LinkedHost = Pick<CoreHost, (typeof LINK_CALLS)[number]>;
 export interface HostParts {
   io: HostIO;
   vault: VaultIO;
-  links: LinkedHost;
+  links: LinkedHost & AgentHost;
   /** Every event, synchronously (it must not call back into the processor). */
   emit: (event: CoreEvent) => void;
   log: (level: LogLevel, message: string) => void;
@@ -36,12 +39,14 @@ function forward<T extends object, K extends keyof T & string>(part: T, names: r
   return Object.fromEntries(names.map((name) => [name, (...args: unknown[]): unknown => Reflect.apply(part[name] as (...a: unknown[]) => unknown, part, args)])) as Pick<T, K>;
 }
 
-/** The host the core runs on. */
-export function composeHost(parts: HostParts): CoreHost {
+/** The host the core runs on (AgentHost: the agent-process calls, until the core's CoreHost
+ * declares them). */
+export function composeHost(parts: HostParts): CoreHost & AgentHost {
   return {
     ...forward(parts.io, IO_CALLS),
     ...forward(parts.vault, VAULT_CALLS),
     ...forward(parts.links, LINK_CALLS),
+    ...forward(parts.links, AGENT_CALLS),
     scaleImage,
     cronNext: (e, z, after) => cronNext(e, z, after),
     timeZone: parts.timeZone ?? (() => localTimeZone()),

@@ -1,12 +1,14 @@
 // The core's links to the outside, wired one way for every host: the hub's sockets (their
 // events go to the processor), the user's MCP servers (connected as the accepted settings list
-// them) and the agent API's listeners (requests handed to the core, ports as the core says).
+// them), the agent API's listeners (requests handed to the core, ports as the core says) and the
+// user's coding agent's processes (agent-process.ts; their output and exits go to the processor).
 // CoreRuntime uses this for every host (plugin, page, headless command), nodeHost for in-process use.
 import type { ApiRequest, ApiResponse, CoreHost, CoreSettings, LogLevel, MessageProcessor } from "smarthole-core";
 import { HubSockets, type SocketLike } from "./hub-sockets.ts";
 import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { AgentApiServer, type ApiListener, type ApiListenerState } from "./agent-api-server.ts";
 import type { LinkedHost } from "./compose-host.ts";
+import { AgentProcesses, type AgentEvents, type AgentHost, type AgentSystem } from "./agent-process.ts";
 
 export interface LinkOptions {
   openSocket: (url: string) => SocketLike;
@@ -15,6 +17,9 @@ export interface LinkOptions {
   /** Imports Node's http module for the agent API; null where no server can listen. */
   loadHttp: (() => Promise<typeof import("node:http")>) | null;
   log: (level: LogLevel, message: string) => void;
+  /** Node's process calls, for the coding agent's processes; null or absent where programs
+   * cannot be started (mobile, a page). */
+  agentSystem?: (() => AgentSystem | null) | null;
 }
 
 /** The processor's calls that the hub's socket events make. */
@@ -30,15 +35,18 @@ export interface ApiWiring {
 }
 
 
-export class CoreLinks implements LinkedHost {
+export class CoreLinks implements LinkedHost, AgentHost {
   readonly hub: HubSockets;
   /** The user's MCP servers. */
   readonly mcp: McpConnections;
+  /** The user's coding agent's processes (ACP). */
+  readonly agents: AgentProcesses;
   private api: AgentApiServer | null = null;
 
   constructor(private readonly options: LinkOptions) {
     this.hub = new HubSockets(options.openSocket, (message) => options.log("debug", message));
     this.mcp = new McpConnections(options.mcpStdio, (message) => options.log("info", message));
+    this.agents = new AgentProcesses({ system: options.agentSystem ?? null, log: (message) => options.log("debug", message) });
   }
 
   /**
@@ -50,6 +58,12 @@ export class CoreLinks implements LinkedHost {
       opened: (socket) => processor.hubOpened(socket),
       frame: (socket, text) => processor.hubFrame(socket, text),
       closed: (socket, why) => processor.hubClosed(socket, why),
+    };
+    // The processor's agentOutput / agentExited (absent from a core built without ACP).
+    const agent = processor as Partial<AgentEvents>;
+    this.agents.events = {
+      agentOutput: (id, chunk) => agent.agentOutput?.(id, chunk),
+      agentExited: (id, code, signal, error, stderrTail) => agent.agentExited?.(id, code, signal, error, stderrTail),
     };
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
@@ -78,8 +92,10 @@ export class CoreLinks implements LinkedHost {
     return this.api?.states() ?? [];
   }
 
-  /** Closes the hub sockets, the MCP connections and the agent API's listeners. */
+  /** Closes the hub sockets, the MCP connections and the agent API's listeners, and stops the
+   * agent's processes. */
   close(): void {
+    this.agents.stopAll();
     this.hub.closeAll();
     this.mcp.closeAll();
     this.api?.close();
@@ -103,5 +119,21 @@ export class CoreLinks implements LinkedHost {
 
   hubSend(socket: number, frame: string): void {
     this.hub.send(socket, frame);
+  }
+
+  agentStart(process: number, command: string, args: string[], env: Record<string, string>, cwd: string): void {
+    this.agents.agentStart(process, command, args, env, cwd);
+  }
+
+  agentWrite(process: number, text: string): void {
+    this.agents.agentWrite(process, text);
+  }
+
+  agentStop(process: number): void {
+    this.agents.agentStop(process);
+  }
+
+  environment(): Record<string, string> {
+    return this.agents.environment();
   }
 }

@@ -8,6 +8,7 @@
 import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, PlatformFacts, PlatformFeatures, ProcessResult, ProviderPreset, ReprocessSummary } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
 import type { McpConnections, StdioFactory } from "./mcp.ts";
+import type { AgentSystem } from "./agent-process.ts";
 import { newCore, type Core } from "./load.ts";
 import { NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
 import { CoreLinks } from "./links.ts";
@@ -30,6 +31,9 @@ export interface Platform {
   mobile?: boolean;
   /** The user's IANA time zone (default: the platform's). */
   timeZone?: () => string;
+  /** Node's process calls, for the user's coding agent (ACP); null where programs cannot be
+   * started (mobile, a page). */
+  agentSystem?: (() => AgentSystem | null) | null;
   /** Reports the vault's changes, for the search index; returns how to stop, if it must be told. */
   watchVault?: (changed: (path: string, kind: string) => void) => (() => void) | void;
 }
@@ -86,7 +90,7 @@ export class CoreRuntime {
 
   constructor(private readonly options: RuntimeOptions) {
     const log = (level: LogLevel, message: string) => this.log(level, message);
-    this.links = new CoreLinks({ openSocket: options.openSocket, mcpStdio: options.mcpStdio ?? null, loadHttp: options.loadHttp ?? null, log });
+    this.links = new CoreLinks({ openSocket: options.openSocket, mcpStdio: options.mcpStdio ?? null, loadHttp: options.loadHttp ?? null, log, agentSystem: options.agentSystem });
     this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone });
     this.own = guardedCore(() => ({ processor: this.instance, module: this.loaded }), (error) => this.reportError(error));
     this.processor = this.own;
@@ -235,6 +239,8 @@ export class CoreRuntime {
     this.loaded = null;
     this.apiReady = false;
     this.links.hub.closeAll();
+    // The new core knows nothing of the old one's agent sessions.
+    this.links.agents.stopAll();
     try {
       old?.dispose();
     } catch {

@@ -237,6 +237,9 @@ async function main(): Promise<number> {
   const settings = { current: options.settings };
   const { runtime, shutdown } = await start(options, printer, settings);
   const processor = runtime.processor;
+  // Ctrl-C outside the chat (which has its own): stopped as by SIGTERM, so the agent's
+  // processes (in their own process groups, out of the terminal's reach) end with this one.
+  if (options.check || options.once !== undefined) process.on("SIGINT", () => shutdown(130));
   if (options.check) {
     const report = await processor.checkConnection();
     for (const line of report.lines) process.stdout.write(`${line.ok ? "ok  " : line.optional ? "no  " : "FAIL"} ${line.step}: ${terminalSafe(line.text)}\n`);

@@ -10,3 +10,4 @@ export { HubSockets } from "../core/hub-sockets.ts";
 export { cronNext, localTimeZone } from "../core/clock.ts";
 export { McpConnections } from "../core/mcp.ts";
 export { terminalSafe, terminalSafeJson } from "./terminal-text.ts";
+export { AgentProcesses, agentSystem } from "../core/agent-process.ts";

@@ -4,6 +4,8 @@
 // core on it through CoreRuntime, as the plugin does; nodeHost gives benchmarks and tools the
 // same host, composed the same way (core/compose-host.ts), to drive a processor in-process.
 import path from "node:path";
+import * as childProcess from "node:child_process";
+import process from "node:process";
 import WebSocket from "ws";
 import type { CoreEvent, CoreHost, HttpRequestSpec, LogLevel } from "smarthole-core";
 import type { SocketLike } from "../core/hub-sockets.ts";
@@ -11,6 +13,7 @@ import { localTimeZone } from "../core/clock.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
 import { CoreLinks } from "../core/links.ts";
 import { composeHost } from "../core/compose-host.ts";
+import { agentSystem, type AgentHost } from "../core/agent-process.ts";
 import type { Platform } from "../core/runtime.ts";
 import { NodeIO } from "./node-io.ts";
 import { NodeVault } from "./node-vault.ts";
@@ -35,6 +38,7 @@ export function nodePlatform(dataDir: string, options: NodePlatformOptions = {})
     openSocket: (url): SocketLike => new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD }),
     mcpStdio: stdioTransport((line) => options.log?.("debug", line)),
     loadHttp: () => import("node:http"),
+    agentSystem: () => agentSystem(childProcess, process, { setTimeout, clearTimeout }),
     timeZone: () => process.env.SMARTHOLE_TIME_ZONE ?? localTimeZone(),
     watchVault: (changed) => vault.watch(changed),
   };
@@ -50,10 +54,10 @@ export interface NodeHostOptions {
 
 /** The core's host on Node for a processor driven in-process; its links (hub sockets, MCP, the
  * agent API) are `attach`ed by the caller once the processor exists. */
-export function nodeHost(dataDir: string, options: NodeHostOptions = {}): CoreHost & { links: CoreLinks; vault: NodeVault } {
+export function nodeHost(dataDir: string, options: NodeHostOptions = {}): CoreHost & AgentHost & { links: CoreLinks; vault: NodeVault } {
   const log = (level: LogLevel, message: string) => options.onLog?.(level, message);
   const platform = nodePlatform(dataDir, { onHttpStart: options.onHttpStart, log });
-  const links = new CoreLinks({ openSocket: platform.openSocket, mcpStdio: platform.mcpStdio ?? null, loadHttp: platform.loadHttp ?? null, log });
+  const links = new CoreLinks({ openSocket: platform.openSocket, mcpStdio: platform.mcpStdio ?? null, loadHttp: platform.loadHttp ?? null, log, agentSystem: platform.agentSystem });
   const host = composeHost({ ...platform, links, emit: (event) => options.onEvent?.(event), log });
   return { ...host, links, vault: platform.vault };
 }

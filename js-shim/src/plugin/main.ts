@@ -14,6 +14,7 @@ import { SmartHoleSettingTab } from "./settings-tab.ts";
 import { PluginSettings } from "./plugin-settings.ts";
 import { showCoreStatus } from "./core-status.ts";
 import { addCommands } from "./commands.ts";
+import { desktopAgentSystem } from "./desktop-agent-system.ts";
 
 export default class SmartHoleAgentPlugin extends Plugin {
   runtime!: CoreRuntime;
@@ -29,6 +30,8 @@ export default class SmartHoleAgentPlugin extends Plugin {
       mcpStdio: Platform.isDesktopApp ? stdioTransport((line) => this.log("debug", line)) : null,
       openSocket: (url) => new WebSocket(url),
       loadHttp: Platform.isDesktop ? () => import("node:http") : null,
+      // The user's coding agent (ACP) is a program: the desktop app only.
+      agentSystem: Platform.isDesktopApp ? desktopAgentSystem : null,
       // The search index follows the vault's changes (a rename is a change at both paths).
       watchVault: (changed) => this.watchVault(changed),
       settings: () => this.userSettings.forCore(),

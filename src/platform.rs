@@ -49,13 +49,15 @@ pub struct PlatformFeatures {
     pub mcp_stdio: Feature,
     /// The local agent API (an HTTP server).
     pub agent_api: Feature,
+    /// The user's own coding agent (ACP): a program the plugin starts.
+    pub own_agent: Feature,
     /// What the settings say in place of the missing features' sections; none when all are here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
 }
 
 /// The settings' line when nothing that needs the desktop app is available (a phone).
-const DESKTOP_ONLY: &str = "The SmartHole hub, the agent API and integrations that run a program need the desktop app: this device cannot run a local server or start programs. Chat, notes, schedules and integrations at a URL work here.";
+const DESKTOP_ONLY: &str = "The SmartHole hub, the agent API, integrations that run a program and your own coding agent need the desktop app: this device cannot run a local server or start programs. Chat, notes, schedules and integrations at a URL work here.";
 
 /// Which features this device has, from what the host reports.
 pub fn platform_features(facts: PlatformFacts) -> PlatformFeatures {
@@ -71,14 +73,18 @@ pub fn platform_features(facts: PlatformFacts) -> PlatformFeatures {
         facts.can_listen && !facts.mobile,
         "The agent API needs the desktop app: this device cannot run a local server.",
     );
-    let all = [&hub, &mcp_stdio, &agent_api];
+    let own_agent = Feature::when(
+        facts.can_start_programs && !facts.mobile,
+        "Your own coding agent (Claude Code, Codex, Gemini CLI, opencode) is a program the desktop app starts: this device cannot start programs.",
+    );
+    let all = [&hub, &mcp_stdio, &agent_api, &own_agent];
     let missing = if all.iter().all(|f| !f.available) {
         Some(DESKTOP_ONLY.to_owned())
     } else {
         let reasons: Vec<&str> = all.iter().filter_map(|f| f.why_not.as_deref()).collect();
         (!reasons.is_empty()).then(|| reasons.join(" "))
     };
-    PlatformFeatures { hub, mcp_stdio, agent_api, missing }
+    PlatformFeatures { hub, mcp_stdio, agent_api, own_agent, missing }
 }
 
 #[cfg(test)]
@@ -97,6 +103,7 @@ mod tests {
         let phone = PlatformFacts { mobile: true, can_start_programs: false, can_listen: false };
         let features = platform_features(phone);
         assert!(!features.hub.available && !features.mcp_stdio.available && !features.agent_api.available);
+        assert!(!features.own_agent.available);
         assert_eq!(features.missing.as_deref(), Some(DESKTOP_ONLY));
     }
 
@@ -107,7 +114,7 @@ mod tests {
         assert!(features.hub.available);
         assert_eq!(
             features.missing.as_deref(),
-            Some("Integrations that run a program need the desktop app: this device cannot start programs. The agent API needs the desktop app: this device cannot run a local server.")
+            Some("Integrations that run a program need the desktop app: this device cannot start programs. The agent API needs the desktop app: this device cannot run a local server. Your own coding agent (Claude Code, Codex, Gemini CLI, opencode) is a program the desktop app starts: this device cannot start programs.")
         );
     }
 }

@@ -11,7 +11,7 @@ use common::acp::*;
 use common::*;
 use serde_json::json;
 use smarthole_agent::testing::{FakeHost, Reply};
-use smarthole_agent::{unknown_fields, AgentKind, Event, NoticeLevel, Settings, SettingsDocument};
+use smarthole_agent::{unknown_fields, AgentKind, Event, NoticeLevel, PlatformFacts, Settings, SettingsDocument};
 
 /// The launch of the first process for these settings: (command, args, env names, cwd).
 fn launched(settings: Settings, env: &[(&str, &str)]) -> (String, Vec<String>, BTreeMap<String, String>, String) {
@@ -131,4 +131,14 @@ fn a_host_that_cannot_start_programs_answers_with_the_built_in_agent_and_says_wh
         notices,
         ["Claude Code runs only on the desktop (it starts a program); the built-in agent answers here."]
     );
+}
+
+#[test]
+fn a_phone_answers_with_the_built_in_agent_even_where_the_host_names_a_folder() {
+    let host = FakeHost::new();
+    let p = acp_processor(&host, agent_settings(AgentKind::Gemini));
+    p.report_platform(PlatformFacts { mobile: true, can_start_programs: false, can_listen: false });
+    host.script([Reply::text("built-in answer")]);
+    assert_eq!(host.run(p.process(direct("m1", "hi"))).response.as_deref(), Some("built-in answer"));
+    assert!(host.agent().launches.is_empty(), "no program is started on a phone");
 }

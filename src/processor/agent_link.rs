@@ -14,6 +14,7 @@ use crate::acp::launch::{launch, AgentKind, Launch, LaunchInput};
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;
+use crate::platform::platform_features;
 use crate::settings::Settings;
 
 impl<H: Host + 'static> MessageProcessor<H> {
@@ -84,13 +85,15 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// The agent a turn uses with these settings, and the folder it works in: `None` for the
-    /// built-in agent, and where this host cannot start programs (a phone: the user is told once).
+    /// built-in agent, and where this device cannot start one (`platform.rs` decides; the user
+    /// is told once) or the vault has no folder on disk.
     pub(super) fn acp_agent(&self, settings: &Settings) -> Option<(AgentKind, String)> {
         if settings.agent == AgentKind::Builtin {
             return None;
         }
         let host = &self.inner.host;
-        match host.agent_folder() {
+        let available = platform_features(self.inner.config.platform()).own_agent.available;
+        match host.agent_folder().filter(|_| available) {
             Some(folder) => Some((settings.agent, folder)),
             None => {
                 if !self.inner.acp.told_unavailable.replace(true) {

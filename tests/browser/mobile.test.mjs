@@ -186,7 +186,7 @@ test("settings on a phone: the desktop-only parts hidden, with a line saying why
   const headings = await page.locator(".setting-item-heading .setting-item-name").allTextContents();
   assert.ok(headings.includes("Model") && headings.includes("Integrations"), `headings: ${headings}`);
   assert.ok(!headings.includes("SmartHole hub") && !headings.some((h) => /agent api/i.test(h)), `no hub or agent API: ${headings}`);
-  assert.match(await page.textContent(".smarthole-desktop-only"), /hub, the agent API and integrations that run a program need the desktop app/);
+  assert.match(await page.textContent(".smarthole-desktop-only"), /hub, the agent API, integrations that run a program and your own coding agent need the desktop app/);
   assert.ok(!/Connect to the hub/.test(text));
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `the settings fit 390 px (${width})`);

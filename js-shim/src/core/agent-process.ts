@@ -6,6 +6,8 @@
 // process group, so stopping it ends whatever it started too (SIGTERM, SIGKILL after a grace),
 // and every process still running is ended when the host stops (plugin unload, the headless
 // command's exit, whatever ends it).
+import type { CoreHost } from "smarthole-core";
+
 type ChildProcessWithoutNullStreams = import("node:child_process").ChildProcessWithoutNullStreams;
 
 /** What this uses of Node (child_process and process), passed in: the desktop app requires
@@ -47,19 +49,8 @@ export function agentSystem(childProcess: Pick<typeof import("node:child_process
   };
 }
 
-/** The host's agent-process calls (the core's `Host`: agentStart, agentWrite, agentStop,
- * environment). */
-export interface AgentHost {
-  /** Spawns `command` (no shell) with exactly `env`, in `cwd`; its end (or a failure to start)
-   * is reported through agentExited, never thrown. */
-  agentStart(process: number, command: string, args: string[], env: Record<string, string>, cwd: string): void;
-  /** Writes whole lines (each ending in `\n`) to its stdin. */
-  agentWrite(process: number, text: string): void;
-  /** Ends its whole process group: SIGTERM, SIGKILL after the grace; a no-op once it ended. */
-  agentStop(process: number): void;
-  /** The host's environment, as a fact (the core filters it); `{}` where programs cannot run. */
-  environment(): Record<string, string>;
-}
+/** The host's agent-process calls, as the core declares them (`CoreHost`). */
+export type AgentHost = Pick<CoreHost, "agentStart" | "agentWrite" | "agentStop" | "environment" | "agentFolder">;
 
 /** Where a process's events go (the processor's agentOutput / agentExited). */
 export interface AgentEvents {
@@ -90,6 +81,8 @@ interface Running {
 export interface AgentProcessOptions {
   /** Node's process calls; null where programs cannot be started (mobile, a page). */
   system: (() => AgentSystem | null) | null;
+  /** The vault's folder on disk; null where it has none. */
+  folder?: () => string | null;
   /** SIGTERM → SIGKILL (default 2 s; tests shorten it). */
   stopGraceMs?: number;
   log?: (message: string) => void;
@@ -114,6 +107,10 @@ export class AgentProcesses implements AgentHost {
   /** Whether this host can start programs at all. */
   get available(): boolean {
     return this.options.system !== null;
+  }
+
+  agentFolder(): string | null {
+    return this.available ? (this.options.folder?.() ?? null) : null;
   }
 
   environment(): Record<string, string> {

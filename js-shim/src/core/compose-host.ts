@@ -16,7 +16,7 @@ const VAULT_CALLS = ["vaultList", "vaultRead", "vaultReadBytes", "vaultCreate", 
 /** The host calls the links (core/links.ts) answer. */
 const LINK_CALLS = ["mcpServers", "mcpCall", "hubConnect", "hubDisconnect", "hubSend"] as const;
 /** The host calls the agent's processes (core/agent-process.ts, through the links) answer. */
-const AGENT_CALLS = ["agentStart", "agentWrite", "agentStop", "environment"] as const;
+const AGENT_CALLS = ["agentStart", "agentWrite", "agentStop", "environment", "agentFolder"] as const;
 
 export type HostIO = Pick<CoreHost, (typeof IO_CALLS)[number]>;
 export type VaultIO = Pick<CoreHost, (typeof VAULT_CALLS)[number]>;
@@ -39,9 +39,8 @@ function forward<T extends object, K extends keyof T & string>(part: T, names: r
   return Object.fromEntries(names.map((name) => [name, (...args: unknown[]): unknown => Reflect.apply(part[name] as (...a: unknown[]) => unknown, part, args)])) as Pick<T, K>;
 }
 
-/** The host the core runs on (AgentHost: the agent-process calls, until the core's CoreHost
- * declares them). */
-export function composeHost(parts: HostParts): CoreHost & AgentHost {
+/** The host the core runs on. */
+export function composeHost(parts: HostParts): CoreHost {
   return {
     ...forward(parts.io, IO_CALLS),
     ...forward(parts.vault, VAULT_CALLS),

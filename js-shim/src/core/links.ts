@@ -8,7 +8,7 @@ import { HubSockets, type SocketLike } from "./hub-sockets.ts";
 import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { AgentApiServer, type ApiListener, type ApiListenerState } from "./agent-api-server.ts";
 import type { LinkedHost } from "./compose-host.ts";
-import { AgentProcesses, type AgentEvents, type AgentHost, type AgentSystem } from "./agent-process.ts";
+import { AgentProcesses, type AgentHost, type AgentSystem } from "./agent-process.ts";
 
 export interface LinkOptions {
   openSocket: (url: string) => SocketLike;
@@ -20,10 +20,12 @@ export interface LinkOptions {
   /** Node's process calls, for the coding agent's processes; null or absent where programs
    * cannot be started (mobile, a page). */
   agentSystem?: (() => AgentSystem | null) | null;
+  /** The vault's folder on disk (an agent works there); null where it has none. */
+  vaultFolder?: () => string | null;
 }
 
-/** The processor's calls that the hub's socket events make. */
-export type HubEvents = Pick<MessageProcessor, "hubOpened" | "hubFrame" | "hubClosed">;
+/** The processor's calls the links' events make: the hub's sockets, the agent's processes. */
+export type LinkEvents = Pick<MessageProcessor, "hubOpened" | "hubFrame" | "hubClosed" | "agentOutput" | "agentExited">;
 
 /** Where agent API requests go, and how the listeners report. */
 export interface ApiWiring {
@@ -46,24 +48,22 @@ export class CoreLinks implements LinkedHost, AgentHost {
   constructor(private readonly options: LinkOptions) {
     this.hub = new HubSockets(options.openSocket, (message) => options.log("debug", message));
     this.mcp = new McpConnections(options.mcpStdio, (message) => options.log("info", message));
-    this.agents = new AgentProcesses({ system: options.agentSystem ?? null, log: (message) => options.log("debug", message) });
+    this.agents = new AgentProcesses({ system: options.agentSystem ?? null, folder: options.vaultFolder, log: (message) => options.log("debug", message) });
   }
 
   /**
    * Sends hub socket events to the processor, and agent API requests to `api.handle` (the
    * server is made once, where something can listen).
    */
-  attach(processor: HubEvents, api: ApiWiring): void {
+  attach(processor: LinkEvents, api: ApiWiring): void {
     this.hub.events = {
       opened: (socket) => processor.hubOpened(socket),
       frame: (socket, text) => processor.hubFrame(socket, text),
       closed: (socket, why) => processor.hubClosed(socket, why),
     };
-    // The processor's agentOutput / agentExited (absent from a core built without ACP).
-    const agent = processor as Partial<AgentEvents>;
     this.agents.events = {
-      agentOutput: (id, chunk) => agent.agentOutput?.(id, chunk),
-      agentExited: (id, code, signal, error, stderrTail) => agent.agentExited?.(id, code, signal, error, stderrTail),
+      agentOutput: (id, chunk) => processor.agentOutput(id, chunk),
+      agentExited: (id, code, signal, error, stderrTail) => processor.agentExited(id, code, signal, error, stderrTail),
     };
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
@@ -135,5 +135,9 @@ export class CoreLinks implements LinkedHost, AgentHost {
 
   environment(): Record<string, string> {
     return this.agents.environment();
+  }
+
+  agentFolder(): string | null {
+    return this.agents.agentFolder();
   }
 }

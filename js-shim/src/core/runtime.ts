@@ -34,6 +34,8 @@ export interface Platform {
   /** Node's process calls, for the user's coding agent (ACP); null where programs cannot be
    * started (mobile, a page). */
   agentSystem?: (() => AgentSystem | null) | null;
+  /** The vault's folder on disk (where an agent works); null where it has none. */
+  vaultFolder?: () => string | null;
   /** Reports the vault's changes, for the search index; returns how to stop, if it must be told. */
   watchVault?: (changed: (path: string, kind: string) => void) => (() => void) | void;
 }
@@ -90,7 +92,7 @@ export class CoreRuntime {
 
   constructor(private readonly options: RuntimeOptions) {
     const log = (level: LogLevel, message: string) => this.log(level, message);
-    this.links = new CoreLinks({ openSocket: options.openSocket, mcpStdio: options.mcpStdio ?? null, loadHttp: options.loadHttp ?? null, log, agentSystem: options.agentSystem });
+    this.links = new CoreLinks({ openSocket: options.openSocket, mcpStdio: options.mcpStdio ?? null, loadHttp: options.loadHttp ?? null, log, agentSystem: options.agentSystem, vaultFolder: options.vaultFolder });
     this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone });
     this.own = guardedCore(() => ({ processor: this.instance, module: this.loaded }), (error) => this.reportError(error));
     this.processor = this.own;

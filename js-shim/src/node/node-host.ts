@@ -13,7 +13,7 @@ import { localTimeZone } from "../core/clock.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
 import { CoreLinks } from "../core/links.ts";
 import { composeHost } from "../core/compose-host.ts";
-import { agentSystem, type AgentHost } from "../core/agent-process.ts";
+import { agentSystem } from "../core/agent-process.ts";
 import type { Platform } from "../core/runtime.ts";
 import { NodeIO } from "./node-io.ts";
 import { NodeVault } from "./node-vault.ts";
@@ -31,7 +31,8 @@ export interface NodePlatformOptions {
 
 /** Node's parts, for the vault whose data folder is `dataDir` (`<vault>/.smarthole`). */
 export function nodePlatform(dataDir: string, options: NodePlatformOptions = {}): Platform & { io: NodeIO; vault: NodeVault } {
-  const vault = new NodeVault(path.dirname(path.resolve(dataDir)));
+  const root = path.dirname(path.resolve(dataDir));
+  const vault = new NodeVault(root);
   return {
     io: new NodeIO(dataDir, options.onHttpStart),
     vault,
@@ -39,6 +40,7 @@ export function nodePlatform(dataDir: string, options: NodePlatformOptions = {})
     mcpStdio: stdioTransport((line) => options.log?.("debug", line)),
     loadHttp: () => import("node:http"),
     agentSystem: () => agentSystem(childProcess, process, { setTimeout, clearTimeout }),
+    vaultFolder: () => root,
     timeZone: () => process.env.SMARTHOLE_TIME_ZONE ?? localTimeZone(),
     watchVault: (changed) => vault.watch(changed),
   };
@@ -54,10 +56,10 @@ export interface NodeHostOptions {
 
 /** The core's host on Node for a processor driven in-process; its links (hub sockets, MCP, the
  * agent API) are `attach`ed by the caller once the processor exists. */
-export function nodeHost(dataDir: string, options: NodeHostOptions = {}): CoreHost & AgentHost & { links: CoreLinks; vault: NodeVault } {
+export function nodeHost(dataDir: string, options: NodeHostOptions = {}): CoreHost & { links: CoreLinks; vault: NodeVault } {
   const log = (level: LogLevel, message: string) => options.onLog?.(level, message);
   const platform = nodePlatform(dataDir, { onHttpStart: options.onHttpStart, log });
-  const links = new CoreLinks({ openSocket: platform.openSocket, mcpStdio: platform.mcpStdio ?? null, loadHttp: platform.loadHttp ?? null, log, agentSystem: platform.agentSystem });
+  const links = new CoreLinks({ openSocket: platform.openSocket, mcpStdio: platform.mcpStdio ?? null, loadHttp: platform.loadHttp ?? null, log, agentSystem: platform.agentSystem, vaultFolder: platform.vaultFolder });
   const host = composeHost({ ...platform, links, emit: (event) => options.onEvent?.(event), log });
   return { ...host, links, vault: platform.vault };
 }

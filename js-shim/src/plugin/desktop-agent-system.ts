@@ -1,7 +1,7 @@
 // Node's child_process and process on the desktop app (Electron), for the user's coding agent's
 // processes (core/agent-process.ts). Required only when the core starts an agent, and only on
 // the desktop app: the mobile app has no processes to start.
-import { Platform } from "obsidian";
+import { FileSystemAdapter, Platform, type App } from "obsidian";
 import { agentSystem, type AgentSystem } from "../core/agent-process.ts";
 
 type ChildProcess = typeof import("node:child_process");
@@ -17,4 +17,10 @@ export function desktopAgentSystem(): AgentSystem | null {
     return agentSystem(childProcess, proc, window);
   }
   return null;
+}
+
+/** The vault's folder on disk, where an agent works; null where the vault has none (mobile). */
+export function vaultFolder(app: App): string | null {
+  const adapter = app.vault.adapter;
+  return Platform.isDesktopApp && adapter instanceof FileSystemAdapter ? adapter.getBasePath() : null;
 }

@@ -14,7 +14,7 @@ import { SmartHoleSettingTab } from "./settings-tab.ts";
 import { PluginSettings } from "./plugin-settings.ts";
 import { showCoreStatus } from "./core-status.ts";
 import { addCommands } from "./commands.ts";
-import { desktopAgentSystem } from "./desktop-agent-system.ts";
+import { desktopAgentSystem, vaultFolder } from "./desktop-agent-system.ts";
 
 export default class SmartHoleAgentPlugin extends Plugin {
   runtime!: CoreRuntime;
@@ -32,6 +32,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
       loadHttp: Platform.isDesktop ? () => import("node:http") : null,
       // The user's coding agent (ACP) is a program: the desktop app only.
       agentSystem: Platform.isDesktopApp ? desktopAgentSystem : null,
+      vaultFolder: () => vaultFolder(this.app),
       // The search index follows the vault's changes (a rename is a change at both paths).
       watchVault: (changed) => this.watchVault(changed),
       settings: () => this.userSettings.forCore(),

@@ -114,22 +114,22 @@ export interface CoreHost {
   hubDisconnect(socket: number): void;
   /** Sends a text frame on WebSocket `socket`. */
   hubSend(socket: number, frame: string): void;
-  // The user's own agent (ACP): a host that cannot start programs (a phone, the page) leaves
-  // these five out, and the core answers with the built-in agent.
+  // The user's own agent (ACP): where programs cannot be started (a phone, the page),
+  // agentFolder answers null and the core answers with the built-in agent.
   /** Spawns agent process `process`: `command` run directly (no shell) with `args`, with
    *  EXACTLY `env` (nothing inherited), in `cwd`, in its own process group; stdin/stdout piped,
    *  the last 8 KB of stderr kept. Report its output with agentOutput and its end — or a failure
    *  to start (ENOENT, EACCES), never thrown — with agentExited. */
-  agentStart?(process: number, command: string, args: string[], env: Record<string, string>, cwd: string): void;
+  agentStart(process: number, command: string, args: string[], env: Record<string, string>, cwd: string): void;
   /** Writes whole lines (each ends with "\n") to the process's stdin. */
-  agentWrite?(process: number, text: string): void;
+  agentWrite(process: number, text: string): void;
   /** Ends the process group: SIGTERM, SIGKILL after 2 s if still alive; a no-op once ended. */
-  agentStop?(process: number): void;
+  agentStop(process: number): void;
   /** The host's environment variables (the core picks what an agent gets); {} on a phone. */
-  environment?(): Record<string, string>;
+  environment(): Record<string, string>;
   /** The folder an agent works in (the vault's absolute path); null where this host cannot
    *  start programs (a phone): the core then uses the built-in agent and says why. */
-  agentFolder?(): string | null;
+  agentFolder(): string | null;
   /** Called synchronously; must not call back into the processor. */
   emit(event: CoreEvent): void;
   log(level: LogLevel, message: string): void;

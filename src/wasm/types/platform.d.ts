@@ -24,6 +24,7 @@ export interface PlatformFeatures {
   hub: Feature;
   mcpStdio: Feature;
   agentApi: Feature;
+  ownAgent: Feature;
   /** What the settings say in place of the missing features' sections. */
   missing?: string;
 }

@@ -103,6 +103,9 @@ pub trait Host {
     fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String>;
     /// The user's IANA time zone (`Europe/Paris`).
     fn time_zone(&self) -> String;
+    /// The vault's configuration folder (Obsidian's `Vault#configDir`: `.obsidian` unless the
+    /// user named another), a fact the core adds to the folders the agent never reaches.
+    fn config_folder(&self) -> String;
     /// The user's MCP servers, with their state and tools (a connection under way is waited for
     /// briefly).
     async fn mcp_servers(&self) -> Vec<McpServer>;

@@ -165,6 +165,9 @@ impl<H: Host> Host for Masking<H> {
     fn time_zone(&self) -> String {
         self.inner.time_zone()
     }
+    fn config_folder(&self) -> String {
+        self.inner.config_folder()
+    }
     async fn mcp_servers(&self) -> Vec<McpServer> {
         self.inner.mcp_servers().await
     }

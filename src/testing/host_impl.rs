@@ -264,6 +264,10 @@ impl Host for FakeHost {
         self.state.time_zone.borrow().clone().unwrap_or_else(|| "UTC".to_owned())
     }
 
+    fn config_folder(&self) -> String {
+        self.state.config_folder.borrow().clone().unwrap_or_else(|| ".obsidian".to_owned())
+    }
+
     async fn mcp_servers(&self) -> Vec<McpServer> {
         self.alive().await;
         self.state.mcp.borrow().clone()

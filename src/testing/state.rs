@@ -99,6 +99,8 @@ pub(super) struct State {
     pub(super) followed: Cell<bool>,
     /// The user's time zone (UTC unless a test sets one).
     pub(super) time_zone: RefCell<Option<String>>,
+    /// The vault's configuration folder (`.obsidian` unless a test sets one).
+    pub(super) config_folder: RefCell<Option<String>>,
     /// MCP servers, the scripted answers of their tools ("server/tool" → answers in order), and
     /// the calls made.
     pub(super) mcp: RefCell<Vec<McpServer>>,

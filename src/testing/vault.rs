@@ -212,6 +212,11 @@ impl FakeHost {
         *self.state.time_zone.borrow_mut() = Some(zone.to_owned());
     }
 
+    /// Names the vault's configuration folder, as Obsidian's `Vault#configDir` would.
+    pub fn set_config_folder(&self, folder: &str) {
+        *self.state.config_folder.borrow_mut() = Some(folder.to_owned());
+    }
+
     /// Adds (or replaces) an MCP server as the shim would report it.
     pub fn put_mcp_server(&self, server: McpServer) {
         let mut servers = self.state.mcp.borrow_mut();

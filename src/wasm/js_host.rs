@@ -222,6 +222,14 @@ impl Host for JsHost {
         self.object.time_zone()
     }
 
+    fn config_folder(&self) -> String {
+        // A host that cannot say adds nothing: the fixed folders (`.obsidian` among them) stay.
+        self.object.config_folder().unwrap_or_else(|e| {
+            rethrow_trap(&e);
+            String::new()
+        })
+    }
+
     async fn mcp_servers(&self) -> Vec<McpServer> {
         let listed = settle(self.object.mcp_servers()).await.and_then(|value| json_text(&value));
         match listed {

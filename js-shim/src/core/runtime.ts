@@ -28,6 +28,8 @@ export interface Platform {
   loadHttp?: (() => Promise<typeof import("node:http")>) | null;
   /** The user's IANA time zone (default: the platform's). */
   timeZone?: () => string;
+  /** The vault's configuration folder (Obsidian's `Vault#configDir`): the core protects it. */
+  configFolder: string;
   /** Reports the vault's changes, for the search index; returns how to stop, if it must be told. */
   watchVault?: (changed: (path: string, kind: string) => void) => (() => void) | void;
 }
@@ -82,7 +84,7 @@ export class CoreRuntime {
   constructor(private readonly options: RuntimeOptions) {
     const log = (level: LogLevel, message: string) => this.log(level, message);
     this.links = new CoreLinks({ openSocket: options.openSocket, mcpStdio: options.mcpStdio ?? null, loadHttp: options.loadHttp ?? null, log });
-    this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone });
+    this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone, configFolder: options.configFolder });
     this.own = guardedCore(() => ({ processor: this.instance, module: this.loaded }), (error) => this.reportError(error));
     this.processor = this.own;
   }

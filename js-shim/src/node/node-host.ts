@@ -13,7 +13,7 @@ import { CoreLinks } from "../core/links.ts";
 import { composeHost } from "../core/compose-host.ts";
 import type { Platform } from "../core/runtime.ts";
 import { NodeIO } from "./node-io.ts";
-import { NodeVault } from "./node-vault.ts";
+import { CONFIG_FOLDER, NodeVault } from "./node-vault.ts";
 
 /** Larger than the hub's 1 MB limit on purpose: an oversized frame reaches the core, which logs
  * and drops it, instead of the socket library closing the connection. */
@@ -36,6 +36,7 @@ export function nodePlatform(dataDir: string, options: NodePlatformOptions = {})
     mcpStdio: stdioTransport((line) => options.log?.("debug", line)),
     loadHttp: () => import("node:http"),
     timeZone: () => process.env.SMARTHOLE_TIME_ZONE ?? localTimeZone(),
+    configFolder: CONFIG_FOLDER,
     watchVault: (changed) => vault.watch(changed),
   };
 }

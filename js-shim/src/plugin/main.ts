@@ -22,7 +22,9 @@ export default class SmartHoleAgentPlugin extends Plugin {
   override async onload(): Promise<void> {
     this.runtime = new CoreRuntime({
       io: new ObsidianIO(this.app),
-      vault: new ObsidianVault(this.app),
+      // Its own check of real locations keeps out of the folders the core protects.
+      vault: new ObsidianVault(this.app, () => this.runtime.processor.alwaysProtectedFolders(this.app.vault.configDir)),
+      configFolder: this.app.vault.configDir,
       // Command-line MCP servers need a process: the desktop app only.
       mcpStdio: Platform.isDesktopApp ? stdioTransport((line) => this.log("debug", line)) : null,
       openSocket: (url) => new WebSocket(url),

@@ -103,6 +103,9 @@ export interface CoreHost {
   cronNext(expression: string, timeZone: string, afterMs: number): number | null;
   /** The user's IANA time zone. */
   timeZone(): string;
+  /** The vault's configuration folder (Obsidian's `Vault#configDir`; `.obsidian` elsewhere):
+   *  the core protects it with its fixed folders (`alwaysProtectedFolders`). */
+  configFolder(): string;
   /** The configured MCP servers, their state and tools. */
   mcpServers(): Promise<McpServerInfo[]>;
   /** Calls an MCP tool; the result is the raw tools/call result. Errors carry a kind. */

@@ -151,7 +151,7 @@ pub use llm_client::check::{CheckLine, ConnectionCheck};
 pub use mcp::{McpError, McpServer, McpState, McpTool};
 pub use message::{MessageSource, ProcessResult, RoutedMessage};
 pub use processor::{ConversationPage, MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, TurnReview};
-pub use settings::{unknown_fields, SettingsDocument, UnknownField};
+pub use settings::{split_plugin_data, unknown_fields, PluginDataSplit, SettingsDocument, UnknownField};
 pub use settings::{AgentContext, ApiFormat, AuthStyle, McpServerConfig, Settings};
 pub use undo::AppliedChange;
 pub use usage::{ModelPrice, UsageTotals};

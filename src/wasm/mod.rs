@@ -5,7 +5,7 @@
 //! processor.rs (the class, its construction and the pipeline's calls, the seed's callbacks),
 //! conversations.rs, attachments.rs, review.rs (approvals and undo), links.rs (hub, vault
 //! changes, agent API) and settings.rs; free functions giving the hosts the core's rules they apply
-//! too, vault_rules.rs. The host the core runs on is `JsHost` (js_host.rs) over
+//! too (protected folders, data.json's fields), rules.rs. The host the core runs on is `JsHost` (js_host.rs) over
 //! the object declared in host_object.rs, its errors made in js_errors.rs; values cross as JSON
 //! (convert.rs); the seed's callbacks are fed by the host's `emit` (callbacks.rs). The only
 //! files that call `js_sys`.
@@ -25,8 +25,8 @@ mod js_host;
 mod links;
 mod processor;
 mod review;
+mod rules;
 mod settings;
-mod vault_rules;
 
 pub use host_object::JsHostObject;
 pub use processor::WasmMessageProcessor;

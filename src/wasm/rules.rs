@@ -1,0 +1,26 @@
+//! Rules of the core the hosts apply, as free functions, so that each is written once in the
+//! core: the folders no operation may reach (the hosts' own defence-in-depth checks use this
+//! list), which fields of the plugin's `data.json` are used.
+
+use wasm_bindgen::prelude::*;
+
+use super::convert::{from_js, to_js};
+
+/// The folders protected whatever the settings, lower-cased (`.obsidian`, `.smarthole`, `.git`,
+/// `.trash` and the vault's configuration folder `configFolder`): what a host's own check of a
+/// real location refuses.
+#[wasm_bindgen(js_name = alwaysProtectedFolders, unchecked_return_type = "string[]")]
+pub fn always_protected_folders(config_folder: &str) -> JsValue {
+    to_js(&crate::vault::path::always_protected(config_folder))
+}
+
+/// The plugin's `data.json` split: the fields it runs with (`used`), those it keeps in the file
+/// but does not use (`aside`: unknown names, values of the wrong type), and a sentence for each
+/// (`problems`). Keys and tokens found there are in neither: they live in secret storage.
+#[wasm_bindgen(
+    js_name = splitPluginData,
+    unchecked_return_type = "{ used: Record<string, unknown>; aside: Record<string, unknown>; problems: string[] }"
+)]
+pub fn split_plugin_data(#[wasm_bindgen(unchecked_param_type = "unknown")] data: JsValue) -> JsValue {
+    to_js(&crate::split_plugin_data(&from_js(&data)))
+}

@@ -45,7 +45,7 @@ export class PluginSettings implements SettingsHost {
   checked(): void {
     if (!this.runtime.core) return;
     const { used, aside, problems } = this.runtime.processor.splitPluginData(this.saved);
-    this.saved = used as SavedSettings;
+    this.saved = used;
     this.aside = aside;
     if (problems.length === 0) return;
     const text = `SmartHole Agent: ${problems.join("; ")}. They are kept in data.json but not used.`;

@@ -154,6 +154,6 @@ pub use processor::{ConversationPage, MessageProcessor, ProcessorError, Reproces
 pub use settings::{split_plugin_data, unknown_fields, PluginDataSplit, SettingsDocument, UnknownField};
 pub use settings::{AgentContext, ApiFormat, AuthStyle, McpServerConfig, Settings};
 pub use undo::AppliedChange;
-pub use usage::{ModelPrice, UsageTotals};
+pub use usage::{parse_price_table, price_table_text, ModelPrice, PriceTableError, UsageTotals};
 pub use vault::diff::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};
 pub use vault::{EntryKind, VaultEntry};

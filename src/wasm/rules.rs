@@ -1,10 +1,10 @@
 //! Rules of the core the hosts apply, as free functions, so that each is written once in the
 //! core: the folders no operation may reach (the hosts' own defence-in-depth checks use this
-//! list), which fields of the plugin's `data.json` are used.
+//! list), which fields of the plugin's `data.json` are used, the price table's text.
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, to_js};
+use super::convert::{from_js, js_error, to_js};
 
 /// The folders protected whatever the settings, lower-cased (`.obsidian`, `.smarthole`, `.git`,
 /// `.trash` and the vault's configuration folder `configFolder`): what a host's own check of a
@@ -23,4 +23,20 @@ pub fn always_protected_folders(config_folder: &str) -> JsValue {
 )]
 pub fn split_plugin_data(#[wasm_bindgen(unchecked_param_type = "unknown")] data: JsValue) -> JsValue {
     to_js(&crate::split_plugin_data(&from_js(&data)))
+}
+
+/// The price table as the settings show it, one model per line (`claude-sonnet-4-5 3 15 200000`).
+#[wasm_bindgen(js_name = priceTableText)]
+pub fn price_table_text(
+    #[wasm_bindgen(unchecked_param_type = "ModelPrice[]")] prices: JsValue,
+) -> Result<String, JsValue> {
+    let prices: Vec<crate::ModelPrice> =
+        serde_json::from_value(from_js(&prices)).map_err(|e| js_error(format!("not a price table: {e}")))?;
+    Ok(crate::price_table_text(&prices))
+}
+
+/// The price table read back from its text; throws with the line that does not read and why.
+#[wasm_bindgen(js_name = parsePriceTable, unchecked_return_type = "ModelPrice[]")]
+pub fn parse_price_table(text: &str) -> Result<JsValue, JsValue> {
+    crate::parse_price_table(text).map(|prices| to_js(&prices)).map_err(js_error)
 }

@@ -168,8 +168,8 @@ impl<H: Host> Host for Masking<H> {
     fn config_folder(&self) -> String {
         self.inner.config_folder()
     }
-    async fn mcp_servers(&self) -> Vec<McpServer> {
-        self.inner.mcp_servers().await
+    async fn mcp_servers(&self, wait_ms: Millis) -> Vec<McpServer> {
+        self.inner.mcp_servers(wait_ms).await
     }
     async fn mcp_call(
         &self,

@@ -268,8 +268,24 @@ impl Host for FakeHost {
         self.state.config_folder.borrow().clone().unwrap_or_else(|| ".obsidian".to_owned())
     }
 
-    async fn mcp_servers(&self) -> Vec<McpServer> {
+    async fn mcp_servers(&self, wait_ms: Millis) -> Vec<McpServer> {
         self.alive().await;
+        // As the shim does: wait for the connections under way, at most `wait_ms`.
+        let now = self.now_ms();
+        let last = self.state.mcp_connecting.borrow().iter().map(|(at, _)| *at).max();
+        if let Some(at) = last {
+            self.sleep(at.min(now + wait_ms).saturating_sub(now)).await;
+        }
+        let now = self.now_ms();
+        let ready: Vec<McpServer> = {
+            let mut connecting = self.state.mcp_connecting.borrow_mut();
+            let (ready, still): (Vec<_>, Vec<_>) = connecting.drain(..).partition(|(at, _)| *at <= now);
+            *connecting = still;
+            ready.into_iter().map(|(_, server)| server).collect()
+        };
+        for server in ready {
+            self.put_mcp_server(server);
+        }
         self.state.mcp.borrow().clone()
     }
 

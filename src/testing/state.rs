@@ -104,6 +104,8 @@ pub(super) struct State {
     /// MCP servers, the scripted answers of their tools ("server/tool" → answers in order), and
     /// the calls made.
     pub(super) mcp: RefCell<Vec<McpServer>>,
+    /// Servers still connecting: each as it will be once connected, and when.
+    pub(super) mcp_connecting: RefCell<Vec<(Millis, McpServer)>>,
     pub(super) mcp_replies: RefCell<Vec<(String, Result<Value, McpError>)>>,
     pub(super) mcp_calls: RefCell<Vec<(String, String, Value)>>,
     /// Set when a crash point is reached: from then on nothing reaches disk, network or hub,

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::state::FakeHost;
 use crate::host_types::{HostError, Millis};
 use crate::lean::fold_case;
-use crate::mcp::{McpError, McpServer};
+use crate::mcp::{McpError, McpServer, McpState};
 use crate::vault::VaultEntry;
 
 impl FakeHost {
@@ -222,6 +222,14 @@ impl FakeHost {
         let mut servers = self.state.mcp.borrow_mut();
         servers.retain(|s| s.name != server.name);
         servers.push(server);
+    }
+
+    /// Adds an MCP server that is still connecting: reported as connecting (no tools) until
+    /// `ready_at` (virtual time), then as `server`.
+    pub fn put_mcp_server_connecting(&self, server: McpServer, ready_at: Millis) {
+        let connecting = McpServer { state: McpState::Connecting, tools: Vec::new(), ..server.clone() };
+        self.put_mcp_server(connecting);
+        self.state.mcp_connecting.borrow_mut().push((ready_at, server));
     }
 
     /// Queues an answer for the next call of `server`'s `tool`.

@@ -1,6 +1,7 @@
 //! Rules of the core the hosts apply, as free functions, so that each is written once in the
 //! core: the folders no operation may reach (the hosts' own defence-in-depth checks use this
-//! list), which fields of the plugin's `data.json` are used, the price table's text.
+//! list), which fields of the plugin's `data.json` are used, the price table's text, how long
+//! integrations still connecting are waited for.
 
 use wasm_bindgen::prelude::*;
 
@@ -39,4 +40,10 @@ pub fn price_table_text(
 #[wasm_bindgen(js_name = parsePriceTable, unchecked_return_type = "ModelPrice[]")]
 pub fn parse_price_table(text: &str) -> Result<JsValue, JsValue> {
     crate::parse_price_table(text).map(|prices| to_js(&prices)).map_err(js_error)
+}
+
+/// How long a turn waits for integrations still connecting (the settings' list waits as long).
+#[wasm_bindgen(js_name = mcpConnectWaitMs)]
+pub fn mcp_connect_wait_ms() -> f64 {
+    crate::mcp::CONNECT_WAIT_MS as f64
 }

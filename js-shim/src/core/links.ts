@@ -85,8 +85,8 @@ export class CoreLinks implements LinkedHost {
     this.api?.close();
   }
 
-  mcpServers(): ReturnType<CoreHost["mcpServers"]> {
-    return this.mcp.servers();
+  mcpServers(waitMs: number): ReturnType<CoreHost["mcpServers"]> {
+    return this.mcp.servers(waitMs);
   }
 
   mcpCall(server: string, tool: string, input: unknown): ReturnType<CoreHost["mcpCall"]> {

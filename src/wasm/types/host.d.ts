@@ -107,7 +107,7 @@ export interface CoreHost {
    *  the core protects it with its fixed folders (`alwaysProtectedFolders`). */
   configFolder(): string;
   /** The configured MCP servers, their state and tools. */
-  mcpServers(): Promise<McpServerInfo[]>;
+  mcpServers(waitMs: number): Promise<McpServerInfo[]>;
   /** Calls an MCP tool; the result is the raw tools/call result. Errors carry a kind. */
   mcpCall(server: string, tool: string, input: unknown): { result: Promise<unknown>; abort(): void };
   httpStart(request: HttpRequestSpec): HttpHandle;

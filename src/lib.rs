@@ -128,7 +128,7 @@ pub mod wasm;
 
 // The API a host embeds: the processor, the host it is given, and the values crossing between
 // them (settings in; events, results, conversations and approvals out).
-pub use api::{ApiRequest, ApiResponse};
+pub use api::{api_fallbacks, ApiFallbacks, ApiRequest, ApiResponse};
 pub use approval::{
     ApprovalError, ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,
 };

@@ -1,7 +1,8 @@
 //! Rules of the core the hosts apply, as free functions, so that each is written once in the
 //! core: the folders no operation may reach (the hosts' own defence-in-depth checks use this
 //! list), which fields of the plugin's `data.json` are used, the price table's text, how long
-//! integrations still connecting are waited for.
+//! integrations still connecting are waited for, the agent API's answers when the core cannot
+//! answer.
 
 use wasm_bindgen::prelude::*;
 
@@ -46,4 +47,12 @@ pub fn parse_price_table(text: &str) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = mcpConnectWaitMs)]
 pub fn mcp_connect_wait_ms() -> f64 {
     crate::mcp::CONNECT_WAIT_MS as f64
+}
+
+/// The agent API's answers for when the core cannot answer — `notReady` (503, while it starts or
+/// is rebuilt) and `internalError` (500, answering failed) — taken once the core is loaded, sent
+/// as they are by the host's server.
+#[wasm_bindgen(js_name = agentApiFallbacks, unchecked_return_type = "{ notReady: ApiResponse; internalError: ApiResponse }")]
+pub fn agent_api_fallbacks() -> JsValue {
+    to_js(&crate::api_fallbacks())
 }

@@ -24,6 +24,8 @@ export type HubEvents = Pick<MessageProcessor, "hubOpened" | "hubFrame" | "hubCl
 export interface ApiWiring {
   /** The core's `agentApiBodyLimit()`. */
   bodyLimit: number;
+  /** The core's answer for a request that failed (`agentApiFallbacks().internalError`). */
+  internalError: ApiResponse;
   handle: (request: ApiRequest) => Promise<ApiResponse>;
   /** Listening, failing to listen, a request that failed; defaults to the info log. */
   log?: (message: string) => void;
@@ -54,7 +56,7 @@ export class CoreLinks implements LinkedHost {
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
       const log = api.log ?? ((message: string) => this.options.log("info", message));
-      this.api = new AgentApiServer(api.handle, api.bodyLimit, loadHttp, log);
+      this.api = new AgentApiServer(api.handle, api.bodyLimit, api.internalError, loadHttp, log);
     }
   }
 

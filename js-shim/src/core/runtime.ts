@@ -9,7 +9,7 @@ import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, Pro
 import type { SocketLike } from "./hub-sockets.ts";
 import type { McpConnections, StdioFactory } from "./mcp.ts";
 import { newCore, type Core } from "./load.ts";
-import { NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
+import type { ApiListenerState } from "./agent-api-server.ts";
 import { CoreLinks } from "./links.ts";
 import { composeHost, type HostIO, type VaultIO } from "./compose-host.ts";
 import { guardedCore, isTrap, type CoreCalls, type CoreFunctions } from "./guarded-core.ts";
@@ -178,9 +178,12 @@ export class CoreRuntime {
     performance.mark("smarthole:core-loaded");
     const settings = this.options.settings();
     this.instance = new core.MessageProcessor(this.host, settings);
+    // The core's answers for when it cannot answer: written by it, sent as they are.
+    const { notReady, internalError } = core.agentApiFallbacks();
     this.links.attach(this.processor, {
       bodyLimit: core.agentApiBodyLimit(),
-      handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(NOT_READY)),
+      internalError,
+      handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(notReady)),
       log: this.options.apiLog,
     });
     this.unwatch ??=

@@ -271,21 +271,10 @@ impl Host for FakeHost {
     async fn mcp_servers(&self, wait_ms: Millis) -> Vec<McpServer> {
         self.alive().await;
         // As the shim does: wait for the connections under way, at most `wait_ms`.
-        let now = self.now_ms();
-        let last = self.state.mcp_connecting.borrow().iter().map(|(at, _)| *at).max();
-        if let Some(at) = last {
-            self.sleep(at.min(now + wait_ms).saturating_sub(now)).await;
+        if let Some(wait) = self.mcp_connect_wait(self.now_ms(), wait_ms) {
+            self.sleep(wait).await;
         }
-        let now = self.now_ms();
-        let ready: Vec<McpServer> = {
-            let mut connecting = self.state.mcp_connecting.borrow_mut();
-            let (ready, still): (Vec<_>, Vec<_>) = connecting.drain(..).partition(|(at, _)| *at <= now);
-            *connecting = still;
-            ready.into_iter().map(|(_, server)| server).collect()
-        };
-        for server in ready {
-            self.put_mcp_server(server);
-        }
+        self.mcp_connected_by(self.now_ms());
         self.state.mcp.borrow().clone()
     }
 

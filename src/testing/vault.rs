@@ -232,6 +232,26 @@ impl FakeHost {
         self.state.mcp_connecting.borrow_mut().push((ready_at, server));
     }
 
+    /// How long a listing waiting at most `wait_ms` from `now` waits for the servers still
+    /// connecting (`None`: none is).
+    pub(super) fn mcp_connect_wait(&self, now: Millis, wait_ms: Millis) -> Option<Millis> {
+        let last = self.state.mcp_connecting.borrow().iter().map(|(at, _)| *at).max()?;
+        Some(last.min(now + wait_ms).saturating_sub(now))
+    }
+
+    /// The servers whose connection is made by `now` become what they were put as.
+    pub(super) fn mcp_connected_by(&self, now: Millis) {
+        let ready: Vec<(Millis, McpServer)> = {
+            let mut connecting = self.state.mcp_connecting.borrow_mut();
+            let (ready, still) = connecting.drain(..).partition(|(at, _)| *at <= now);
+            *connecting = still;
+            ready
+        };
+        for (_, server) in ready {
+            self.put_mcp_server(server);
+        }
+    }
+
     /// Queues an answer for the next call of `server`'s `tool`.
     pub fn script_mcp(&self, server: &str, tool: &str, reply: Result<Value, McpError>) {
         self.state.mcp_replies.borrow_mut().push((format!("{server}/{tool}"), reply));

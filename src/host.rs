@@ -104,9 +104,13 @@ pub trait Host {
     fn cron_next(&self, expression: &str, time_zone: &str, after_ms: Millis) -> Result<Option<Millis>, String>;
     /// The user's IANA time zone (`Europe/Paris`).
     fn time_zone(&self) -> String;
-    /// The user's MCP servers, with their state and tools (a connection under way is waited for
-    /// briefly).
-    async fn mcp_servers(&self) -> Vec<McpServer>;
+    /// The vault's configuration folder (Obsidian's `Vault#configDir`: `.obsidian` unless the
+    /// user named another), a fact the core adds to the folders the agent never reaches.
+    fn config_folder(&self) -> String;
+    /// The user's MCP servers, with their state and tools, once the connections under way are
+    /// made or `wait_ms` has passed (the core decides how long: a server still connecting then
+    /// is reported as connecting).
+    async fn mcp_servers(&self, wait_ms: Millis) -> Vec<McpServer>;
     /// Calls a tool of a connected server; resolves with the raw `tools/call` result. Dropping
     /// the future cancels the call.
     async fn mcp_call(

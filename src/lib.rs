@@ -131,7 +131,7 @@ pub mod wasm;
 // The API a host embeds: the processor, the host it is given, and the values crossing between
 // them (settings in; events, results, conversations and approvals out).
 pub use acp::{AgentKind, PlanEntry};
-pub use api::{ApiRequest, ApiResponse};
+pub use api::{api_fallbacks, ApiFallbacks, ApiRequest, ApiResponse};
 pub use approval::{
     ApprovalError, ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,
 };
@@ -157,9 +157,9 @@ pub use platform::{platform_features, Feature, PlatformFacts, PlatformFeatures};
 pub use processor::{
     ConversationPage, MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, StopAnswer, TurnReview,
 };
-pub use settings::{unknown_fields, SettingsDocument, UnknownField};
+pub use settings::{split_plugin_data, unknown_fields, PluginDataSplit, SettingsDocument, UnknownField};
 pub use settings::{AgentContext, ApiFormat, AuthStyle, McpServerConfig, Settings};
 pub use undo::AppliedChange;
-pub use usage::{ModelPrice, UsageTotals};
+pub use usage::{parse_price_table, price_table_text, ModelPrice, PriceTableError, UsageTotals};
 pub use vault::diff::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};
 pub use vault::{EntryKind, VaultEntry};

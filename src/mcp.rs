@@ -15,6 +15,9 @@ pub(crate) const TOOL_PREFIX: &str = "mcp__";
 const MAX_TOOL_NAME: usize = 64;
 /// Longest tool result passed to the model, in characters.
 const MAX_RESULT_CHARS: usize = 50_000;
+/// How long a turn waits for connections still being made before it goes on without them
+/// (`Host::mcp_servers`): a server starting up is used, one that hangs does not hold the answer.
+pub(crate) const CONNECT_WAIT_MS: crate::host_types::Millis = 3_000;
 
 /// Where a server's connection stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

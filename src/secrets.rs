@@ -171,8 +171,11 @@ impl<H: Host> Host for Masking<H> {
     fn time_zone(&self) -> String {
         self.inner.time_zone()
     }
-    async fn mcp_servers(&self) -> Vec<McpServer> {
-        self.inner.mcp_servers().await
+    fn config_folder(&self) -> String {
+        self.inner.config_folder()
+    }
+    async fn mcp_servers(&self, wait_ms: Millis) -> Vec<McpServer> {
+        self.inner.mcp_servers(wait_ms).await
     }
     async fn mcp_call(
         &self,

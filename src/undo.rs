@@ -137,8 +137,8 @@ pub(crate) async fn undo_turn<H: Host>(host: &H, message_id: &str, settings: &Se
             return report;
         }
     };
-    let rules =
-        Rules { protected: protected_folders(&settings.protected_folders), follow: settings.follow_linked_folders };
+    let protected = protected_folders(&host.config_folder(), &settings.protected_folders);
+    let rules = Rules { protected, follow: settings.follow_linked_folders };
     for record in all.iter_mut().rev().filter(|r| !r.undone) {
         match reverse(host, record, &rules).await {
             Ok(()) => {

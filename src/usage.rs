@@ -76,6 +76,47 @@ pub(crate) fn price_problem(price: &ModelPrice) -> Option<String> {
     None
 }
 
+/// Why the price table's text does not read (the settings show it; nothing is saved).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PriceTableError {
+    #[error("line {line} of the price table: {reason}")]
+    Line { line: usize, reason: String },
+}
+
+/// The price table as the settings show it, one model per line: its name (or the start of it),
+/// dollars per million input tokens, per million output tokens, and its context window
+/// (`claude-sonnet-4-5 3 15 200000`).
+pub fn price_table_text(prices: &[ModelPrice]) -> String {
+    let line = |p: &ModelPrice| format!("{} {} {} {}", p.model, p.input_per_mtok, p.output_per_mtok, p.context_window);
+    prices.iter().map(line).collect::<Vec<_>>().join("\n")
+}
+
+/// The table read back from its text: words separated by spaces, blank lines skipped, words after
+/// the fourth ignored, a missing context window 0. A line whose prices are missing, not numbers
+/// or below zero, or whose context window is not a whole number, is refused with its number.
+pub fn parse_price_table(text: &str) -> Result<Vec<ModelPrice>, PriceTableError> {
+    let mut prices = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut words = line.split_whitespace();
+        let Some(model) = words.next() else { continue };
+        let refused = |reason: String| PriceTableError::Line { line: i + 1, reason };
+        let mut price = || words.next().and_then(|w| w.parse::<f64>().ok()).unwrap_or(f64::NAN);
+        let (input_per_mtok, output_per_mtok) = (price(), price());
+        let context_window = match words.next() {
+            None => 0,
+            Some(w) => w.parse::<u64>().map_err(|_| {
+                refused(format!("the context window of {model} must be a whole number of tokens, not {w:?}"))
+            })?,
+        };
+        let entry = ModelPrice { model: model.to_owned(), input_per_mtok, output_per_mtok, context_window };
+        if let Some(problem) = price_problem(&entry) {
+            return Err(refused(problem));
+        }
+        prices.push(entry);
+    }
+    Ok(prices)
+}
+
 /// The estimated cost in dollars of token counts at a price: fresh input, cache writes at 1.25x
 /// (2x for the one-hour TTL), cache reads at 0.1x, output at its own price.
 pub(crate) fn cost(usage: &Usage, price: &ModelPrice) -> f64 {
@@ -219,6 +260,32 @@ pub(crate) async fn totals<H: Host>(host: &H) -> Result<UsageTotals, HostError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table's text reads back as the table it was printed from; a line that does not read
+    /// is refused with its number and what is wrong.
+    #[test]
+    fn the_price_table_text_reads_back_and_a_bad_line_is_named() {
+        let prices = default_prices();
+        let text = price_table_text(&prices);
+        assert!(text.starts_with("claude-opus-4-5 5 25 200000\nclaude-opus-4-1 15 75 200000\n"), "{text}");
+        assert!(text.contains("claude-3-5-haiku 0.8 4 200000"), "{text}");
+        assert_eq!(parse_price_table(&text), Ok(prices));
+        let loose = parse_price_table("  local-llama  0 0\n\n   \nm 1.5 2e1 8000 extra words\n").unwrap();
+        assert_eq!(loose[0], ModelPrice { model: "local-llama".into(), ..ModelPrice::default() });
+        assert_eq!((loose[1].input_per_mtok, loose[1].output_per_mtok, loose[1].context_window), (1.5, 20.0, 8000));
+        for (text, reason) in [
+            ("ok 1 1\nclaude-x", "line 2 of the price table: the prices of claude-x must be zero or more"),
+            ("m 1 cheap", "line 1 of the price table: the prices of m must be zero or more"),
+            ("m -1 1", "line 1 of the price table: the prices of m must be zero or more"),
+            ("m inf 1", "line 1 of the price table: the prices of m must be zero or more"),
+            (
+                "m 1 1 1.5",
+                "line 1 of the price table: the context window of m must be a whole number of tokens, not \"1.5\"",
+            ),
+        ] {
+            assert_eq!(parse_price_table(text).map_err(|e| e.to_string()), Err(reason.to_owned()), "{text}");
+        }
+    }
 
     #[test]
     fn the_longest_matching_entry_prices_a_model() {

@@ -301,7 +301,7 @@ fn locate_table() {
         link("a.md", false, EntryKind::Plain, Some(".obsidian/app.json")),
         link("out", true, EntryKind::Outside, None),
     ];
-    let protected = protected_folders(&["Private".into()]);
+    let protected = protected_folders(".obsidian", &["Private".into()]);
     for (path, access, follow, ok) in [
         ("self/x.md", Access::Write, false, Some("x.md")),
         ("self/Private/x.md", Access::Read, false, None),

@@ -205,3 +205,36 @@ fn a_host_that_leaves_the_byte_order_mark_out_of_a_notes_text_can_still_edit_and
     assert_eq!(report.restored, vec!["Bom.md".to_owned()], "{report:?}");
     assert_eq!(host.note("Bom.md").unwrap(), "# Title\nalpha\n");
 }
+
+/// The vault's configuration folder is whatever the host says it is (Obsidian's `configDir`):
+/// the tools, the `@` picker and attaching keep out of it, and out of `.obsidian` still (another
+/// device syncing the vault may use it), as the core's one list says.
+#[test]
+fn the_hosts_configuration_folder_is_out_of_reach_whatever_its_name() {
+    let host = FakeHost::new();
+    host.set_config_folder(".config-phone");
+    host.put_note(".config-phone/app.json", "{\"phone\": true}");
+    host.put_note(".obsidian/app.json", "{}");
+    host.put_note("Notes/a.md", "alpha");
+    let p = processor_with(&host, trusting());
+    for (i, (tool, input)) in [
+        ("read_file", json!({"path": ".config-phone/app.json"})),
+        ("read_file", json!({"path": ".CONFIG-PHONE/app.json"})),
+        ("write_file", json!({"path": ".config-phone/evil.json", "content": "x"})),
+        ("list_files", json!({"folder": ".config-phone"})),
+        ("read_file", json!({"path": ".obsidian/app.json"})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (out, is_error) = tool_call(&host, &p, &format!("m{i}"), tool, input);
+        assert!(is_error && out.contains("protected"), "{tool}: {out}");
+    }
+    let (out, _) = tool_call(&host, &p, "all", "list_files", json!({}));
+    assert!(out.contains("Notes/a.md") && !out.contains("config-phone"), "{out}");
+    assert_eq!(host.note(".config-phone/evil.json"), None);
+    let offered: Vec<String> = host.run(p.mentions("json", 10)).into_iter().map(|m| m.path).collect();
+    assert!(offered.is_empty(), "{offered:?}");
+    let refused = common::attachments::attach(&host, &trusting(), ".config-phone/app.json").unwrap_err();
+    assert!(refused.to_string().contains("protected"), "{refused}");
+}

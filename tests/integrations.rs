@@ -9,8 +9,8 @@ use serde_json::json;
 use smarthole_agent::testing::{FakeHost, Reply};
 use smarthole_agent::ConversationStatus;
 use smarthole_agent::McpServerConfig;
+use smarthole_agent::{Host, MessageProcessor, Settings};
 use smarthole_agent::{McpError, McpServer, McpState, McpTool};
-use smarthole_agent::{MessageProcessor, Settings};
 
 fn server(name: &str, state: McpState, tools: &[&str]) -> McpServer {
     McpServer {
@@ -179,4 +179,27 @@ fn each_tool_call_is_announced_in_the_users_words() {
         words,
         ["get-sum (everything)", "Read Notes/Old.md", "List the vault (*.md)", "Send you an update", "no_such_tool"]
     );
+}
+
+/// The core decides how long a turn waits for integrations still connecting (3 s): one that
+/// connects within it is used, one that takes longer is left out and the turn goes on.
+#[test]
+fn a_turn_waits_a_little_for_integrations_still_connecting_and_no_longer() {
+    let host = FakeHost::new();
+    let start = host.now_ms();
+    host.put_mcp_server_connecting(server("quick", McpState::Connected, &["echo"]), start + 1_000);
+    host.put_mcp_server_connecting(server("slow", McpState::Connected, &["send"]), start + 60_000);
+    let configured =
+        |name: &str| McpServerConfig { name: name.into(), url: Some("http://x".into()), ..Default::default() };
+    let p =
+        processor_with(&host, Settings { mcp_servers: vec![configured("quick"), configured("slow")], ..settings() });
+    host.script([Reply::text("Done.")]);
+    assert!(host.run(p.process(direct("a", "hello"))).success);
+    let first = &host.requests()[0].body;
+    let names: Vec<&str> = first["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"mcp__quick__echo"), "connected within the wait: {names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("mcp__slow")), "still connecting after it: {names:?}");
+    let system = first["system"][0]["text"].as_str().unwrap();
+    assert!(system.contains("- quick: connected, 1 tools"), "{system}");
+    assert!(system.contains("- slow: connecting, not available yet"), "{system}");
 }

@@ -30,7 +30,7 @@ const abortError = () => Object.assign(new Error("The operation was aborted"), {
 // A host with files in a Map and scripted replies: {text} | {status, type} | {hang: true}.
 export function makeHost(replies) {
   const host = {
-    files: new Map(), hub: [], events: [], aborted: [], requests: [], logs: [], failWrites: false,
+    files: new Map(), hub: [], events: [], aborted: [], requests: [], logs: [], failWrites: false, mcpWaits: [],
     async readFile(p) { return host.files.has(p) ? host.files.get(p) : null; },
     async writeFileAtomic(p, t) { if (host.failWrites) throw new Error("disk full"); host.files.set(p, t); },
     async appendFile(p, t) { host.files.set(p, (host.files.get(p) ?? "") + t); },
@@ -77,7 +77,8 @@ export function makeHost(replies) {
     async scaleImage() { return null; },
     cronNext(_e, _z, after) { return after + 60000; },
     timeZone() { return "UTC"; },
-    async mcpServers() { return []; },
+    configFolder() { return ".obsidian"; },
+    async mcpServers(waitMs) { host.mcpWaits.push(waitMs); return []; },
     mcpCall() { return { result: Promise.reject(Object.assign(new Error("not connected"), { kind: "not_connected" })), abort() {} }; },
   };
   return host;
@@ -273,4 +274,20 @@ async fn a_typed_message_crosses_once_and_its_result_arrives_as_the_response_eve
     assert_eq!(get(&results[0], "response").as_string().unwrap(), "hello");
     assert_eq!(get(&results[1], "messageId").as_string().unwrap(), second_id);
     assert_eq!(get(&results[1], "response").as_string().unwrap(), "again");
+}
+
+/// The core's decisions reach the JS host as arguments: a turn with integrations asks for them
+/// with the core's wait for connections under way (3 s), which the host only applies.
+#[wasm_bindgen_test]
+async fn the_host_is_told_how_long_to_wait_for_integrations() {
+    let host = makeHost(json(r#"[{"text": "done"}]"#));
+    let with_mcp = json(
+        r#"{"baseUrl": "http://model.test", "model": "m", "apiKey": "k", "mcpServers": [{"name": "tools", "url": "http://127.0.0.1:1/mcp"}]}"#,
+    );
+    let p = WasmMessageProcessor::new(host.clone().unchecked_into::<JsHostObject>(), with_mcp).unwrap();
+    wait(p.initialize()).await;
+    let result = wait(p.process(json(r#"{"id": "m1", "text": "hi", "source": "direct"}"#))).await;
+    assert_eq!(get(&result, "success"), JsValue::TRUE);
+    let waits: Vec<f64> = Array::from(&get(&host, "mcpWaits")).iter().filter_map(|w| w.as_f64()).collect();
+    assert_eq!(waits, [3000.0]);
 }

@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 use smarthole_agent::testing::internals::{is_protected, normalize, protected_folders};
 
 fuzz_target!(|input: &str| {
-    let protected = protected_folders(&["Private".to_owned()]);
+    let protected = protected_folders(".obsidian", &["Private".to_owned()]);
     if let Ok(path) = normalize(input, &protected) {
         assert!(!path.starts_with('/'), "{path:?}");
         assert!(path.split('/').all(|s| s != ".." && s != "."), "{path:?}");

@@ -95,6 +95,12 @@ pub(crate) enum ApiError {
     TooMany(String),
     #[error("the request could not be saved in the vault's .smarthole folder; see the plugin's log")]
     Storage,
+    /// The core is starting or being rebuilt (its verifications not loaded yet): sent by the host.
+    #[error("the agent is starting; retry in a moment")]
+    NotReady,
+    /// Answering failed (a bug, or a core that trapped): sent by the host; nothing internal said.
+    #[error("the agent could not answer this request; see Obsidian's developer console")]
+    Internal,
 }
 
 impl ApiError {
@@ -111,7 +117,8 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::NotJson(_) | ApiError::BadField { .. } => 400,
             ApiError::TooMany(_) => 429,
-            ApiError::Storage => 503,
+            ApiError::Storage | ApiError::NotReady => 503,
+            ApiError::Internal => 500,
         }
     }
 
@@ -131,6 +138,8 @@ impl ApiError {
             ApiError::UnknownMessage(_) => "unknown_message",
             ApiError::TooMany(_) => "too_many_requests",
             ApiError::Storage => "storage_unavailable",
+            ApiError::NotReady => "not_ready",
+            ApiError::Internal => "internal_error",
         }
     }
 
@@ -144,10 +153,27 @@ impl ApiError {
         match self {
             ApiError::MethodNotAllowed { allowed, .. } => response.headers.push(("Allow".into(), (*allowed).into())),
             ApiError::TooMany(_) | ApiError::Storage => response.headers.push(("Retry-After".into(), "5".into())),
+            ApiError::NotReady => response.headers.push(("Retry-After".into(), "1".into())),
             _ => {}
         }
         response
     }
+}
+
+/// The answers the host sends when the core cannot answer, written here so the host only sends
+/// them: taken once the core is loaded, they stay valid while it starts or is being rebuilt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiFallbacks {
+    /// 503 `not_ready` with `Retry-After: 1`: the core is starting or being rebuilt.
+    pub not_ready: ApiResponse,
+    /// 500 `internal_error`: answering the request failed.
+    pub internal_error: ApiResponse,
+}
+
+/// The host's answers for when the core cannot answer.
+pub fn api_fallbacks() -> ApiFallbacks {
+    ApiFallbacks { not_ready: ApiError::NotReady.response(), internal_error: ApiError::Internal.response() }
 }
 
 /// A field the request must have, with its reason.
@@ -156,7 +182,7 @@ pub(crate) fn bad(field: &'static str, reason: impl Into<String>) -> ApiError {
 }
 
 /// Every error code, with its status and meaning (for `/config` and the docs' table).
-pub(crate) const ERROR_CODES: [(u16, &str, &str); 13] = [
+pub(crate) const ERROR_CODES: [(u16, &str, &str); 15] = [
     (400, "invalid_json", "the body is not a JSON object"),
     (400, "invalid_field", "a field is missing or has the wrong type; `field` names it"),
     (401, "unauthorized", "no bearer token, or the wrong one"),
@@ -170,6 +196,8 @@ pub(crate) const ERROR_CODES: [(u16, &str, &str); 13] = [
     (413, "payload_too_large", "the body is over 64 KiB"),
     (429, "too_many_requests", "too many pending verifications or queued messages; retry after Retry-After seconds"),
     (503, "storage_unavailable", "the vault's .smarthole folder could not be written; retry later"),
+    (503, "not_ready", "the agent is starting or restarting; retry after Retry-After seconds"),
+    (500, "internal_error", "the plugin failed to answer (a bug); nothing internal is included"),
 ];
 
 #[cfg(test)]
@@ -192,6 +220,8 @@ mod tests {
             ApiError::UnknownMessage(String::new()),
             ApiError::TooMany(String::new()),
             ApiError::Storage,
+            ApiError::NotReady,
+            ApiError::Internal,
         ];
         assert_eq!(every.len(), ERROR_CODES.len());
         for error in every {
@@ -207,5 +237,24 @@ mod tests {
             field.body,
             r#"{"error":{"code":"invalid_field","field":"reason","message":"reason: is required"}}"#
         );
+    }
+
+    /// What the host sends when the core cannot answer: written by the core, in the same error
+    /// format as every other answer.
+    #[test]
+    fn the_hosts_fallback_answers_are_the_cores() {
+        let ApiFallbacks { not_ready, internal_error } = api_fallbacks();
+        assert_eq!(not_ready.status, 503);
+        assert_eq!(
+            not_ready.body,
+            r#"{"error":{"code":"not_ready","message":"the agent is starting; retry in a moment"}}"#
+        );
+        assert_eq!(not_ready.headers, [("Retry-After".to_owned(), "1".to_owned())]);
+        assert_eq!(internal_error.status, 500);
+        assert_eq!(
+            internal_error.body,
+            r#"{"error":{"code":"internal_error","message":"the agent could not answer this request; see Obsidian's developer console"}}"#
+        );
+        assert!(internal_error.headers.is_empty());
     }
 }

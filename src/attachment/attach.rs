@@ -180,7 +180,7 @@ pub(crate) async fn attach_vault_kept<H: Host>(
     copies: &Copies,
     path: &str,
 ) -> Result<Attachment, AttachError> {
-    let protected = protected_folders(&settings.protected_folders);
+    let protected = protected_folders(&host.config_folder(), &settings.protected_folders);
     let refused = |e: PathError| AttachError::Refused(format!("{path} cannot be attached: {e}"));
     let normalized = match path.trim() {
         // The vault's root folder.

@@ -98,7 +98,7 @@ fn best<'a>(scored: impl Iterator<Item = (i64, &'a Candidate)>, limit: usize) ->
 }
 
 async fn list<H: Host>(host: &H, settings: &Settings) -> Vec<Candidate> {
-    let protected = protected_folders(&settings.protected_folders);
+    let protected = protected_folders(&host.config_folder(), &settings.protected_folders);
     let Ok(entries) = host.vault_list(settings.follow_linked_folders).await else { return Vec::new() };
     entries
         .into_iter()

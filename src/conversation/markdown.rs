@@ -54,9 +54,15 @@ pub(crate) fn note_path(folder: &str, conversation: &Conversation) -> String {
 /// folder's way is followed and the host given the real path, but the copy itself must be a
 /// regular file of that folder or not exist yet. A link there would carry the transcript into
 /// whatever it points to; a folder, a special file, anything outside the vault or in a folder kept
-/// for the app is refused too. The error says why, for a warning; nothing is written then.
-pub(crate) fn real_copy_path(path: &str, folder: &str, all: &[VaultEntry]) -> Result<String, String> {
-    let kept = protected_folders(&[]);
+/// for the app (`config_folder`, the host's configuration folder, among them) is refused too. The
+/// error says why, for a warning; nothing is written then.
+pub(crate) fn real_copy_path(
+    path: &str,
+    folder: &str,
+    all: &[VaultEntry],
+    config_folder: &str,
+) -> Result<String, String> {
+    let kept = protected_folders(config_folder, &[]);
     let refused = |e: PathError| format!("{e}; nothing was written");
     let real_folder = if folder.is_empty() {
         String::new()

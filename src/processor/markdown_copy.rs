@@ -56,7 +56,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let path = kept.unwrap_or_else(|| note_path(&folder, &conversation));
         let failed = |reason: String| ProcessorError::MarkdownCopy { path: path.clone(), reason };
         let all = host.vault_list(false).await.map_err(|e| failed(format!("the vault could not be listed: {e}")))?;
-        let real = real_copy_path(&path, &folder, &all).map_err(failed)?;
+        let real = real_copy_path(&path, &folder, &all, &host.config_folder()).map_err(failed)?;
         // A note that cannot be read is taken as absent: creating it then fails if it is there.
         let existing = host.vault_read(&real).await.ok();
         let text = match lacking(store, host, id, existing.as_deref().unwrap_or("")).await? {

@@ -88,7 +88,11 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
         }
         // Asking the host costs a round trip: only when the user has integrations.
-        let integrations = if settings.mcp_servers.is_empty() { Vec::new() } else { host.mcp_servers().await };
+        let integrations = if settings.mcp_servers.is_empty() {
+            Vec::new()
+        } else {
+            host.mcp_servers(crate::mcp::CONNECT_WAIT_MS).await
+        };
         let context = match self.prepare(&message, &target, &settings, &integrations).await {
             Ok(Prepared::Recorded(turn)) => {
                 // Recorded by an earlier run that stopped before cleaning up: finish, don't redo.

@@ -4,16 +4,19 @@
 //! `values.rs` ([`Settings`], defaults, what is derived), `entries.rs` (an agent API context, an
 //! integration), `validate.rs` (checking, reading from JSON, [`SettingsError`]),
 //! `field_names.rs` (the field names of hand-written settings documents: the unknown ones, and
-//! the name probably meant). The model server's wire format and auth style are `llm`'s,
+//! the name probably meant), `plugin_data.rs` (which fields of the plugin's `data.json` are used
+//! and which are set aside). The model server's wire format and auth style are `llm`'s,
 //! re-exported here.
 
 mod entries;
 mod field_names;
+mod plugin_data;
 mod validate;
 mod values;
 
 pub use crate::llm::{ApiFormat, AuthStyle};
 pub use entries::{AgentContext, McpServerConfig};
 pub use field_names::{unknown_fields, SettingsDocument, UnknownField};
+pub use plugin_data::{split_plugin_data, PluginDataSplit};
 pub(crate) use validate::SettingsError;
 pub use values::Settings;

@@ -119,7 +119,8 @@ impl Settings {
             Ok(folder) => folder,
             Err(e) => return Some(e.to_string()),
         };
-        crate::vault::path::is_protected(&folder, &crate::vault::path::protected_folders(&[]))
+        // The host's configuration folder is not known here: the fixed folders.
+        crate::vault::path::is_protected(&folder, &crate::vault::path::always_protected(""))
             .map(|kept| format!("{kept}/ is kept for the app, the plugin or Git"))
     }
 

@@ -265,8 +265,17 @@ impl Host for FakeHost {
         self.state.time_zone.borrow().clone().unwrap_or_else(|| "UTC".to_owned())
     }
 
-    async fn mcp_servers(&self) -> Vec<McpServer> {
+    fn config_folder(&self) -> String {
+        self.state.config_folder.borrow().clone().unwrap_or_else(|| ".obsidian".to_owned())
+    }
+
+    async fn mcp_servers(&self, wait_ms: Millis) -> Vec<McpServer> {
         self.alive().await;
+        // As the shim does: wait for the connections under way, at most `wait_ms`.
+        if let Some(wait) = self.mcp_connect_wait(self.now_ms(), wait_ms) {
+            self.sleep(wait).await;
+        }
+        self.mcp_connected_by(self.now_ms());
         self.state.mcp.borrow().clone()
     }
 

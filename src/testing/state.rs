@@ -99,9 +99,13 @@ pub(super) struct State {
     pub(super) followed: Cell<bool>,
     /// The user's time zone (UTC unless a test sets one).
     pub(super) time_zone: RefCell<Option<String>>,
+    /// The vault's configuration folder (`.obsidian` unless a test sets one).
+    pub(super) config_folder: RefCell<Option<String>>,
     /// MCP servers, the scripted answers of their tools ("server/tool" → answers in order), and
     /// the calls made.
     pub(super) mcp: RefCell<Vec<McpServer>>,
+    /// Servers still connecting: each as it will be once connected, and when.
+    pub(super) mcp_connecting: RefCell<Vec<(Millis, McpServer)>>,
     pub(super) mcp_replies: RefCell<Vec<(String, Result<Value, McpError>)>>,
     pub(super) mcp_calls: RefCell<Vec<(String, String, Value)>>,
     /// Set when a crash point is reached: from then on nothing reaches disk, network or hub,

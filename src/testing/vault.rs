@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::state::FakeHost;
 use crate::host_types::{HostError, Millis};
 use crate::lean::fold_case;
-use crate::mcp::{McpError, McpServer};
+use crate::mcp::{McpError, McpServer, McpState};
 use crate::vault::VaultEntry;
 
 impl FakeHost {
@@ -212,11 +212,44 @@ impl FakeHost {
         *self.state.time_zone.borrow_mut() = Some(zone.to_owned());
     }
 
+    /// Names the vault's configuration folder, as Obsidian's `Vault#configDir` would.
+    pub fn set_config_folder(&self, folder: &str) {
+        *self.state.config_folder.borrow_mut() = Some(folder.to_owned());
+    }
+
     /// Adds (or replaces) an MCP server as the shim would report it.
     pub fn put_mcp_server(&self, server: McpServer) {
         let mut servers = self.state.mcp.borrow_mut();
         servers.retain(|s| s.name != server.name);
         servers.push(server);
+    }
+
+    /// Adds an MCP server that is still connecting: reported as connecting (no tools) until
+    /// `ready_at` (virtual time), then as `server`.
+    pub fn put_mcp_server_connecting(&self, server: McpServer, ready_at: Millis) {
+        let connecting = McpServer { state: McpState::Connecting, tools: Vec::new(), ..server.clone() };
+        self.put_mcp_server(connecting);
+        self.state.mcp_connecting.borrow_mut().push((ready_at, server));
+    }
+
+    /// How long a listing waiting at most `wait_ms` from `now` waits for the servers still
+    /// connecting (`None`: none is).
+    pub(super) fn mcp_connect_wait(&self, now: Millis, wait_ms: Millis) -> Option<Millis> {
+        let last = self.state.mcp_connecting.borrow().iter().map(|(at, _)| *at).max()?;
+        Some(last.min(now + wait_ms).saturating_sub(now))
+    }
+
+    /// The servers whose connection is made by `now` become what they were put as.
+    pub(super) fn mcp_connected_by(&self, now: Millis) {
+        let ready: Vec<(Millis, McpServer)> = {
+            let mut connecting = self.state.mcp_connecting.borrow_mut();
+            let (ready, still) = connecting.drain(..).partition(|(at, _)| *at <= now);
+            *connecting = still;
+            ready
+        };
+        for (_, server) in ready {
+            self.put_mcp_server(server);
+        }
     }
 
     /// Queues an answer for the next call of `server`'s `tool`.

@@ -195,7 +195,7 @@ impl SearchIndex {
         }
         let generation = self.generation.get();
         let touched = std::mem::take(&mut *self.touched.borrow_mut());
-        let protected = protected_folders(&settings.protected_folders);
+        let protected = protected_folders(&host.config_folder(), &settings.protected_folders);
         let all = host.vault_list(settings.follow_linked_folders).await.map_err(|e| e.to_string())?;
         let entries: Vec<VaultEntry> =
             all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect();

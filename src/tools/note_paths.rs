@@ -17,7 +17,7 @@ use crate::vault::VaultEntry;
 pub(super) type Step<T> = Result<T, ToolOutput>;
 
 pub(super) fn protected<H: Host>(ctx: &ToolContext<'_, H>) -> Vec<String> {
-    protected_folders(&ctx.settings.protected_folders)
+    protected_folders(&ctx.host.config_folder(), &ctx.settings.protected_folders)
 }
 
 /// A checked, normalised path.

@@ -10,8 +10,10 @@ use thiserror::Error;
 pub(crate) const MAX_PATH_CHARS: usize = 1024;
 /// Longest path segment, in bytes.
 pub(crate) const MAX_SEGMENT_BYTES: usize = 255;
-/// Folders the agent never reads or writes, whatever the settings.
-pub(crate) const ALWAYS_PROTECTED: [&str; 4] = [".obsidian", ".smarthole", ".git", ".trash"];
+/// Folders the agent never reads or writes, whatever the settings and the host: the plugin's data,
+/// Git's, Obsidian's trash, and `.obsidian` — Obsidian's configuration folder unless this device
+/// names another (another device syncing the vault may still use it).
+const ALWAYS_PROTECTED: [&str; 4] = [".obsidian", ".smarthole", ".git", ".trash"];
 
 /// Why a path was refused. The message tells the model what to do instead.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -65,12 +67,26 @@ fn is_look_alike(c: char) -> bool {
     )
 }
 
-/// The user's protected folders (normalised; settings validation refused bad ones) plus the
-/// fixed ones, lower-cased.
-pub fn protected_folders(extra: &[String]) -> Vec<String> {
-    ALWAYS_PROTECTED
-        .iter()
-        .map(|s| (*s).to_owned())
+/// The folders protected whatever the settings, lower-cased: the fixed ones and the host's
+/// configuration folder (`Host::config_folder`, Obsidian's `Vault#configDir`; one that is not a
+/// vault folder adds nothing). The one list: the hosts' own defence-in-depth checks take it from
+/// here (the `alwaysProtectedFolders` binding).
+pub(crate) fn always_protected(config_folder: &str) -> Vec<String> {
+    let mut folders: Vec<String> = ALWAYS_PROTECTED.iter().map(|s| (*s).to_owned()).collect();
+    if let Ok(config) = normalize(config_folder, &[]) {
+        let config = fold_case(&config);
+        if !config.is_empty() && !folders.contains(&config) {
+            folders.push(config);
+        }
+    }
+    folders
+}
+
+/// The folders the agent may not touch: [`always_protected`] and the user's protected folders
+/// (normalised; settings validation refused bad ones), lower-cased.
+pub fn protected_folders(config_folder: &str, extra: &[String]) -> Vec<String> {
+    always_protected(config_folder)
+        .into_iter()
         .chain(extra.iter().filter_map(|s| normalize(s, &[]).ok()))
         .filter(|s| !s.is_empty())
         .map(|s| fold_case(&s))
@@ -159,7 +175,23 @@ mod tests {
     use super::*;
 
     fn norm(p: &str) -> Result<String, PathError> {
-        normalize(p, &protected_folders(&["Private".into()]))
+        normalize(p, &protected_folders(".obsidian", &["Private".into()]))
+    }
+
+    /// The host's configuration folder is protected as well as `.obsidian` (another device's),
+    /// whatever its case; one that is not a vault folder adds nothing.
+    #[test]
+    fn the_hosts_configuration_folder_is_protected() {
+        let protected = protected_folders(".Config-Mobile", &[]);
+        for path in [".config-mobile/app.json", ".CONFIG-MOBILE", ".obsidian/app.json", ".git/config"] {
+            assert!(matches!(normalize(path, &protected), Err(PathError::Protected(_))), "{path}");
+        }
+        assert_eq!(normalize(".config/x.md", &protected), Ok(".config/x.md".into()));
+        assert_eq!(always_protected(".obsidian"), [".obsidian", ".smarthole", ".git", ".trash"]);
+        for odd in ["", "/etc", "../up", ".obsidian/"] {
+            assert_eq!(always_protected(odd), [".obsidian", ".smarthole", ".git", ".trash"], "{odd:?}");
+        }
+        assert_eq!(always_protected("Sub/.cfg").last().map(String::as_str), Some("sub/.cfg"));
     }
 
     #[test]

@@ -257,7 +257,7 @@ mod tests {
     #[test]
     fn real_locations_table() {
         use Access::*;
-        let p = protected_folders(&[]);
+        let p = protected_folders(".obsidian", &[]);
         let all = world();
         type Expect = fn(&Result<String, PathError>) -> bool;
         let table: Vec<(&str, Access, bool, Expect)> = vec![
@@ -298,7 +298,7 @@ mod tests {
 
     #[test]
     fn skipped_entries_are_counted_by_kind() {
-        let p = protected_folders(&[]);
+        let p = protected_folders(".obsidian", &[]);
         let mut skipped = Skipped::default();
         for e in world() {
             if let Err(what) = listable(&e, &p, false) {

@@ -62,8 +62,10 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, js_name = timeZone)]
     pub(super) fn time_zone(this: &JsHostObject) -> String;
+    #[wasm_bindgen(method, catch, js_name = configFolder)]
+    pub(super) fn config_folder(this: &JsHostObject) -> Result<String, JsValue>;
     #[wasm_bindgen(method, catch, js_name = mcpServers)]
-    pub(super) fn mcp_servers(this: &JsHostObject) -> Result<Promise, JsValue>;
+    pub(super) fn mcp_servers(this: &JsHostObject, wait_ms: f64) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = mcpCall)]
     pub(super) fn mcp_call(this: &JsHostObject, server: &str, tool: &str, input: JsValue)
         -> Result<JsMcpCall, JsValue>;

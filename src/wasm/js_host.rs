@@ -222,8 +222,16 @@ impl Host for JsHost {
         self.object.time_zone()
     }
 
-    async fn mcp_servers(&self) -> Vec<McpServer> {
-        let listed = settle(self.object.mcp_servers()).await.and_then(|value| json_text(&value));
+    fn config_folder(&self) -> String {
+        // A host that cannot say adds nothing: the fixed folders (`.obsidian` among them) stay.
+        self.object.config_folder().unwrap_or_else(|e| {
+            rethrow_trap(&e);
+            String::new()
+        })
+    }
+
+    async fn mcp_servers(&self, wait_ms: Millis) -> Vec<McpServer> {
+        let listed = settle(self.object.mcp_servers(wait_ms as f64)).await.and_then(|value| json_text(&value));
         match listed {
             Ok(json) => serde_json::from_str(&json).unwrap_or_else(|e| {
                 self.log(LogLevel::Warn, &format!("the host listed its MCP servers badly: {e}"));

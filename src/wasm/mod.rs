@@ -6,9 +6,10 @@
 //! chat_view.rs (what is in flight, Stop's answer, the chat opened), conversations.rs,
 //! attachments.rs, review.rs (approvals and undo), links.rs (hub, vault changes, agent API),
 //! agent.rs (the ACP agent process's output and end), settings.rs, platform.rs (what the device
-//! lets the plugin offer) and tool_words.rs (a tool call in words, for replay). The host the core
-//! runs on is `JsHost` (js_host.rs) over the object declared in host_object.rs, its errors made in
-//! js_errors.rs; values cross as JSON
+//! lets the plugin offer) and tool_words.rs (a tool call in words, for replay); free functions
+//! giving the hosts the core's rules they apply too (protected folders, data.json's fields),
+//! rules.rs. The host the core runs on is `JsHost` (js_host.rs) over the object declared in
+//! host_object.rs, its errors made in js_errors.rs; values cross as JSON
 //! (convert.rs); the seed's callbacks are fed by the host's `emit` (callbacks.rs). The only
 //! files that call `js_sys`.
 //!
@@ -30,6 +31,7 @@ mod links;
 mod platform;
 mod processor;
 mod review;
+mod rules;
 mod settings;
 mod tool_words;
 

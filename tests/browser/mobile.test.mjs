@@ -164,7 +164,7 @@ test("an integration over Streamable HTTP from the phone (CORS), its tool called
   const { page, model } = phone;
   const url = await phone.startMcp();
   await page.evaluate((url) => window.mobile.plugin.userSettings.changeSetting("mcpServers", [{ name: "remote", url }]), url);
-  const state = async () => page.evaluate(async () => (await window.mobile.plugin.runtime.mcp.servers()).map((s) => s.state).join());
+  const state = async () => page.evaluate(async () => (await window.mobile.plugin.runtime.mcp.servers(window.mobile.plugin.runtime.processor.mcpConnectWaitMs())).map((s) => s.state).join());
   for (let i = 0; i < 100 && (await state()) !== "connected"; i++) await page.waitForTimeout(100);
   assert.equal(await state(), "connected");
   const from = model.requests.length;

@@ -63,6 +63,14 @@ test("cost and context from the price table, the table edited in settings, and t
   await page.waitForFunction(() => window.mobile.app.__data?.modelPrices?.[0]?.inputPerMtok === 30);
   const saved = await page.evaluate(() => window.mobile.app.__data.modelPrices);
   assert.deepEqual(saved, [{ model: MODEL, inputPerMtok: 30, outputPerMtok: 150, contextWindow: 1000 }]);
+  // A line that does not read (the core reads the table): the user is told which and why, and
+  // the table saved stays as it was.
+  await prices.fill(`${MODEL} 30 150 1000\nclaude-x cheap`);
+  await page.waitForFunction(() => window.mobile.notices.some((n) => n.includes("line 2 of the price table")));
+  assert.ok(
+    (await page.evaluate(() => window.mobile.notices)).includes("line 2 of the price table: the prices of claude-x must be zero or more"),
+  );
+  assert.deepEqual(await page.evaluate(() => window.mobile.app.__data.modelPrices), saved);
 
   // Restarted with the saved table: the next answer is priced by it; the conversation's total
   // (drawn from history) is the sum of both answers at the prices each was made under.

@@ -275,6 +275,13 @@ test("data.json: unknown and misspelled fields are named in a notice, not used, 
       notice: ["unknown field `allowed_actions` in data.json at agentContexts[0] (did you mean `allowedActions`?)"],
     },
     { label: "a value of the wrong type", data: { notificationTitle: 42 }, notice: ["field `notificationTitle` in data.json has a value of the wrong type"] },
+    {
+      // The core's reader decides (issue 33): a fraction, an object for a list, an unknown choice
+      // are of the wrong type though JavaScript's typeof matches the default's (they once stopped the start).
+      label: "values the settings' reader refuses",
+      data: { maxIterations: 2.5, autoApproveTools: {}, apiFormat: "carrier-pigeon" },
+      notice: ["field `apiFormat` in data.json has a value of the wrong type", "field `autoApproveTools` in data.json has a value of the wrong type", "field `maxIterations` in data.json has a value of the wrong type"],
+    },
   ];
   try {
     for (const { label, data, notice } of cases) {

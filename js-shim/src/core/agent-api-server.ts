@@ -1,6 +1,7 @@
 // The agent API's HTTP listeners (desktop and Node only): bound to 127.0.0.1, each request read
 // up to the core's size limit and handed to the core as is; the core's answer is written back.
-// Who may call, which endpoint, and what the answer is are all decided in the core.
+// Who may call, which endpoint, and what the answer is are all decided in the core — the 500 sent
+// when answering failed too (the core's `agentApiFallbacks()`, taken when it was loaded).
 import type { ApiRequest, ApiResponse } from "smarthole-core";
 
 // Types only: the module itself is imported lazily, on the desktop, through `loadHttp`.
@@ -20,17 +21,6 @@ export interface ApiListenerState extends ApiListener {
   listening: boolean;
   error?: string;
 }
-
-const INTERNAL_ERROR = JSON.stringify({
-  error: { code: "internal_error", message: "the agent could not answer this request; see Obsidian's developer console" },
-});
-
-/** The answer while the core is starting or being rebuilt (its verifications not loaded yet). */
-export const NOT_READY: ApiResponse = {
-  status: 503,
-  body: JSON.stringify({ error: { code: "not_ready", message: "the agent is starting; retry in a moment" } }),
-  headers: [["Retry-After", "1"]],
-};
 
 /** The body up to `limit` bytes, and whether there was more (then reading stops). */
 function readBody(request: IncomingMessage, limit: number): Promise<{ body: string; tooLarge: boolean }> {
@@ -77,11 +67,13 @@ export class AgentApiServer {
 
   /**
    * `handle` is the core's `handleApiRequest`; `bodyLimit` its `agentApiBodyLimit()`;
-   * `loadHttp` imports Node's http module (only when a listener is first wanted).
+   * `internalError` the core's answer for a request `handle` failed on; `loadHttp` imports
+   * Node's http module (only when a listener is first wanted).
    */
   constructor(
     private readonly handle: (request: ApiRequest) => Promise<ApiResponse>,
     private readonly bodyLimit: number,
+    private readonly internalError: ApiResponse,
     private readonly loadHttp: () => Promise<Http>,
     private readonly log: (message: string) => void,
   ) {}
@@ -147,7 +139,7 @@ export class AgentApiServer {
     } catch (error) {
       // The path only: a query may carry what the caller should not have sent (a token).
       this.log(`agent API: ${request.method} ${(request.url ?? "/").split("?")[0]}: ${String(error)}`);
-      answer = { status: 500, body: INTERNAL_ERROR };
+      answer = this.internalError;
     }
     if (response.destroyed) return;
     const headers: Record<string, string | number> = {

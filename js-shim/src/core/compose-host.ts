@@ -1,6 +1,7 @@
 // The one place the core's host is put together, for every platform: the platform's files and
 // HTTP (HostIO), its notes (VaultIO), the links (hub sockets, MCP servers), croner, the image
-// scaler (null where images cannot be decoded: Node) and the time zone, with events and logs
+// scaler (null where images cannot be decoded: Node), the time zone and the vault's configuration
+// folder (a fact: the core protects it), with events and logs
 // going where the caller says. CoreRuntime (the plugin, a page, the headless command) and
 // nodeHost (in-process use: benchmarks) both call it. Each call goes, as it is, to the part that
 // does it; nothing is decided here.
@@ -32,6 +33,8 @@ export interface HostParts {
   log: (level: LogLevel, message: string) => void;
   /** The user's IANA time zone; default: the platform's. */
   timeZone?: () => string;
+  /** The vault's configuration folder (Obsidian's `Vault#configDir`). */
+  configFolder: string;
 }
 
 /** The calls `names` of `part`, each made on it as it is. */
@@ -49,6 +52,7 @@ export function composeHost(parts: HostParts): CoreHost {
     scaleImage,
     cronNext: (e, z, after) => cronNext(e, z, after),
     timeZone: parts.timeZone ?? (() => localTimeZone()),
+    configFolder: () => parts.configFolder,
     emit: parts.emit,
     log: parts.log,
     randomU32: () => crypto.getRandomValues(new Uint32Array(1))[0],

@@ -31,6 +31,8 @@ export type LinkEvents = Pick<MessageProcessor, "hubOpened" | "hubFrame" | "hubC
 export interface ApiWiring {
   /** The core's `agentApiBodyLimit()`. */
   bodyLimit: number;
+  /** The core's answer for a request that failed (`agentApiFallbacks().internalError`). */
+  internalError: ApiResponse;
   handle: (request: ApiRequest) => Promise<ApiResponse>;
   /** Listening, failing to listen, a request that failed; defaults to the info log. */
   log?: (message: string) => void;
@@ -68,7 +70,7 @@ export class CoreLinks implements LinkedHost, AgentHost {
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
       const log = api.log ?? ((message: string) => this.options.log("info", message));
-      this.api = new AgentApiServer(api.handle, api.bodyLimit, loadHttp, log);
+      this.api = new AgentApiServer(api.handle, api.bodyLimit, api.internalError, loadHttp, log);
     }
   }
 
@@ -101,8 +103,8 @@ export class CoreLinks implements LinkedHost, AgentHost {
     this.api?.close();
   }
 
-  mcpServers(): ReturnType<CoreHost["mcpServers"]> {
-    return this.mcp.servers();
+  mcpServers(waitMs: number): ReturnType<CoreHost["mcpServers"]> {
+    return this.mcp.servers(waitMs);
   }
 
   mcpCall(server: string, tool: string, input: unknown): ReturnType<CoreHost["mcpCall"]> {

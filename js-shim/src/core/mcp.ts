@@ -34,9 +34,6 @@ export type { McpServerConfig };
 /** Starts a command-line server's transport; absent where processes cannot be started. */
 export type StdioFactory = (config: McpServerConfig) => Promise<Transport>;
 
-/** How long a turn waits for connections still being made before it goes on without them. */
-const WAIT_FOR_CONNECT_MS = 3_000;
-
 type State = McpServerInfo["state"];
 
 interface Connection {
@@ -154,11 +151,12 @@ export class McpConnections {
     void connection.client?.close().catch(() => undefined);
   }
 
-  /** Every configured server, after waiting a little for connections under way. */
-  async servers(): Promise<McpServerInfo[]> {
+  /** Every configured server, once the connections under way are made or `waitMs` has passed
+   * (the core says how long: `mcpConnectWaitMs`). */
+  async servers(waitMs: number): Promise<McpServerInfo[]> {
     const pending = [...this.connections.values()].filter((c) => c.state === "connecting").map((c) => c.ready);
     if (pending.length > 0) {
-      const timeout = new Promise<void>((resolve) => AbortSignal.timeout(WAIT_FOR_CONNECT_MS).addEventListener("abort", () => resolve()));
+      const timeout = new Promise<void>((resolve) => AbortSignal.timeout(waitMs).addEventListener("abort", () => resolve()));
       await Promise.race([Promise.all(pending), timeout]);
     }
     return [...this.connections.values()].map((c) => ({ name: c.config.name, state: c.state, error: c.error, tools: c.state === "connected" ? c.tools : [] }));

@@ -10,7 +10,7 @@ import type { SocketLike } from "./hub-sockets.ts";
 import type { McpConnections, StdioFactory } from "./mcp.ts";
 import type { AgentSystem } from "./agent-process.ts";
 import { newCore, type Core } from "./load.ts";
-import { NOT_READY, type ApiListenerState } from "./agent-api-server.ts";
+import type { ApiListenerState } from "./agent-api-server.ts";
 import { CoreLinks } from "./links.ts";
 import { composeHost, type HostIO, type VaultIO } from "./compose-host.ts";
 import { guardedCore, isTrap, type CoreCalls, type CoreFunctions } from "./guarded-core.ts";
@@ -36,6 +36,8 @@ export interface Platform {
   agentSystem?: (() => AgentSystem | null) | null;
   /** The vault's folder on disk (where an agent works); null where it has none. */
   vaultFolder?: () => string | null;
+  /** The vault's configuration folder (Obsidian's `Vault#configDir`): the core protects it. */
+  configFolder: string;
   /** Reports the vault's changes, for the search index; returns how to stop, if it must be told. */
   watchVault?: (changed: (path: string, kind: string) => void) => (() => void) | void;
 }
@@ -93,7 +95,7 @@ export class CoreRuntime {
   constructor(private readonly options: RuntimeOptions) {
     const log = (level: LogLevel, message: string) => this.log(level, message);
     this.links = new CoreLinks({ openSocket: options.openSocket, mcpStdio: options.mcpStdio ?? null, loadHttp: options.loadHttp ?? null, log, agentSystem: options.agentSystem, vaultFolder: options.vaultFolder });
-    this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone });
+    this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone, configFolder: options.configFolder });
     this.own = guardedCore(() => ({ processor: this.instance, module: this.loaded }), (error) => this.reportError(error));
     this.processor = this.own;
   }
@@ -194,9 +196,12 @@ export class CoreRuntime {
     const settings = this.options.settings();
     this.instance = new core.MessageProcessor(this.host, settings);
     this.features = this.instance.reportPlatform(this.facts());
+    // The core's answers for when it cannot answer: written by it, sent as they are.
+    const { notReady, internalError } = core.agentApiFallbacks();
     this.links.attach(this.processor, {
       bodyLimit: core.agentApiBodyLimit(),
-      handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(NOT_READY)),
+      internalError,
+      handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(notReady)),
       log: this.options.apiLog,
     });
     this.unwatch ??=

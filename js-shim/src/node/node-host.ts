@@ -16,7 +16,7 @@ import { composeHost } from "../core/compose-host.ts";
 import { agentSystem } from "../core/agent-process.ts";
 import type { Platform } from "../core/runtime.ts";
 import { NodeIO } from "./node-io.ts";
-import { NodeVault } from "./node-vault.ts";
+import { CONFIG_FOLDER, NodeVault } from "./node-vault.ts";
 
 /** Larger than the hub's 1 MB limit on purpose: an oversized frame reaches the core, which logs
  * and drops it, instead of the socket library closing the connection. */
@@ -42,6 +42,7 @@ export function nodePlatform(dataDir: string, options: NodePlatformOptions = {})
     agentSystem: () => agentSystem(childProcess, process, { setTimeout, clearTimeout }),
     vaultFolder: () => root,
     timeZone: () => process.env.SMARTHOLE_TIME_ZONE ?? localTimeZone(),
+    configFolder: CONFIG_FOLDER,
     watchVault: (changed) => vault.watch(changed),
   };
 }

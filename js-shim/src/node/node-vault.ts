@@ -6,7 +6,7 @@
 // walking through a link: see VaultEntry.kind and realPath), so the core decides. As defence in
 // depth every operation resolves where its path really is (realpath; for a new path, its nearest
 // existing ancestor) and refuses anything whose real location leaves the vault or enters one of
-// its hidden folders; files inside folders linked from outside (listed only when the core asks to
+// the folders the core protects whatever the settings (its list: `alwaysProtectedFolders`); files inside folders linked from outside (listed only when the core asks to
 // follow them) may be read, never written. Nothing that is not a regular file is ever opened
 // (O_NONBLOCK, then fstat), so a FIFO named `x.md` cannot hang a read; a note that is not valid
 // UTF-8 is never rewritten (vaultProcess refuses it). Errors name paths relative to the vault,
@@ -21,12 +21,13 @@ import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { VaultEntry, VaultEntryKind } from "smarthole-core";
 import type { VaultIO } from "../core/compose-host.ts";
+import { loadCore } from "../core/load.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
 const TRASH = ".trash";
-/** Folders of the vault no note operation may reach, whatever the path says. */
-const HIDDEN = [".obsidian", ".smarthole", ".git", ".trash"];
+/** The vault's configuration folder on Node: Obsidian's default name. */
+export const CONFIG_FOLDER = ".obsidian";
 /** Deepest folder nesting listed (a guard, not a limit anyone meets). */
 const MAX_DEPTH = 64;
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
@@ -50,9 +51,16 @@ export class NodeVault implements VaultIO {
   private realRootCache: string | undefined;
   /** Real paths of the folders linked from outside that the last listing followed. */
   private followed = new Set<string>();
+  /** The folders no operation may reach: the core's list, asked once. */
+  private hiddenList: Promise<readonly string[]> | undefined;
 
   constructor(root: string) {
     this.root = path.resolve(root);
+  }
+
+  private hidden(): Promise<readonly string[]> {
+    this.hiddenList ??= loadCore().then((core) => core.alwaysProtectedFolders(CONFIG_FOLDER));
+    return this.hiddenList;
   }
 
   /** The path as text, refused if it climbs out (the core already refused that). */
@@ -87,8 +95,9 @@ export class NodeVault implements VaultIO {
       if (access === "read" && this.inFollowed(real)) return;
       throw new Error(`${relative} is really outside the vault; refused`);
     }
-    const first = inside.split("/")[0].toLowerCase();
-    if (HIDDEN.includes(first)) throw new Error(`${relative} is really in ${first}, which the agent may not touch; refused`);
+    const lower = inside.toLowerCase();
+    const folder = (await this.hidden()).find((f) => lower === f || lower.startsWith(f + "/"));
+    if (folder !== undefined) throw new Error(`${relative} is really in ${folder}, which the agent may not touch; refused`);
   }
 
   /** Where an existing path really is, checked. */

@@ -28,6 +28,7 @@ const banner = document.getElementById("banner");
 const runtime = new CoreRuntime({
   io: new PageIO(),
   vault: new PageVault(),
+  configFolder: ".obsidian",
   openSocket: (url) => new WebSocket(url),
   settings: () => settings,
   notify: (text) => banner?.setText(text),

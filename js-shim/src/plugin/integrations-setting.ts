@@ -106,7 +106,7 @@ export function renderIntegrations(container: HTMLElement, app: App, plugin: Set
   const list = container.createDiv();
   const saved = () => plugin.saved.mcpServers ?? [];
   const render = async () => {
-    const states = await plugin.runtime.mcp.servers();
+    const states = await plugin.runtime.mcp.servers(plugin.runtime.processor.mcpConnectWaitMs());
     list.empty();
     if (saved().length === 0) list.createEl("p", { text: "No integrations yet.", cls: "setting-item-description" });
     for (const server of saved()) {

@@ -23,7 +23,9 @@ export default class SmartHoleAgentPlugin extends Plugin {
   override async onload(): Promise<void> {
     this.runtime = new CoreRuntime({
       io: new ObsidianIO(this.app),
-      vault: new ObsidianVault(this.app),
+      // Its own check of real locations keeps out of the folders the core protects.
+      vault: new ObsidianVault(this.app, () => this.runtime.processor.alwaysProtectedFolders(this.app.vault.configDir)),
+      configFolder: this.app.vault.configDir,
       // What this device can do — not the desktop app (a phone or tablet), start programs, load
       // Node's http module — as facts: the core decides what follows (runtime.features).
       mobile: !Platform.isDesktopApp,

@@ -15,14 +15,23 @@ const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export class ObsidianVault implements VaultIO {
   private readonly locator: RealLocator | null;
 
-  constructor(private readonly app: App) {
+  /** `hidden`: the folders the core protects whatever the settings (`alwaysProtectedFolders`),
+   * asked when an operation is checked (the core is loaded by then). */
+  constructor(
+    private readonly app: App,
+    private readonly hidden: () => readonly string[],
+  ) {
     this.locator = RealLocator.forApp(app);
   }
 
   /** Checks the real location (desktop), then runs the operation; errors name vault paths only. */
   private async guarded<T>(paths: string[], access: "read" | "write", run: () => Promise<T>): Promise<T> {
     try {
-      for (const p of paths) await this.locator?.check(p, access);
+      const locator = this.locator;
+      if (locator) {
+        const hidden = this.hidden();
+        for (const p of paths) await locator.check(p, access, hidden);
+      }
       return await run();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

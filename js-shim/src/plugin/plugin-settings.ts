@@ -1,13 +1,13 @@
 // The plugin's settings as they live: read from data.json, split once the core is loaded into the
-// fields used and those set aside (unknown, misspelled or wrong-typed — named in a notice by the
-// core, written back untouched on every save), given to the core with the secrets from secret
+// fields used and those set aside as the core decides (splitPluginData: unknown, misspelled or
+// wrong-typed fields — named in a notice, written back untouched on every save), given to the core with the secrets from secret
 // storage, and changed one at a time (the core checks a change before it is saved). The settings
 // sections reach it through SettingsHost.
 import { Notice, type Plugin } from "obsidian";
 import type { CoreSettings } from "smarthole-core";
 import type { CoreRuntime } from "../core/runtime.ts";
 import type { SettingsHost } from "./settings-host.ts";
-import { cleanSaved, coreSettings, SECRET_IDS, type SavedSettings } from "./settings.ts";
+import { coreSettings, type SavedSettings } from "./settings.ts";
 
 export class PluginSettings implements SettingsHost {
   saved: SavedSettings = {};
@@ -36,21 +36,16 @@ export class PluginSettings implements SettingsHost {
    * keeps the hub off itself: runtime.features.)
    */
   forCore(): CoreSettings {
-    const defaults = this.runtime.defaults;
-    return coreSettings(this.app, defaults ? cleanSaved(this.saved, defaults).saved : this.saved);
+    const saved = this.runtime.core ? (this.runtime.processor.splitPluginData(this.saved).used as SavedSettings) : this.saved;
+    return coreSettings(this.app, saved);
   }
 
   /** The core is loaded: data.json is split, and the fields it does not use are named. */
   checked(): void {
-    const defaults = this.runtime.defaults;
-    if (!defaults) return;
-    const raw: unknown = this.saved;
-    ({ saved: this.saved, aside: this.aside } = cleanSaved(raw, defaults));
-    const unknown = this.runtime.processor.unknownSettingsFields(raw, "pluginData", "data.json").map((u) => u.message);
-    const wrongType = Object.keys(this.aside)
-      .filter((key) => SECRET_IDS.includes(key) || key in defaults)
-      .map((key) => `field \`${key}\` in data.json has a value of the wrong type`);
-    const problems = [...unknown, ...wrongType];
+    if (!this.runtime.core) return;
+    const { used, aside, problems } = this.runtime.processor.splitPluginData(this.saved);
+    this.saved = used;
+    this.aside = aside;
     if (problems.length === 0) return;
     const text = `SmartHole Agent: ${problems.join("; ")}. They are kept in data.json but not used.`;
     this.warn(text);

@@ -3,7 +3,8 @@
 // desktop (FileSystemAdapter) this resolves where a vault path really is with Node's
 // fs.realpath through the adapter's base path: the listing says what each link is (the core
 // decides), and every note operation refuses, as defence in depth, a real location outside the
-// vault or in one of its hidden folders (files in folders linked from outside may be read when
+// vault or in one of the folders the core protects whatever the settings (its list, given by the
+// caller: `alwaysProtectedFolders`) (files in folders linked from outside may be read when
 // the core asked to follow them, never written). On mobile there are no symbolic links (the
 // app's storage cannot hold them) and no Node: paths are what they say, and nothing is checked
 // here.
@@ -13,9 +14,10 @@ import type { VaultEntryKind } from "smarthole-core";
 type NodeFs = typeof import("node:fs/promises");
 type NodePath = typeof import("node:path");
 
-/** Folders of the vault no note operation may reach, whatever the path says (besides the
- * configuration folder, `Vault#configDir`). */
-const HIDDEN = [".smarthole", ".git", ".trash"];
+/** Whether the vault path `lower` (lower-cased) is the folder `folder` or inside it. */
+function isWithin(lower: string, folder: string): boolean {
+  return lower === folder || lower.startsWith(folder + "/");
+}
 
 /** What a listed path really is. */
 export interface RealInfo {
@@ -34,7 +36,6 @@ export class RealLocator {
     private readonly fs: NodeFs,
     private readonly path: NodePath,
     private readonly base: string,
-    private readonly configDir: string,
   ) {}
 
   /** The locator on desktop; `null` on mobile (no symbolic links there). */
@@ -45,7 +46,7 @@ export class RealLocator {
       const fs = require("node:fs/promises") as NodeFs;
       // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- as above
       const path = require("node:path") as NodePath;
-      return new RealLocator(fs, path, adapter.getBasePath(), app.vault.configDir);
+      return new RealLocator(fs, path, adapter.getBasePath());
     }
     return null;
   }
@@ -97,8 +98,9 @@ export class RealLocator {
   }
 
   /** Refuses a path whose real location (of its nearest existing ancestor, for a new one) the
-   * agent may not reach; reading a regular file only. */
-  async check(relative: string, access: "read" | "write"): Promise<void> {
+   * agent may not reach — outside the vault, or in one of the `hidden` folders (the core's list,
+   * lower-cased) —; reading a regular file only. */
+  async check(relative: string, access: "read" | "write", hidden: readonly string[]): Promise<void> {
     let probe = this.path.join(this.base, relative);
     const missing: string[] = [];
     let real: string | undefined;
@@ -116,7 +118,7 @@ export class RealLocator {
     if (inside === undefined) {
       const followed = [...this.followed].some((dir) => real === dir || real.startsWith(dir + this.path.sep));
       if (!(access === "read" && followed)) throw new Error(`${relative} is really outside the vault; refused`);
-    } else if ([...HIDDEN, this.configDir.toLowerCase()].includes(inside.split("/")[0].toLowerCase())) {
+    } else if (hidden.some((folder) => isWithin(inside.toLowerCase(), folder))) {
       throw new Error(`${relative} is really in a hidden folder of the vault; refused`);
     }
     if (access === "read" && missing.length === 0 && !(await this.fs.stat(real)).isFile()) {

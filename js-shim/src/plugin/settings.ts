@@ -21,33 +21,9 @@ export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "bac
   mcpServers?: SavedMcpServer[];
 };
 
-/** Settings that live in secret storage, never in data.json; and the fields naming their secrets. */
-const SECRETS = ["apiKey", "backgroundApiKey", "agentApiToken"];
-export const SECRET_IDS = ["apiKeySecretId", "backgroundApiKeySecretId"];
-
 /** A setting as the user sees it: their value, else the core's default. */
 export function savedOr<K extends keyof CoreSettings>(saved: SavedSettings, defaults: Required<CoreSettings>, key: K): Required<CoreSettings>[K] {
   return (saved[key as keyof SavedSettings] as Required<CoreSettings>[K] | undefined) ?? defaults[key];
-}
-
-/**
- * Splits data.json into the fields the plugin uses and the ones it sets aside: unknown names
- * (a misspelling, a newer version's setting) and values of the wrong type. What is set aside is
- * written back untouched on every save, so nothing the user wrote is lost; the core says which
- * fields those are (see main.ts). A key or token found in data.json is neither used nor kept:
- * they live in secret storage.
- */
-export function cleanSaved(data: unknown, defaults: Required<CoreSettings>): { saved: SavedSettings; aside: Record<string, unknown> } {
-  const saved: Record<string, unknown> = {};
-  const aside: Record<string, unknown> = {};
-  if (data && typeof data === "object" && !Array.isArray(data)) {
-    for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
-      if (SECRETS.includes(key)) continue;
-      const known = SECRET_IDS.includes(key) ? typeof value === "string" : key in defaults && typeof value === typeof (defaults as Record<string, unknown>)[key];
-      (known ? saved : aside)[key] = value;
-    }
-  }
-  return { saved, aside };
 }
 
 /** The settings the core runs with: the saved ones over the defaults, the secrets (the API key,

@@ -1,29 +1,10 @@
 // Settings → Usage and cost (issue 17): the day's and the month's tokens and estimated cost (the
-// core's usage ledger, local time), and the price table the estimates use, one model per line.
-import { Setting } from "obsidian";
+// core's usage ledger, local time), and the price table the estimates use, one model per line (its
+// text printed and read by the core: priceTableText, parsePriceTable).
+import { Notice, Setting } from "obsidian";
 import type { CoreSettings, ModelPrice, UsageTotals } from "smarthole-core";
 import type { SettingsHost } from "./settings-host.ts";
 import { costText, usageText } from "../ui/usage.ts";
-
-/** "claude-sonnet-4-5 3 15 200000": model, $ per million input and output tokens, context window. */
-export function priceLines(prices: ModelPrice[]): string {
-  return prices.map((p) => `${p.model} ${p.inputPerMtok} ${p.outputPerMtok} ${p.contextWindow}`).join("\n");
-}
-
-/** The table read back; a line that does not read is kept as a model with no numbers, which the
- * core refuses with a message naming it. */
-export function parsePriceLines(text: string): ModelPrice[] {
-  return text
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter((words) => words[0])
-    .map(([model = "", input, output, window]) => ({
-      model,
-      inputPerMtok: Number(input ?? NaN),
-      outputPerMtok: Number(output ?? NaN),
-      contextWindow: Number(window ?? 0) || 0,
-    }));
-}
 
 function totalsText(label: string, u: UsageTotals["today"]): string {
   const calls = u.modelCalls ?? 0;
@@ -39,10 +20,23 @@ export function renderUsage(container: HTMLElement, plugin: SettingsHost, defaul
     (e: unknown) => totals.setDesc(`Could not read the usage ledger: ${String(e)}`),
   );
   const saved = plugin.saved.modelPrices;
+  const core = plugin.runtime.processor;
+  /** The table as typed, when it reads (else the reason, in a notice; nothing is saved). */
+  const read = (text: string): ModelPrice[] | null => {
+    try {
+      return core.parsePriceTable(text);
+    } catch (error) {
+      new Notice(error instanceof Error ? error.message : String(error));
+      return null;
+    }
+  };
   new Setting(container)
     .setName("Prices")
     .setDesc("One model per line: its name (or the start of it), dollars per million input tokens, per million output tokens, and its context window. Cache writes cost 1.25x input, reads 0.1x.")
     .addTextArea((t) =>
-      t.setValue(priceLines(saved ?? defaults.modelPrices)).onChange((v) => void plugin.changeSetting("modelPrices", parsePriceLines(v))),
+      t.setValue(core.priceTableText(saved ?? defaults.modelPrices)).onChange((v) => {
+        const prices = read(v);
+        if (prices) void plugin.changeSetting("modelPrices", prices);
+      }),
     );
 }

@@ -103,8 +103,11 @@ export interface CoreHost {
   cronNext(expression: string, timeZone: string, afterMs: number): number | null;
   /** The user's IANA time zone. */
   timeZone(): string;
+  /** The vault's configuration folder (Obsidian's `Vault#configDir`; `.obsidian` elsewhere):
+   *  the core protects it with its fixed folders (`alwaysProtectedFolders`). */
+  configFolder(): string;
   /** The configured MCP servers, their state and tools. */
-  mcpServers(): Promise<McpServerInfo[]>;
+  mcpServers(waitMs: number): Promise<McpServerInfo[]>;
   /** Calls an MCP tool; the result is the raw tools/call result. Errors carry a kind. */
   mcpCall(server: string, tool: string, input: unknown): { result: Promise<unknown>; abort(): void };
   httpStart(request: HttpRequestSpec): HttpHandle;

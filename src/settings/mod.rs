@@ -20,3 +20,6 @@ pub use field_names::{unknown_fields, SettingsDocument, UnknownField};
 pub use plugin_data::{split_plugin_data, PluginDataSplit};
 pub(crate) use validate::SettingsError;
 pub use values::Settings;
+/// The settings show this list (the wasm binding's `approvalTools`).
+#[cfg(target_arch = "wasm32")]
+pub(crate) use values::APPROVAL_TOOLS;

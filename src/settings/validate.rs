@@ -84,7 +84,9 @@ impl Settings {
                 Err(e) => return Err(SettingsError::ProtectedFolder { folder: folder.clone(), reason: e.to_string() }),
             }
         }
-        if let Some(tool) = self.auto_approve_tools.iter().find(|t| !APPROVAL_TOOLS.contains(&t.as_str())) {
+        if let Some(tool) =
+            self.auto_approve_tools.iter().find(|t| !APPROVAL_TOOLS.iter().any(|a| a.tool == t.as_str()))
+        {
             return Err(SettingsError::AutoApprove(tool.clone()));
         }
         for (i, server) in self.mcp_servers.iter().enumerate() {
@@ -234,6 +236,16 @@ mod tests {
             Settings::from_json(json!({"backgroundApiFormat": "gemini"})),
             Err(SettingsError::Choice { field: "backgroundApiFormat", .. })
         ));
+    }
+
+    #[test]
+    fn the_tools_the_settings_offer_to_approve_are_exactly_those_accepted() {
+        for tool in APPROVAL_TOOLS {
+            let ok = Settings::from_json(json!({"autoApproveTools": [tool.tool]}));
+            assert!(ok.is_ok(), "{}: {ok:?}", tool.tool);
+        }
+        let other = Settings::from_json(json!({"autoApproveTools": ["read_file"]}));
+        assert!(matches!(other, Err(SettingsError::AutoApprove(t)) if t == "read_file"));
     }
 
     #[test]

@@ -124,8 +124,40 @@ pub(crate) const MIN_API_TOKEN_LEN: usize = 32;
 /// hundreds of MB — on a phone too.
 const DEFAULT_SEARCH_INDEX_MB: u32 = 64;
 
+/// A tool that asks the user before it acts, as the settings offer to let it act without asking.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct ApprovalTool {
+    /// Its name, as `autoApproveTools` holds it.
+    pub tool: &'static str,
+    /// The setting's name and description.
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
 /// The tools that ask the user before they act.
-pub(crate) const APPROVAL_TOOLS: [&str; 4] = ["write_file", "edit_file", "delete_file", "move_file"];
+pub(crate) const APPROVAL_TOOLS: [ApprovalTool; 4] = [
+    ApprovalTool {
+        tool: "write_file",
+        name: "Overwrite notes without asking",
+        description: "Let the agent replace a note's whole content without an approval card.",
+    },
+    ApprovalTool {
+        tool: "edit_file",
+        name: "Edit notes without asking",
+        description:
+            "Let the agent change part of a note without an approval card (the change is still shown, with Undo).",
+    },
+    ApprovalTool {
+        tool: "delete_file",
+        name: "Delete notes without asking",
+        description: "Let the agent move notes to the trash without an approval card.",
+    },
+    ApprovalTool {
+        tool: "move_file",
+        name: "Move notes without asking",
+        description: "Let the agent rename and move notes without an approval card.",
+    },
+];
 
 /// The default retrospection question.
 pub(crate) const DEFAULT_RETROSPECTION_PROMPT: &str =

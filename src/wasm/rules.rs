@@ -2,7 +2,7 @@
 //! core: the folders no operation may reach (the hosts' own defence-in-depth checks use this
 //! list), which fields of the plugin's `data.json` are used, the price table's text, how long
 //! integrations still connecting are waited for, the agent API's answers when the core cannot
-//! answer.
+//! answer, the tools that ask before they act.
 
 use wasm_bindgen::prelude::*;
 
@@ -55,4 +55,11 @@ pub fn mcp_connect_wait_ms() -> f64 {
 #[wasm_bindgen(js_name = agentApiFallbacks, unchecked_return_type = "{ notReady: ApiResponse; internalError: ApiResponse }")]
 pub fn agent_api_fallbacks() -> JsValue {
     to_js(&crate::api_fallbacks())
+}
+
+/// The tools that ask the user before they act, with the settings' name and description of
+/// letting each act without asking (`autoApproveTools`).
+#[wasm_bindgen(js_name = approvalTools, unchecked_return_type = "{ tool: string; name: string; description: string }[]")]
+pub fn approval_tools() -> JsValue {
+    to_js(&crate::settings::APPROVAL_TOOLS)
 }

@@ -81,3 +81,12 @@ test("a background server shows its own fields, saved apart from the chat's, and
   assert.equal(await row("Background base URL").count(), 0);
   assert.deepEqual(phone.errors, []);
 });
+
+test("the tools that ask before they act are the core's list, and a toggle lets one act without asking", async () => {
+  for (const name of ["Overwrite notes without asking", "Edit notes without asking", "Delete notes without asking", "Move notes without asking"]) {
+    assert.equal(await row(name).count(), 1, name);
+  }
+  await row("Edit notes without asking").locator("input[type=checkbox]").click({ force: true });
+  await savedBecomes(() => (window.mobile.app.__data?.autoApproveTools ?? []).includes("edit_file"));
+  assert.deepEqual(phone.errors, []);
+});

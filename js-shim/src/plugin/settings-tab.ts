@@ -168,16 +168,11 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       "Read folders linked from outside",
       "Let the agent read, list and search folders linked into the vault from elsewhere on this computer (symbolic links, desktop only). It never writes there. Off: they are skipped.",
     );
-    const approvals: [string, string, string][] = [
-      ["write_file", "Overwrite notes without asking", "Let the agent replace a note's whole content without an approval card."],
-      ["edit_file", "Edit notes without asking", "Let the agent change part of a note without an approval card (the change is still shown, with Undo)."],
-      ["delete_file", "Delete notes without asking", "Let the agent move notes to the trash without an approval card."],
-      ["move_file", "Move notes without asking", "Let the agent rename and move notes without an approval card."],
-    ];
-    for (const [tool, name, desc] of approvals) {
+    // The tools that ask before they act, as the core lists them.
+    for (const { tool, name, description } of this.host.runtime.processor.approvalTools()) {
       new Setting(containerEl)
         .setName(name)
-        .setDesc(desc)
+        .setDesc(description)
         .addToggle((t) =>
           t.setValue(this.value("autoApproveTools", defaults).includes(tool)).onChange((on) => {
             const others = this.value("autoApproveTools", defaults).filter((x) => x !== tool);

@@ -5,16 +5,14 @@ use std::collections::BTreeMap;
 use std::future::Future;
 
 use futures::future::LocalBoxFuture;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::executor::Sleep;
 use super::http::FakeBody;
-use super::replies::{answer_events, chat_completion, BodyEnd, Reply};
 use super::state::{FakeHost, FileOp};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis};
-use crate::llm::ContentBlock;
 use crate::mcp::{McpError, McpServer, McpState};
 use crate::vault::VaultEntry;
 
@@ -296,59 +294,7 @@ impl Host for FakeHost {
 
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {
         self.alive().await;
-        let reply = self.next_reply(&request);
-        let body = |chunks: Vec<String>, delay_ms: Millis, end: BodyEnd| FakeBody {
-            host: self.clone(),
-            chunks: chunks.into_iter().map(String::into_bytes).collect(),
-            delay_ms,
-            end,
-        };
-        let ok = |b: FakeBody| HttpResponse {
-            status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
-            body: b,
-        };
-        match reply {
-            Reply::Answer { blocks, stop_reason, delta_delay_ms } if request.url.ends_with("/chat/completions") => {
-                let chunks = chat_completion(&blocks, &stop_reason, request.stream);
-                Ok(ok(body(chunks, delta_delay_ms, BodyEnd::Close)))
-            }
-            Reply::Answer { blocks, stop_reason, delta_delay_ms } => {
-                if request.stream {
-                    Ok(ok(body(answer_events(&blocks, &stop_reason), delta_delay_ms, BodyEnd::Close)))
-                } else {
-                    let json = json!({"id": "msg_fake", "type": "message", "role": "assistant", "content": blocks, "stop_reason": stop_reason, "model": "fake", "usage": {"output_tokens": 5}});
-                    Ok(HttpResponse {
-                        status: 200,
-                        headers: Vec::new(),
-                        body: body(vec![json.to_string()], delta_delay_ms, BodyEnd::Close),
-                    })
-                }
-            }
-            Reply::Error { status, error_type, headers } => {
-                let json =
-                    json!({"type": "error", "error": {"type": error_type, "message": format!("scripted {status}")}});
-                Ok(HttpResponse { status, headers, body: body(vec![json.to_string()], 0, BodyEnd::Close) })
-            }
-            Reply::ResetAfter { text, deltas } => {
-                let events = answer_events(&[ContentBlock::text(text)], "end_turn");
-                // message_start, content_block_start, then the deltas.
-                Ok(ok(body(events.into_iter().take(2 + deltas).collect(), 0, BodyEnd::Reset)))
-            }
-            Reply::Raw { status, chunks, end } => {
-                Ok(HttpResponse { status, headers: Vec::new(), body: body(chunks, 0, end) })
-            }
-            Reply::NetworkError => Err(HostError::Network("connection refused".into())),
-            Reply::Hang => std::future::pending().await,
-            Reply::Redirect { status, location } => Ok(HttpResponse {
-                status,
-                headers: vec![("location".into(), location)],
-                body: body(Vec::new(), 0, BodyEnd::Close),
-            }),
-            Reply::ErrorBody { status, body: text } => {
-                Ok(HttpResponse { status, headers: Vec::new(), body: body(vec![text], 0, BodyEnd::Close) })
-            }
-        }
+        self.answer_http(&request).await
     }
 
     fn hub_connect(&self, socket: u64, url: &str) {

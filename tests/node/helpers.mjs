@@ -10,11 +10,22 @@ import { fileURLToPath } from "node:url";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const HEADLESS = path.join(ROOT, "js-shim/dist/headless.js");
 
+/** Folders removed when the process exits: one exit listener for all (a test file makes dozens). */
+const leftovers = new Set();
+process.on("exit", () => {
+  for (const dir of leftovers) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder named `prefix…`, removed when the process exits. */
+export function tmpFolder(prefix) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  leftovers.add(dir);
+  return dir;
+}
+
 /** A fresh empty vault folder, removed when the process exits. */
 export function tmpVault() {
-  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-vault-"));
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
+  return tmpFolder("smarthole-vault-");
 }
 
 /** Headless commands still running. */
@@ -148,8 +159,7 @@ export function toolResults(server, from) {
  * `require("./main.js").default` is the plugin class, `require("obsidian")` the stub.
  */
 export function installedPlugin() {
-  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-plugin-"));
-  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const dir = tmpFolder("smarthole-plugin-");
   mkdirSync(path.join(dir, "node_modules"));
   cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
   cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));

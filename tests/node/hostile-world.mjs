@@ -9,8 +9,8 @@
 //   world.assertIntact(before);             // outside and protected bytes, history lines kept
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { tmpFolder } from "./helpers.mjs";
 import path from "node:path";
 
 /** Folders inside the vault the agent must never change. */
@@ -59,8 +59,7 @@ export function historyLines(vault) {
 
 /** A vault and a sibling folder outside it, removed when the process exits. */
 export function hostileWorld() {
-  const root = mkdtempSync(path.join(tmpdir(), "smarthole-hostile-"));
-  process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+  const root = tmpFolder("smarthole-hostile-");
   const vault = path.join(root, "vault");
   const outside = path.join(root, "outside");
   for (const dir of [vault, outside, path.join(vault, "Notes"), path.join(outside, "folder"), ...PROTECTED.map((p) => path.join(vault, p))]) {

@@ -515,6 +515,7 @@ fn outgoing() -> Vec<Sample> {
         to_json(&smarthole_agent::provider_presets()),
         false,
     );
+    add("agent_presets", "ReturnType<typeof Core.agentPresets>", to_json(&smarthole_agent::agent_presets()), false);
     samples
 }
 

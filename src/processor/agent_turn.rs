@@ -85,7 +85,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let host = &self.inner.host;
         let (sender, mut rx) = mpsc::unbounded();
         let _listening = self.inner.acp.listen(sender);
-        self.agent_ready(settings, kind, folder, &mut rx).await?;
+        self.agent_ready(message, settings, kind, folder, &mut rx).await?;
         let history = history_text(context);
         let (session, with_history) =
             self.acp_session(context, kind, folder, settings, !history.is_empty(), &mut rx).await?;
@@ -150,9 +150,11 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
     }
 
-    /// Starts the agent if it is not running as these settings say, and waits for its handshake.
+    /// Starts the agent if it is not running as these settings say ("Starting Claude Code…" on
+    /// the answer until it begins), and waits for its handshake.
     async fn agent_ready(
         &self,
+        message: &RoutedMessage,
         settings: &Settings,
         kind: AgentKind,
         folder: &str,
@@ -163,6 +165,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
             return Ok(());
         }
         self.inner.acp.cancelled.borrow_mut().take();
+        let (message_id, conversation_id, text) =
+            (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
+        self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());
         self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await

@@ -109,7 +109,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                         self.show(message, shown);
                     }
                 }
-                Delivery::Permission { id, request } => self.acp_permission(message, settings, id, *request).await,
+                Delivery::Permission { id, request } => {
+                    self.acp_permission(message, settings, folder, id, *request).await
+                }
                 Delivery::Reply { id, outcome } if id == prompt => {
                     cancel.prompt = None;
                     break match outcome {
@@ -260,6 +262,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         &self,
         message: &RoutedMessage,
         settings: &Settings,
+        folder: &str,
         id: serde_json::Value,
         request: PermissionRequest,
     ) {
@@ -267,16 +270,19 @@ impl<H: Host + 'static> MessageProcessor<H> {
             PermissionChoice::Answer(answer) => answer,
             PermissionChoice::AskUser => {
                 let call = &request.tool_call;
+                let change = permission::proposed_change(&request, folder);
                 let ask = ApprovalAsk {
                     action: format!("agent_{}", call.kind.as_deref().unwrap_or("tool")),
                     summary: call.title.clone().unwrap_or_else(|| "The agent wants to use one of its own tools".into()),
                     details: call.raw_input.clone().unwrap_or_else(|| json!({})),
-                    change: None,
+                    change: change.clone(),
                     tool_use_id: Some(call.tool_call_id.clone()),
                 };
                 match self.ask_approval(message, ask).await {
-                    ApprovalOutcome::Approved(_) => permission::approved(&request),
-                    ApprovalOutcome::Rejected | ApprovalOutcome::Expired => permission::rejected(&request),
+                    ApprovalOutcome::Approved(hunks) if permission::grants_whole(change.as_ref(), hunks.as_deref()) => {
+                        permission::approved(&request)
+                    }
+                    _ => permission::rejected(&request),
                 }
             }
         };

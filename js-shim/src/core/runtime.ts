@@ -174,7 +174,7 @@ export class CoreRuntime {
 
   /** What the platform can do, as it reports it: the core decides what follows. */
   private facts(): PlatformFacts {
-    return { mobile: this.options.mobile ?? false, canStartPrograms: Boolean(this.options.mcpStdio), canListen: Boolean(this.options.loadHttp) };
+    return { mobile: this.options.mobile ?? false, canStartPrograms: Boolean(this.options.mcpStdio) || Boolean(this.options.agentSystem), canListen: Boolean(this.options.loadHttp) };
   }
 
   /** Loads the core module (once per instance): its defaults and presets are known from then. */

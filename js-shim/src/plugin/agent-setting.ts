@@ -13,9 +13,12 @@ type Defaults = Required<CoreSettings>;
 /** The Agent section, redrawn in place when the choice changes. */
 export function renderAgent(container: HTMLElement, host: SettingsHost, defaults: Defaults): void {
   const box = container.createDiv({ cls: "smarthole-agent-setting" });
+  // A custom command chosen but not typed yet: the core refuses "acp" without one, so the choice
+  // is saved with the command.
+  const state = { customPending: false };
   const draw = (): void => {
     box.empty();
-    drawAgent(box, host, defaults, draw);
+    drawAgent(box, host, defaults, state, draw);
   };
   draw();
 }
@@ -31,7 +34,7 @@ export function presetText(preset: AgentPreset): string {
   return parts.join(" ");
 }
 
-function drawAgent(box: HTMLElement, host: SettingsHost, defaults: Defaults, redraw: () => void): void {
+function drawAgent(box: HTMLElement, host: SettingsHost, defaults: Defaults, state: { customPending: boolean }, redraw: () => void): void {
   new Setting(box).setName("Agent").setHeading();
   const ownAgent = host.runtime.features?.ownAgent;
   if (ownAgent && !ownAgent.available) {
@@ -42,7 +45,7 @@ function drawAgent(box: HTMLElement, host: SettingsHost, defaults: Defaults, red
     return;
   }
   const presets = host.runtime.agents;
-  const chosen = savedOr(host.saved, defaults, "agent");
+  const chosen = state.customPending ? "acp" : savedOr(host.saved, defaults, "agent");
   const preset = presets.find((p) => p.id === chosen) ?? presets[0];
   new Setting(box)
     .setName("Answered by")
@@ -50,7 +53,12 @@ function drawAgent(box: HTMLElement, host: SettingsHost, defaults: Defaults, red
     .addDropdown((d) => {
       for (const p of presets) d.addOption(p.id, p.name);
       d.setValue(chosen).onChange(async (id) => {
-        await host.changeSetting("agent", id);
+        state.customPending = id === "acp";
+        if (id !== "acp") {
+          // Another agent: a command typed for the one before is not its override.
+          await host.changeSetting("agent", id);
+          if (savedOr(host.saved, defaults, "agentCommand") !== "") await host.changeSetting("agentCommand", "");
+        }
         redraw();
       });
     });
@@ -67,7 +75,10 @@ function drawAgent(box: HTMLElement, host: SettingsHost, defaults: Defaults, red
       t
         .setPlaceholder(preset.program ? [preset.program, ...preset.args].join(" ") : "my-agent --acp")
         .setValue(savedOr(host.saved, defaults, "agentCommand"))
-        .onChange((v) => void host.changeSetting("agentCommand", v.trim())),
+        .onChange(async (v) => {
+          await host.changeSetting("agentCommand", v.trim());
+          if (custom && v.trim() !== "" && savedOr(host.saved, defaults, "agent") !== "acp") await host.changeSetting("agent", "acp");
+        }),
     );
   new Setting(box)
     .setName("Let the agent use its own tools")

@@ -82,3 +82,22 @@ test("a turn of the user's own agent streams its plan, tool chips, diff card, to
   await chat.shot("agent-turn");
   assert.deepEqual(chat.errors, []);
 });
+
+test("a job that names the user's own agent says so in its schedule bar, with the note on unattended runs", async () => {
+  const builtin = await openChat();
+  try {
+    const { page, model } = builtin;
+    await page.waitForSelector(".smarthole-send:not([disabled])");
+    model.enqueue(
+      { kind: "tool_use", text: "", tools: [{ name: "create_schedule", input: { type: "cron", expression: "0 8 * * 1-5", task: "Summarise yesterday", agent: "claude-code" } }] },
+      { kind: "text", text: "Scheduled on Claude Code." },
+    );
+    await type(page, "Every weekday at 8, summarise yesterday, with Claude Code");
+    const note = page.locator(".smarthole-schedule .smarthole-schedule-agent");
+    await note.waitFor();
+    assert.equal(await note.textContent(), "Runs on Claude Code. Providers may count unattended runs on a subscription differently.");
+    assert.deepEqual(builtin.errors, []);
+  } finally {
+    await builtin.close();
+  }
+});

@@ -21,6 +21,7 @@ import { searchBenchmarks, searchSection } from "./search.mjs";
 import { mobileBenchmarks, mobileSection } from "./mobile.mjs";
 import { longChatBenchmarks, longChatSection } from "./long-chat.mjs";
 import { attachmentBenchmarks, attachmentSection } from "./attachments.mjs";
+import { agentBenchmarks, agentSection } from "./agent.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -328,6 +329,7 @@ const results = {
   ...(await mobileBenchmarks()),
   ...(await longChatBenchmarks()),
   ...(await attachmentBenchmarks()),
+  ...(await agentBenchmarks()),
 };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
@@ -336,5 +338,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + agentSection(results) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

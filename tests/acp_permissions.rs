@@ -109,3 +109,44 @@ fn no_answer_in_five_minutes_is_a_rejection() {
     assert_eq!(host.now() - started, 5 * 60_000);
     assert_eq!(permission_answers(&host), [json!({"outcome": "selected", "optionId": "reject"})]);
 }
+
+/// An edit of the agent's own carrying its diff (absolute path in the vault, two changed lines
+/// far apart: two hunks).
+fn diff_call(id: &str) -> AgentStep {
+    let old: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let new = old.replace("line 2\n", "LINE 2\n").replace("line 19\n", "LINE 19\n");
+    AgentStep::Permission(json!({"toolCallId": id, "title": "Edit plan.md", "kind": "edit",
+        "content": [{"type": "diff", "path": format!("{VAULT}/Notes/plan.md"), "oldText": old, "newText": new}]}))
+}
+
+#[test]
+fn a_request_carrying_a_diff_shows_it_and_only_the_whole_change_is_granted() {
+    let host = FakeHost::new();
+    let p = acp_processor(&host, own_tools());
+    host.agent().turns.push_back(vec![diff_call("d1"), chunk("Edited.")]);
+    host.agent().turns.push_back(vec![diff_call("d2"), chunk("Not edited.")]);
+    let answer_with = |id: &str, hunks: Option<Vec<usize>>| {
+        let result = host.run(async {
+            let decide = async {
+                while p.pending_approvals().is_empty() {
+                    host.sleep(1).await;
+                }
+                let card = p.pending_approvals()[0].clone();
+                p.decide_approval_hunks(&card.id, Decision::ApproveOnce, hunks).await.expect("decided");
+                card
+            };
+            futures::join!(p.process(direct(id, "edit the plan")), decide)
+        });
+        assert!(result.0.success, "{:?}", result.0);
+        result.1
+    };
+    let card = answer_with("p1", None);
+    let change = card.change.expect("the card shows the diff");
+    assert_eq!(change.path, "Notes/plan.md", "named inside the vault");
+    assert_eq!(change.hunks.len(), 2);
+    // Only one hunk of two: the agent writes the whole file itself, so it is refused.
+    answer_with("p2", Some(vec![1]));
+    let allow = json!({"outcome": "selected", "optionId": "allow"});
+    let reject = json!({"outcome": "selected", "optionId": "reject"});
+    assert_eq!(permission_answers(&host), [allow, reject]);
+}

@@ -265,3 +265,25 @@ fn without_session_load_a_new_session_gets_the_conversations_history() {
     let conversation = host.run(p.current_conversation()).unwrap();
     assert_eq!(conversation.provider_session_id.as_deref(), Some("codex:sess-2"), "the new session is kept");
 }
+
+#[test]
+fn the_answer_says_the_agent_is_starting_before_its_first_turn_and_not_once_it_runs() {
+    let host = FakeHost::new();
+    let p = acp_processor(&host, agent_settings(AgentKind::Gemini));
+    host.agent().turns.push_back(vec![chunk("one")]);
+    host.agent().turns.push_back(vec![chunk("two")]);
+    assert!(host.run(p.process(direct("m1", "first"))).success);
+    assert!(host.run(p.process(direct("m2", "second"))).success);
+    let status = |id: &str| -> Vec<String> {
+        host.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Waiting { message_id, text, .. } if message_id == id => Some(text),
+                Event::TextDelta { message_id, text, .. } if message_id == id => Some(format!("text {text}")),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(status("m1"), ["Starting Gemini CLI…", "text one"]);
+    assert_eq!(status("m2"), ["text two"], "the agent already runs: nothing starts");
+}

@@ -206,6 +206,7 @@ fn schedule_full() -> Schedule {
         last_run_at: Some(TS.into()),
         integrations: vec!["calendar".into()],
         model: Some("claude-haiku-4-5".into()),
+        agent: Some(smarthole_agent::AgentKind::ClaudeCode),
         current_run: Some("sched-conv-1-3".into()),
     }
 }
@@ -515,6 +516,7 @@ fn outgoing() -> Vec<Sample> {
         to_json(&smarthole_agent::provider_presets()),
         false,
     );
+    add("agent_presets", "ReturnType<typeof Core.agentPresets>", to_json(&smarthole_agent::agent_presets()), false);
     samples
 }
 

@@ -4,8 +4,8 @@
 //! out), `messages.rs` (the ACP v1 messages read), `launch.rs` (the agent setting, each preset's
 //! command, the clean environment), `client.rs` (the connection: handshake, requests, what the
 //! agent may write), `session.rs` (a conversation's session: reuse, load or new; the requests'
-//! params), `progress.rs` (a turn's updates → what the chat shows), `permission.rs` (the answer
-//! to a permission request), `error.rs`.
+//! params), `presets.rs` (the agents the settings offer), `progress.rs` (a turn's updates →
+//! what the chat shows), `permission.rs` (the answer to a permission request), `error.rs`.
 
 pub(crate) mod client;
 pub(crate) mod codec;
@@ -13,8 +13,10 @@ pub(crate) mod error;
 pub(crate) mod launch;
 pub(crate) mod messages;
 pub(crate) mod permission;
+pub(crate) mod presets;
 pub(crate) mod progress;
 pub(crate) mod session;
 
 pub use launch::AgentKind;
 pub use messages::PlanEntry;
+pub use presets::{agent_presets, AgentPreset};

@@ -1,10 +1,12 @@
 //! The answer to an agent's `session/request_permission`: the plugin's own `smarthole` tools
 //! are granted by the plugin (they ask the user in their own way); the agent's own tools are
-//! rejected unless the user let the agent use them, and then the user decides on a card.
+//! rejected unless the user let the agent use them, and then the user decides on a card (with
+//! the change's diff when the request carries one).
 
 use serde_json::{json, Value};
 
 use super::messages::PermissionRequest;
+use crate::vault::diff::{content_hash, diff, ChangeKind, ProposedChange};
 
 /// The prefix of the plugin's own tools as an agent names them.
 pub(crate) const SMARTHOLE_TOOL_PREFIX: &str = "mcp__smarthole__";
@@ -50,5 +52,31 @@ fn select(request: &PermissionRequest, kinds: &[&str]) -> Value {
     match option {
         Some(option) => json!({"outcome": {"outcome": "selected", "optionId": option.option_id}}),
         None => json!({"outcome": {"outcome": "cancelled"}}),
+    }
+}
+
+/// The change a request carries (its first `diff` content: path, old and new text), for the
+/// card's diff; its path relative to the vault's `folder` when it lies inside.
+pub(crate) fn proposed_change(request: &PermissionRequest, folder: &str) -> Option<ProposedChange> {
+    let found = request.tool_call.content.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("diff"))?;
+    let path = found.get("path").and_then(Value::as_str)?;
+    let new = found.get("newText").and_then(Value::as_str)?;
+    let old = found.get("oldText").and_then(Value::as_str);
+    let inside = path.strip_prefix(folder.trim_end_matches('/')).and_then(|p| p.strip_prefix('/'));
+    Some(ProposedChange {
+        kind: if old.is_some() { ChangeKind::Edit } else { ChangeKind::Create },
+        path: inside.unwrap_or(path).to_owned(),
+        to: None,
+        base_hash: content_hash(old.unwrap_or_default()),
+        hunks: diff(old.unwrap_or_default(), new),
+    })
+}
+
+/// Whether the user's answer on a card grants the whole change: the agent writes the file
+/// itself, so accepting only some of its hunks cannot be done and counts as a rejection.
+pub(crate) fn grants_whole(change: Option<&ProposedChange>, accepted: Option<&[usize]>) -> bool {
+    match (change, accepted) {
+        (Some(change), Some(accepted)) => change.hunks.iter().all(|h| accepted.contains(&h.number)),
+        _ => true,
     }
 }

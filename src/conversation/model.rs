@@ -166,6 +166,10 @@ pub struct Schedule {
     /// The model its runs use, when the job names one (else the background model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The agent its runs use, when the job names one (else the built-in agent: an unattended
+    /// run on a subscription is the user's choice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<crate::acp::AgentKind>,
     /// The message of the run under way (claimed, not finished): a restart finishes that run
     /// instead of claiming another.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,6 +195,7 @@ impl Schedule {
             last_run_at: None,
             integrations: Vec::new(),
             model: None,
+            agent: None,
             current_run: None,
         }
     }

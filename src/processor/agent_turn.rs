@@ -85,7 +85,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let host = &self.inner.host;
         let (sender, mut rx) = mpsc::unbounded();
         let _listening = self.inner.acp.listen(sender);
-        self.agent_ready(settings, kind, folder, &mut rx).await?;
+        self.agent_ready(message, settings, kind, folder, &mut rx).await?;
         let history = history_text(context);
         let (session, with_history) =
             self.acp_session(context, kind, folder, settings, !history.is_empty(), &mut rx).await?;
@@ -109,7 +109,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                         self.show(message, shown);
                     }
                 }
-                Delivery::Permission { id, request } => self.acp_permission(message, settings, id, *request).await,
+                Delivery::Permission { id, request } => {
+                    self.acp_permission(message, settings, folder, id, *request).await
+                }
                 Delivery::Reply { id, outcome } if id == prompt => {
                     cancel.prompt = None;
                     break match outcome {
@@ -150,9 +152,11 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
     }
 
-    /// Starts the agent if it is not running as these settings say, and waits for its handshake.
+    /// Starts the agent if it is not running as these settings say ("Starting Claude Code…" on
+    /// the answer until it begins), and waits for its handshake.
     async fn agent_ready(
         &self,
+        message: &RoutedMessage,
         settings: &Settings,
         kind: AgentKind,
         folder: &str,
@@ -163,6 +167,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
             return Ok(());
         }
         self.inner.acp.cancelled.borrow_mut().take();
+        let (message_id, conversation_id, text) =
+            (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
+        self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());
         self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await
@@ -255,6 +262,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         &self,
         message: &RoutedMessage,
         settings: &Settings,
+        folder: &str,
         id: serde_json::Value,
         request: PermissionRequest,
     ) {
@@ -262,16 +270,19 @@ impl<H: Host + 'static> MessageProcessor<H> {
             PermissionChoice::Answer(answer) => answer,
             PermissionChoice::AskUser => {
                 let call = &request.tool_call;
+                let change = permission::proposed_change(&request, folder);
                 let ask = ApprovalAsk {
                     action: format!("agent_{}", call.kind.as_deref().unwrap_or("tool")),
                     summary: call.title.clone().unwrap_or_else(|| "The agent wants to use one of its own tools".into()),
                     details: call.raw_input.clone().unwrap_or_else(|| json!({})),
-                    change: None,
+                    change: change.clone(),
                     tool_use_id: Some(call.tool_call_id.clone()),
                 };
                 match self.ask_approval(message, ask).await {
-                    ApprovalOutcome::Approved(_) => permission::approved(&request),
-                    ApprovalOutcome::Rejected | ApprovalOutcome::Expired => permission::rejected(&request),
+                    ApprovalOutcome::Approved(hunks) if permission::grants_whole(change.as_ref(), hunks.as_deref()) => {
+                        permission::approved(&request)
+                    }
+                    _ => permission::rejected(&request),
                 }
             }
         };

@@ -109,7 +109,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         // A scheduled run is work nobody waits on: the background model, or the job's own.
         let settings = match (&target, &context.prompt.schedule) {
             (Target::Conversation(_), schedule) => {
-                Rc::new(settings.for_background(schedule.as_ref().and_then(|s| s.model.as_deref())))
+                let mut background = settings.for_background(schedule.as_ref().and_then(|s| s.model.as_deref()));
+                // A job runs on the agent it names; the built-in one unless it names another.
+                if let Some(schedule) = schedule {
+                    background.agent = schedule.agent.unwrap_or_default();
+                }
+                Rc::new(background)
             }
             (Target::Current, _) => settings,
         };

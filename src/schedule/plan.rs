@@ -24,6 +24,8 @@ pub struct ScheduleRequest {
     pub integrations: Vec<String>,
     /// The model the runs use, if the job names one.
     pub model: Option<String>,
+    /// The agent the runs use, if the job names one.
+    pub agent: Option<crate::acp::AgentKind>,
 }
 
 /// Changes to a conversation's state (`state_update`, or a schedule's initial state): `step`
@@ -118,6 +120,7 @@ pub fn plan(
     let mut schedule = Schedule::new(kind, request.task.trim());
     schedule.integrations = request.integrations.clone();
     schedule.model = request.model.as_deref().map(str::trim).filter(|m| !m.is_empty()).map(str::to_owned);
+    schedule.agent = request.agent;
     schedule.max_runs = request.max_runs;
     let end = match &request.end_at {
         Some(text) => {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::args::Args;
 use super::call::{tool_def, ToolContext, ToolEffect, ToolOutput};
+use crate::acp::AgentKind;
 use crate::conversation::ScheduleType;
 use crate::host::Host;
 use crate::llm::ToolDef;
@@ -21,7 +22,7 @@ pub(super) const STATE_UPDATE: &str = "state_update";
 pub(super) const KEEP_QUESTION_OPEN: &str = "keep_question_open";
 
 /// What `create_schedule` accepts.
-const CREATE_SCHEDULE_SCHEMA: &str = r#"{"type":"object","properties":{"type":{"type":"string","enum":["cron","scheduled","immediate"],"description":"cron: repeatedly; scheduled: once at run_at; immediate: once, right away in the background."},"task":{"type":"string","description":"What each run must do, written as an instruction to yourself (the run starts with it)."},"expression":{"type":"string","description":"For cron: 5 fields, minute hour day-of-month month day-of-week, e.g. \"0 8 * * 1-5\" (08:00 on weekdays)."},"time_zone":{"type":"string","description":"IANA time zone for cron (default: the user's)."},"run_at":{"type":"string","description":"For scheduled: ISO 8601 time with offset, e.g. 2026-11-23T08:00:00+01:00."},"end_at":{"type":"string","description":"Optional: no run after this ISO 8601 time."},"max_runs":{"type":"integer","minimum":1,"description":"Optional: stop after this many runs."},"integrations":{"type":"array","items":{"type":"string"},"description":"Integrations (MCP servers) the runs need; each must be connected."},"model":{"type":"string","description":"Optional: the model the runs use, only when the user names one (default: the background model from the settings)."},"state":{"type":"object","description":"Initial state: {\"context\": {...}, \"step\": \"...\", \"data\": {...}}."}},"required":["type","task"]}"#;
+const CREATE_SCHEDULE_SCHEMA: &str = r#"{"type":"object","properties":{"type":{"type":"string","enum":["cron","scheduled","immediate"],"description":"cron: repeatedly; scheduled: once at run_at; immediate: once, right away in the background."},"task":{"type":"string","description":"What each run must do, written as an instruction to yourself (the run starts with it)."},"expression":{"type":"string","description":"For cron: 5 fields, minute hour day-of-month month day-of-week, e.g. \"0 8 * * 1-5\" (08:00 on weekdays)."},"time_zone":{"type":"string","description":"IANA time zone for cron (default: the user's)."},"run_at":{"type":"string","description":"For scheduled: ISO 8601 time with offset, e.g. 2026-11-23T08:00:00+01:00."},"end_at":{"type":"string","description":"Optional: no run after this ISO 8601 time."},"max_runs":{"type":"integer","minimum":1,"description":"Optional: stop after this many runs."},"integrations":{"type":"array","items":{"type":"string"},"description":"Integrations (MCP servers) the runs need; each must be connected."},"model":{"type":"string","description":"Optional: the model the runs use, only when the user names one (default: the background model from the settings)."},"agent":{"type":"string","enum":["builtin","claude-code","codex","gemini","opencode","acp"],"description":"Optional: the agent the runs use, only when the user names one (default: builtin). Before choosing the user's own coding agent, tell the user that providers may count unattended runs on a subscription differently."},"state":{"type":"object","description":"Initial state: {\"context\": {...}, \"step\": \"...\", \"data\": {...}}."}},"required":["type","task"]}"#;
 
 /// What `state_update` accepts.
 const STATE_UPDATE_SCHEMA: &str = r#"{"type":"object","properties":{"step":{"type":"string","description":"Where the work is now."},"data":{"type":"object","description":"Results to keep (merged key by key)."},"context":{"type":"object","description":"What the task is about (merged key by key)."}}}"#;
@@ -101,6 +102,7 @@ pub(super) async fn create<H: Host>(ctx: &ToolContext<'_, H>, input: &Value) -> 
         max_runs: args.number("max_runs").map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
         integrations,
         model: args.str("model").map(str::to_owned),
+        agent: args.str("agent").and_then(|name| AgentKind::ALL.into_iter().find(|k| k.name() == name)),
     };
     let now = ctx.host.now_ms();
     let cron = |e: &str, z: &str, after: u64| ctx.host.cron_next(e, z, after);

@@ -45,6 +45,12 @@ pub fn provider_presets() -> JsValue {
     to_js(&crate::provider_presets())
 }
 
+/// The agents the settings offer (program, install hint, login command, desktop only each).
+#[wasm_bindgen(js_name = agentPresets, unchecked_return_type = "AgentPreset[]")]
+pub fn agent_presets() -> JsValue {
+    to_js(&crate::agent_presets())
+}
+
 /// The fields of a settings document its reader would ignore (misspelled or unknown), each with
 /// where it is, the name probably meant and a sentence saying so: the headless command refuses
 /// `--api-config`/`--mcp-config` files with any; the plugin keeps them in `data.json` and says

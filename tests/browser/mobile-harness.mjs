@@ -121,11 +121,11 @@ export async function openPhone({ fallback = { kind: "text", text: "ok" }, throt
   const secrets = { "anthropic-api-key": "test-key" };
 
   /** Loads the page and the plugin; resolves with the ms from evaluating main.js to Send enabled. */
-  async function boot({ wipe = false, crashAt = null, settings = {} } = {}) {
+  async function boot({ wipe = false, crashAt = null, settings = {}, desktop = false } = {}) {
     await page.goto(site.url);
     if (wipe) await page.evaluate(() => window.mobile.wipe());
     if (crashAt) await page.evaluate((src) => (window.mobile.control.crashAt = new Function("op", "path", src)), crashAt);
-    const started = await page.evaluate(({ code, data, secrets }) => window.mobile.boot({ code, data, secrets }), { code, data: { ...data, ...settings }, secrets });
+    const started = await page.evaluate(({ code, data, secrets, desktop }) => window.mobile.boot({ code, data, secrets, desktop }), { code, data: { ...data, ...settings }, secrets, desktop });
     if (crashAt) return null;
     await page.waitForSelector(".smarthole-send:not([disabled])");
     const ready = await page.evaluate(() => window.__buttonTexts.find((t) => t.text === "Send" && !t.disabled)?.at);

@@ -5,7 +5,7 @@
 // events out to the views, and hands out its processor (guarded-core.ts): one binding, whatever
 // instance is current. A trap rebuilds the core: a fresh instance, the user told, the inbox (on
 // disk) finished by the new one. The shim decides nothing else: the core does.
-import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, PlatformFacts, PlatformFeatures, ProcessResult, ProviderPreset, ReprocessSummary } from "smarthole-core";
+import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, PlatformFacts, PlatformFeatures, ProcessResult, ProviderPreset, AgentPreset, ReprocessSummary } from "smarthole-core";
 import type { SocketLike } from "./hub-sockets.ts";
 import type { McpConnections, StdioFactory } from "./mcp.ts";
 import type { AgentSystem } from "./agent-process.ts";
@@ -88,6 +88,8 @@ export class CoreRuntime {
   /** The core's default settings, once it is loaded. */
   defaults: Required<CoreSettings> | null = null;
   presets: ProviderPreset[] = [];
+  /** The agents the settings offer (the core's `agentPresets`). */
+  agents: AgentPreset[] = [];
   /** What this device lets the plugin offer, as the core decides it from the platform's facts
    *  (`reportPlatform`), once it is loaded; the settings and commands draw it. */
   features: PlatformFeatures | null = null;
@@ -172,7 +174,7 @@ export class CoreRuntime {
 
   /** What the platform can do, as it reports it: the core decides what follows. */
   private facts(): PlatformFacts {
-    return { mobile: this.options.mobile ?? false, canStartPrograms: Boolean(this.options.mcpStdio), canListen: Boolean(this.options.loadHttp) };
+    return { mobile: this.options.mobile ?? false, canStartPrograms: Boolean(this.options.mcpStdio) || Boolean(this.options.agentSystem), canListen: Boolean(this.options.loadHttp) };
   }
 
   /** Loads the core module (once per instance): its defaults and presets are known from then. */
@@ -182,6 +184,7 @@ export class CoreRuntime {
     this.loaded = core;
     this.defaults = core.defaultSettings();
     this.presets = core.providerPresets();
+    this.agents = core.agentPresets();
     this.features = core.platformFeatures(this.facts());
     return core;
   }

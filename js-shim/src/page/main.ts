@@ -5,6 +5,7 @@ import { CoreRuntime } from "../core/runtime.ts";
 import { ChatPanel } from "../ui/chat-panel.ts";
 import { installDomHelpers } from "./dom-helpers.ts";
 import { PageIO, PageVault } from "./page-io.ts";
+import { pageAgentSystem } from "./page-agent.ts";
 
 installDomHelpers();
 
@@ -21,6 +22,12 @@ const settings: CoreSettings = {
   maxTokens: Number(params.get("maxTokens") ?? 1024),
   hubEnabled: params.has("hub"),
 };
+// ?agent=claude-code: the user's own agent, played by the page's scripted one (page-agent.ts).
+const agent = params.get("agent") as CoreSettings["agent"] | null;
+if (agent) {
+  settings.agent = agent;
+  settings.agentOwnTools = params.has("ownTools");
+}
 const hub = params.get("hub");
 if (hub) settings.hubUrl = hub;
 
@@ -31,6 +38,8 @@ const runtime = new CoreRuntime({
   configFolder: ".obsidian",
   openSocket: (url) => new WebSocket(url),
   settings: () => settings,
+  agentSystem: agent ? pageAgentSystem : null,
+  vaultFolder: () => (agent ? "/page-vault" : null),
   notify: (text) => banner?.setText(text),
   log: (level, message) => {
     if (level === "error" || level === "warn") console.warn(message);

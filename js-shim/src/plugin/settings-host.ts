@@ -9,7 +9,7 @@ import type { SavedSettings } from "./settings.ts";
 
 /** The runtime as the settings use it: its facts (defaults, presets, what this device offers,
  * the agent API's listeners, the MCP servers), its processor, and the settings applied again. */
-export type SettingsRuntime = Pick<CoreRuntime, "ready" | "started" | "defaults" | "presets" | "features" | "processor" | "mcp" | "apiStates" | "configureApi" | "updateSettings">;
+export type SettingsRuntime = Pick<CoreRuntime, "ready" | "started" | "defaults" | "presets" | "agents" | "features" | "processor" | "mcp" | "apiStates" | "configureApi" | "updateSettings">;
 
 export interface SettingsHost {
   readonly app: App;

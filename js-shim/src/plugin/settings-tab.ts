@@ -9,6 +9,7 @@ import { renderAgentApi } from "./agent-api-setting.ts";
 import { renderUsage } from "./usage-setting.ts";
 import { renderConnection } from "./model-setting.ts";
 import { renderBackgroundModel } from "./background-setting.ts";
+import { renderAgent } from "./agent-setting.ts";
 
 type Key = keyof SavedSettings;
 /** The settings with a plain value (text, number, switch). */
@@ -126,6 +127,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
       containerEl.createEl("p", { text: "The agent is starting; reopen this tab in a moment." });
       return;
     }
+    renderAgent(containerEl, this.host, defaults);
     new Setting(containerEl).setName("Model").setHeading();
     new Setting(containerEl)
       .setName("API key")

@@ -2,11 +2,15 @@
 // call streams (plain while streaming, Markdown once finished), each tool call as a chip in words
 // with its raw input and result one click away, and under a chip the cards it raised (approval,
 // diff); then "Undo changes" when the turn changed notes, a status line (retrying, stopped, a
-// notice), and a copy button.
+// notice), and a copy button. An agent's plan (ACP) is a checklist where it first came, redrawn in
+// place as its entries change.
 import type {} from "obsidian";
-import type { ApprovalRequest, ProcessResult } from "smarthole-core";
+import type { ApprovalRequest, PlanEntry, ProcessResult } from "smarthole-core";
 import type { PanelOptions } from "./panel-api.ts";
 import { toolOutcome } from "./chat-text.ts";
+
+/** How a plan entry's status shows in its checklist. */
+const PLAN_MARKS: Record<string, string> = { pending: "○", in_progress: "◐", completed: "✓" };
 
 /** A run of text one model call streamed. */
 interface TextSegment {
@@ -36,6 +40,8 @@ export class AnswerBubble {
   private live: TextSegment | null = null;
   private readonly chips = new Map<string, Chip>();
   private undoRow: HTMLElement | null = null;
+  /** The plan's checklist, once the agent sent one. */
+  private planList: HTMLElement | null = null;
   /** Where the turn's usage line goes (ui/usage.ts). */
   readonly usage: HTMLElement;
   finished = false;
@@ -86,12 +92,30 @@ export class AnswerBubble {
   toolStarted(id: string, name: string, words: string, input: unknown): void {
     if (this.chips.has(id)) return;
     this.live = null;
+    this.status.setText("");
     const chip = this.flow.createEl("details", { cls: "smarthole-tool", attr: { "data-tool-use-id": id } });
     const summary = chip.createEl("summary", { text: `${words}…`, cls: "smarthole-tool-name", attr: { title: name } });
     chip.createEl("pre", { text: JSON.stringify(input, null, 2), cls: "smarthole-tool-input" });
     const result = chip.createDiv({ cls: "smarthole-tool-result", text: "Running…" });
     const cards = this.flow.createDiv({ cls: "smarthole-tool-cards" });
     this.chips.set(id, { el: chip, name: summary, result, words, cards });
+  }
+
+  /** The agent's plan, whole each time: a checklist where it first came, its entries redrawn. */
+  plan(entries: PlanEntry[]): void {
+    this.status.setText("");
+    if (!this.planList) {
+      this.live = null;
+      const box = this.flow.createDiv({ cls: "smarthole-plan" });
+      box.createDiv({ cls: "smarthole-plan-title", text: "Plan" });
+      this.planList = box.createEl("ul", { cls: "smarthole-plan-entries" });
+    }
+    this.planList.empty();
+    for (const entry of entries) {
+      const item = this.planList.createEl("li", { cls: "smarthole-plan-entry", attr: { "data-status": entry.status } });
+      item.createSpan({ cls: "smarthole-plan-mark", text: PLAN_MARKS[entry.status] ?? "○", attr: { "aria-label": entry.status.replace("_", " ") } });
+      item.createSpan({ cls: "smarthole-plan-text", text: entry.content });
+    }
   }
 
   toolFinished(id: string, isError: boolean, output: string): void {

@@ -61,6 +61,7 @@ export class ChatPanel {
     this.lists = new ConversationLists(this.root, core, {
       open: (id) => this.open(id),
       changeSchedule: (conversation, what) => this.changeSchedule(conversation, what),
+      agentName: (id) => this.agentName(id),
     });
     this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
     this.indexLine = this.root.createDiv({ cls: "smarthole-hint smarthole-index" });
@@ -224,7 +225,12 @@ export class ChatPanel {
     this.scheduleBar.empty();
     const schedule = conversation?.schedule;
     this.scheduleBar.toggleClass("smarthole-hidden", !schedule);
-    if (conversation && schedule) scheduleControls(this.scheduleBar, schedule, (what) => this.changeSchedule(conversation, what));
+    if (conversation && schedule) scheduleControls(this.scheduleBar, schedule, (what) => this.changeSchedule(conversation, what), (id) => this.agentName(id));
+  }
+
+  /** The core's name for an agent ("Claude Code"), for a job that names one. */
+  private agentName(id: string): string | undefined {
+    return this.backend.agents.find((a) => a.id === id)?.name;
   }
 
   /** A schedule's button was pressed (in the bar or the Tasks list). */

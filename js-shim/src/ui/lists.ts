@@ -6,9 +6,14 @@ import type { Conversation, Schedule, ScheduleChange } from "smarthole-core";
 import type { CoreCalls } from "./panel-api.ts";
 import { scheduleText } from "./chat-text.ts";
 
-/** A schedule's description and its Pause / Resume / Delete buttons; `change` does the change. */
-export function scheduleControls(el: HTMLElement, schedule: Schedule, change: (what: ScheduleChange) => Promise<void>): void {
+/** A schedule's description and its Pause / Resume / Delete buttons; `change` does the change.
+ *  A job on the user's own agent names it (`agentName`: the core's name for an agent's id). */
+export function scheduleControls(el: HTMLElement, schedule: Schedule, change: (what: ScheduleChange) => Promise<void>, agentName: (id: string) => string | undefined): void {
   el.createDiv({ cls: "smarthole-schedule-text", text: `${scheduleText(schedule)} — ${schedule.task}` });
+  if (schedule.agent && schedule.agent !== "builtin") {
+    const text = `Runs on ${agentName(schedule.agent) ?? schedule.agent}. Providers may count unattended runs on a subscription differently.`;
+    el.createDiv({ cls: "smarthole-schedule-agent smarthole-hint", text });
+  }
   const buttons = el.createDiv({ cls: "smarthole-options" });
   const toggle = schedule.paused ? "resume" : "pause";
   buttons.createEl("button", { text: schedule.paused ? "Resume" : "Pause", cls: `smarthole-schedule-${toggle}` }).addEventListener("click", () => void change(toggle));
@@ -20,6 +25,8 @@ export interface ListHooks {
   open(id: string): Promise<void>;
   /** A schedule's button was pressed. */
   changeSchedule(conversation: Conversation, what: ScheduleChange): Promise<void>;
+  /** The name of an agent by its id (a job's). */
+  agentName(id: string): string | undefined;
 }
 
 /** The History and Tasks lists, each hidden until its header button shows it. */
@@ -88,7 +95,7 @@ export class ConversationLists {
         this.tasks.addClass("smarthole-hidden");
         void this.hooks.open(c.id);
       });
-      scheduleControls(item, c.schedule, (what) => this.hooks.changeSchedule(c, what));
+      scheduleControls(item, c.schedule, (what) => this.hooks.changeSchedule(c, what), (id) => this.hooks.agentName(id));
     }
   }
 }

@@ -7,7 +7,7 @@ import type { CoreRuntime } from "../core/runtime.ts";
 export type { CoreCalls } from "../core/guarded-core.ts";
 
 /** What the panel needs from the runtime. */
-export type ChatBackend = Pick<CoreRuntime, "ready" | "subscribe" | "processor">;
+export type ChatBackend = Pick<CoreRuntime, "ready" | "subscribe" | "processor" | "agents">;
 
 export interface PanelOptions {
   /** Renders Markdown into an element (MarkdownRenderer in Obsidian). */

@@ -179,6 +179,9 @@ export class Transcript {
       case "tool_started":
         this.answer(event.messageId).toolStarted(event.toolUseId, event.name, event.words, event.input);
         return;
+      case "plan":
+        this.answer(event.messageId).plan(event.entries);
+        return;
       case "tool_finished":
         this.answer(event.messageId).toolFinished(event.toolUseId, event.isError, event.output);
         if (event.isError) this.approvals.failed(event.toolUseId, event.output);

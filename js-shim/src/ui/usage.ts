@@ -17,9 +17,11 @@ export function costText(u: Usage): string {
   return `≈ $${u.costUsd < 0.01 ? u.costUsd.toFixed(4) : u.costUsd.toFixed(2)}`;
 }
 
-/** One answer: "12k in, 94 % from cache · 512 out · context 7 % of 200k · ≈ $0.012". */
+/** One answer: "12k in, 94 % from cache · 512 out · context 7 % of 200k · ≈ $0.012". An ACP
+ * agent reports no tokens, only its context and cost (`usage_update`): "context 1 % of 200k · ≈ $0.012". */
 export function usageText(u: Usage): string {
-  const parts = [`${count(inputOf(u))} in, ${percent(u.cacheReadInputTokens, inputOf(u))} from cache`, `${count(u.outputTokens)} out`];
+  const tokens = inputOf(u) + u.outputTokens > 0 || !(u.contextTokens && u.contextWindow);
+  const parts = tokens ? [`${count(inputOf(u))} in, ${percent(u.cacheReadInputTokens, inputOf(u))} from cache`, `${count(u.outputTokens)} out`] : [];
   if (u.contextTokens && u.contextWindow) parts.push(`context ${percent(u.contextTokens, u.contextWindow)} of ${count(u.contextWindow)}`);
   const cost = costText(u);
   if (cost) parts.push(cost);

@@ -24,6 +24,8 @@ export interface Schedule {
   integrations?: string[];
   /** The model its runs use, when the job names one. */
   model?: string;
+  /** The agent its runs use, when the job names one (else the built-in agent). */
+  agent?: "builtin" | "claude-code" | "codex" | "gemini" | "opencode" | "acp";
   currentRun?: string;
 }
 

@@ -103,6 +103,24 @@ export interface ProviderPreset {
   note: string;
 }
 
+/** One choice of the agent setting (the core's `agent_presets`): what the settings say of it. */
+export interface AgentPreset {
+  id: "builtin" | "claude-code" | "codex" | "gemini" | "opencode" | "acp";
+  /** The menu's name ("Claude Code", "Custom ACP command"). */
+  name: string;
+  /** How the chat names it ("the built-in agent"). */
+  label: string;
+  /** The program the preset starts, found on the PATH. */
+  program?: string;
+  args: string[];
+  /** How to install the program. */
+  install?: string;
+  /** The terminal command that signs the agent in. */
+  login?: string;
+  /** It starts a program: desktop only. */
+  desktopOnly: boolean;
+}
+
 /** One line of the connection check: what was checked, whether it passed, what to change. */
 export interface CheckLine {
   step: string;

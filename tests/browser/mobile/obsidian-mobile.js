@@ -460,8 +460,11 @@
     throw new Error(`Cannot find module '${name}' (no Node on mobile)`);
   }
 
-  /** Loads dist/main.js (its text), starts the plugin as the app does, opens the chat. */
-  async function boot({ code, data, secrets }) {
+  /** Loads dist/main.js (its text), starts the plugin as the app does, opens the chat. With
+   *  `desktop`, Platform says the desktop app (the vault's adapter and `require` stay a phone's:
+   *  for what the settings draw, which asks nothing of Node until a program starts). */
+  async function boot({ code, data, secrets, desktop = false }) {
+    Object.assign(Platform, { isDesktop: desktop, isDesktopApp: desktop, isMobile: !desktop, isMobileApp: !desktop, isPhone: !desktop, isAndroidApp: !desktop });
     await openStore();
     const started = performance.now();
     const module = { exports: {} };

@@ -195,3 +195,38 @@ fn a_wrong_or_missing_token_is_refused_and_the_api_stays_off() {
     config.url = "/config".into();
     assert_eq!(status_and_body(&p, &host, config).0, 401);
 }
+
+#[test]
+fn a_tools_effect_on_the_conversation_holds_end_conversation_archives_it() {
+    let host = FakeHost::new();
+    let p = claude(&host);
+    host.agent()
+        .turns
+        .push_back(vec![AgentStep::ToolCall("end_conversation".into(), json!({"reason": "done"})), chunk("Goodbye.")]);
+    assert!(host.run(p.process(direct("m1", "thanks, bye"))).success);
+    assert!(!answers(&host)[0].2, "{:?}", answers(&host));
+    let index: Value = serde_json::from_str(&host.file("conversations/index.json").expect("an index")).unwrap();
+    assert!(index["current"].is_null(), "{index}");
+    assert_eq!(index["conversations"][0]["endReason"], "done", "{index}");
+}
+
+#[test]
+fn stop_while_a_tool_waits_for_its_card_answers_the_agent_and_changes_nothing() {
+    let host = FakeHost::new();
+    host.put_note(NOTE, BEFORE);
+    let p = claude(&host);
+    host.agent().turns.push_back(edit_steps());
+    let user = async {
+        while p.pending_approvals().is_empty() {
+            host.sleep(10).await;
+        }
+        assert!(p.cancel_current_processing());
+    };
+    let (result, ()) = host.run(join(p.process(direct("m1", "tick off my todos")), user));
+    assert!(result.cancelled, "{result:?}");
+    host.run(host.sleep(1_000));
+    assert_eq!(host.note(NOTE).unwrap(), BEFORE);
+    let said = answers(&host);
+    assert!(said.len() == 1 && said[0].2 && said[0].1.contains("stopped"), "{said:?}");
+    assert!(p.pending_approvals().is_empty(), "the card is gone");
+}

@@ -230,3 +230,14 @@ fn stop_while_a_tool_waits_for_its_card_answers_the_agent_and_changes_nothing() 
     assert!(said.len() == 1 && said[0].2 && said[0].1.contains("stopped"), "{said:?}");
     assert!(p.pending_approvals().is_empty(), "the card is gone");
 }
+
+#[test]
+fn an_agent_without_http_mcp_is_given_no_server_and_still_answers() {
+    let host = FakeHost::new();
+    host.agent().no_http_mcp = true;
+    let p = claude(&host);
+    host.agent().turns.push_back(vec![chunk("Hello.")]);
+    assert!(host.run(p.process(direct("m1", "hello"))).success);
+    assert_eq!(host.agent_requests("session/new")[0]["params"]["mcpServers"], json!([]));
+    assert!(host.logs().iter().any(|(_, line)| line.contains("does not take MCP servers over HTTP")));
+}

@@ -28,8 +28,15 @@ const TURN_ENDED: &str = "The user stopped this turn: the tool did not run.";
 
 impl<H: Host + 'static> MessageProcessor<H> {
     /// Where the running agent reaches the `smarthole` server: the agent API's port on
-    /// 127.0.0.1 (listened on whenever an ACP agent is in use), with this process's token.
+    /// 127.0.0.1 (listened on whenever an ACP agent is in use), with this process's token;
+    /// `None` for an agent that does not take MCP servers over HTTP (it has no note tools then).
     pub(super) fn mcp_endpoint(&self, settings: &Settings) -> Option<McpEndpoint> {
+        if !self.inner.acp.client.borrow().capabilities().mcp_http {
+            let agent = settings.agent.label();
+            let text = format!("{agent} does not take MCP servers over HTTP: it cannot use SmartHole's note tools");
+            self.inner.host.log(LogLevel::Warn, &text);
+            return None;
+        }
         let token = self.inner.acp.mcp_token.borrow().clone()?;
         Some(McpEndpoint::on_port(settings.agent_api_port, token))
     }

@@ -199,7 +199,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let stored = session::session_of(kind, context.session.as_deref());
         let step = {
             let client = self.inner.acp.client.borrow();
-            session::plan_session(stored, has_history, |s| client.is_live(s), client.can_load_sessions())
+            session::plan_session(stored, has_history, |s| client.is_live(s), client.capabilities().load_session)
         };
         let with_history = match step {
             SessionStep::Reuse(session) => return Ok((session, false)),

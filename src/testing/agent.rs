@@ -82,6 +82,8 @@ pub struct FakeAgent {
     /// What `environment` and `agent_folder` answer.
     pub environment: BTreeMap<String, String>,
     pub folder: Option<String>,
+    /// `initialize`'s answer says the agent takes no MCP server over HTTP.
+    pub no_http_mcp: bool,
     /// The `smarthole` server's entry in the last `session/new` or `session/load`.
     pub mcp_server: Option<Value>,
     /// The MCP server's answers to the agent's tool calls: HTTP status, body.
@@ -159,7 +161,7 @@ impl FakeAgent {
                     let methods: Vec<Value> = auth_methods.iter().map(|m| json!({"id": m, "name": m})).collect();
                     self.say(&reply(json!({
                         "protocolVersion": version,
-                        "agentCapabilities": {"loadSession": load_session},
+                        "agentCapabilities": {"loadSession": load_session, "mcpCapabilities": {"http": !self.no_http_mcp}},
                         "authMethods": methods,
                     })));
                 }

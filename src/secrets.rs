@@ -26,6 +26,8 @@ const MIN_SECRET_CHARS: usize = 8;
 #[derive(Debug, Default)]
 pub(crate) struct Secrets {
     list: RefCell<Vec<(String, &'static str)>>,
+    /// Secrets the core made itself (an agent process's MCP token), kept across settings.
+    made: RefCell<Vec<(String, &'static str)>>,
 }
 
 impl Secrets {
@@ -50,9 +52,27 @@ impl Secrets {
                 }
             }
         }
+        for (value, name) in self.made.borrow().iter() {
+            add(value, name);
+        }
         // The longest first, so a secret that contains another is hidden whole.
         list.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
         *self.list.borrow_mut() = list;
+    }
+
+    /// Adds a secret the core made (the last few are kept: older ones may still be echoed).
+    pub(crate) fn add_made(&self, value: &str, name: &'static str) {
+        let mut made = self.made.borrow_mut();
+        if made.len() >= 4 {
+            made.remove(0);
+        }
+        made.push((value.to_owned(), name));
+        drop(made);
+        let mut list = self.list.borrow_mut();
+        if value.chars().count() >= MIN_SECRET_CHARS && !list.iter().any(|(v, _)| v == value) {
+            list.push((value.to_owned(), name));
+            list.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
+        }
     }
 
     /// The secrets' values (an agent's environment never holds one).
@@ -62,9 +82,20 @@ impl Secrets {
 
     /// `text` with every secret replaced by `[hidden <name>]`.
     pub(crate) fn mask<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.mask_but(text, &[])
+    }
+
+    /// What the agent process is sent: every secret hidden but the ones the core made for it
+    /// (its MCP token goes in `session/new`).
+    pub(crate) fn mask_for_agent<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let made: Vec<String> = self.made.borrow().iter().map(|(v, _)| v.clone()).collect();
+        self.mask_but(text, &made)
+    }
+
+    fn mask_but<'a>(&self, text: &'a str, kept: &[String]) -> Cow<'a, str> {
         let list = self.list.borrow();
         let mut text = Cow::Borrowed(text);
-        for (value, name) in list.iter() {
+        for (value, name) in list.iter().filter(|(v, _)| !kept.contains(v)) {
             if text.contains(value.as_str()) {
                 text = Cow::Owned(text.replace(value.as_str(), &format!("[hidden {name}]")));
             }
@@ -205,7 +236,7 @@ impl<H: Host> Host for Masking<H> {
         self.inner.agent_start(process, command, args, env, cwd)
     }
     fn agent_write(&self, process: u64, text: &str) {
-        self.inner.agent_write(process, &self.secrets.mask(text))
+        self.inner.agent_write(process, &self.secrets.mask_for_agent(text))
     }
     fn agent_stop(&self, process: u64) {
         self.inner.agent_stop(process)

@@ -72,7 +72,7 @@ fn a_turn_streams_tokens_tool_chips_plan_and_usage_and_is_recorded_once() {
     assert_eq!(init["params"]["protocolVersion"], 1);
     let new = &host.agent_requests("session/new")[0];
     assert_eq!(new["params"]["cwd"], VAULT);
-    assert_eq!(new["params"]["mcpServers"], json!([]));
+    assert_eq!(new["params"]["mcpServers"][0]["name"], "smarthole", "the plugin's own tools");
     assert_eq!(
         new["params"]["_meta"]["claudeCode"]["options"]["disallowedTools"],
         json!(["Edit", "Write", "NotebookEdit", "Bash"]),

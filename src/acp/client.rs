@@ -105,9 +105,9 @@ impl AcpClient {
         self.launch.as_ref().map(|l| l.command.clone()).unwrap_or_default()
     }
 
-    /// Whether the agent can load a session it made earlier.
-    pub(crate) fn can_load_sessions(&self) -> bool {
-        self.initialized.load_session
+    /// What the agent said it can do (load sessions, take MCP servers over HTTP).
+    pub(crate) fn capabilities(&self) -> &InitializeResult {
+        &self.initialized
     }
 
     /// Whether this process made or loaded the session.

@@ -33,6 +33,8 @@ pub(crate) struct InitializeResult {
     pub load_session: bool,
     /// The ids of the ways the agent can be signed in.
     pub auth_methods: Vec<String>,
+    /// Whether the agent connects to MCP servers over HTTP (the plugin's `smarthole` server).
+    pub mcp_http: bool,
 }
 
 impl InitializeResult {
@@ -45,7 +47,9 @@ impl InitializeResult {
             .and_then(Value::as_array)
             .map(|methods| methods.iter().filter_map(|m| text(m, "id")).collect())
             .unwrap_or_default();
-        Ok(InitializeResult { protocol_version, load_session, auth_methods })
+        let mcp_http =
+            value.pointer("/agentCapabilities/mcpCapabilities/http").and_then(Value::as_bool).unwrap_or_default();
+        Ok(InitializeResult { protocol_version, load_session, auth_methods, mcp_http })
     }
 }
 

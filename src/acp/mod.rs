@@ -5,12 +5,14 @@
 //! command, the clean environment), `client.rs` (the connection: handshake, requests, what the
 //! agent may write), `session.rs` (a conversation's session: reuse, load or new; the requests'
 //! params), `presets.rs` (the agents the settings offer), `progress.rs` (a turn's updates →
-//! what the chat shows), `permission.rs` (the answer to a permission request), `error.rs`.
+//! what the chat shows), `permission.rs` (the answer to a permission request), `mcp_server.rs`
+//! (the plugin's own `smarthole` MCP server the agent is given), `error.rs`.
 
 pub(crate) mod client;
 pub(crate) mod codec;
 pub(crate) mod error;
 pub(crate) mod launch;
+pub(crate) mod mcp_server;
 pub(crate) mod messages;
 pub(crate) mod permission;
 pub(crate) mod presets;

@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use super::launch::AgentKind;
+use super::mcp_server::McpEndpoint;
 
 /// The agent's own tools that change files or run commands, switched off for Claude Code unless
 /// the user lets the agent use its own tools (its reads stay; changes go through ours).
@@ -47,17 +48,21 @@ pub(crate) fn plan_session(
     }
 }
 
-/// The MCP servers given to a session. The plugin's own `smarthole` server (its note tools,
-/// send_message, end_conversation, the schedule tools) goes here once the host serves it
-/// (issue 34, a later step); none until then.
-pub(crate) fn mcp_servers() -> Value {
-    json!([])
+/// The MCP servers given to a session: the plugin's own `smarthole` server (its note tools,
+/// send_message, end_conversation, the schedule tools) where it is served (`mcp_server.rs`).
+pub(crate) fn mcp_servers(smarthole: Option<&McpEndpoint>) -> Value {
+    Value::Array(smarthole.map(McpEndpoint::server_entry).into_iter().collect())
 }
 
 /// `session/new`'s params: the vault as the working folder; for Claude Code, its own file and
 /// shell tools switched off unless `own_tools`.
-pub(crate) fn new_session_params(kind: AgentKind, cwd: &str, own_tools: bool) -> Value {
-    let mut params = json!({"cwd": cwd, "mcpServers": mcp_servers()});
+pub(crate) fn new_session_params(
+    kind: AgentKind,
+    cwd: &str,
+    own_tools: bool,
+    smarthole: Option<&McpEndpoint>,
+) -> Value {
+    let mut params = json!({"cwd": cwd, "mcpServers": mcp_servers(smarthole)});
     if kind.is_claude_code() && !own_tools {
         params["_meta"] = json!({"claudeCode": {"options": {"disallowedTools": CLAUDE_DISALLOWED_TOOLS}}});
     }
@@ -65,8 +70,8 @@ pub(crate) fn new_session_params(kind: AgentKind, cwd: &str, own_tools: bool) ->
 }
 
 /// `session/load`'s params.
-pub(crate) fn load_session_params(session: &str, cwd: &str) -> Value {
-    json!({"sessionId": session, "cwd": cwd, "mcpServers": mcp_servers()})
+pub(crate) fn load_session_params(session: &str, cwd: &str, smarthole: Option<&McpEndpoint>) -> Value {
+    json!({"sessionId": session, "cwd": cwd, "mcpServers": mcp_servers(smarthole)})
 }
 
 /// `session/prompt`'s params: one text block.

@@ -91,7 +91,7 @@ impl TurnOutcome {
     }
 
     /// Applies a tool's effect to the turn.
-    pub(super) fn apply(&mut self, effect: &ToolEffect) {
+    pub(crate) fn apply(&mut self, effect: &ToolEffect) {
         match effect {
             ToolEffect::None => {}
             ToolEffect::Question { question_type, prompt, options, sent_to_hub } => {

@@ -11,9 +11,10 @@ use std::rc::Rc;
 
 use futures::channel::mpsc::{self, UnboundedReceiver};
 use futures::future::{select, AbortHandle, Abortable, Either};
-use futures::StreamExt;
+use futures::{stream, StreamExt};
 use serde_json::json;
 
+use super::agent_tools::{Incoming, ServedTools};
 use super::conversations::TurnContext;
 use super::handle::MessageProcessor;
 use crate::acp::client::Delivery;
@@ -99,13 +100,26 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let prompt = self.acp_request("session/prompt", &session::prompt_params(&session, &text));
         let mut cancel = CancelOnDrop { processor: self, prompt: Some((prompt, session.clone())) };
         let mut progress = TurnProgress::default();
+        let (call_tx, calls) = mpsc::unbounded();
+        let _serving = self.inner.acp.serve_tools(call_tx);
+        let mut served = ServedTools::default();
+        let mut incoming = stream::select(rx.by_ref().map(Incoming::Agent), calls.map(Incoming::Tool));
         let stop_reason = loop {
-            let Some(delivery) = rx.next().await else {
-                return Err(AcpError::Unavailable("the agent's connection closed".into()));
+            let delivery = match incoming.next().await {
+                Some(Incoming::Agent(delivery)) => delivery,
+                Some(Incoming::Tool(call)) => {
+                    let id = served.call_id(&call.name);
+                    let output = self.run_served(message, settings, &call.name, &call.input, id).await;
+                    served.effects.push(output.effect.clone());
+                    let _ = call.reply.send(output);
+                    continue;
+                }
+                None => return Err(AcpError::Unavailable("the agent's connection closed".into())),
             };
             match delivery {
                 Delivery::Update(update) if update.session_id == session => {
                     for shown in progress.apply(update.update) {
+                        served.started(&shown);
                         self.show(message, shown);
                     }
                 }
@@ -133,7 +147,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready => {}
             }
         };
-        Ok(outcome_of(progress, &stop_reason, kind, &session, context_text))
+        let mut outcome = outcome_of(progress, &stop_reason, kind, &session, context_text);
+        served.effects.iter().for_each(|effect| outcome.apply(effect));
+        Ok(outcome)
     }
 
     /// Waits for the end of the session's prompt the user stopped, if its answer has not come
@@ -170,6 +186,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let (message_id, conversation_id, text) =
             (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
         self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
+        self.new_mcp_token();
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());
         self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await
@@ -189,12 +206,15 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let stored = session::session_of(kind, context.session.as_deref());
         let step = {
             let client = self.inner.acp.client.borrow();
-            session::plan_session(stored, has_history, |s| client.is_live(s), client.can_load_sessions())
+            session::plan_session(stored, has_history, |s| client.is_live(s), client.capabilities().load_session)
         };
         let with_history = match step {
             SessionStep::Reuse(session) => return Ok((session, false)),
             SessionStep::Load(session) => {
-                let id = self.acp_request("session/load", &session::load_session_params(&session, folder));
+                let id = self.acp_request(
+                    "session/load",
+                    &session::load_session_params(&session, folder, self.mcp_endpoint(settings).as_ref()),
+                );
                 let loaded = self.acp_wait(rx, "session/load", |d| reply_to(id, d)).await;
                 match loaded {
                     Ok(Ok(_)) => return Ok((session, false)),
@@ -205,7 +225,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
             SessionStep::New { with_history } => with_history,
         };
-        let params = session::new_session_params(kind, folder, settings.agent_own_tools);
+        let smarthole = self.mcp_endpoint(settings);
+        let params = session::new_session_params(kind, folder, settings.agent_own_tools, smarthole.as_ref());
         let id = self.acp_request("session/new", &params);
         let agent = kind.label().to_owned();
         match self.acp_wait(rx, "session/new", |d| reply_to(id, d)).await? {

@@ -51,7 +51,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// What the processor lends a turn's tools: the message, the conversations, the hub and
     /// approvals as the callbacks given, the integrations, the search index.
-    fn turn_services<'a>(
+    pub(super) fn turn_services<'a>(
         &'a self,
         message: &'a RoutedMessage,
         notify_hub: &'a dyn Fn(&str, Priority),

@@ -46,6 +46,9 @@ pub enum AgentStep {
     Silence,
     /// The prompt ends with this stop reason.
     End(String),
+    /// A `tools/call` of this tool with these arguments, posted to the `smarthole` MCP server
+    /// given in `session/new` (its URL and token); the next step waits for the HTTP answer.
+    ToolCall(String, Value),
 }
 
 /// A start the core asked for: process, command, args, env, cwd.
@@ -56,6 +59,8 @@ pub type AgentLaunch = (u64, String, Vec<String>, BTreeMap<String, String>, Stri
 pub(super) enum Out {
     Output(u64, String),
     Exited(u64, Option<i32>, Option<String>, Option<String>, String),
+    /// An HTTP request to the core's listener (the agent calling the `smarthole` MCP server).
+    Mcp(crate::api::ApiRequest),
 }
 
 /// The scripted agent and what the core asked of it.
@@ -77,6 +82,12 @@ pub struct FakeAgent {
     /// What `environment` and `agent_folder` answer.
     pub environment: BTreeMap<String, String>,
     pub folder: Option<String>,
+    /// `initialize`'s answer says the agent takes no MCP server over HTTP.
+    pub no_http_mcp: bool,
+    /// The `smarthole` server's entry in the last `session/new` or `session/load`.
+    pub mcp_server: Option<Value>,
+    /// The MCP server's answers to the agent's tool calls: HTTP status, body.
+    pub mcp_answers: Vec<(u16, Value)>,
     running: Option<u64>,
     sessions: u64,
     /// The prompt being answered: its id, the steps left, and what it waits for.
@@ -91,6 +102,7 @@ pub struct FakeAgent {
 #[derive(Debug, Clone, PartialEq)]
 enum Waiting {
     Permission(String),
+    Mcp,
     Cancel,
     Forever,
 }
@@ -135,6 +147,10 @@ impl FakeAgent {
         let id = message.get("id").cloned();
         let method = message.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
         let reply = |result: Value| json!({"jsonrpc": "2.0", "id": id.clone(), "result": result});
+        if method == "session/new" || method == "session/load" {
+            let servers = message["params"]["mcpServers"].as_array().cloned().unwrap_or_default();
+            self.mcp_server = servers.into_iter().find(|s| s["name"] == "smarthole");
+        }
         match method.as_str() {
             "initialize" => match self.init.clone().unwrap_or(InitAnswer::Answer {
                 version: json!(1),
@@ -145,7 +161,7 @@ impl FakeAgent {
                     let methods: Vec<Value> = auth_methods.iter().map(|m| json!({"id": m, "name": m})).collect();
                     self.say(&reply(json!({
                         "protocolVersion": version,
-                        "agentCapabilities": {"loadSession": load_session},
+                        "agentCapabilities": {"loadSession": load_session, "mcpCapabilities": {"http": !self.no_http_mcp}},
                         "authMethods": methods,
                     })));
                 }
@@ -234,12 +250,51 @@ impl FakeAgent {
                 AgentStep::AwaitCancel => self.waiting = Some(Waiting::Cancel),
                 AgentStep::Silence => self.waiting = Some(Waiting::Forever),
                 AgentStep::End(reason) => return self.end(&reason),
+                AgentStep::ToolCall(name, arguments) => {
+                    let body = json!({"jsonrpc": "2.0", "id": self.mcp_answers.len() + 1, "method": "tools/call",
+                        "params": {"name": name, "arguments": arguments}});
+                    match self.mcp_request(&body) {
+                        Some(request) => {
+                            self.waiting = Some(Waiting::Mcp);
+                            self.send(Out::Mcp(request));
+                        }
+                        None => self.mcp_answers.push((0, json!("no smarthole server was given"))),
+                    }
+                }
             }
         }
     }
 }
 
 impl FakeAgent {
+    /// A POST of `body` to the `smarthole` server, as an MCP client sends it (its URL's port and
+    /// path, its Authorization header).
+    pub fn mcp_request(&self, body: &Value) -> Option<crate::api::ApiRequest> {
+        let server = self.mcp_server.as_ref()?;
+        let url = server["url"].as_str()?;
+        let rest = url.strip_prefix("http://127.0.0.1:")?;
+        let (port, path) = rest.split_at(rest.find('/')?);
+        let authorization = server["headers"][0]["value"].as_str()?.to_owned();
+        Some(crate::api::ApiRequest {
+            method: "POST".into(),
+            url: path.to_owned(),
+            headers: [("host".to_owned(), format!("127.0.0.1:{port}")), ("authorization".to_owned(), authorization)]
+                .into(),
+            body: body.to_string(),
+            body_too_large: false,
+            local_port: port.parse().ok()?,
+        })
+    }
+
+    /// The server answered the agent's tool call: the steps go on.
+    pub(super) fn mcp_answered(&mut self, status: u16, body: &str) {
+        self.mcp_answers.push((status, serde_json::from_str(body).unwrap_or(Value::Null)));
+        if self.waiting == Some(Waiting::Mcp) {
+            self.waiting = None;
+            self.play();
+        }
+    }
+
     /// Lines the core wrote to process `process`.
     pub(super) fn write(&mut self, process: u64, text: &str) {
         if self.running != Some(process) {

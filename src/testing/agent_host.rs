@@ -58,6 +58,14 @@ pub fn drive_agent(processor: &MessageProcessor<FakeHost>) {
                 Out::Exited(process, code, signal, error, stderr) => {
                     processor.agent_exited(process, code, signal.as_deref(), error.as_deref(), &stderr)
                 }
+                // The agent's HTTP call runs beside its output, as a real client's does.
+                Out::Mcp(request) => {
+                    let (processor, host) = (processor.clone(), processor.host().clone());
+                    host.clone().spawn(Box::pin(async move {
+                        let answer = processor.handle_api(request).await;
+                        host.state.agent.borrow_mut().mcp_answered(answer.status, &answer.body);
+                    }));
+                }
             }
         }
     };

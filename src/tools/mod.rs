@@ -145,6 +145,12 @@ impl ToolRegistry {
         tools_json(&[self.definitions.as_slice(), extra.as_slice()].concat())
     }
 
+    /// The definitions of the tools named in `names`, in the registry's order (what the
+    /// `smarthole` MCP server offers an ACP agent).
+    pub(crate) fn definitions_of(&self, names: &[&str]) -> Vec<ToolDef> {
+        self.definitions.iter().filter(|d| names.contains(&d.name.as_str())).cloned().collect()
+    }
+
     /// Runs a tool call by name; an unknown name is an error result.
     pub async fn run<H: Host>(&self, ctx: &ToolContext<'_, H>, name: &str, input: &Value) -> ToolOutput {
         if notes::has(name) {

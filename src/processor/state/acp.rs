@@ -4,8 +4,19 @@
 use std::cell::{Cell, RefCell};
 
 use futures::channel::mpsc::UnboundedSender;
+use futures::channel::oneshot;
+use serde_json::Value;
 
 use crate::acp::client::{AcpClient, Delivery};
+use crate::tools::ToolOutput;
+
+/// A call of one of the `smarthole` tools, handed from the MCP server to the turn whose prompt
+/// is in flight; the turn runs it and answers on `reply`.
+pub(crate) struct ServedCall {
+    pub(crate) name: String,
+    pub(crate) input: Value,
+    pub(crate) reply: oneshot::Sender<ToolOutput>,
+}
 
 /// The ACP agent's connection and who listens to it.
 #[derive(Default)]
@@ -18,6 +29,11 @@ pub(crate) struct AcpLink {
     /// session's next prompt waits for it, so none of its late updates is taken for the next
     /// answer).
     pub(crate) cancelled: RefCell<Option<(u64, String)>>,
+    /// The bearer token of the running agent process's `smarthole` MCP server (new for each
+    /// process; a secret, masked in logs).
+    pub(crate) mcp_token: RefCell<Option<String>>,
+    /// The turn whose prompt is in flight, taking the `smarthole` tool calls.
+    tool_calls: RefCell<Option<UnboundedSender<ServedCall>>>,
 }
 
 impl AcpLink {
@@ -33,6 +49,33 @@ impl AcpLink {
             Some(sender) => sender.unbounded_send(delivery).err().map(|e| e.into_inner()),
             None => Some(delivery),
         }
+    }
+}
+
+impl AcpLink {
+    /// Makes `sender` the turn running the `smarthole` tool calls until the guard is dropped.
+    pub(crate) fn serve_tools(&self, sender: UnboundedSender<ServedCall>) -> ServeGuard<'_> {
+        *self.tool_calls.borrow_mut() = Some(sender);
+        ServeGuard { link: self }
+    }
+
+    /// Hands a tool call to the turn whose prompt is in flight; gives it back when none is.
+    pub(crate) fn serve(&self, call: ServedCall) -> Result<(), ServedCall> {
+        match self.tool_calls.borrow().as_ref() {
+            Some(sender) => sender.unbounded_send(call).map_err(|e| e.into_inner()),
+            None => Err(call),
+        }
+    }
+}
+
+/// Stops a turn taking tool calls, however its prompt ends.
+pub(crate) struct ServeGuard<'a> {
+    link: &'a AcpLink,
+}
+
+impl Drop for ServeGuard<'_> {
+    fn drop(&mut self) {
+        self.link.tool_calls.borrow_mut().take();
     }
 }
 

@@ -34,13 +34,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// Stop, as the chat view presses it: the message in flight is abandoned (as
     /// `cancel_current_processing` does) and is no longer in flight from now on; the answer says
-    /// which it was and what is still in flight.
+    /// which it was and what is still in flight. The `in_flight` event follows when its run has
+    /// ended — after the stop is on disk —, never before: the host may die at any event, and a
+    /// stop not yet on disk would be answered again at the next start.
     pub fn stop(&self) -> StopAnswer {
         let stopped = self.inner.run.stop();
         if let Some(id) = &stopped {
             self.inner.host.log(crate::host_types::LogLevel::Info, &format!("stopping message {id}"));
             self.inner.inbox.unlist(id);
-            self.in_flight_changed();
         }
         StopAnswer { stopped, in_flight: self.messages_in_flight() }
     }

@@ -12,6 +12,7 @@ pub(crate) mod codec;
 pub(crate) mod error;
 pub(crate) mod launch;
 pub(crate) mod messages;
+pub(crate) mod own_tools;
 pub(crate) mod permission;
 pub(crate) mod progress;
 pub(crate) mod session;

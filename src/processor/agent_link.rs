@@ -122,8 +122,19 @@ impl<H: Host + 'static> MessageProcessor<H> {
             secrets: &secrets,
             hidden: &settings.agent_env_hidden,
             cwd: folder,
+            own_tools: settings.agent_own_tools,
         };
         launch(&input).map_err(|problem| AcpError::Unavailable(problem.to_string()))
+    }
+
+    /// Writes the files the agent's start needs (Gemini CLI's policy) in the data folder.
+    pub(super) async fn acp_write_files(&self, launch: &Launch) -> Result<(), AcpError> {
+        for (path, text) in &launch.files {
+            self.inner.host.write_file_atomic(path, text).await.map_err(|e| {
+                AcpError::Unavailable(format!("{} could not be prepared: .smarthole/{path}: {e}", launch.command))
+            })?;
+        }
+        Ok(())
     }
 
     /// Stops the agent process, if one runs (the processor is disposed, the agent changed).

@@ -5,7 +5,8 @@
 //! command, the clean environment), `client.rs` (the connection: handshake, requests, what the
 //! agent may write), `session.rs` (a conversation's session: reuse, load or new; the requests'
 //! params), `progress.rs` (a turn's updates → what the chat shows), `permission.rs` (the answer
-//! to a permission request), `error.rs`.
+//! to a permission request), `own_tools.rs` (Gemini CLI's and opencode's own write and shell
+//! tools switched off), `error.rs`.
 
 pub(crate) mod client;
 pub(crate) mod codec;

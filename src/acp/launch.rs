@@ -139,8 +139,6 @@ pub(crate) struct LaunchInput<'a> {
     pub hidden: &'a [String],
     /// The folder the agent works in (the vault).
     pub cwd: &'a str,
-    /// The agent may use its own tools that change files or run commands.
-    pub own_tools: bool,
 }
 
 /// Why an agent cannot be launched from the settings.
@@ -180,12 +178,7 @@ pub(crate) fn launch(input: &LaunchInput<'_>) -> Result<Launch, LaunchProblem> {
         (None, Some((program, args))) => (program.to_owned(), args.iter().map(|a| (*a).to_owned()).collect()),
         (None, None) => return Err(LaunchProblem::NoCommand),
     };
-    let mut launch =
-        Launch { command, args, env: clean_environment(input), cwd: input.cwd.to_owned(), files: Vec::new() };
-    if !input.own_tools {
-        super::own_tools::switch_off(input.kind, &mut launch)?;
-    }
-    Ok(launch)
+    Ok(Launch { command, args, env: clean_environment(input), cwd: input.cwd.to_owned(), files: Vec::new() })
 }
 
 /// PATH, HOME and the variables with the agent's prefixes; never one named as hidden or

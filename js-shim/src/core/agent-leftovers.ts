@@ -48,7 +48,8 @@ export class AgentRecords {
    */
   endLeftovers(): number[] {
     const ended: number[] = [];
-    for (const record of this.load()) {
+    const recorded = this.load();
+    for (const record of recorded) {
       const line = this.system.commandLine(record.pid);
       if (line === null) continue;
       if (!isRecordedAgent(record, line)) {
@@ -60,7 +61,8 @@ export class AgentRecords {
       ended.push(record.pid);
     }
     this.records = [];
-    this.save();
+    // No file is written where no agent was ever started.
+    if (recorded.length > 0) this.save();
     return ended;
   }
 

@@ -9,7 +9,7 @@ use common::acp::*;
 use common::*;
 use serde_json::json;
 use smarthole_agent::testing::{AgentStep, FakeHost, InitAnswer, START_MS};
-use smarthole_agent::AgentKind;
+use smarthole_agent::{AgentKind, Settings};
 
 fn failed(host: &FakeHost, kind: AgentKind) -> String {
     let p = acp_processor(host, agent_settings(kind));
@@ -46,7 +46,10 @@ fn no_answer_to_initialize_is_an_error_after_30_seconds() {
     let host = FakeHost::new();
     host.agent().init = Some(InitAnswer::Silent);
     let error = failed(&host, AgentKind::Opencode);
-    assert!(error.contains("did not answer initialize within 30 s. Check that opencode is an ACP agent"), "{error}");
+    assert!(
+        error.contains("did not answer initialize within 30 s. Check that opencode acp is an ACP agent"),
+        "{error}"
+    );
     assert_eq!(host.now() - START_MS, 30_000, "given 30 s, no more");
     assert_eq!(host.agent().stopped, [1]);
 }
@@ -123,4 +126,20 @@ fn an_agent_ending_at_start_says_so_with_its_last_words() {
     host.agent().init = Some(InitAnswer::Exit(2));
     let error = failed(&host, AgentKind::Gemini);
     assert!(error.contains("stopped while starting (exit code 2): fake agent: cannot start"), "{error}");
+}
+
+#[test]
+fn an_error_names_the_whole_agent_command_not_only_its_interpreter() {
+    // A script run by an interpreter: "Check that node is an ACP agent" would point nowhere.
+    for init in [InitAnswer::Garbage("Welcome to my agent!\n".into()), InitAnswer::Silent] {
+        let host = FakeHost::new();
+        let settings =
+            Settings { agent_command: "node /opt/agents/my-agent.mjs --acp".into(), ..agent_settings(AgentKind::Acp) };
+        host.agent().init = Some(init);
+        let p = acp_processor(&host, settings);
+        let result = host.run(p.process(direct("n1", "hello")));
+        let error = result.error.unwrap_or_default();
+        assert!(error.contains("Check that node /opt/agents/my-agent.mjs --acp is an ACP agent"), "{error}");
+        assert_eq!(inbox(&host).len(), 1, "the message is kept");
+    }
 }

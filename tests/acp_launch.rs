@@ -30,7 +30,12 @@ fn each_preset_starts_its_program() {
     for (kind, command, args) in [
         (AgentKind::ClaudeCode, "claude-agent-acp", vec![]),
         (AgentKind::Codex, "codex-acp", vec![]),
-        (AgentKind::Gemini, "gemini", vec!["--experimental-acp"]),
+        // Its own write and shell tools off by a policy file (acp_agent_setup.rs).
+        (
+            AgentKind::Gemini,
+            "gemini",
+            vec!["--experimental-acp", "--policy", "/home/user/vault/.smarthole/gemini-policy.toml"],
+        ),
         (AgentKind::Opencode, "opencode", vec!["acp"]),
     ] {
         let (got, got_args, _, cwd) = launched(agent_settings(kind), &[]);

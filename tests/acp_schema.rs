@@ -3,9 +3,12 @@
 //! answers to initialize, session/new and session/prompt) is read as the schema's docs show it,
 //! and what the client writes has every field the schema requires.
 //!
-//! The official examples and schema are read from a copy of agentclientprotocol/agent-client-
-//! protocol when one is present (`ACP_SPEC_DIR`, or the workplace's mirror); the examples below
-//! are written after them, so the test means something without the copy.
+//! The official schema comes with the protocol's TypeScript SDK, a pinned devDependency
+//! (`node_modules/@agentclientprotocol/sdk/schema/v1/schema.json`, installed by `npm ci`): a
+//! missing schema fails the test. The protocol's documentation examples are read from a copy of
+//! agentclientprotocol/agent-client-protocol when one is present (`ACP_SPEC_DIR`, or the
+//! workplace's mirror; the SDK ships no docs); the examples below are written after them, so
+//! that test means something without the copy.
 
 mod common;
 
@@ -89,6 +92,15 @@ fn every_agent_message_the_client_uses_is_read() {
 
 fn update(update: Value) -> Value {
     json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "sess_abc123def456", "update": update}})
+}
+
+/// The protocol's official JSON schema, from the pinned SDK in node_modules (required).
+fn official_schema() -> Value {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("node_modules/@agentclientprotocol/sdk/schema/v1/schema.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("the ACP schema {} is missing ({e}): run `npm ci`", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
 /// The copy of the protocol's repository, when there is one.
@@ -178,25 +190,20 @@ fn what_the_client_writes_has_every_field_the_schema_requires() {
         futures::join!(p.process(direct("x", "hi")), stop)
     });
     let sent = host.agent().received.clone();
-    // The schema's required fields of each (hand-copied from schema/v1/schema.json; checked
-    // against the copy when present).
-    let required: [(&str, &str, &[&str]); 4] = [
-        ("initialize", "InitializeRequest", &["protocolVersion"]),
-        ("session/new", "NewSessionRequest", &["cwd", "mcpServers"]),
-        ("session/prompt", "PromptRequest", &["sessionId", "prompt"]),
-        ("session/cancel", "CancelNotification", &["sessionId"]),
+    // Each message's required fields, as the official schema lists them.
+    let schema = official_schema();
+    let required = [
+        ("initialize", "InitializeRequest"),
+        ("session/new", "NewSessionRequest"),
+        ("session/prompt", "PromptRequest"),
+        ("session/cancel", "CancelNotification"),
     ];
-    let schema: Option<Value> =
-        spec_dir().and_then(|d| spec_file(&d, "schema/v1/schema.json")).and_then(|t| serde_json::from_str(&t).ok());
-    for (method, name, fields) in required {
+    for (method, name) in required {
         let message = sent.iter().find(|m| m["method"] == method).unwrap_or_else(|| panic!("{method} was sent"));
         assert_eq!(message["jsonrpc"], "2.0");
-        let mut fields: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
-        if let Some(schema) = &schema {
-            let listed = schema["$defs"][name]["required"].as_array().cloned().unwrap_or_default();
-            fields = listed.iter().filter_map(|f| f.as_str().map(str::to_owned)).collect();
-            assert!(!fields.is_empty(), "{name} in the schema");
-        }
+        let listed = schema["$defs"][name]["required"].as_array().cloned().unwrap_or_default();
+        let fields: Vec<String> = listed.iter().filter_map(|f| f.as_str().map(str::to_owned)).collect();
+        assert!(!fields.is_empty(), "{name} with its required fields in the schema");
         for field in fields {
             assert!(message["params"].get(&field).is_some(), "{method} lacks {field}: {message}");
         }

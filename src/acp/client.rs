@@ -100,9 +100,10 @@ impl AcpClient {
         self.kind.label()
     }
 
-    /// The program, for error texts.
+    /// The command line (program and arguments: an interpreter alone names nothing), for errors.
     fn command(&self) -> String {
-        self.launch.as_ref().map(|l| l.command.clone()).unwrap_or_default()
+        let words = self.launch.iter().flat_map(|l| std::iter::once(&l.command).chain(&l.args));
+        head(&words.map(String::as_str).collect::<Vec<_>>().join(" "))
     }
 
     /// What the agent said it can do (load sessions, take MCP servers over HTTP).
@@ -196,7 +197,7 @@ impl AcpClient {
         (self.stop(), vec![Delivery::Failed(error)])
     }
 
-    /// The agent did not answer `method` within `seconds`: it is stopped; the error says so.
+    /// The agent did not answer `method` within `seconds`: stopped, with an error saying so.
     pub(crate) fn silent(&mut self, method: &str, seconds: u64) -> (Vec<AcpAction>, AcpError) {
         let error =
             AcpError::Silent { agent: self.label().into(), method: method.into(), seconds, command: self.command() };
@@ -351,7 +352,6 @@ impl AcpClient {
             return Vec::new();
         }
         let agent = self.label().to_owned();
-        let command = self.command();
         let during = match self.phase {
             Phase::Initializing { .. } | Phase::Authenticating { .. } => "while starting",
             _ if self.pending.values().any(|m| m == "session/prompt") => "in the middle of its answer",
@@ -360,7 +360,7 @@ impl AcpClient {
         let error = match error {
             Some(why) => AcpError::NotStarted {
                 agent,
-                command,
+                command: self.launch.as_ref().map(|l| l.command.clone()).unwrap_or_default(),
                 why: why.to_owned(),
                 advice: format!("{}, or set the agent command in settings to where it is.", self.kind.install_hint()),
             },

@@ -119,6 +119,8 @@ pub(crate) struct Launch {
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
     pub cwd: String,
+    /// Files the core writes in its data folder before the start: (path, text).
+    pub files: Vec<(String, String)>,
 }
 
 /// Variables every agent gets (where the host has them).
@@ -146,6 +148,9 @@ pub(crate) enum LaunchProblem {
     NoCommand,
     /// A quote left open in the command.
     Unquoted(String),
+    /// The agent's configuration variable is not a JSON object (its own tools could not be
+    /// switched off).
+    BadConfig(&'static str),
 }
 
 impl std::fmt::Display for LaunchProblem {
@@ -157,6 +162,10 @@ impl std::fmt::Display for LaunchProblem {
             LaunchProblem::Unquoted(command) => {
                 write!(f, "the agent command {command:?} has a quote that is never closed")
             }
+            LaunchProblem::BadConfig(name) => write!(
+                f,
+                "{name} is not a JSON object, so the agent's own tools that change files could not be switched off: fix or unset {name}"
+            ),
         }
     }
 }
@@ -169,7 +178,7 @@ pub(crate) fn launch(input: &LaunchInput<'_>) -> Result<Launch, LaunchProblem> {
         (None, Some((program, args))) => (program.to_owned(), args.iter().map(|a| (*a).to_owned()).collect()),
         (None, None) => return Err(LaunchProblem::NoCommand),
     };
-    Ok(Launch { command, args, env: clean_environment(input), cwd: input.cwd.to_owned() })
+    Ok(Launch { command, args, env: clean_environment(input), cwd: input.cwd.to_owned(), files: Vec::new() })
 }
 
 /// PATH, HOME and the variables with the agent's prefixes; never one named as hidden or

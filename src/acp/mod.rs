@@ -6,7 +6,8 @@
 //! agent may write), `session.rs` (a conversation's session: reuse, load or new; the requests'
 //! params), `presets.rs` (the agents the settings offer), `progress.rs` (a turn's updates →
 //! what the chat shows), `permission.rs` (the answer to a permission request), `mcp_server.rs`
-//! (the plugin's own `smarthole` MCP server the agent is given), `error.rs`.
+//! (the plugin's own `smarthole` MCP server the agent is given), `own_tools.rs` (Gemini CLI's
+//! and opencode's own write and shell tools switched off), `error.rs`.
 
 pub(crate) mod client;
 pub(crate) mod codec;
@@ -14,6 +15,7 @@ pub(crate) mod error;
 pub(crate) mod launch;
 pub(crate) mod mcp_server;
 pub(crate) mod messages;
+pub(crate) mod own_tools;
 pub(crate) mod permission;
 pub(crate) mod presets;
 pub(crate) mod progress;

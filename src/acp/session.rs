@@ -74,6 +74,20 @@ pub(crate) fn load_session_params(session: &str, cwd: &str, smarthole: Option<&M
     json!({"sessionId": session, "cwd": cwd, "mcpServers": mcp_servers(smarthole)})
 }
 
+/// The mode a new or loaded session is set to: `default`, when the session starts in `auto`
+/// (the newer Claude Code adapter: it asks nothing, so no permission request would reach the
+/// plugin) and offers `default`. `None`: left as it is.
+pub(crate) fn mode_to_set(answer: &Value) -> Option<&'static str> {
+    let modes = answer.get("modes")?;
+    let offers_default = modes["availableModes"].as_array()?.iter().any(|m| m["id"] == "default");
+    (modes["currentModeId"] == "auto" && offers_default).then_some("default")
+}
+
+/// `session/set_mode`'s params.
+pub(crate) fn set_mode_params(session: &str, mode: &str) -> Value {
+    json!({"sessionId": session, "modeId": mode})
+}
+
 /// `session/prompt`'s params: one text block.
 pub(crate) fn prompt_params(session: &str, text: &str) -> Value {
     json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]})

@@ -11,6 +11,7 @@ use super::handle::MessageProcessor;
 use crate::acp::client::{AcpAction, Delivery};
 use crate::acp::error::AcpError;
 use crate::acp::launch::{launch, AgentKind, Launch, LaunchInput};
+use crate::acp::own_tools::switch_off;
 use crate::event::{Event, NoticeLevel};
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -110,7 +111,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
     }
 
-    /// How the agent is started with these settings in `folder`.
+    /// How the agent is started with these settings in `folder` (its own write and shell tools
+    /// off unless agentOwnTools).
     pub(super) fn acp_launch(&self, settings: &Settings, kind: AgentKind, folder: &str) -> Result<Launch, AcpError> {
         let environment: BTreeMap<String, String> = self.inner.host.environment();
         let mut secrets = self.inner.config.secrets().values();
@@ -123,7 +125,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
             hidden: &settings.agent_env_hidden,
             cwd: folder,
         };
-        launch(&input).map_err(|problem| AcpError::Unavailable(problem.to_string()))
+        let mut launch = launch(&input).map_err(|problem| AcpError::Unavailable(problem.to_string()))?;
+        if !settings.agent_own_tools {
+            switch_off(kind, &mut launch).map_err(|problem| AcpError::Unavailable(problem.to_string()))?;
+        }
+        Ok(launch)
+    }
+
+    /// Writes the files the agent's start needs (Gemini CLI's policy) in the data folder.
+    pub(super) async fn acp_write_files(&self, launch: &Launch) -> Result<(), AcpError> {
+        for (path, text) in &launch.files {
+            self.inner.host.write_file_atomic(path, text).await.map_err(|e| {
+                AcpError::Unavailable(format!("{} could not be prepared: .smarthole/{path}: {e}", launch.command))
+            })?;
+        }
+        Ok(())
     }
 
     /// Stops the agent process, if one runs (the processor is disposed, the agent changed).

@@ -23,7 +23,7 @@ use crate::acp::launch::AgentKind;
 use crate::acp::messages::{self, PermissionRequest};
 use crate::acp::permission::{self, PermissionChoice};
 use crate::acp::progress::{Shown, TurnProgress};
-use crate::acp::session::{self, SessionStep};
+use crate::acp::session;
 use crate::agent::TurnOutcome;
 use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::event::{Event, Stage};
@@ -187,63 +187,16 @@ impl<H: Host + 'static> MessageProcessor<H> {
             (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
         self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
         self.new_mcp_token();
+        self.acp_write_files(&launch).await?;
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());
         self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await
     }
 
-    /// The session of the conversation: reused, loaded, or new; and whether the prompt must
-    /// carry the conversation's history.
-    async fn acp_session(
-        &self,
-        context: &TurnContext,
-        kind: AgentKind,
-        folder: &str,
-        settings: &Settings,
-        has_history: bool,
-        rx: &mut UnboundedReceiver<Delivery>,
-    ) -> Result<(String, bool), AcpError> {
-        let stored = session::session_of(kind, context.session.as_deref());
-        let step = {
-            let client = self.inner.acp.client.borrow();
-            session::plan_session(stored, has_history, |s| client.is_live(s), client.capabilities().load_session)
-        };
-        let with_history = match step {
-            SessionStep::Reuse(session) => return Ok((session, false)),
-            SessionStep::Load(session) => {
-                let id = self.acp_request(
-                    "session/load",
-                    &session::load_session_params(&session, folder, self.mcp_endpoint(settings).as_ref()),
-                );
-                let loaded = self.acp_wait(rx, "session/load", |d| reply_to(id, d)).await;
-                match loaded {
-                    Ok(Ok(_)) => return Ok((session, false)),
-                    // The agent no longer has it: a new session, given the history.
-                    Ok(Err(_)) => has_history,
-                    Err(error) => return Err(error),
-                }
-            }
-            SessionStep::New { with_history } => with_history,
-        };
-        let smarthole = self.mcp_endpoint(settings);
-        let params = session::new_session_params(kind, folder, settings.agent_own_tools, smarthole.as_ref());
-        let id = self.acp_request("session/new", &params);
-        let agent = kind.label().to_owned();
-        match self.acp_wait(rx, "session/new", |d| reply_to(id, d)).await? {
-            Ok(value) => messages::new_session_id(&value).map(|id| (id, with_history)).map_err(|e| {
-                AcpError::Malformed { agent, what: format!("session/new's answer: {e}"), command: kind.name().into() }
-            }),
-            Err(error) if error.code == crate::acp::codec::AUTH_REQUIRED => {
-                Err(AcpError::Login { agent, login: kind.login_command().to_owned() })
-            }
-            Err(error) => Err(AcpError::Refused { agent, method: "session/new".into(), message: error.message }),
-        }
-    }
-
     /// Waits up to [`AGENT_SETUP_MS`] for the delivery `want` accepts; a failure ends the wait,
     /// a permission request meanwhile is refused, silence stops the agent with an error naming
     /// `method`.
-    async fn acp_wait<T>(
+    pub(super) async fn acp_wait<T>(
         &self,
         rx: &mut UnboundedReceiver<Delivery>,
         method: &str,
@@ -332,7 +285,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 }
 
 /// The answer to request `id`, as `acp_wait` looks for it.
-fn reply_to(id: u64, delivery: &Delivery) -> Option<Result<serde_json::Value, crate::acp::codec::RpcError>> {
+pub(super) fn reply_to(id: u64, delivery: &Delivery) -> Option<Result<serde_json::Value, crate::acp::codec::RpcError>> {
     match delivery {
         Delivery::Reply { id: got, outcome } if *got == id => Some(outcome.clone()),
         _ => None,

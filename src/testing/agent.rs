@@ -72,6 +72,10 @@ pub struct FakeAgent {
     pub auth_required: bool,
     /// A missing program: the start fails with this error.
     pub spawn_error: Option<String>,
+    /// The `modes` `session/new` answers with (none: no modes).
+    pub modes: Option<Value>,
+    /// `session/load` answers this JSON-RPC error (none: it loads).
+    pub load_error: Option<Value>,
     /// The steps of each prompt, in order (an empty list: the prompt ends `end_turn`).
     pub turns: VecDeque<Vec<AgentStep>>,
     /// What the core asked: (process, command, args, env, cwd).
@@ -175,9 +179,17 @@ impl FakeAgent {
             })),
             "session/new" => {
                 self.sessions += 1;
-                self.say(&reply(json!({"sessionId": format!("sess-{}", self.sessions)})));
+                let mut result = json!({"sessionId": format!("sess-{}", self.sessions)});
+                if let Some(modes) = &self.modes {
+                    result["modes"] = modes.clone();
+                }
+                self.say(&reply(result));
             }
-            "session/load" => self.say(&reply(Value::Null)),
+            "session/load" => match &self.load_error {
+                Some(error) => self.say(&json!({"jsonrpc": "2.0", "id": id, "error": error})),
+                None => self.say(&reply(Value::Null)),
+            },
+            "session/set_mode" => self.say(&reply(json!({}))),
             "session/prompt" => {
                 let steps = self.turns.pop_front().unwrap_or_default();
                 self.session = message["params"]["sessionId"].clone();

@@ -28,6 +28,7 @@
 //         {"garbage": "not json"}       a line that is not JSON
 //         {"raw": "…"}                  a line as it is
 //         {"flood": 1000000}            that many characters of agent_message_chunk, 64 KB each
+//         {"floodLine": 9000000}        that many characters on one line never ended (then silence)
 //         {"sleep": 100}                ms (a cancel ends it at once)
 //         {"silence": true}             never answers this prompt (until cancelled)
 //         {"exit": 3}                   exits now, mid-turn, with that code
@@ -35,8 +36,9 @@
 //       ]}
 //     ]
 //   }
-// With FAKE_ACP_LOG=FILE it appends a JSON line per event: {"start": {argv, cwd, env}}, then
-// {"in": msg} for each message it read and {"out": msg} for each it wrote.
+// With --log FILE (or FAKE_ACP_LOG=FILE) it appends a JSON line per event: {"start": {argv, cwd,
+// env, pid}}, then {"in": msg} for each message it read and {"out": msg} for each it wrote. (The
+// plugin starts an agent with a clean environment: the argument is what reaches it there.)
 import { appendFileSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -44,7 +46,8 @@ const argScript = process.argv.indexOf("--script");
 const scriptText =
   process.env.FAKE_ACP_SCRIPT_JSON ?? (argScript > 0 ? readFileSync(process.argv[argScript + 1], "utf8") : process.env.FAKE_ACP_SCRIPT ? readFileSync(process.env.FAKE_ACP_SCRIPT, "utf8") : "{}");
 const script = JSON.parse(scriptText);
-const LOG = process.env.FAKE_ACP_LOG;
+const argLog = process.argv.indexOf("--log");
+const LOG = argLog > 0 ? process.argv[argLog + 1] : process.env.FAKE_ACP_LOG;
 const record = (entry) => LOG && appendFileSync(LOG, `${JSON.stringify(entry)}\n`);
 
 record({ start: { argv: process.argv.slice(2), cwd: process.cwd(), env: process.env, pid: process.pid } });
@@ -150,6 +153,13 @@ async function runTurn(sessionId, turn, cancelled) {
           const ok = process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: piece.slice(0, Math.min(left, piece.length)) } } } })}\n`);
           if (!ok) await new Promise((resolve) => process.stdout.once("drain", resolve));
         }
+      } else if (step.floodLine !== undefined) {
+        const piece = "x".repeat(64 * 1024);
+        for (let left = step.floodLine; left > 0; left -= piece.length) {
+          if (!process.stdout.write(piece.slice(0, Math.min(left, piece.length)))) await new Promise((resolve) => process.stdout.once("drain", resolve));
+        }
+        await cancelled;
+        return "cancelled";
       } else if (step.sleep !== undefined) await sleep(step.sleep);
       else if (step.silence) {
         await cancelled;

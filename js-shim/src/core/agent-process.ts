@@ -7,6 +7,7 @@
 // and every process still running is ended when the host stops (plugin unload, the headless
 // command's exit, whatever ends it).
 import type { CoreHost } from "smarthole-core";
+import { AgentRecords } from "./agent-leftovers.ts";
 
 type ChildProcessWithoutNullStreams = import("node:child_process").ChildProcessWithoutNullStreams;
 
@@ -24,6 +25,11 @@ export interface AgentSystem {
   onExit(then: () => void): void;
   /** Runs `then` in `ms`; the returned function cancels it. It never keeps a process alive. */
   after(ms: number, then: () => void): () => void;
+  /** A file's text (null: none), and a file written: the record of the agents started. */
+  readFile(path: string): string | null;
+  writeFile(path: string, text: string): void;
+  /** Process `pid`'s command line (null: no such process), checked before a leftover is ended. */
+  commandLine(pid: number): string | null;
 }
 
 /** Timers as Node and the window both have them. */
@@ -32,9 +38,34 @@ export interface Timers {
   clearTimeout(timer: never): void;
 }
 
-/** The AgentSystem of Node's `child_process` and `process`. */
-export function agentSystem(childProcess: Pick<typeof import("node:child_process"), "spawn">, proc: Pick<typeof import("node:process"), "kill" | "env" | "platform" | "on">, timers: Timers): AgentSystem {
+/** The AgentSystem of Node's `child_process`, `process` and (to record the agents started) `fs`. */
+export function agentSystem(
+  childProcess: Pick<typeof import("node:child_process"), "spawn"> & Partial<Pick<typeof import("node:child_process"), "execFileSync">>,
+  proc: Pick<typeof import("node:process"), "kill" | "env" | "platform" | "on">,
+  timers: Timers,
+  fs?: Pick<typeof import("node:fs"), "readFileSync" | "writeFileSync">,
+): AgentSystem {
+  const readText = (file: string): string | null => {
+    try {
+      return fs ? fs.readFileSync(file, "utf8") : null;
+    } catch {
+      return null;
+    }
+  };
   return {
+    readFile: readText,
+    writeFile: (file, text) => fs?.writeFileSync(file, text),
+    commandLine: (pid) => {
+      const procLine = readText(`/proc/${pid}/cmdline`);
+      if (procLine !== null) return procLine.split("\0").join(" ").trim();
+      if (!childProcess.execFileSync) return null;
+      try {
+        // No /proc (macOS): ps, which exits 1 when there is no such process.
+        return childProcess.execFileSync("ps", ["-o", "args=", "-p", String(pid)], { encoding: "utf8" }).trim() || null;
+      } catch {
+        return null;
+      }
+    },
     after: (ms, then) => {
       const timer = timers.setTimeout(then, ms);
       // Node's timer: an exit SIGKILLs every group still stopping (onExit), so none waits on it.
@@ -85,6 +116,8 @@ export interface AgentProcessOptions {
   folder?: () => string | null;
   /** SIGTERM → SIGKILL (default 2 s; tests shorten it). */
   stopGraceMs?: number;
+  /** Where the agents started are recorded (agent-leftovers.ts); none: not recorded. */
+  recordFile?: () => string | null;
   log?: (message: string) => void;
 }
 
@@ -99,6 +132,8 @@ export class AgentProcesses implements AgentHost {
   private readonly grace: number;
   private system: AgentSystem | null = null;
   private exitHooked = false;
+  /** The agents started, on disk until they end; null until loaded, or where groups do not exist. */
+  private records: AgentRecords | null = null;
 
   constructor(private readonly options: AgentProcessOptions) {
     this.grace = options.stopGraceMs ?? STOP_GRACE_MS;
@@ -117,6 +152,26 @@ export class AgentProcesses implements AgentHost {
     const system = this.loaded();
     if (!system) return {};
     return Object.fromEntries(Object.entries(system.env()).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+  }
+
+  /**
+   * Ends the agents a previous run of this host left running (killed outright, it could not stop
+   * them), once, before any is started: those recorded whose process is still that agent.
+   */
+  endLeftovers(): number[] {
+    const system = this.loaded();
+    const file = this.options.recordFile?.() ?? null;
+    if (!system?.groups || file === null || this.records) return [];
+    this.records = new AgentRecords(
+      {
+        read: () => system.readFile(file),
+        write: (text) => system.writeFile(file, text),
+        commandLine: (pid) => system.commandLine(pid),
+        killGroup: (group) => this.kill(group, null, "SIGKILL"),
+      },
+      (message) => this.log(message),
+    );
+    return this.records.endLeftovers();
   }
 
   /** Node's calls, loaded at first use; null where there are none. */
@@ -145,6 +200,7 @@ export class AgentProcesses implements AgentHost {
     }
     const entry: Running = { child, group: child.pid ?? 0, error: null, stderr: "", reported: false };
     this.running.set(id, entry);
+    if (entry.group) this.records?.started({ pid: entry.group, command, args });
     if (!this.exitHooked) {
       this.exitHooked = true;
       // Only synchronous work runs at exit: every group still there is SIGKILLed.
@@ -219,6 +275,7 @@ export class AgentProcesses implements AgentHost {
 
   /** SIGKILLs every group still running or stopping, at once (synchronous: process exit). */
   killAll(): void {
+    this.records?.clear();
     for (const entry of this.running.values()) this.kill(entry.group, entry.child, "SIGKILL");
     for (const [group, cancel] of this.stopping) {
       cancel();
@@ -267,6 +324,7 @@ export class AgentProcesses implements AgentHost {
     if (entry.reported) return;
     entry.reported = true;
     if (this.running.get(id) === entry) this.running.delete(id);
+    if (entry.group) this.records?.ended(entry.group);
     this.exited(id, code, signal, error ?? entry.error, entry.stderr);
   }
 

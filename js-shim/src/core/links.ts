@@ -50,7 +50,13 @@ export class CoreLinks implements LinkedHost, AgentHost {
   constructor(private readonly options: LinkOptions) {
     this.hub = new HubSockets(options.openSocket, (message) => options.log("debug", message));
     this.mcp = new McpConnections(options.mcpStdio, (message) => options.log("info", message));
-    this.agents = new AgentProcesses({ system: options.agentSystem ?? null, folder: options.vaultFolder, log: (message) => options.log("debug", message) });
+    // The agents started are recorded in the vault's .smarthole/ (ended at the next start if a
+    // killed host left them).
+    const recordFile = () => {
+      const folder = options.vaultFolder?.() ?? null;
+      return folder === null ? null : `${folder}/.smarthole/agent-processes.json`;
+    };
+    this.agents = new AgentProcesses({ system: options.agentSystem ?? null, folder: options.vaultFolder, recordFile, log: (message) => options.log("debug", message) });
   }
 
   /**
@@ -67,6 +73,7 @@ export class CoreLinks implements LinkedHost, AgentHost {
       agentOutput: (id, chunk) => processor.agentOutput(id, chunk),
       agentExited: (id, code, signal, error, stderrTail) => processor.agentExited(id, code, signal, error, stderrTail),
     };
+    this.agents.endLeftovers();
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
       const log = api.log ?? ((message: string) => this.options.log("info", message));

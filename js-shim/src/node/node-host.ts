@@ -5,6 +5,7 @@
 // same host, composed the same way (core/compose-host.ts), to drive a processor in-process.
 import path from "node:path";
 import * as childProcess from "node:child_process";
+import * as fs from "node:fs";
 import process from "node:process";
 import WebSocket from "ws";
 import type { CoreEvent, CoreHost, HttpRequestSpec, LogLevel } from "smarthole-core";
@@ -39,7 +40,7 @@ export function nodePlatform(dataDir: string, options: NodePlatformOptions = {})
     openSocket: (url): SocketLike => new WebSocket(url, { maxPayload: SOCKET_MAX_PAYLOAD }),
     mcpStdio: stdioTransport((line) => options.log?.("debug", line)),
     loadHttp: () => import("node:http"),
-    agentSystem: () => agentSystem(childProcess, process, { setTimeout, clearTimeout }),
+    agentSystem: () => agentSystem(childProcess, process, { setTimeout, clearTimeout }, fs),
     vaultFolder: () => root,
     timeZone: () => process.env.SMARTHOLE_TIME_ZONE ?? localTimeZone(),
     configFolder: CONFIG_FOLDER,

@@ -14,7 +14,9 @@ export function desktopAgentSystem(): AgentSystem | null {
     const childProcess = require("node:child_process") as ChildProcess;
     // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- as above
     const proc = require("node:process") as NodeProcess;
-    return agentSystem(childProcess, proc, window);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- as above (the record of the agents started)
+    const fs = require("node:fs") as typeof import("node:fs");
+    return agentSystem(childProcess, proc, window, fs);
   }
   return null;
 }

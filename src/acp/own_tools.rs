@@ -1,0 +1,65 @@
+//! The agent's own tools that change files or run commands, switched off (unless the user lets
+//! the agent use them), each agent its own way (docs/ACP-AGENTS.md): Gemini CLI by a policy file
+//! passed as `--policy` (it reads no `_meta`, and 0.61 has no `--exclude-tools`), written by the
+//! core under `.smarthole/` before the start; opencode by `tools` merged into
+//! `OPENCODE_CONFIG_CONTENT`. (Claude Code's go in `session/new`'s `_meta`: session.rs.)
+
+use serde_json::{Map, Value};
+
+use super::launch::{AgentKind, Launch, LaunchProblem};
+
+/// Gemini CLI's tools that change files or run commands.
+pub(crate) const GEMINI_WRITE_TOOLS: [&str; 3] = ["replace", "write_file", "run_shell_command"];
+/// opencode's tools that change files or run commands.
+pub(crate) const OPENCODE_WRITE_TOOLS: [&str; 3] = ["bash", "edit", "write"];
+/// Gemini CLI's policy file, in the plugin's data folder.
+pub(crate) const GEMINI_POLICY_FILE: &str = "gemini-policy.toml";
+/// The variable opencode reads its configuration from (JSON).
+const OPENCODE_CONFIG: &str = "OPENCODE_CONFIG_CONTENT";
+
+/// Gemini CLI's policy: a deny rule for each of its write and shell tools.
+pub(crate) fn gemini_policy() -> String {
+    GEMINI_WRITE_TOOLS
+        .iter()
+        .map(|tool| format!("[[rule]]\ntoolName = \"{tool}\"\ndecision = \"deny\"\npriority = 900\n"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Switches the agent's own write and shell tools off in `launch` (the agent working in its
+/// folder, the vault, whose data folder is `.smarthole/`); the files to write in the data
+/// folder before the start are added to `launch.files`.
+pub(crate) fn switch_off(kind: AgentKind, launch: &mut Launch) -> Result<(), LaunchProblem> {
+    match kind {
+        AgentKind::Gemini => {
+            let path = format!("{}/.smarthole/{GEMINI_POLICY_FILE}", launch.cwd.trim_end_matches(['/', '\\']));
+            launch.args.extend(["--policy".to_owned(), path]);
+            launch.files.push((GEMINI_POLICY_FILE.to_owned(), gemini_policy()));
+        }
+        AgentKind::Opencode => {
+            let config = opencode_config(launch.env.get(OPENCODE_CONFIG).map(String::as_str))?;
+            launch.env.insert(OPENCODE_CONFIG.to_owned(), config);
+        }
+        AgentKind::Builtin | AgentKind::ClaudeCode | AgentKind::Codex | AgentKind::Acp => {}
+    }
+    Ok(())
+}
+
+/// The user's opencode configuration (if any) with the write and shell tools off.
+fn opencode_config(user: Option<&str>) -> Result<String, LaunchProblem> {
+    let mut config = match user.map(serde_json::from_str::<Value>) {
+        None => Map::new(),
+        Some(Ok(Value::Object(config))) => config,
+        Some(_) => return Err(LaunchProblem::BadConfig(OPENCODE_CONFIG)),
+    };
+    let tools = config.entry("tools").or_insert_with(|| Value::Object(Map::new()));
+    if !tools.is_object() {
+        *tools = Value::Object(Map::new());
+    }
+    if let Value::Object(tools) = tools {
+        for tool in OPENCODE_WRITE_TOOLS {
+            tools.insert(tool.to_owned(), Value::Bool(false));
+        }
+    }
+    Ok(Value::Object(config).to_string())
+}

@@ -1,0 +1,132 @@
+// The plugin with the REAL Claude Code adapter (claude-agent-acp, pinned; tests/node/acp-recipes.mjs),
+// end to end through the headless command (`--agent claude-code --agent-command <its program>`),
+// offline against the scripted Anthropic server: a streamed answer, Stop mid-stream, the agent
+// killed mid-turn (answered once at the next start), and the headless command itself killed
+// mid-turn (SIGKILL: nothing of it runs to stop the agent) — the next start ends the agent it
+// left. After each, no process of the agent is left.
+import { test as nodeTest, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startScriptedServer } from "../peers/anthropic-server.mjs";
+import { RECIPES } from "./acp-recipes.mjs";
+import { history, inbox, timesRecorded, tmpVault, waitFor } from "./helpers.mjs";
+import { childrenOf, groupMembers, headlessWithAgent, noAgentLeft, onceResult, printed, scratch } from "./acp-plugin-peers.mjs";
+
+const test = (name, run) => nodeTest(name, { timeout: 120_000 }, run);
+
+let server;
+before(async () => {
+  server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
+});
+after(() => server.close());
+
+/** The headless command with Claude Code as its agent, pointed at the scripted server. */
+function withClaude(vault, { args = [], stdin = "pipe", home = scratch("acp-claude-home-") } = {}) {
+  const recipe = RECIPES.claude({ modelUrl: server.url, home });
+  const child = headlessWithAgent(vault, recipe.command, { agent: "claude-code", args, env: { ...recipe.env, HOME: home }, stdin });
+  return child;
+}
+
+/** A slow streamed answer: Stop and kills land in its middle. */
+const SLOW = { kind: "text", chunks: ["Counting: one, ", ...Array.from({ length: 60 }, (_, i) => `${i + 2}, `)], delayMs: 500 };
+
+/** The agent processes (adapter pids, each its group's leader) the headless command started. */
+async function agentOf(child) {
+  await waitFor(() => childrenOf(child.pid).length > 0, 20_000, "the agent process");
+  return childrenOf(child.pid);
+}
+
+test("Claude Code: a streamed answer from its model printed and recorded; nothing left after", async () => {
+  const vault = tmpVault();
+  server.enqueue({ kind: "text", text: "Tulips go in the ground in autumn." });
+  const child = withClaude(vault, { args: ["--once", "when do tulips go in?"], stdin: "ignore" });
+  const agents = await agentOf(child);
+  const { code } = await child.done;
+  assert.equal(code, 0, child.stderrText);
+  const result = onceResult(child);
+  assert.equal(result.response, "Tulips go in the ground in autumn.");
+  assert.match(child.stderrText, /Tulips go in the ground in autumn\./, "streamed to the terminal");
+  assert.deepEqual(history(vault).map((l) => [l.role, l.content[0].text]), [
+    ["user", "when do tulips go in?"],
+    ["assistant", "Tulips go in the ground in autumn."],
+  ]);
+  await noAgentLeft(agents);
+});
+
+test("Claude Code: Stop mid-stream ends the turn, nothing recorded, the next message answered by the same agent", async () => {
+  const vault = tmpVault();
+  server.enqueue(SLOW, { kind: "text", text: "Here is the short answer." });
+  const child = withClaude(vault);
+  let agents;
+  try {
+    child.stdin.write("count to sixty slowly\n");
+    agents = await agentOf(child);
+    await printed(child, "Counting: one,", 60_000);
+    child.kill("SIGINT");
+    await printed(child, "[stopped]");
+    child.stdin.write("just answer briefly\n");
+    await printed(child, "Here is the short answer.", 60_000);
+    assert.deepEqual(childrenOf(child.pid), agents, "the same agent answered");
+  } finally {
+    child.stdin.end();
+    await child.done;
+  }
+  assert.equal(timesRecorded(vault, "count to sixty slowly"), 0);
+  assert.equal(timesRecorded(vault, "just answer briefly"), 1);
+  await noAgentLeft(agents);
+});
+
+test("Claude Code killed mid-turn: a clear error, the message kept; the next start answers it once", async () => {
+  const vault = tmpVault();
+  server.enqueue(SLOW);
+  const child = withClaude(vault, { args: ["--once", "tell me about roses"], stdin: "ignore" });
+  const agents = await agentOf(child);
+  await printed(child, "Counting: one,", 60_000);
+  process.kill(agents[0], "SIGKILL");
+  const { code } = await child.done;
+  assert.equal(code, 1);
+  assert.match(onceResult(child).error, /Claude Code stopped in the middle of its answer \(killed by SIGKILL\)/);
+  assert.equal(inbox(vault).length, 1, "the message is kept");
+  await noAgentLeft(agents, "the adapter's own children (claude) ended with it");
+
+  server.enqueue({ kind: "text", text: "Roses like sun." }, { kind: "text", text: "You are welcome." });
+  const next = withClaude(vault, { args: ["--once", "thanks"], stdin: "ignore" });
+  const nextAgents = await agentOf(next);
+  assert.equal((await next.done).code, 0, next.stderrText);
+  assert.match(next.stderrText, /finished 1 message\(s\) left by an earlier run/);
+  assert.equal(timesRecorded(vault, "tell me about roses"), 1, "answered once");
+  assert.deepEqual(inbox(vault), []);
+  await noAgentLeft(nextAgents);
+});
+
+test("the headless command killed (SIGKILL) mid-turn: the next start ends the Claude Code agent it left", async () => {
+  const vault = tmpVault();
+  const home = scratch("acp-claude-home-");
+  // The model never finishes: the agent waits on it, writing nothing (a write to the dead host's
+  // pipe would end it), as it does between a request and a slow model's first token.
+  server.enqueue({ kind: "hang" });
+  const posts = () => server.requests.filter((r) => r.method === "POST").length;
+  const before = posts();
+  const child = withClaude(vault, { args: ["--once", "count for me"], stdin: "ignore", home });
+  const agents = await agentOf(child);
+  await waitFor(() => posts() > before, 60_000, "the agent's model request");
+  child.kill("SIGKILL");
+  await child.done;
+  assert.ok(groupMembers(agents[0]).length > 0, "the adapter outlives a killed host (its stdin closed)");
+
+  try {
+    server.enqueue({ kind: "text", text: "One to sixty." }, { kind: "text", text: "Yes." });
+    const next = withClaude(vault, { args: ["--once", "are you there?"], stdin: "ignore", home });
+    await noAgentLeft(agents, "the agent left by the killed host");
+    assert.equal((await next.done).code, 0, next.stderrText);
+    assert.equal(timesRecorded(vault, "count for me"), 1, "the message it left answered once");
+  } finally {
+    // What a failure left is not left for the next tests.
+    for (const group of agents) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }
+});

@@ -1,0 +1,71 @@
+// The record of the agents a host started (js-shim/src/core/agent-leftovers.ts): the next start
+// ends a recorded group whose leader is still that agent, and never a pid the system has given
+// to another program since. (End to end with the real Claude Code adapter and a host killed
+// outright: acp-plugin-claude.test.mjs.)
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ROOT, waitFor } from "./helpers.mjs";
+import { groupMembers } from "./acp-plugin-peers.mjs";
+
+const { AgentRecords, agentSystem, isRecordedAgent } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+const childProcess = await import("node:child_process");
+const fs = await import("node:fs");
+
+/** A process in its own group, as the host starts an agent, once it runs its program. */
+async function groupLeader(args) {
+  const child = spawn("sleep", args, { detached: true, stdio: "ignore" });
+  child.unref();
+  await waitFor(() => groupMembers(child.pid).some((line) => line.includes(args.join(" "))), 5_000, "sleep to run");
+  return child.pid;
+}
+
+function records(file) {
+  const system = agentSystem(childProcess, process, { setTimeout, clearTimeout }, fs);
+  const log = [];
+  const r = new AgentRecords(
+    { read: () => system.readFile(file), write: (text) => system.writeFile(file, text), commandLine: (pid) => system.commandLine(pid), killGroup: (group) => process.kill(-group, "SIGKILL") },
+    (message) => log.push(message),
+  );
+  return { r, log };
+}
+
+test("a command line is the recorded agent's when its program's name and every argument are in it", () => {
+  const record = { pid: 10, command: "/home/u/.bin/claude-agent-acp", args: [] };
+  assert.ok(isRecordedAgent(record, "node /home/u/.bin/claude-agent-acp"), "run by its interpreter");
+  assert.ok(!isRecordedAgent(record, "/usr/lib/firefox/firefox -contentproc"));
+  const gemini = { pid: 11, command: "gemini", args: ["--experimental-acp", "--policy", "/v/.smarthole/gemini-policy.toml"] };
+  assert.ok(isRecordedAgent(gemini, "node /usr/bin/gemini --experimental-acp --policy /v/.smarthole/gemini-policy.toml"));
+  assert.ok(!isRecordedAgent(gemini, "node /usr/bin/gemini"), "another gemini run");
+});
+
+test("the next start ends the recorded agent still running, leaves a reused pid alone, and forgets both", async () => {
+  const file = path.join(fs.mkdtempSync(path.join((await import("node:os")).tmpdir(), "agent-records-")), "agent-processes.json");
+  const agent = await groupLeader(["1000", "7"]);
+  const other = await groupLeader(["1001"]);
+  try {
+    const first = records(file);
+    first.r.started({ pid: agent, command: "/bin/sleep", args: ["1000", "7"] });
+    // A pid the system gave to another program since it was recorded.
+    first.r.started({ pid: other, command: "/opt/claude-agent-acp", args: [] });
+    assert.equal(JSON.parse(readFileSync(file, "utf8")).length, 2);
+
+    const next = records(file);
+    assert.deepEqual(next.r.endLeftovers(), [agent], next.log.join("\n"));
+    await waitFor(() => groupMembers(agent).length === 0, 5_000, "the recorded agent to end");
+    assert.equal(groupMembers(other).length, 1, "another program is never killed");
+    assert.match(next.log.join("\n"), /no longer the agent started earlier/);
+    assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), []);
+    assert.ok(existsSync(file));
+  } finally {
+    for (const pid of [agent, other]) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }
+});

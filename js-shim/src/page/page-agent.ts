@@ -158,6 +158,10 @@ export function pageAgentSystem(): AgentSystem {
     env: () => ({ PATH: "/usr/bin:/bin", HOME: "/home/page" }),
     groups: true,
     onExit: () => {},
+    // No leftovers to find in a page: nothing outlives it.
+    readFile: () => null,
+    writeFile: () => {},
+    commandLine: () => null,
     after: (ms, then) => {
       const timer = window.setTimeout(then, ms);
       return () => window.clearTimeout(timer);

@@ -185,7 +185,7 @@ test("a message routed by the hub: answered by the agent, the answer seen on the
   await noAgentLeft(agent.starts().map((s) => s.pid));
 });
 
-test("a scheduled job run by the agent at its time", async () => {
+test("a scheduled job that names the agent is run by it at its time", async () => {
   const vault = tmpVault();
   const dir = path.join(vault, ".smarthole/conversations");
   mkdirSync(dir, { recursive: true });
@@ -197,7 +197,7 @@ test("a scheduled job run by the agent at its time", async () => {
     title: "Stretch reminder",
     createdAt: now,
     state: { context: {}, data: {} },
-    schedule: { type: "scheduled", runAt, nextRunAt: runAt, task: "Remind the user to stretch.", runs: 0, failures: 0, paused: false },
+    schedule: { type: "scheduled", runAt, nextRunAt: runAt, task: "Remind the user to stretch.", runs: 0, failures: 0, paused: false, agent: "acp" },
   };
   writeFileSync(path.join(dir, "index.json"), JSON.stringify({ current: null, conversations: [job] }));
   const agent = fakeAgent({ turns: [{ steps: [{ chunk: "Time to stretch!" }] }] });

@@ -90,7 +90,16 @@ export class AgentApiServer {
       }
     }
     const opening = listeners.filter((l) => !this.servers.has(l.port) || !this.servers.get(l.port)!.state.listening);
-    if (opening.length > 0) this.http ??= await this.loadHttp();
+    if (opening.length > 0 && !this.http) {
+      try {
+        this.http = await this.loadHttp();
+      } catch (error) {
+        // No server can run here after all: each listener says why, nothing is thrown.
+        const why = `could not load Node's http module: ${error instanceof Error ? error.message : String(error)}`;
+        this.log(`agent API: ${why}`);
+        return [...this.states().filter((s) => !opening.some((l) => l.port === s.port)), ...opening.map((l) => ({ ...l, listening: false, error: why }))];
+      }
+    }
     await Promise.all(opening.map((l) => this.open(l)));
     return this.states();
   }

@@ -174,9 +174,17 @@ export class AgentProcesses implements AgentHost {
     return this.records.endLeftovers();
   }
 
-  /** Node's calls, loaded at first use; null where there are none. */
+  /** Node's calls, loaded at first use; null where there are none or they fail to load (then
+   * no agent starts, and the start of the plugin goes on). */
   private loaded(): AgentSystem | null {
-    if (!this.system && this.options.system) this.system = this.options.system();
+    if (!this.system && this.options.system) {
+      try {
+        this.system = this.options.system();
+      } catch (error) {
+        this.log(`this host cannot start programs: ${errorText(error)}`);
+        return null;
+      }
+    }
     return this.system;
   }
 

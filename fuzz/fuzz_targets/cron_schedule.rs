@@ -24,6 +24,7 @@ fuzz_target!(|data: (u8, &str, &str, &str, Option<&str>, Option<u32>)| {
         max_runs,
         integrations: Vec::new(),
         model: None,
+        agent: None,
     };
     let cron = |e: &str, z: &str, after: u64| host.cron_next(e, z, after);
     if let Ok(schedule) = plan(&request, NOW, "UTC", &cron) {

@@ -8,55 +8,15 @@
 //   // the CLI points at it with GOOGLE_GEMINI_BASE_URL=server.url and any GEMINI_API_KEY
 //
 // Every request is recorded (method, path, body, whether it took a step).
-import http from "node:http";
-
-/** Splits text into ~4-character pieces (code points kept whole). */
-function pieces(text) {
-  const cps = Array.from(text);
-  const out = [];
-  for (let i = 0; i < cps.length; i += 4) out.push(cps.slice(i, i + 4).join(""));
-  return out.length ? out : [""];
-}
+import { ScriptedHttpServer, pieces } from "./scripted-http.mjs";
 
 const usage = (prompt, output) => ({ promptTokenCount: prompt, candidatesTokenCount: output, totalTokenCount: prompt + output });
 
-class GeminiServer {
-  requests = [];
-  url = "";
-  #queue = [];
-  #server = http.createServer((req, res) => void this.#handle(req, res));
-
-  enqueue(...steps) {
-    this.#queue.push(...steps);
-    return this;
-  }
-
-  async listen() {
-    await new Promise((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${this.#server.address().port}`;
-  }
-
-  close() {
-    this.#server.closeAllConnections();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-
-  async #handle(req, res) {
-    req.on("error", () => {});
-    res.on("error", () => {});
-    let raw = "";
-    for await (const chunk of req) raw += chunk;
-    let body = null;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      // not JSON: recorded as it is
-    }
-    const url = new URL(req.url, "http://x");
-    const record = { method: req.method, path: url.pathname, query: url.search, body, step: null };
-    this.requests.push(record);
+class GeminiServer extends ScriptedHttpServer {
+  answer(req, res, record, url, raw) {
+    const body = record.body;
     if (url.pathname.endsWith(":streamGenerateContent")) {
-      record.step = this.#queue.shift() ?? { text: "ok" };
+      record.step = this.takeStep();
       return this.#stream(res, record.step);
     }
     if (url.pathname.endsWith(":countTokens")) return this.#json(res, { totalTokens: raw.length >> 2 });

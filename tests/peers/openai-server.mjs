@@ -7,55 +7,17 @@
 //   server.enqueue({ toolCalls: [{ name: "read", arguments: { filePath } }] }, { text: "Done." });
 //
 // Every request is recorded (method, path, body, the step it took).
-import http from "node:http";
+import { ScriptedHttpServer, pieces } from "./scripted-http.mjs";
 
-function pieces(text) {
-  const cps = Array.from(text);
-  const out = [];
-  for (let i = 0; i < cps.length; i += 4) out.push(cps.slice(i, i + 4).join(""));
-  return out.length ? out : [""];
-}
-
-class OpenAiServer {
-  requests = [];
-  url = "";
-  #queue = [];
+class OpenAiServer extends ScriptedHttpServer {
   #ids = 0;
-  #server = http.createServer((req, res) => void this.#handle(req, res));
 
-  enqueue(...steps) {
-    this.#queue.push(...steps);
-    return this;
-  }
-
-  async listen() {
-    await new Promise((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${this.#server.address().port}`;
-  }
-
-  close() {
-    this.#server.closeAllConnections();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-
-  async #handle(req, res) {
-    req.on("error", () => {});
-    res.on("error", () => {});
-    let raw = "";
-    for await (const chunk of req) raw += chunk;
-    let body = null;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      // recorded as it is
-    }
-    const url = new URL(req.url, "http://x");
-    const record = { method: req.method, path: url.pathname, body, step: null };
-    this.requests.push(record);
+  answer(req, res, record, url, raw) {
+    const body = record.body;
     if (req.method === "GET" && url.pathname.endsWith("/models")) return this.#json(res, { object: "list", data: [{ id: "scripted-model", object: "model", owned_by: "scripted" }] });
     if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return this.#json(res, { error: { message: `${req.method} ${url.pathname}: not found`, type: "not_found" } }, 404);
     const side = !body?.tools?.length;
-    const step = side ? { text: "Garden question" } : (this.#queue.shift() ?? { text: "ok" });
+    const step = side ? { text: "Garden question" } : (this.takeStep());
     if (!side) record.step = step;
     if (body?.stream) return this.#stream(res, step);
     const message = step.toolCalls

@@ -26,6 +26,10 @@ def parse_args(argv):
     p.add_argument("-tb", "--threads-batch", type=int, default=1)
     p.add_argument("-c", "--ctx-size", type=int, default=4096)
     p.add_argument("-np", "--parallel", type=int, default=1)
+    p.add_argument("-b", "--batch-size", type=int, default=None)
+    p.add_argument("-ub", "--ubatch-size", type=int, default=None)
+    p.add_argument("--embedding", action="store_true",
+                   help="serve /v1/embeddings (an embedding model; its pooling is read from the GGUF)")
     p.add_argument("--jinja", action="store_true")
     p.add_argument("--alias", default=None)
     p.add_argument("--no-webui", action="store_true")
@@ -57,6 +61,11 @@ def main(argv):
     params.n_ctx = args.ctx_size
     params.n_parallel = args.parallel
     params.use_jinja = args.jinja
+    if args.batch_size is not None:
+        params.n_batch = args.batch_size
+    if args.ubatch_size is not None:
+        params.n_ubatch = args.ubatch_size
+    params.embedding = args.embedding
     if args.alias:
         params.model_alias = {args.alias}
     params.ui = not args.no_webui

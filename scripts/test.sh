@@ -37,11 +37,14 @@ npx --no-install eslint js-shim/src
 # `make bench` runs these; a syntax error in one would otherwise show only there.
 for script in bench/*.mjs scripts/*.mjs; do node --check "$script"; done
 
-step "end-to-end tests in Node (scripted Anthropic server, local model, crash tests)"
+step "end-to-end tests in Node (scripted Anthropic server, local chat and embedding models, crash tests)"
 MODEL_PORT=${SMARTHOLE_TEST_MODEL_PORT:-8092}
 export SMARTHOLE_TEST_MODEL_URL
 SMARTHOLE_TEST_MODEL_URL=$(scripts/local-model.sh start "$MODEL_PORT")
-trap 'scripts/local-model.sh stop "$MODEL_PORT" >/dev/null 2>&1 || true' EXIT
+EMBEDDINGS_PORT=${SMARTHOLE_TEST_EMBEDDINGS_PORT:-8093}
+export SMARTHOLE_TEST_EMBEDDINGS_URL
+trap 'scripts/local-model.sh stop "$MODEL_PORT" >/dev/null 2>&1 || true; scripts/local-model.sh embeddings-stop "$EMBEDDINGS_PORT" >/dev/null 2>&1 || true' EXIT
+SMARTHOLE_TEST_EMBEDDINGS_URL=$(scripts/local-model.sh embeddings-start "$EMBEDDINGS_PORT")
 node --test --test-concurrency=1 tests/node/
 
 step "fuzzing smoke run (every target: its regression inputs, then ${FUZZ_SECONDS:-30} s of new ones)"

@@ -2,13 +2,14 @@
 //! safety and protected folders (`path.rs`), real locations through links (`real.rs`), the case
 //! rule (`resolve.rs`), globs (`glob.rs`), search — the plain and regex matcher with BM25 and
 //! excerpts (`search.rs`), the inverted index (`search_index/`), strings searched end to end
-//! (`joined.rs`) —, a note's line ranges and edits (`line_edits.rs`) and review-first diffs
+//! (`joined.rs`), search by meaning (`meaning/`) —, a note's line ranges and edits (`line_edits.rs`) and review-first diffs
 //! (`diff.rs`).
 
 pub(crate) mod diff;
 pub(crate) mod glob;
 pub(crate) mod joined;
 pub(crate) mod line_edits;
+pub(crate) mod meaning;
 pub(crate) mod path;
 pub(crate) mod real;
 pub(crate) mod resolve;

@@ -34,6 +34,12 @@ pub(crate) enum JournalRecord {
     ToolStarted { tool_use_id: String },
     /// A tool call finished.
     ToolDone { tool_use_id: String, content: String, is_error: bool, effect: ToolEffect },
+    /// An ACP agent's call of a `smarthole` tool is about to run. `call` names it in this
+    /// journal (the agent's own ids change on a retry: a retried call is matched by `name` and
+    /// `input`).
+    AgentToolStarted { call: String, name: String, input: serde_json::Value },
+    /// That call finished.
+    AgentToolDone { call: String, content: String, is_error: bool, effect: ToolEffect },
 }
 
 /// A step as read (flat, like `llm::types::FlatBlock`, for the bundle's size). `content` is
@@ -48,6 +54,9 @@ struct FlatRecord {
     #[serde(default)]
     effect: ToolEffect,
     usage: Option<Usage>,
+    call: Option<String>,
+    name: Option<String>,
+    input: Option<serde_json::Value>,
 }
 
 impl TryFrom<FlatRecord> for JournalRecord {
@@ -76,6 +85,20 @@ impl TryFrom<FlatRecord> for JournalRecord {
                 content: match field(f.content, step, "content")? {
                     serde_json::Value::String(text) => text,
                     _ => return Err("a tool_done record's content must be text".to_owned()),
+                },
+                is_error: f.is_error,
+                effect: f.effect,
+            }),
+            "agent_tool_started" => Ok(JournalRecord::AgentToolStarted {
+                call: field(f.call, step, "call")?,
+                name: field(f.name, step, "name")?,
+                input: f.input.unwrap_or(serde_json::Value::Null),
+            }),
+            "agent_tool_done" => Ok(JournalRecord::AgentToolDone {
+                call: field(f.call, step, "call")?,
+                content: match field(f.content, step, "content")? {
+                    serde_json::Value::String(text) => text,
+                    _ => return Err("an agent_tool_done record's content must be text".to_owned()),
                 },
                 is_error: f.is_error,
                 effect: f.effect,

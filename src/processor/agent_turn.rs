@@ -14,6 +14,7 @@ use futures::future::{select, AbortHandle, Abortable, Either};
 use futures::{stream, StreamExt};
 use serde_json::json;
 
+use super::agent_calls::RunCalls;
 use super::agent_tools::{Incoming, ServedTools};
 use super::conversations::TurnContext;
 use super::handle::MessageProcessor;
@@ -66,7 +67,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let message = entry.message.clone();
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);
-        let turn = Abortable::new(self.acp_turn(&message, context, settings, kind, &folder), registration).await;
+        let earlier = self.earlier_calls(&message, entry.attempts).await;
+        let calls = RunCalls::new(earlier, entry.attempts);
+        let turn =
+            Abortable::new(self.acp_turn(&message, context, settings, (kind, &folder), calls), registration).await;
         drop(guard);
         match turn {
             Err(_) => self.finish_cancelled(&message).await,
@@ -80,8 +84,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         message: &RoutedMessage,
         context: &TurnContext,
         settings: &Settings,
-        kind: AgentKind,
-        folder: &str,
+        (kind, folder): (AgentKind, &str),
+        mut run_calls: RunCalls,
     ) -> Result<TurnOutcome, AcpError> {
         let host = &self.inner.host;
         let (sender, mut rx) = mpsc::unbounded();
@@ -93,7 +97,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.inner.acp.client.borrow_mut().session_live(&session);
         self.cancelled_prompt_ended(&session, &mut rx).await?;
         let context_text = message_context(message, &context.prompt, host.now_ms());
-        let said = format!("{context_text}\n\n{}", message.text);
+        let said = match run_calls.earlier.note() {
+            Some(note) => format!("{context_text}\n\n{note}\n\n{}", message.text),
+            None => format!("{context_text}\n\n{}", message.text),
+        };
         let text = session::prompt_text(if with_history { &history } else { &[] }, &said);
         host.emit(&Event::stage(message, Stage::ModelRequest));
         self.inner.acp.client.borrow_mut().begin_prompt();
@@ -109,9 +116,15 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 Some(Incoming::Agent(delivery)) => delivery,
                 Some(Incoming::Tool(call)) => {
                     let id = served.call_id(&call.name);
-                    let output = self.run_served(message, settings, &call.name, &call.input, id).await;
+                    let asked = run_calls.asked;
+                    let output =
+                        self.served_call(message, settings, &mut run_calls, (&call.name, &call.input), id).await;
                     served.effects.push(output.effect.clone());
                     let _ = call.reply.send(output);
+                    if run_calls.asked && !asked {
+                        // A question ends the turn, as for the built-in agent: the agent stops now.
+                        self.acp_cancel(&session);
+                    }
                     continue;
                 }
                 None => return Err(AcpError::Unavailable("the agent's connection closed".into())),
@@ -148,7 +161,16 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
         };
         let mut outcome = outcome_of(progress, &stop_reason, kind, &session, context_text);
-        served.effects.iter().for_each(|effect| outcome.apply(effect));
+        run_calls.earlier.effects().chain(&served.effects).for_each(|effect| outcome.apply(effect));
+        for name in run_calls.earlier.names() {
+            if !outcome.tools_used.iter().any(|used| used == name) {
+                outcome.tools_used.push(name.to_owned());
+            }
+        }
+        if run_calls.asked && stop_reason == "cancelled" {
+            // Cancelled by us, for the question: the turn ended as it should.
+            outcome.notice = None;
+        }
         Ok(outcome)
     }
 

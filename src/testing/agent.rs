@@ -205,6 +205,8 @@ impl FakeAgent {
                     self.play();
                 }
                 Some(Waiting::Permission(_)) => self.end("cancelled"),
+                // A cancel while a tool call is answered: the prompt ends at its next wait for it.
+                Some(Waiting::Mcp) => self.cancelled = true,
                 _ => {}
             },
             "" if message.get("result").is_some() || message.get("error").is_some() => {
@@ -259,6 +261,7 @@ impl FakeAgent {
                 })),
                 AgentStep::Raw(text) => self.raw(&text),
                 AgentStep::Exit(code, signal, stderr) => return self.exit(code, signal, None, stderr),
+                AgentStep::AwaitCancel if self.cancelled => {}
                 AgentStep::AwaitCancel => self.waiting = Some(Waiting::Cancel),
                 AgentStep::Silence => self.waiting = Some(Waiting::Forever),
                 AgentStep::End(reason) => return self.end(&reason),

@@ -40,6 +40,9 @@ pub(crate) enum JournalRecord {
     AgentToolStarted { call: String, name: String, input: serde_json::Value },
     /// That call finished.
     AgentToolDone { call: String, content: String, is_error: bool, effect: ToolEffect },
+    /// An ACP agent's cumulative cost for `session` that the usage ledger counted up to: a
+    /// retried turn in the same session counts only what it adds.
+    AgentCost { session: String, cost_usd: f64 },
 }
 
 /// A step as read (flat, like `llm::types::FlatBlock`, for the bundle's size). `content` is
@@ -57,6 +60,8 @@ struct FlatRecord {
     call: Option<String>,
     name: Option<String>,
     input: Option<serde_json::Value>,
+    session: Option<String>,
+    cost_usd: Option<f64>,
 }
 
 impl TryFrom<FlatRecord> for JournalRecord {
@@ -102,6 +107,10 @@ impl TryFrom<FlatRecord> for JournalRecord {
                 },
                 is_error: f.is_error,
                 effect: f.effect,
+            }),
+            "agent_cost" => Ok(JournalRecord::AgentCost {
+                session: field(f.session, step, "session")?,
+                cost_usd: field(f.cost_usd, step, "cost_usd")?,
             }),
             other => Err(format!("unknown journal step {other:?}")),
         }

@@ -81,7 +81,9 @@ pub(super) fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenSt
                 }
             }
             // An ACP agent's steps (the agent setting changed between runs): its own replay's.
-            JournalRecord::AgentToolStarted { .. } | JournalRecord::AgentToolDone { .. } => {}
+            JournalRecord::AgentToolStarted { .. }
+            | JournalRecord::AgentToolDone { .. }
+            | JournalRecord::AgentCost { .. } => {}
         }
     }
     (outcome, open)

@@ -138,13 +138,12 @@ impl RunCalls {
 }
 
 impl<H: Host + 'static> MessageProcessor<H> {
-    /// The calls earlier runs of `message`'s turn made (none on its first run).
-    pub(super) async fn earlier_calls(&self, message: &RoutedMessage, attempts: u32) -> EarlierCalls {
+    /// What earlier runs of `message`'s turn journaled (nothing on its first run).
+    pub(super) async fn earlier_records(&self, message: &RoutedMessage, attempts: u32) -> Vec<JournalRecord> {
         if attempts <= 1 {
-            return EarlierCalls::default();
+            return Vec::new();
         }
-        let records = Journal::new(&self.inner.host, &message.id).load().await.unwrap_or_default();
-        EarlierCalls::from_records(&records)
+        Journal::new(&self.inner.host, &message.id).load().await.unwrap_or_default()
     }
 
     /// Answers one `smarthole` call of the turn: from an earlier run's record, refused after a

@@ -14,8 +14,9 @@ use futures::future::{select, AbortHandle, Abortable, Either};
 use futures::{stream, StreamExt};
 use serde_json::json;
 
-use super::agent_calls::RunCalls;
+use super::agent_calls::{EarlierCalls, RunCalls};
 use super::agent_tools::{Incoming, ServedTools};
+use super::agent_usage;
 use super::conversations::TurnContext;
 use super::handle::MessageProcessor;
 use crate::acp::client::Delivery;
@@ -67,8 +68,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let message = entry.message.clone();
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);
-        let earlier = self.earlier_calls(&message, entry.attempts).await;
-        let calls = RunCalls::new(earlier, entry.attempts);
+        let earlier = self.earlier_records(&message, entry.attempts).await;
+        self.counted_costs_from(&earlier);
+        let calls = RunCalls::new(EarlierCalls::from_records(&earlier), entry.attempts);
         let turn =
             Abortable::new(self.acp_turn(&message, context, settings, (kind, &folder), calls), registration).await;
         drop(guard);
@@ -111,7 +113,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let _serving = self.inner.acp.serve_tools(call_tx);
         let mut served = ServedTools::default();
         let mut incoming = stream::select(rx.by_ref().map(Incoming::Agent), calls.map(Incoming::Tool));
-        let stop_reason = loop {
+        let mut tokens = None;
+        let ended = loop {
             let delivery = match incoming.next().await {
                 Some(Incoming::Agent(delivery)) => delivery,
                 Some(Incoming::Tool(call)) => {
@@ -127,7 +130,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     }
                     continue;
                 }
-                None => return Err(AcpError::Unavailable("the agent's connection closed".into())),
+                None => break Err(AcpError::Unavailable("the agent's connection closed".into())),
             };
             match delivery {
                 Delivery::Update(update) if update.session_id == session => {
@@ -142,24 +145,27 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 Delivery::Reply { id, outcome } if id == prompt => {
                     cancel.prompt = None;
                     break match outcome {
-                        Ok(value) => messages::stop_reason(&value).unwrap_or_else(|_| "end_turn".to_owned()),
-                        Err(error) => {
-                            let agent = kind.label().to_owned();
-                            return Err(AcpError::Refused {
-                                agent,
-                                method: "session/prompt".into(),
-                                message: error.message,
-                            });
+                        Ok(value) => {
+                            tokens = agent_usage::prompt_tokens(&value);
+                            Ok(messages::stop_reason(&value).unwrap_or_else(|_| "end_turn".to_owned()))
                         }
+                        Err(error) => Err(AcpError::Refused {
+                            agent: kind.label().to_owned(),
+                            method: "session/prompt".into(),
+                            message: error.message,
+                        }),
                     };
                 }
                 Delivery::Failed(error) => {
                     cancel.prompt = None;
-                    return Err(error);
+                    break Err(error);
                 }
                 Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready => {}
             }
         };
+        let turn = (message.id.as_str(), session.as_str(), kind.label());
+        self.ledger_agent_turn(turn, tokens, progress.usage.as_ref(), ended.is_ok()).await;
+        let stop_reason = ended?;
         let mut outcome = outcome_of(progress, &stop_reason, kind, &session, context_text);
         run_calls.earlier.effects().chain(&served.effects).for_each(|effect| outcome.apply(effect));
         for name in run_calls.earlier.names() {

@@ -24,6 +24,7 @@ mod agent_link;
 mod agent_session;
 mod agent_tools;
 mod agent_turn;
+mod agent_usage;
 mod api;
 mod approvals;
 mod arrival;

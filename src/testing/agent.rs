@@ -46,6 +46,8 @@ pub enum AgentStep {
     Silence,
     /// The prompt ends with this stop reason.
     End(String),
+    /// The prompt ends with this result (its stop reason, its `usage`).
+    EndWith(Value),
     /// A `tools/call` of this tool with these arguments, posted to the `smarthole` MCP server
     /// given in `session/new` (its URL and token); the next step waits for the HTTP answer.
     ToolCall(String, Value),
@@ -265,6 +267,12 @@ impl FakeAgent {
                 AgentStep::AwaitCancel => self.waiting = Some(Waiting::Cancel),
                 AgentStep::Silence => self.waiting = Some(Waiting::Forever),
                 AgentStep::End(reason) => return self.end(&reason),
+                AgentStep::EndWith(result) => {
+                    if let Some((id, _)) = self.prompt.take() {
+                        self.say(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                    }
+                    return self.waiting = None;
+                }
                 AgentStep::ToolCall(name, arguments) => {
                     let body = json!({"jsonrpc": "2.0", "id": self.mcp_answers.len() + 1, "method": "tools/call",
                         "params": {"name": name, "arguments": arguments}});

@@ -277,6 +277,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     action: format!("agent_{}", call.kind.as_deref().unwrap_or("tool")),
                     summary: call.title.clone().unwrap_or_else(|| "The agent wants to use one of its own tools".into()),
                     details: call.raw_input.clone().unwrap_or_else(|| json!({})),
+                    whole_only: change.as_ref().map(|_| permission::whole_change_reason(settings.agent.label())),
                     change: change.clone(),
                     tool_use_id: Some(call.tool_call_id.clone()),
                 };

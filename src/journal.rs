@@ -34,6 +34,15 @@ pub(crate) enum JournalRecord {
     ToolStarted { tool_use_id: String },
     /// A tool call finished.
     ToolDone { tool_use_id: String, content: String, is_error: bool, effect: ToolEffect },
+    /// An ACP agent's call of a `smarthole` tool is about to run. `call` names it in this
+    /// journal (the agent's own ids change on a retry: a retried call is matched by `name` and
+    /// `input`).
+    AgentToolStarted { call: String, name: String, input: serde_json::Value },
+    /// That call finished.
+    AgentToolDone { call: String, content: String, is_error: bool, effect: ToolEffect },
+    /// An ACP agent's cumulative cost for `session` that the usage ledger counted up to: a
+    /// retried turn in the same session counts only what it adds.
+    AgentCost { session: String, cost_usd: f64 },
 }
 
 /// A step as read (flat, like `llm::types::FlatBlock`, for the bundle's size). `content` is
@@ -48,6 +57,11 @@ struct FlatRecord {
     #[serde(default)]
     effect: ToolEffect,
     usage: Option<Usage>,
+    call: Option<String>,
+    name: Option<String>,
+    input: Option<serde_json::Value>,
+    session: Option<String>,
+    cost_usd: Option<f64>,
 }
 
 impl TryFrom<FlatRecord> for JournalRecord {
@@ -79,6 +93,24 @@ impl TryFrom<FlatRecord> for JournalRecord {
                 },
                 is_error: f.is_error,
                 effect: f.effect,
+            }),
+            "agent_tool_started" => Ok(JournalRecord::AgentToolStarted {
+                call: field(f.call, step, "call")?,
+                name: field(f.name, step, "name")?,
+                input: f.input.unwrap_or(serde_json::Value::Null),
+            }),
+            "agent_tool_done" => Ok(JournalRecord::AgentToolDone {
+                call: field(f.call, step, "call")?,
+                content: match field(f.content, step, "content")? {
+                    serde_json::Value::String(text) => text,
+                    _ => return Err("an agent_tool_done record's content must be text".to_owned()),
+                },
+                is_error: f.is_error,
+                effect: f.effect,
+            }),
+            "agent_cost" => Ok(JournalRecord::AgentCost {
+                session: field(f.session, step, "session")?,
+                cost_usd: field(f.cost_usd, step, "cost_usd")?,
             }),
             other => Err(format!("unknown journal step {other:?}")),
         }

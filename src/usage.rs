@@ -181,7 +181,16 @@ pub(crate) async fn record_call<H: Host>(
     purpose: CallPurpose,
     usage: &Usage,
 ) {
-    let mut usage = priced(usage.clone(), model, prices);
+    append_call(host, purpose, priced(usage.clone(), model, prices)).await;
+}
+
+/// Appends an ACP agent's turn to the ledger as one call: the agent's label as the model, its
+/// tokens and its own cost figure as they are (the price table does not know an agent).
+pub(crate) async fn record_agent_turn<H: Host>(host: &H, usage: &Usage) {
+    append_call(host, CallPurpose::Turn, usage.clone()).await;
+}
+
+async fn append_call<H: Host>(host: &H, purpose: CallPurpose, mut usage: Usage) {
     usage.model_calls = 1;
     let at = host.now_ms();
     let line = serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: &usage }).unwrap_or_default();

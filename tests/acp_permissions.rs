@@ -9,7 +9,7 @@ use common::acp::*;
 use common::*;
 use serde_json::{json, Value};
 use smarthole_agent::testing::{AgentStep, FakeHost};
-use smarthole_agent::{AgentKind, Decision, Event, Host, MessageProcessor, Settings};
+use smarthole_agent::{AgentKind, ApprovalError, Decision, Event, Host, MessageProcessor, Settings};
 
 fn write_call(id: &str) -> AgentStep {
     AgentStep::Permission(json!({"toolCallId": id, "title": "Write Notes/plan.md", "kind": "edit",
@@ -120,19 +120,24 @@ fn diff_call(id: &str) -> AgentStep {
 }
 
 #[test]
-fn a_request_carrying_a_diff_shows_it_and_only_the_whole_change_is_granted() {
+fn a_request_carrying_a_diff_shows_it_and_only_the_whole_change_can_be_answered() {
     let host = FakeHost::new();
     let p = acp_processor(&host, own_tools());
     host.agent().turns.push_back(vec![diff_call("d1"), chunk("Edited.")]);
     host.agent().turns.push_back(vec![diff_call("d2"), chunk("Not edited.")]);
-    let answer_with = |id: &str, hunks: Option<Vec<usize>>| {
+    let answer_with = |id: &str, decision: Decision| {
         let result = host.run(async {
             let decide = async {
                 while p.pending_approvals().is_empty() {
                     host.sleep(1).await;
                 }
                 let card = p.pending_approvals()[0].clone();
-                p.decide_approval_hunks(&card.id, Decision::ApproveOnce, hunks).await.expect("decided");
+                // Only one hunk of two: the agent writes the whole file itself, so such an
+                // answer is refused and the card still waits.
+                let partial = p.decide_approval_hunks(&card.id, Decision::ApproveOnce, Some(vec![1])).await;
+                assert_eq!(partial, Err(ApprovalError::WholeOnly { id: card.id.clone() }));
+                assert_eq!(p.pending_approvals().len(), 1, "still waiting");
+                p.decide_approval(&card.id, decision).await.expect("decided");
                 card
             };
             futures::join!(p.process(direct(id, "edit the plan")), decide)
@@ -140,12 +145,14 @@ fn a_request_carrying_a_diff_shows_it_and_only_the_whole_change_is_granted() {
         assert!(result.0.success, "{:?}", result.0);
         result.1
     };
-    let card = answer_with("p1", None);
+    let card = answer_with("p1", Decision::ApproveOnce);
+    assert!(card.whole_only, "the card offers the whole change only");
+    let why = card.reason.clone().unwrap_or_default();
+    assert!(why.contains("Claude Code writes this file itself") && why.contains("whole change"), "{why}");
     let change = card.change.expect("the card shows the diff");
     assert_eq!(change.path, "Notes/plan.md", "named inside the vault");
     assert_eq!(change.hunks.len(), 2);
-    // Only one hunk of two: the agent writes the whole file itself, so it is refused.
-    answer_with("p2", Some(vec![1]));
+    answer_with("p2", Decision::Reject);
     let allow = json!({"outcome": "selected", "optionId": "allow"});
     let reject = json!({"outcome": "selected", "optionId": "reject"});
     assert_eq!(permission_answers(&host), [allow, reject]);

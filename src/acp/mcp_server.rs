@@ -31,9 +31,10 @@ pub(crate) const SERVER_NAME: &str = "smarthole";
 /// The path the server answers on, under the agent API's listener.
 pub(crate) const MCP_PATH: &str = "/mcp";
 
-/// The built-in tools the agent is given: the note tools, `send_message`, `end_conversation`
-/// and the schedule tools (the tools that need the built-in agent's question cards are not).
-pub(crate) const SERVED_TOOLS: [&str; 14] = [
+/// The built-in tools the agent is given: the note tools, `send_message`, `end_conversation`,
+/// the schedule tools, and the question tools (`needs_input` ends the turn as for the built-in
+/// agent: the turn cancels the agent's prompt once the question is shown).
+pub(crate) const SERVED_TOOLS: [&str; 17] = [
     "read_file",
     "write_file",
     "edit_file",
@@ -48,6 +49,9 @@ pub(crate) const SERVED_TOOLS: [&str; 14] = [
     "end_conversation",
     "create_schedule",
     "state_update",
+    "needs_input",
+    "keep_question_open",
+    "get_conversation",
 ];
 
 /// MCP protocol versions this server speaks, newest first.

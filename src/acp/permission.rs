@@ -72,6 +72,11 @@ pub(crate) fn proposed_change(request: &PermissionRequest, folder: &str) -> Opti
     })
 }
 
+/// Why the card of an agent's own change offers only approve or reject of all of it.
+pub(crate) fn whole_change_reason(agent: &str) -> String {
+    format!("{agent} writes this file itself, so it takes the whole change or none of it: approve or reject all of it.")
+}
+
 /// Whether the user's answer on a card grants the whole change: the agent writes the file
 /// itself, so accepting only some of its hunks cannot be done and counts as a rejection.
 pub(crate) fn grants_whole(change: Option<&ProposedChange>, accepted: Option<&[usize]>) -> bool {

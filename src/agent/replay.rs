@@ -80,6 +80,10 @@ pub(super) fn replay(records: Vec<JournalRecord>) -> (TurnOutcome, Option<OpenSt
                     step.done.push((tool_use_id, block, effect));
                 }
             }
+            // An ACP agent's steps (the agent setting changed between runs): its own replay's.
+            JournalRecord::AgentToolStarted { .. }
+            | JournalRecord::AgentToolDone { .. }
+            | JournalRecord::AgentCost { .. } => {}
         }
     }
     (outcome, open)

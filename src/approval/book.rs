@@ -115,6 +115,9 @@ impl ApprovalBook {
         if let Some(&hunk) = hunks.iter().find(|&&n| n == 0 || n > total) {
             return Err(ApprovalError::UnknownHunk { id: id.to_owned(), hunk });
         }
+        if r.whole_only && (1..=total).any(|n| !hunks.contains(&n)) {
+            return Err(ApprovalError::WholeOnly { id: id.to_owned() });
+        }
         r.accepted_hunks = Some(hunks);
         Ok(())
     }

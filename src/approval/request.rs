@@ -156,6 +156,11 @@ pub struct ApprovalRequest {
     /// The tool call that asked: the chat view shows the card at its chip.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
+    /// The change is taken whole or not at all (an agent that writes the file itself cannot
+    /// apply some hunks): the card offers approve or reject of all of it, `reason` says why, and
+    /// an answer accepting only some hunks is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_only: bool,
 }
 
 impl ApprovalRequest {
@@ -188,6 +193,7 @@ impl ApprovalRequest {
             change: None,
             accepted_hunks: None,
             tool_use_id: None,
+            whole_only: false,
         }
     }
 
@@ -208,6 +214,9 @@ pub(crate) struct ApprovalAsk {
     pub change: Option<ProposedChange>,
     /// The tool call asking.
     pub tool_use_id: Option<String>,
+    /// Why the change can only be taken whole, when it can (the card then has no per-hunk
+    /// answers).
+    pub whole_only: Option<String>,
 }
 
 /// How the user answered a tool.
@@ -228,4 +237,6 @@ pub enum ApprovalError {
     AlreadyDecided { id: String, status: ApprovalStatus },
     #[error("approval request {id} has no hunk {hunk}")]
     UnknownHunk { id: String, hunk: usize },
+    #[error("approval request {id} takes the whole change or none of it, not some of its hunks")]
+    WholeOnly { id: String },
 }

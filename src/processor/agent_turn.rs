@@ -14,7 +14,9 @@ use futures::future::{select, AbortHandle, Abortable, Either};
 use futures::{stream, StreamExt};
 use serde_json::json;
 
+use super::agent_calls::{EarlierCalls, RunCalls};
 use super::agent_tools::{Incoming, ServedTools};
+use super::agent_usage;
 use super::conversations::TurnContext;
 use super::handle::MessageProcessor;
 use crate::acp::client::Delivery;
@@ -66,7 +68,11 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let message = entry.message.clone();
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);
-        let turn = Abortable::new(self.acp_turn(&message, context, settings, kind, &folder), registration).await;
+        let earlier = self.earlier_records(&message, entry.attempts).await;
+        self.counted_costs_from(&earlier);
+        let calls = RunCalls::new(EarlierCalls::from_records(&earlier), entry.attempts);
+        let turn =
+            Abortable::new(self.acp_turn(&message, context, settings, (kind, &folder), calls), registration).await;
         drop(guard);
         match turn {
             Err(_) => self.finish_cancelled(&message).await,
@@ -80,8 +86,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         message: &RoutedMessage,
         context: &TurnContext,
         settings: &Settings,
-        kind: AgentKind,
-        folder: &str,
+        (kind, folder): (AgentKind, &str),
+        mut run_calls: RunCalls,
     ) -> Result<TurnOutcome, AcpError> {
         let host = &self.inner.host;
         let (sender, mut rx) = mpsc::unbounded();
@@ -93,7 +99,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.inner.acp.client.borrow_mut().session_live(&session);
         self.cancelled_prompt_ended(&session, &mut rx).await?;
         let context_text = message_context(message, &context.prompt, host.now_ms());
-        let said = format!("{context_text}\n\n{}", message.text);
+        let said = match run_calls.earlier.note() {
+            Some(note) => format!("{context_text}\n\n{note}\n\n{}", message.text),
+            None => format!("{context_text}\n\n{}", message.text),
+        };
         let text = session::prompt_text(if with_history { &history } else { &[] }, &said);
         host.emit(&Event::stage(message, Stage::ModelRequest));
         self.inner.acp.client.borrow_mut().begin_prompt();
@@ -104,17 +113,24 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let _serving = self.inner.acp.serve_tools(call_tx);
         let mut served = ServedTools::default();
         let mut incoming = stream::select(rx.by_ref().map(Incoming::Agent), calls.map(Incoming::Tool));
-        let stop_reason = loop {
+        let mut tokens = None;
+        let ended = loop {
             let delivery = match incoming.next().await {
                 Some(Incoming::Agent(delivery)) => delivery,
                 Some(Incoming::Tool(call)) => {
                     let id = served.call_id(&call.name);
-                    let output = self.run_served(message, settings, &call.name, &call.input, id).await;
+                    let asked = run_calls.asked;
+                    let output =
+                        self.served_call(message, settings, &mut run_calls, (&call.name, &call.input), id).await;
                     served.effects.push(output.effect.clone());
                     let _ = call.reply.send(output);
+                    if run_calls.asked && !asked {
+                        // A question ends the turn, as for the built-in agent: the agent stops now.
+                        self.acp_cancel(&session);
+                    }
                     continue;
                 }
-                None => return Err(AcpError::Unavailable("the agent's connection closed".into())),
+                None => break Err(AcpError::Unavailable("the agent's connection closed".into())),
             };
             match delivery {
                 Delivery::Update(update) if update.session_id == session => {
@@ -129,26 +145,38 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 Delivery::Reply { id, outcome } if id == prompt => {
                     cancel.prompt = None;
                     break match outcome {
-                        Ok(value) => messages::stop_reason(&value).unwrap_or_else(|_| "end_turn".to_owned()),
-                        Err(error) => {
-                            let agent = kind.label().to_owned();
-                            return Err(AcpError::Refused {
-                                agent,
-                                method: "session/prompt".into(),
-                                message: error.message,
-                            });
+                        Ok(value) => {
+                            tokens = agent_usage::prompt_tokens(&value);
+                            Ok(messages::stop_reason(&value).unwrap_or_else(|_| "end_turn".to_owned()))
                         }
+                        Err(error) => Err(AcpError::Refused {
+                            agent: kind.label().to_owned(),
+                            method: "session/prompt".into(),
+                            message: error.message,
+                        }),
                     };
                 }
                 Delivery::Failed(error) => {
                     cancel.prompt = None;
-                    return Err(error);
+                    break Err(error);
                 }
                 Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready => {}
             }
         };
+        let turn = (message.id.as_str(), session.as_str(), kind.label());
+        self.ledger_agent_turn(turn, tokens, progress.usage.as_ref(), ended.is_ok()).await;
+        let stop_reason = ended?;
         let mut outcome = outcome_of(progress, &stop_reason, kind, &session, context_text);
-        served.effects.iter().for_each(|effect| outcome.apply(effect));
+        run_calls.earlier.effects().chain(&served.effects).for_each(|effect| outcome.apply(effect));
+        for name in run_calls.earlier.names() {
+            if !outcome.tools_used.iter().any(|used| used == name) {
+                outcome.tools_used.push(name.to_owned());
+            }
+        }
+        if run_calls.asked && stop_reason == "cancelled" {
+            // Cancelled by us, for the question: the turn ended as it should.
+            outcome.notice = None;
+        }
         Ok(outcome)
     }
 
@@ -249,6 +277,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     action: format!("agent_{}", call.kind.as_deref().unwrap_or("tool")),
                     summary: call.title.clone().unwrap_or_else(|| "The agent wants to use one of its own tools".into()),
                     details: call.raw_input.clone().unwrap_or_else(|| json!({})),
+                    whole_only: change.as_ref().map(|_| permission::whole_change_reason(settings.agent.label())),
                     change: change.clone(),
                     tool_use_id: Some(call.tool_call_id.clone()),
                 };

@@ -85,6 +85,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
             message_id: Some(message.id.clone()),
             change: ask.change.map(Box::new),
             tool_use_id: ask.tool_use_id,
+            whole_only: ask.whole_only.is_some(),
+            reason: ask.whole_only,
             ..ApprovalRequest::pending(id, ApprovalOrigin::Tool, ask.action, ask.summary, now, expires)
         };
         if let Err(e) = self.persist_approval(&request).await {

@@ -19,10 +19,12 @@
 //! - `state/` (what every part is written against: `Inner` in owned parts, the FIFO gate, the
 //!   task set) and `error.rs` (`ProcessorError`).
 
+mod agent_calls;
 mod agent_link;
 mod agent_session;
 mod agent_tools;
 mod agent_turn;
+mod agent_usage;
 mod api;
 mod approvals;
 mod arrival;

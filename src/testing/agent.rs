@@ -46,6 +46,8 @@ pub enum AgentStep {
     Silence,
     /// The prompt ends with this stop reason.
     End(String),
+    /// The prompt ends with this result (its stop reason, its `usage`).
+    EndWith(Value),
     /// A `tools/call` of this tool with these arguments, posted to the `smarthole` MCP server
     /// given in `session/new` (its URL and token); the next step waits for the HTTP answer.
     ToolCall(String, Value),
@@ -205,6 +207,8 @@ impl FakeAgent {
                     self.play();
                 }
                 Some(Waiting::Permission(_)) => self.end("cancelled"),
+                // A cancel while a tool call is answered: the prompt ends at its next wait for it.
+                Some(Waiting::Mcp) => self.cancelled = true,
                 _ => {}
             },
             "" if message.get("result").is_some() || message.get("error").is_some() => {
@@ -259,9 +263,16 @@ impl FakeAgent {
                 })),
                 AgentStep::Raw(text) => self.raw(&text),
                 AgentStep::Exit(code, signal, stderr) => return self.exit(code, signal, None, stderr),
+                AgentStep::AwaitCancel if self.cancelled => {}
                 AgentStep::AwaitCancel => self.waiting = Some(Waiting::Cancel),
                 AgentStep::Silence => self.waiting = Some(Waiting::Forever),
                 AgentStep::End(reason) => return self.end(&reason),
+                AgentStep::EndWith(result) => {
+                    if let Some((id, _)) = self.prompt.take() {
+                        self.say(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+                    }
+                    return self.waiting = None;
+                }
                 AgentStep::ToolCall(name, arguments) => {
                     let body = json!({"jsonrpc": "2.0", "id": self.mcp_answers.len() + 1, "method": "tools/call",
                         "params": {"name": name, "arguments": arguments}});

@@ -54,6 +54,7 @@ pub(super) async fn approved<H: Host>(
         details,
         change: change.cloned(),
         tool_use_id: Some(ctx.tool_use_id.to_owned()).filter(|id| !id.is_empty()),
+        whole_only: None,
     };
     match (ctx.services.approve)(ask).await {
         ApprovalOutcome::Approved(hunks) => Ok(hunks.unwrap_or(all)),

@@ -3,7 +3,8 @@
 // page-agent.ts) that the core's real ACP client and the real AgentProcesses drive. A turn of
 // "Claude Code" streams into the answer: "Starting Claude Code…" while it starts, its plan as a
 // checklist updated in place, its tool calls as chips, its edit as a diff card under the chip
-// (the agent's own tools on), its text as tokens, and the cost line from its usage_update.
+// (the agent's own tools on; the whole change or none of it), its text as tokens, and the cost
+// line from its usage_update.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { openChat, type } from "./harness.mjs";
@@ -65,6 +66,10 @@ test("a turn of the user's own agent streams its plan, tool chips, diff card, to
   assert.equal(await card.locator(".smarthole-diff-path").textContent(), NOTE, "the diff names the note inside the vault");
   assert.equal(await card.locator(".smarthole-hunk").count(), 2);
   assert.deepEqual(await card.locator(".smarthole-diff-removed .smarthole-diff-text").allTextContents(), ["alpha is first", "omega is last"]);
+  // The agent writes the file itself: the whole change or none of it, and the card says why.
+  assert.equal(await card.locator(".smarthole-hunk-accept, .smarthole-hunk-reject").count(), 0, "no answer per hunk");
+  assert.deepEqual(await card.locator(".smarthole-options button").allTextContents(), ["Approve once", "Approve for this conversation", "Reject"]);
+  assert.match(await card.locator(".smarthole-hint").textContent(), /^Claude Code writes this file itself, so it takes the whole change or none of it/);
   await chat.shot("agent-diff-card");
 
   await card.locator(".smarthole-approval-approve_once").click();

@@ -118,6 +118,7 @@ pub(super) fn approval_full() -> ApprovalRequest {
         change: Some(Box::new(change_full())),
         accepted_hunks: Some(vec![1]),
         tool_use_id: Some("toolu_1".into()),
+        whole_only: true,
     }
 }
 

@@ -76,7 +76,8 @@ export class ApprovalCards {
       this.remember(card, request.messageId, request.toolUseId, change);
       renderDiff(card, change, {
         openNote: (path, line) => this.hooks.openNote(path, line),
-        pick: (hunk, accept) => {
+        // A change taken whole or not at all has no answers per hunk.
+        pick: request.wholeOnly ? undefined : (hunk, accept) => {
           picked.set(hunk, accept);
           // Every hunk decided: that is the answer.
           if (picked.size === change.hunks.length) {
@@ -92,8 +93,9 @@ export class ApprovalCards {
       details.createEl("pre", { text: text.length > APPROVAL_DETAILS_CHARS ? `${text.slice(0, APPROVAL_DETAILS_CHARS)}…` : text });
     }
     const expires = new Date(request.expiresMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    const several = (change?.hunks.length ?? 0) > 1;
-    card.createDiv({ cls: "smarthole-hint", text: `${several ? "Accept or reject each change, or all at once. " : ""}Not done unless you approve by ${expires}.` });
+    const several = !request.wholeOnly && (change?.hunks.length ?? 0) > 1;
+    const how = request.wholeOnly ? `${request.reason ?? "Only the whole change can be taken."} ` : several ? "Accept or reject each change, or all at once. " : "";
+    card.createDiv({ cls: "smarthole-hint", text: `${how}Not done unless you approve by ${expires}.` });
     const buttons = card.createDiv({ cls: "smarthole-options" });
     const conversation = external ? "for this session" : "for this conversation";
     const choices: [string, ApprovalDecision, string][] = several

@@ -34,6 +34,8 @@ pub(crate) struct AcpLink {
     pub(crate) mcp_token: RefCell<Option<String>>,
     /// The turn whose prompt is in flight, taking the `smarthole` tool calls.
     tool_calls: RefCell<Option<UnboundedSender<ServedCall>>>,
+    /// Each session's cumulative cost as the usage ledger last counted it (`agent_usage.rs`).
+    pub(crate) counted_costs: RefCell<Vec<(String, f64)>>,
 }
 
 impl AcpLink {

@@ -41,6 +41,9 @@ export interface ApprovalRequest {
   acceptedHunks?: number[];
   /** The tool call that asked: its card sits at that tool's chip. */
   toolUseId?: string;
+  /** The change is taken whole or not at all (the agent writes the file itself): no per-hunk
+   *  answers; `reason` says why. */
+  wholeOnly?: boolean;
 }
 
 /** A change to a note the agent proposes (or made): the diff a card shows, hunk by hunk. */

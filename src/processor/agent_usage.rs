@@ -1,0 +1,103 @@
+//! An ACP agent's turn in the usage ledger, as the built-in agent's model calls are: one line
+//! when its prompt ends (or the agent stops mid-turn after reporting what it spent), with the
+//! agent's label as the model, the tokens `session/prompt`'s result carries in `usage`, and the
+//! agent's own cost figure. The agent reports a session's cost cumulatively (`usage_update`),
+//! so a line holds what the turn added: the figure less the one counted last for that session,
+//! kept in memory across turns and journaled with the turn, so a retry counts nothing twice.
+
+use serde_json::Value;
+
+use super::handle::MessageProcessor;
+use crate::acp::progress::AgentUsage;
+use crate::host::Host;
+use crate::journal::{Journal, JournalRecord};
+use crate::llm::Usage;
+
+/// The tokens a `session/prompt` result reports (`usage: {inputTokens, outputTokens,
+/// cachedReadTokens, cachedWriteTokens}`), if it has them.
+pub(super) fn prompt_tokens(result: &Value) -> Option<Usage> {
+    let usage = result.get("usage")?;
+    let count = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage {
+        input_tokens: count("inputTokens"),
+        output_tokens: count("outputTokens"),
+        cache_read_input_tokens: count("cachedReadTokens"),
+        cache_creation_input_tokens: count("cachedWriteTokens"),
+        ..Usage::default()
+    })
+}
+
+/// What a turn spent: `cumulative`, the session's cost now, less `counted` (the figure counted
+/// before); a figure below it means the agent began counting again, so all of it is new.
+fn turn_cost(cumulative: f64, counted: Option<f64>) -> f64 {
+    match counted {
+        Some(counted) if cumulative >= counted => cumulative - counted,
+        _ => cumulative,
+    }
+}
+
+impl<H: Host + 'static> MessageProcessor<H> {
+    /// Takes the costs an earlier run of the turn counted (from its journal) as the sessions'.
+    pub(super) fn counted_costs_from(&self, records: &[JournalRecord]) {
+        for record in records {
+            if let JournalRecord::AgentCost { session, cost_usd } = record {
+                self.set_counted_cost(session, *cost_usd);
+            }
+        }
+    }
+
+    fn set_counted_cost(&self, session: &str, cost: f64) {
+        let mut costs = self.inner.acp.counted_costs.borrow_mut();
+        costs.retain(|(s, _)| s != session);
+        costs.push((session.to_owned(), cost));
+    }
+
+    /// Writes a turn of `agent` in `session` to the ledger: its tokens (when its prompt's result
+    /// gave them) and the cost it added (when the agent reported one). Nothing when the agent
+    /// reported neither an end nor a figure.
+    pub(super) async fn ledger_agent_turn(
+        &self,
+        (message_id, session, agent): (&str, &str, &str),
+        tokens: Option<Usage>,
+        reported: Option<&AgentUsage>,
+        ended: bool,
+    ) {
+        if !ended && reported.is_none() {
+            return;
+        }
+        let mut usage = tokens.unwrap_or_default();
+        usage.model = agent.to_owned();
+        let cumulative = reported.and_then(|r| r.cost_usd);
+        if let Some(cumulative) = cumulative {
+            let counted = self.inner.acp.counted_costs.borrow().iter().find(|(s, _)| s == session).map(|(_, c)| *c);
+            usage.cost_usd = Some(turn_cost(cumulative, counted));
+        }
+        crate::usage::record_agent_turn(&self.inner.host, &usage).await;
+        if let Some(cumulative) = cumulative {
+            self.set_counted_cost(session, cumulative);
+            let record = JournalRecord::AgentCost { session: session.to_owned(), cost_usd: cumulative };
+            Journal::new(&self.inner.host, message_id).record(&record).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_prompts_tokens_and_a_turns_share_of_the_sessions_cost() {
+        let result = json!({"stopReason": "end_turn", "usage": {"inputTokens": 100, "outputTokens": 10,
+            "cachedReadTokens": 5, "cachedWriteTokens": 7, "totalTokens": 122}});
+        let usage = prompt_tokens(&result).expect("usage");
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens),
+            (100, 10, 5, 7)
+        );
+        assert!(prompt_tokens(&json!({"stopReason": "end_turn"})).is_none());
+        assert_eq!(turn_cost(0.5, None), 0.5);
+        assert!((turn_cost(0.5, Some(0.2)) - 0.3).abs() < 1e-12);
+        assert_eq!(turn_cost(0.1, Some(0.2)), 0.1, "the agent began counting again");
+    }
+}

@@ -43,6 +43,28 @@ fn gemini_gets_a_policy_file_written_before_its_start_that_denies_its_write_and_
     assert_eq!(args, ["--experimental-acp"]);
 }
 
+/// The deny rule for `write_file` matches any tool of that name, the `smarthole` server's too
+/// (Gemini CLI 0.61's policy engine, `ruleMatches`): a rule for the plugin's own server, placed
+/// before the deny rules, keeps its tools offered (Gemini asks permission for them, the core
+/// grants it).
+#[test]
+fn geminis_policy_keeps_the_smarthole_servers_tools_whose_names_its_deny_rules_share() {
+    let host = FakeHost::new();
+    one_turn(&host, agent_settings(AgentKind::Gemini), &[]);
+    let text = host.file("gemini-policy.toml").expect("the policy file is written");
+    let rules: Vec<&str> = text.split("[[rule]]").map(str::trim).filter(|r| !r.is_empty()).collect();
+    let priority = |rule: &str| -> u32 {
+        let line = rule.lines().find(|l| l.starts_with("priority = ")).expect("a priority");
+        line.trim_start_matches("priority = ").parse().expect("a number")
+    };
+    let ours = rules.iter().find(|r| r.contains("mcpName = \"smarthole\"")).expect("a rule for the smarthole server");
+    assert!(!ours.contains("toolName"), "every tool of the server: {ours}");
+    assert!(ours.contains("decision = \"ask_user\""), "{ours}");
+    for deny in rules.iter().filter(|r| r.contains("decision = \"deny\"")) {
+        assert!(priority(ours) > priority(deny), "checked before {deny}");
+    }
+}
+
 #[test]
 fn opencode_gets_its_write_and_shell_tools_off_merged_into_its_config_content() {
     let base = [("PATH", "/bin"), ("HOME", "/h")];

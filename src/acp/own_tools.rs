@@ -7,6 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::launch::{AgentKind, Launch, LaunchProblem};
+use super::mcp_server::SERVER_NAME;
 
 /// Gemini CLI's tools that change files or run commands.
 pub(crate) const GEMINI_WRITE_TOOLS: [&str; 3] = ["replace", "write_file", "run_shell_command"];
@@ -17,13 +18,16 @@ pub(crate) const GEMINI_POLICY_FILE: &str = "gemini-policy.toml";
 /// The variable opencode reads its configuration from (JSON).
 const OPENCODE_CONFIG: &str = "OPENCODE_CONFIG_CONTENT";
 
-/// Gemini CLI's policy: a deny rule for each of its write and shell tools.
+/// Gemini CLI's policy: a deny rule for each of its write and shell tools, after a rule for the
+/// plugin's own `smarthole` server: a deny rule matches an MCP tool of the same name too (the
+/// server's `write_file`), and the first matching rule by priority decides, so the server's
+/// tools are matched first and keep Gemini's default for MCP tools (it asks; the core grants).
 pub(crate) fn gemini_policy() -> String {
-    GEMINI_WRITE_TOOLS
+    let smarthole = format!("[[rule]]\nmcpName = \"{SERVER_NAME}\"\ndecision = \"ask_user\"\npriority = 950\n");
+    let denied = GEMINI_WRITE_TOOLS
         .iter()
-        .map(|tool| format!("[[rule]]\ntoolName = \"{tool}\"\ndecision = \"deny\"\npriority = 900\n"))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|tool| format!("[[rule]]\ntoolName = \"{tool}\"\ndecision = \"deny\"\npriority = 900\n"));
+    std::iter::once(smarthole).chain(denied).collect::<Vec<_>>().join("\n")
 }
 
 /// Switches the agent's own write and shell tools off in `launch` (the agent working in its

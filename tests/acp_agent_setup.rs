@@ -44,9 +44,9 @@ fn gemini_gets_a_policy_file_written_before_its_start_that_denies_its_write_and_
 }
 
 /// The deny rule for `write_file` matches any tool of that name, the `smarthole` server's too
-/// (Gemini CLI 0.61's policy engine, `ruleMatches`): a rule for the plugin's own server, placed
-/// before the deny rules, keeps its tools offered (Gemini asks permission for them, the core
-/// grants it).
+/// (Gemini CLI 0.61's policy engine, `ruleMatches`): a rule allowing the plugin's own server,
+/// placed before the deny rules, keeps its tools offered and run without a permission request
+/// (Gemini titles that request with the bare tool name, the same as its own `read_file`).
 #[test]
 fn geminis_policy_keeps_the_smarthole_servers_tools_whose_names_its_deny_rules_share() {
     let host = FakeHost::new();
@@ -58,8 +58,9 @@ fn geminis_policy_keeps_the_smarthole_servers_tools_whose_names_its_deny_rules_s
         line.trim_start_matches("priority = ").parse().expect("a number")
     };
     let ours = rules.iter().find(|r| r.contains("mcpName = \"smarthole\"")).expect("a rule for the smarthole server");
-    assert!(!ours.contains("toolName"), "every tool of the server: {ours}");
-    assert!(ours.contains("decision = \"ask_user\""), "{ours}");
+    // Every tool of the server (a rule without toolName makes Gemini ignore the whole file).
+    assert!(ours.contains("toolName = \"*\""), "every tool of the server: {ours}");
+    assert!(ours.contains("decision = \"allow\""), "{ours}");
     for deny in rules.iter().filter(|r| r.contains("decision = \"deny\"")) {
         assert!(priority(ours) > priority(deny), "checked before {deny}");
     }

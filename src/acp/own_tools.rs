@@ -18,12 +18,16 @@ pub(crate) const GEMINI_POLICY_FILE: &str = "gemini-policy.toml";
 /// The variable opencode reads its configuration from (JSON).
 const OPENCODE_CONFIG: &str = "OPENCODE_CONFIG_CONTENT";
 
-/// Gemini CLI's policy: a deny rule for each of its write and shell tools, after a rule for the
-/// plugin's own `smarthole` server: a deny rule matches an MCP tool of the same name too (the
-/// server's `write_file`), and the first matching rule by priority decides, so the server's
-/// tools are matched first and keep Gemini's default for MCP tools (it asks; the core grants).
+/// Gemini CLI's policy: a deny rule for each of its write and shell tools, after a rule allowing
+/// the plugin's own `smarthole` server. A deny rule matches an MCP tool of the same name too
+/// (the server's `write_file`) and the first matching rule by priority decides, so the server's
+/// tools are matched first: `toolName = "*"` with `mcpName` (a rule without `toolName` makes
+/// Gemini ignore the whole file). Allowed, not asked: Gemini titles its permission request for
+/// an MCP tool with the bare tool name (`read_file`, as its own), so the core could not tell it
+/// is ours; our tools ask the user their own way.
 pub(crate) fn gemini_policy() -> String {
-    let smarthole = format!("[[rule]]\nmcpName = \"{SERVER_NAME}\"\ndecision = \"ask_user\"\npriority = 950\n");
+    let smarthole =
+        format!("[[rule]]\nmcpName = \"{SERVER_NAME}\"\ntoolName = \"*\"\ndecision = \"allow\"\npriority = 950\n");
     let denied = GEMINI_WRITE_TOOLS
         .iter()
         .map(|tool| format!("[[rule]]\ntoolName = \"{tool}\"\ndecision = \"deny\"\npriority = 900\n"));

@@ -160,8 +160,9 @@ test("Claude Code runs a scheduled job that names it, then answers a message rou
     assert.match(child.stderrText, /\[scheduled run\] Scheduled task “.*” ran: Time to stretch!/);
     const worker = history(vault).filter((l) => l.source === "worker");
     assert.deepEqual(worker.map((l) => [l.role, l.content[0].text]).at(-1), ["assistant", "Time to stretch!"]);
-    const jobPrompt = JSON.stringify(server.requests.filter((r) => r.method === "POST").at(-1).body.messages);
-    assert.match(jobPrompt, /Remind the user to stretch\./, "the job's task reached Claude Code's model");
+    const jobRequest = server.requests.filter((r) => r.method === "POST").at(-1).body;
+    assert.match(JSON.stringify(jobRequest.messages), /Remind the user to stretch\./, "the job's task reached the model");
+    assert.ok(jobRequest.tools.some((t) => t.name === "Read"), "asked by Claude Code (its own Read tool offered)");
 
     await hub.waitFor(() => hub.clients().some((c) => c.name === "obsidian"), 10_000, "registration");
     const id = hub.route("obsidian", { text: "add oat milk to my shopping list" });

@@ -1,8 +1,9 @@
 //! Each agent set up as it needs (docs/ACP-AGENTS.md): Gemini CLI's own write and shell tools off
 //! through a `--policy` file the core writes under `.smarthole/` before the start; opencode's
-//! through `tools` merged into `OPENCODE_CONFIG_CONTENT`; a session that starts in a mode that
-//! asks nothing (`auto`, the newer Claude Code adapter) set to `default`; a `session/load` the
-//! agent fails (Gemini CLI in a new process) followed by a new session given the history.
+//! through `tools` merged into `OPENCODE_CONFIG_CONTENT`; Codex's through `-c features.…=false`
+//! overrides; a session that starts in a mode that asks nothing (`auto`, the newer Claude Code
+//! adapter) set to `default`; a `session/load` the agent fails (Gemini CLI in a new process)
+//! followed by a new session given the history.
 
 mod common;
 
@@ -90,6 +91,24 @@ fn opencode_gets_its_write_and_shell_tools_off_merged_into_its_config_content() 
     let settings = Settings { agent_own_tools: true, ..agent_settings(AgentKind::Opencode) };
     let (_, env) = one_turn(&host, settings, &[base[0], base[1], ("OPENCODE_CONFIG_CONTENT", &user)]);
     assert_eq!(env["OPENCODE_CONFIG_CONTENT"], user);
+}
+
+/// Codex (codex-acp 0.16) reads no `_meta` either: its shell tools (`exec_command`,
+/// `write_stdin`) go off with its features switched off as `-c` overrides on its command line
+/// (the user's ~/.codex/config.toml left as it is).
+#[test]
+fn codex_gets_its_shell_and_patch_features_off_as_command_line_overrides() {
+    let host = FakeHost::new();
+    let (args, _) = one_turn(&host, agent_settings(AgentKind::Codex), &[]);
+    let overrides: Vec<&str> = args.chunks(2).filter(|pair| pair[0] == "-c").map(|pair| pair[1].as_str()).collect();
+    assert_eq!(
+        overrides,
+        ["features.shell_tool=false", "features.unified_exec=false", "features.apply_patch_freeform=false"],
+        "{args:?}"
+    );
+    let host = FakeHost::new();
+    let (args, _) = one_turn(&host, Settings { agent_own_tools: true, ..agent_settings(AgentKind::Codex) }, &[]);
+    assert!(args.is_empty(), "own tools allowed: {args:?}");
 }
 
 #[test]

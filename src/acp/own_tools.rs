@@ -2,7 +2,8 @@
 //! the agent use them), each agent its own way (docs/ACP-AGENTS.md): Gemini CLI by a policy file
 //! passed as `--policy` (it reads no `_meta`, and 0.61 has no `--exclude-tools`), written by the
 //! core under `.smarthole/` before the start; opencode by `tools` merged into
-//! `OPENCODE_CONFIG_CONTENT`. (Claude Code's go in `session/new`'s `_meta`: session.rs.)
+//! `OPENCODE_CONFIG_CONTENT`; Codex by its features switched off as `-c` overrides on its
+//! command line. (Claude Code's go in `session/new`'s `_meta`: session.rs.)
 
 use serde_json::{Map, Value};
 
@@ -15,6 +16,9 @@ pub(crate) const GEMINI_WRITE_TOOLS: [&str; 3] = ["replace", "write_file", "run_
 pub(crate) const OPENCODE_WRITE_TOOLS: [&str; 3] = ["bash", "edit", "write"];
 /// Gemini CLI's policy file, in the plugin's data folder.
 pub(crate) const GEMINI_POLICY_FILE: &str = "gemini-policy.toml";
+/// Codex's features that give its model tools running commands or patching files, switched off
+/// as `-c` overrides (codex-acp 0.16: `exec_command` and `write_stdin` go with the first two).
+pub(crate) const CODEX_OFF_FEATURES: [&str; 3] = ["shell_tool", "unified_exec", "apply_patch_freeform"];
 /// The variable opencode reads its configuration from (JSON).
 const OPENCODE_CONFIG: &str = "OPENCODE_CONFIG_CONTENT";
 
@@ -48,7 +52,12 @@ pub(crate) fn switch_off(kind: AgentKind, launch: &mut Launch) -> Result<(), Lau
             let config = opencode_config(launch.env.get(OPENCODE_CONFIG).map(String::as_str))?;
             launch.env.insert(OPENCODE_CONFIG.to_owned(), config);
         }
-        AgentKind::Builtin | AgentKind::ClaudeCode | AgentKind::Codex | AgentKind::Acp => {}
+        AgentKind::Codex => {
+            for feature in CODEX_OFF_FEATURES {
+                launch.args.extend(["-c".to_owned(), format!("features.{feature}=false")]);
+            }
+        }
+        AgentKind::Builtin | AgentKind::ClaudeCode | AgentKind::Acp => {}
     }
     Ok(())
 }

@@ -5,14 +5,14 @@
 # with npm (the npm cache in ~/.npm is reused). A folder whose lock matches is skipped.
 # Measured on 2 cores (docs/ACP-AGENTS.md): claude-agent-acp 85 MB, gemini-cli 100 MB,
 # opencode 354 MB, codex-acp 223 MB; each 5–16 s from a cold npm cache, a few s warm.
-#   scripts/ensure-agents.sh                  the agents the tests run: claude-agent-acp gemini-cli opencode
-#   scripts/ensure-agents.sh NAME…            those (codex-acp is pinned too, and run by no test yet)
+#   scripts/ensure-agents.sh                  the agents the tests run: claude-agent-acp gemini-cli opencode codex-acp
+#   scripts/ensure-agents.sh NAME…            those
 #   scripts/ensure-agents.sh --dir NAME       print where NAME is (installed or not)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 AGENTS_DIR="${SMARTHOLE_AGENTS_DIR:-$HOME/.cache/smarthole-agent/agents}"
-DEFAULT_AGENTS=(claude-agent-acp gemini-cli opencode)
+DEFAULT_AGENTS=(claude-agent-acp gemini-cli opencode codex-acp)
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 # The folder of agent $1: <name>@<the pinned version of its one dependency>.

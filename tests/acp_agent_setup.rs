@@ -1,8 +1,9 @@
 //! Each agent set up as it needs (docs/ACP-AGENTS.md): Gemini CLI's own write and shell tools off
 //! through a `--policy` file the core writes under `.smarthole/` before the start; opencode's
-//! through `tools` merged into `OPENCODE_CONFIG_CONTENT`; a session that starts in a mode that
-//! asks nothing (`auto`, the newer Claude Code adapter) set to `default`; a `session/load` the
-//! agent fails (Gemini CLI in a new process) followed by a new session given the history.
+//! through `tools` merged into `OPENCODE_CONFIG_CONTENT`; Codex's through `-c features.…=false`
+//! overrides; a session that starts in a mode that asks nothing (`auto`, the newer Claude Code
+//! adapter) set to `default`; a `session/load` the agent fails (Gemini CLI in a new process)
+//! followed by a new session given the history.
 
 mod common;
 
@@ -43,6 +44,29 @@ fn gemini_gets_a_policy_file_written_before_its_start_that_denies_its_write_and_
     assert_eq!(args, ["--experimental-acp"]);
 }
 
+/// The deny rule for `write_file` matches any tool of that name, the `smarthole` server's too
+/// (Gemini CLI 0.61's policy engine, `ruleMatches`): a rule allowing the plugin's own server,
+/// placed before the deny rules, keeps its tools offered and run without a permission request
+/// (Gemini titles that request with the bare tool name, the same as its own `read_file`).
+#[test]
+fn geminis_policy_keeps_the_smarthole_servers_tools_whose_names_its_deny_rules_share() {
+    let host = FakeHost::new();
+    one_turn(&host, agent_settings(AgentKind::Gemini), &[]);
+    let text = host.file("gemini-policy.toml").expect("the policy file is written");
+    let rules: Vec<&str> = text.split("[[rule]]").map(str::trim).filter(|r| !r.is_empty()).collect();
+    let priority = |rule: &str| -> u32 {
+        let line = rule.lines().find(|l| l.starts_with("priority = ")).expect("a priority");
+        line.trim_start_matches("priority = ").parse().expect("a number")
+    };
+    let ours = rules.iter().find(|r| r.contains("mcpName = \"smarthole\"")).expect("a rule for the smarthole server");
+    // Every tool of the server (a rule without toolName makes Gemini ignore the whole file).
+    assert!(ours.contains("toolName = \"*\""), "every tool of the server: {ours}");
+    assert!(ours.contains("decision = \"allow\""), "{ours}");
+    for deny in rules.iter().filter(|r| r.contains("decision = \"deny\"")) {
+        assert!(priority(ours) > priority(deny), "checked before {deny}");
+    }
+}
+
 #[test]
 fn opencode_gets_its_write_and_shell_tools_off_merged_into_its_config_content() {
     let base = [("PATH", "/bin"), ("HOME", "/h")];
@@ -67,6 +91,24 @@ fn opencode_gets_its_write_and_shell_tools_off_merged_into_its_config_content() 
     let settings = Settings { agent_own_tools: true, ..agent_settings(AgentKind::Opencode) };
     let (_, env) = one_turn(&host, settings, &[base[0], base[1], ("OPENCODE_CONFIG_CONTENT", &user)]);
     assert_eq!(env["OPENCODE_CONFIG_CONTENT"], user);
+}
+
+/// Codex (codex-acp 0.16) reads no `_meta` either: its shell tools (`exec_command`,
+/// `write_stdin`) go off with its features switched off as `-c` overrides on its command line
+/// (the user's ~/.codex/config.toml left as it is).
+#[test]
+fn codex_gets_its_shell_and_patch_features_off_as_command_line_overrides() {
+    let host = FakeHost::new();
+    let (args, _) = one_turn(&host, agent_settings(AgentKind::Codex), &[]);
+    let overrides: Vec<&str> = args.chunks(2).filter(|pair| pair[0] == "-c").map(|pair| pair[1].as_str()).collect();
+    assert_eq!(
+        overrides,
+        ["features.shell_tool=false", "features.unified_exec=false", "features.apply_patch_freeform=false"],
+        "{args:?}"
+    );
+    let host = FakeHost::new();
+    let (args, _) = one_turn(&host, Settings { agent_own_tools: true, ..agent_settings(AgentKind::Codex) }, &[]);
+    assert!(args.is_empty(), "own tools allowed: {args:?}");
 }
 
 #[test]

@@ -29,7 +29,19 @@ fn launched(settings: Settings, env: &[(&str, &str)]) -> (String, Vec<String>, B
 fn each_preset_starts_its_program() {
     for (kind, command, args) in [
         (AgentKind::ClaudeCode, "claude-agent-acp", vec![]),
-        (AgentKind::Codex, "codex-acp", vec![]),
+        // Its shell and patch features off as -c overrides (acp_agent_setup.rs).
+        (
+            AgentKind::Codex,
+            "codex-acp",
+            vec![
+                "-c",
+                "features.shell_tool=false",
+                "-c",
+                "features.unified_exec=false",
+                "-c",
+                "features.apply_patch_freeform=false",
+            ],
+        ),
         // Its own write and shell tools off by a policy file (acp_agent_setup.rs).
         (
             AgentKind::Gemini,

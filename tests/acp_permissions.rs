@@ -64,6 +64,29 @@ fn the_plugins_own_tools_are_granted_by_the_plugin() {
     assert_eq!(cards(&host), 0, "its own review-first card asks the user, not this");
 }
 
+/// Codex asks before each MCP tool call with a title of its own ("Approve MCP tool call") and
+/// the server's name in `rawInput` (codex-acp 0.16, docs/ACP-AGENTS.md): the plugin's server is
+/// granted; another server's tool is the agent's own (rejected with own tools off).
+#[test]
+fn codexs_approval_of_a_smarthole_tool_is_granted_by_the_plugin() {
+    let codex_approval = |id: &str, server: &str| {
+        AgentStep::Permission(json!({"toolCallId": id, "title": "Approve MCP tool call", "kind": "other",
+            "rawInput": {"server_name": server, "id": format!("mcp_tool_call_approval_{id}"),
+                "request": {"mode": "form", "_meta": {"codex_approval_kind": "mcp_tool_call"},
+                    "message": "Allow the smarthole MCP server to run tool \"read_file\"?"}}}))
+    };
+    let host = FakeHost::new();
+    let p = acp_processor(&host, agent_settings(AgentKind::Codex));
+    host.agent().turns.push_back(vec![codex_approval("c1", "smarthole"), chunk("Read.")]);
+    assert!(host.run(p.process(direct("p1", "read my plan"))).success);
+    assert_eq!(permission_answers(&host), [json!({"outcome": "selected", "optionId": "allow"})]);
+    assert_eq!(cards(&host), 0);
+
+    host.agent().turns.push_back(vec![codex_approval("c2", "elsewhere"), chunk("Not run.")]);
+    assert!(host.run(p.process(direct("p2", "and the other server?"))).success);
+    assert_eq!(permission_answers(&host)[1], json!({"outcome": "selected", "optionId": "reject"}));
+}
+
 #[test]
 fn with_own_tools_on_the_user_answers_a_card() {
     let host = FakeHost::new();

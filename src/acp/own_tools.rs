@@ -2,11 +2,13 @@
 //! the agent use them), each agent its own way (docs/ACP-AGENTS.md): Gemini CLI by a policy file
 //! passed as `--policy` (it reads no `_meta`, and 0.61 has no `--exclude-tools`), written by the
 //! core under `.smarthole/` before the start; opencode by `tools` merged into
-//! `OPENCODE_CONFIG_CONTENT`. (Claude Code's go in `session/new`'s `_meta`: session.rs.)
+//! `OPENCODE_CONFIG_CONTENT`; Codex by its features switched off as `-c` overrides on its
+//! command line. (Claude Code's go in `session/new`'s `_meta`: session.rs.)
 
 use serde_json::{Map, Value};
 
 use super::launch::{AgentKind, Launch, LaunchProblem};
+use super::mcp_server::SERVER_NAME;
 
 /// Gemini CLI's tools that change files or run commands.
 pub(crate) const GEMINI_WRITE_TOOLS: [&str; 3] = ["replace", "write_file", "run_shell_command"];
@@ -14,16 +16,26 @@ pub(crate) const GEMINI_WRITE_TOOLS: [&str; 3] = ["replace", "write_file", "run_
 pub(crate) const OPENCODE_WRITE_TOOLS: [&str; 3] = ["bash", "edit", "write"];
 /// Gemini CLI's policy file, in the plugin's data folder.
 pub(crate) const GEMINI_POLICY_FILE: &str = "gemini-policy.toml";
+/// Codex's features that give its model tools running commands or patching files, switched off
+/// as `-c` overrides (codex-acp 0.16: `exec_command` and `write_stdin` go with the first two).
+pub(crate) const CODEX_OFF_FEATURES: [&str; 3] = ["shell_tool", "unified_exec", "apply_patch_freeform"];
 /// The variable opencode reads its configuration from (JSON).
 const OPENCODE_CONFIG: &str = "OPENCODE_CONFIG_CONTENT";
 
-/// Gemini CLI's policy: a deny rule for each of its write and shell tools.
+/// Gemini CLI's policy: a deny rule for each of its write and shell tools, after a rule allowing
+/// the plugin's own `smarthole` server. A deny rule matches an MCP tool of the same name too
+/// (the server's `write_file`) and the first matching rule by priority decides, so the server's
+/// tools are matched first: `toolName = "*"` with `mcpName` (a rule without `toolName` makes
+/// Gemini ignore the whole file). Allowed, not asked: Gemini titles its permission request for
+/// an MCP tool with the bare tool name (`read_file`, as its own), so the core could not tell it
+/// is ours; our tools ask the user their own way.
 pub(crate) fn gemini_policy() -> String {
-    GEMINI_WRITE_TOOLS
+    let smarthole =
+        format!("[[rule]]\nmcpName = \"{SERVER_NAME}\"\ntoolName = \"*\"\ndecision = \"allow\"\npriority = 950\n");
+    let denied = GEMINI_WRITE_TOOLS
         .iter()
-        .map(|tool| format!("[[rule]]\ntoolName = \"{tool}\"\ndecision = \"deny\"\npriority = 900\n"))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|tool| format!("[[rule]]\ntoolName = \"{tool}\"\ndecision = \"deny\"\npriority = 900\n"));
+    std::iter::once(smarthole).chain(denied).collect::<Vec<_>>().join("\n")
 }
 
 /// Switches the agent's own write and shell tools off in `launch` (the agent working in its
@@ -40,7 +52,12 @@ pub(crate) fn switch_off(kind: AgentKind, launch: &mut Launch) -> Result<(), Lau
             let config = opencode_config(launch.env.get(OPENCODE_CONFIG).map(String::as_str))?;
             launch.env.insert(OPENCODE_CONFIG.to_owned(), config);
         }
-        AgentKind::Builtin | AgentKind::ClaudeCode | AgentKind::Codex | AgentKind::Acp => {}
+        AgentKind::Codex => {
+            for feature in CODEX_OFF_FEATURES {
+                launch.args.extend(["-c".to_owned(), format!("features.{feature}=false")]);
+            }
+        }
+        AgentKind::Builtin | AgentKind::ClaudeCode | AgentKind::Acp => {}
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use super::mcp_server::SERVER_NAME;
 use super::messages::PermissionRequest;
 use crate::vault::diff::{content_hash, diff, ChangeKind, ProposedChange};
 
@@ -25,9 +26,16 @@ pub(crate) fn smarthole_tool(request: &PermissionRequest) -> Option<&str> {
     request.tool_call.title.as_deref().and_then(|t| t.strip_prefix(SMARTHOLE_TOOL_PREFIX))
 }
 
+/// Whether it is Codex's approval of an MCP tool call to the plugin's server: Codex titles it
+/// "Approve MCP tool call" and names the server in `rawInput` (codex-acp 0.16).
+fn is_codex_smarthole_approval(request: &PermissionRequest) -> bool {
+    let Some(raw) = request.tool_call.raw_input.as_ref() else { return false };
+    raw["server_name"] == SERVER_NAME && raw["request"]["_meta"]["codex_approval_kind"] == "mcp_tool_call"
+}
+
 /// The decision for `request` when the agent may (`own_tools`) or may not use its own tools.
 pub(crate) fn decide(request: &PermissionRequest, own_tools: bool) -> PermissionChoice {
-    if smarthole_tool(request).is_some() {
+    if smarthole_tool(request).is_some() || is_codex_smarthole_approval(request) {
         return PermissionChoice::Answer(approved(request));
     }
     if own_tools {

@@ -6,12 +6,12 @@
 // tools the model is offered, and that nothing of the agent's process group is left.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import * as childProcess from "node:child_process";
 import { ROOT } from "./helpers.mjs";
-import { MODEL_SERVERS, RECIPES, INITIALIZE, groupMembers, readAndAnswer, describe, startAgent, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS } from "./acp-peers.mjs";
+import { MODEL_SERVERS, RECIPES, INITIALIZE, groupMembers, readAndAnswer, describe, startAgent, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS, CODEX_WRITE_TOOLS } from "./acp-peers.mjs";
 
 /** The scenario for `name`, with its model server; the folder removed after. */
 async function scenario(name) {
@@ -225,4 +225,70 @@ test("Claude Code: a tool of the MCP server given in session/new asks permission
     await server.close();
     rmSync(cwd, { recursive: true, force: true });
   }
+});
+
+test("Codex (codex-acp 0.16.0): an API-key provider on the Responses API, a read through an HTTP MCP server (asked first), then the answer streamed", { timeout: 120_000 }, async () => {
+  const { startOpenAiServer } = await import("../peers/openai-server.mjs");
+  const { startNotesMcpServer } = await import("../peers/mcp-http-notes.mjs");
+  const server = await startOpenAiServer();
+  const cwd = mkdtempSync(path.join(tmpdir(), "acp-codex-cwd-"));
+  writeFileSync(path.join(cwd, "Garden.md"), "plant tulips\n");
+  const notes = await startNotesMcpServer(cwd);
+  // Codex offers an MCP server's tools as one namespace, `mcp__<server>`; the model names both.
+  server.enqueue({ toolCalls: [{ id: "call_read1", namespace: "mcp__smarthole", name: "read_file", arguments: { path: "Garden.md" } }] }, { text: "The garden note says to plant tulips." });
+  const agent = startAgent("codex", { modelUrl: server.url, cwd });
+  const asked = [];
+  agent.handlers.set("session/request_permission", (params) => {
+    asked.push(params);
+    return { outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once").optionId } };
+  });
+  try {
+    const initialize = await agent.request("initialize", INITIALIZE);
+    assert.equal(initialize.protocolVersion, 1);
+    assert.equal(initialize.agentCapabilities.loadSession, true);
+    assert.equal(initialize.agentCapabilities.mcpCapabilities.http, true);
+    assert.deepEqual(initialize.authMethods.map((m) => m.id), ["chatgpt", "codex-api-key", "openai-api-key"], "listed even when its provider's key is set");
+    const smarthole = { type: "http", name: "smarthole", url: notes.url, headers: [{ name: "Authorization", value: "Bearer agent-token" }] };
+    const session = await agent.request("session/new", { cwd, mcpServers: [smarthole] });
+    assert.equal(session.modes.currentModeId, "read-only");
+    assert.deepEqual(session.modes.availableModes.map((m) => m.id), ["read-only", "auto", "full-access"]);
+    const prompt = await agent.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "What does Garden.md say?" }] });
+    const trace = describe(agent.log).join("\n");
+    assert.equal(prompt.stopReason, "end_turn", trace);
+
+    // Its shell and patch tools are off (the -c features overrides); the MCP server's tools are one namespace.
+    const steps = server.requests.filter((r) => r.step);
+    assert.equal(steps.length, 2, "one model request per step");
+    for (const step of steps) {
+      const tools = step.body.tools.map((t) => t.name ?? t.type);
+      for (const off of CODEX_WRITE_TOOLS) assert.ok(!tools.includes(off), `${off} offered: ${tools.join(",")}`);
+      const namespace = step.body.tools.find((t) => t.name === "mcp__smarthole");
+      assert.deepEqual(namespace?.tools.map((t) => t.name), ["read_file"], tools.join(","));
+    }
+    assert.match(JSON.stringify(steps[1].body.input.at(-1)), /plant tulips/, "the tool's result went back to the model");
+    assert.ok(notes.requests.some((r) => r.method === "tools/call" && r.authorization === "Bearer agent-token"), "its headers sent");
+
+    // Asked before each MCP tool call: its own title, the server named in rawInput.
+    assert.equal(asked.length, 1, trace);
+    assert.equal(asked[0].toolCall.title, "Approve MCP tool call");
+    assert.equal(asked[0].toolCall.rawInput.server_name, "smarthole");
+    assert.equal(asked[0].toolCall.rawInput.request._meta.codex_approval_kind, "mcp_tool_call");
+    assert.deepEqual(asked[0].options.map((o) => o.kind), ["allow_once", "allow_always", "allow_always", "reject_once"]);
+
+    const updates = agent.updates();
+    const read = updates.filter((u) => u.toolCallId === "call_read1");
+    assert.deepEqual(read.map((u) => [u.sessionUpdate, u.status]).at(-1), ["tool_call_update", "completed"], trace);
+    const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text);
+    // Its first chunk is its own warning that the model is unknown to it (no catalog offline).
+    assert.match(chunks[0], /Model metadata for `scripted-model` not found/);
+    assert.equal(chunks.slice(1).join(""), "The garden note says to plant tulips.");
+    assert.ok(updates.some((u) => u.sessionUpdate === "usage_update"));
+    assert.ok(!agent.log.some((e) => e.raw !== undefined), "every line it wrote was JSON");
+  } finally {
+    await agent.close();
+    await server.close();
+    await notes.close();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+  assert.deepEqual(agent.survivors, [], "nothing of its process group outlived it");
 });

@@ -33,7 +33,7 @@ export const INITIALIZE = {
   clientInfo: { name: "smarthole-agent-tests", version: "0.1.0" },
 };
 
-export { RECIPES, agentDir, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS } from "./acp-recipes.mjs";
+export { RECIPES, agentDir, CLAUDE_WRITE_TOOLS, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS, CODEX_WRITE_TOOLS } from "./acp-recipes.mjs";
 
 /** An ACP agent process spoken to with JSON-RPC lines. */
 export class AcpPeer {
@@ -203,7 +203,7 @@ process.on("exit", () => {
 });
 
 /**
- * Starts agent `name` (claude | gemini | opencode) against the scripted model server at
+ * Starts agent `name` (claude | gemini | opencode | codex) against the scripted model server at
  * `modelUrl`, in folder `cwd`, with a scratch HOME and only PATH, HOME and the recipe's variables.
  */
 export function startAgent(name, { modelUrl, cwd, env = {} }) {

@@ -3,13 +3,17 @@
 // offline against the scripted Anthropic server: a streamed answer, Stop mid-stream, the agent
 // killed mid-turn (answered once at the next start), and the headless command itself killed
 // mid-turn (SIGKILL: nothing of it runs to stop the agent) — the next start ends the agent it
-// left. After each, no process of the agent is left.
+// left; a scheduled job that names Claude Code run by it, then a message routed by the hub
+// answered by it and seen on the hub. After each, no process of the agent is left.
 import { test as nodeTest, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
+import { startHub } from "../peers/hub.mjs";
 import { RECIPES } from "./acp-recipes.mjs";
 import { history, inbox, timesRecorded, tmpVault, waitFor } from "./helpers.mjs";
-import { childrenOf, groupMembers, headlessWithAgent, noAgentLeft, onceResult, printed, scratch } from "./acp-plugin-peers.mjs";
+import { childrenOf, groupMembers, headlessWithAgent, noAgentLeft, onceResult, printed, scratch, stop } from "./acp-plugin-peers.mjs";
 
 const test = (name, run) => nodeTest(name, { timeout: 120_000 }, run);
 
@@ -129,4 +133,54 @@ test("the headless command killed (SIGKILL) mid-turn: the next start ends the Cl
       }
     }
   }
+});
+
+test("Claude Code runs a scheduled job that names it, then answers a message routed by the hub, seen on the hub", async () => {
+  const hub = await startHub();
+  const vault = tmpVault();
+  const dir = path.join(vault, ".smarthole/conversations");
+  mkdirSync(dir, { recursive: true });
+  // Due at the start: it runs before the hub's message is routed, so each gets its own answer.
+  const runAt = new Date(Date.now() - 1_000).toISOString();
+  const job = {
+    id: "c-job",
+    status: "background",
+    title: "Stretch reminder",
+    createdAt: runAt,
+    state: { context: {}, data: {} },
+    schedule: { type: "scheduled", runAt, nextRunAt: runAt, task: "Remind the user to stretch.", runs: 0, failures: 0, paused: false, agent: "claude-code" },
+  };
+  writeFileSync(path.join(dir, "index.json"), JSON.stringify({ current: null, conversations: [job] }));
+  server.enqueue({ kind: "text", text: "Time to stretch!" }, { kind: "text", text: "Added oat milk to your list." });
+  const child = withClaude(vault, { args: ["--hub", hub.url, "--hub-name", "obsidian"] });
+  let agents = [];
+  try {
+    await printed(child, "[scheduled run]", 60_000);
+    agents = childrenOf(child.pid);
+    assert.match(child.stderrText, /\[scheduled run\] Scheduled task “.*” ran: Time to stretch!/);
+    const worker = history(vault).filter((l) => l.source === "worker");
+    assert.deepEqual(worker.map((l) => [l.role, l.content[0].text]).at(-1), ["assistant", "Time to stretch!"]);
+    const jobRequest = server.requests.filter((r) => r.method === "POST").at(-1).body;
+    assert.match(JSON.stringify(jobRequest.messages), /Remind the user to stretch\./, "the job's task reached the model");
+    assert.ok(jobRequest.tools.some((t) => t.name === "Read"), "asked by Claude Code (its own Read tool offered)");
+
+    await hub.waitFor(() => hub.clients().some((c) => c.name === "obsidian"), 10_000, "registration");
+    const id = hub.route("obsidian", { text: "add oat milk to my shopping list" });
+    await hub.waitFor(() => hub.messages.get(id).notifications.length === 1, 60_000, "the notification");
+    const m = hub.messages.get(id);
+    agents = [...new Set([...agents, ...childrenOf(child.pid)])];
+    assert.equal(m.outcome, "acked");
+    assert.equal(m.notifications[0].body, "Added oat milk to your list.");
+    assert.deepEqual(hub.protocolErrors, []);
+    await waitFor(() => history(vault).some((l) => l.source === "websocket" && l.role === "assistant"), 10_000, "the hub's turn in history");
+    assert.deepEqual(history(vault).filter((l) => l.source === "websocket").map((l) => [l.role, l.content[0].text]), [
+      ["user", "add oat milk to my shopping list"],
+      ["assistant", "Added oat milk to your list."],
+    ]);
+  } finally {
+    child.stdin.end();
+    await stop(child);
+    await hub.close();
+  }
+  await noAgentLeft(agents);
 });

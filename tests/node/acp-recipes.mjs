@@ -17,6 +17,12 @@ export const GEMINI_WRITE_TOOLS = ["replace", "write_file", "run_shell_command"]
 /** opencode's tools that change files or run commands. */
 export const OPENCODE_WRITE_TOOLS = ["bash", "edit", "write"];
 
+/** Codex's tools that run commands or patch files (its features below switch them off). */
+export const CODEX_WRITE_TOOLS = ["exec_command", "write_stdin", "shell", "apply_patch"];
+
+/** Codex's features that give its model those tools, switched off as `-c` overrides. */
+export const CODEX_OFF_FEATURES = ["shell_tool", "unified_exec", "apply_patch_freeform"];
+
 /** Where the pinned agent `name` (tests/agents/<name>) is installed. */
 export function agentDir(name) {
   return execFileSync(path.join(ROOT, "scripts/ensure-agents.sh"), ["--dir", name], { encoding: "utf8" }).trim();
@@ -77,6 +83,31 @@ export const RECIPES = {
       OPENCODE_DISABLE_SHARE: "1",
     },
     files: {},
+    home,
+  }),
+  codex: ({ modelUrl, home }) => ({
+    command: path.join(agentDir("codex-acp"), "node_modules/.bin/codex-acp"),
+    // Its tools that run commands or patch files off (it reads no session/new _meta).
+    args: CODEX_OFF_FEATURES.flatMap((feature) => ["-c", `features.${feature}=false`]),
+    env: { OPENAI_API_KEY: "sk-scripted" },
+    // A provider of its own pointed at the scripted server (the Responses API: its only wire API);
+    // its key from OPENAI_API_KEY, so no login is asked.
+    files: {
+      ".codex/config.toml": [
+        `model = "scripted-model"`,
+        `model_provider = "scripted"`,
+        `check_for_update_on_startup = false`,
+        ``,
+        `[model_providers.scripted]`,
+        `name = "Scripted"`,
+        `base_url = "${modelUrl}/v1"`,
+        `env_key = "OPENAI_API_KEY"`,
+        `wire_api = "responses"`,
+        `request_max_retries = 0`,
+        `stream_max_retries = 0`,
+        ``,
+      ].join("\n"),
+    },
     home,
   }),
 };

@@ -20,6 +20,7 @@
 //!   task set) and `error.rs` (`ProcessorError`).
 
 mod agent_link;
+mod agent_listener;
 mod agent_session;
 mod agent_tools;
 mod agent_turn;

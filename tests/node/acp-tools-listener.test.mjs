@@ -23,6 +23,8 @@ test("two vaults' agents use their own smarthole tools at the same time, the age
   writeFileSync(path.join(vaults[1], "Note.md"), "roses in vault two\n");
   const agents = [meetingAgent(dir, "one", "two"), meetingAgent(dir, "two", "one")];
   const runs = vaults.map((vault, i) => headlessWithAgent(vault, agents[i].command, { args: ["--once", "read my note"], stdin: "ignore" }));
+  // One that ends early (its listener refused, say) frees the other from waiting to meet it.
+  for (const run of runs) void run.done.then(({ code }) => code !== 0 && runs.forEach((r) => r.kill("SIGTERM")));
   const codes = await Promise.all(runs.map((run) => run.done));
   const trace = runs.map((run) => run.stderrText).join("\n---\n");
   assert.deepEqual(codes.map((c) => c.code), [0, 0], trace);

@@ -19,6 +19,7 @@
 //! against the core's JSON.
 
 mod agent;
+mod agent_leftovers;
 mod agent_tools;
 mod attachments;
 mod callbacks;

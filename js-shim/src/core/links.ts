@@ -9,6 +9,7 @@ import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { AgentApiServer, type ApiListener, type ApiListenerState } from "./agent-api-server.ts";
 import type { LinkedHost } from "./compose-host.ts";
 import { AgentProcesses, type AgentHost, type AgentSystem } from "./agent-process.ts";
+import type { LeftoverRule } from "./agent-leftovers.ts";
 
 export interface LinkOptions {
   openSocket: (url: string) => SocketLike;
@@ -73,9 +74,10 @@ export class CoreLinks implements LinkedHost, AgentHost {
 
   /**
    * Sends hub socket events to the processor, and agent API requests to `api.handle` (the
-   * server is made once, where something can listen).
+   * server is made once, where something can listen); ends the agents a killed host left, as
+   * the core's `leftovers` rule says.
    */
-  attach(processor: LinkEvents, api: ApiWiring): void {
+  attach(processor: LinkEvents, api: ApiWiring, leftovers: LeftoverRule): void {
     this.hub.events = {
       opened: (socket) => processor.hubOpened(socket),
       frame: (socket, text) => processor.hubFrame(socket, text),
@@ -85,7 +87,7 @@ export class CoreLinks implements LinkedHost, AgentHost {
       agentOutput: (id, chunk) => processor.agentOutput(id, chunk),
       agentExited: (id, code, signal, error, stderrTail) => processor.agentExited(id, code, signal, error, stderrTail),
     };
-    this.agents.endLeftovers();
+    this.agents.endLeftovers(leftovers);
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
       const log = api.log ?? ((message: string) => this.options.log("info", message));

@@ -207,7 +207,7 @@ export class CoreRuntime {
       handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(notReady)),
       handleTools: (request) => (this.apiReady ? this.processor.handleAgentToolsRequest(request) : Promise.resolve(notReady)),
       log: this.options.apiLog,
-    });
+    }, (recorded, commandLine) => core.agentLeftovers(recorded, commandLine));
     this.unwatch ??=
       this.options.watchVault?.((path, kind) => {
         if (this.instance) this.processor.vaultChanged(path, kind);

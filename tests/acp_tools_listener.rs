@@ -10,7 +10,7 @@ use common::agent_api::{api_settings, get, PORT};
 use common::*;
 use serde_json::json;
 use smarthole_agent::testing::{FakeHost, START_MS};
-use smarthole_agent::{AgentKind, Host, MessageProcessor, Settings};
+use smarthole_agent::{AgentKind, Host, MessageProcessor, PlatformFacts, Settings};
 
 /// The URL of the `smarthole` server in the last session/new or session/load the agent got.
 fn given_url(host: &FakeHost) -> String {
@@ -108,4 +108,18 @@ fn the_agent_api_keeps_its_own_port_and_never_serves_the_tools() {
     assert_eq!(answer.status, 404, "{}", answer.body);
     let (status, config) = get(&host, &p, "/config");
     assert_eq!((status, &config["ports"][0]["port"]), (200, &json!(PORT)), "the API answers on its own");
+}
+
+#[test]
+fn a_host_that_cannot_listen_at_all_runs_the_agent_without_the_note_tools() {
+    // A page that drives an agent but serves nothing: no listener is asked for or waited on.
+    let host = FakeHost::new();
+    let p = acp_processor_unreported(&host, agent_settings(AgentKind::ClaudeCode));
+    p.report_platform(PlatformFacts { mobile: false, can_start_programs: true, can_listen: false });
+    assert!(!p.agent_tools_listener());
+    assert!(host.run(p.process(direct("m1", "hello"))).success);
+    assert_eq!(host.now(), START_MS, "nothing waited for");
+    let new = &host.agent_requests("session/new")[0];
+    assert_eq!(new["params"]["mcpServers"], json!([]));
+    assert!(host.logs().iter().any(|(_, line)| line.contains("gets no SmartHole note tools")), "said in the log");
 }

@@ -21,10 +21,10 @@ pub(crate) const TOOLS_LISTEN_WAIT_MS: u64 = 10_000;
 
 impl<H: Host + 'static> MessageProcessor<H> {
     /// Whether the host should keep the `smarthole` server's listener open (on 127.0.0.1, port
-    /// 0): an ACP agent is the one in use and this device can start it.
+    /// 0): an ACP agent is the one in use, this device can start it and can listen at all.
     pub fn agent_tools_listener(&self) -> bool {
-        let own_agent = platform_features(self.inner.config.platform()).own_agent.available;
-        own_agent && self.settings().agent != AgentKind::Builtin
+        let facts = self.inner.config.platform();
+        platform_features(facts).own_agent.available && facts.can_listen && self.settings().agent != AgentKind::Builtin
     }
 
     /// The host's report of that listener: bound at `port`, or failed with `error`, or (neither)
@@ -55,8 +55,16 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// The port the `smarthole` server listens on, waiting (bounded) for the host's first report;
-    /// an error naming `kind` when it could not be opened, so the agent is not started.
-    pub(super) async fn tools_port(&self, kind: AgentKind) -> Result<u16, AcpError> {
+    /// an error naming `kind` when it could not be opened, so the agent is not started. `None`
+    /// where nothing can listen at all (a host that starts programs but serves nothing: the
+    /// agent runs without the note tools, as one that takes no MCP server over HTTP does).
+    pub(super) async fn tools_port(&self, kind: AgentKind) -> Result<Option<u16>, AcpError> {
+        if !self.inner.config.platform().can_listen {
+            let text =
+                format!("this host cannot listen on a local port: {} gets no SmartHole note tools", kind.label());
+            self.inner.host.log(LogLevel::Warn, &text);
+            return Ok(None);
+        }
         let listener = &self.inner.acp.tools_listener;
         if listener.state() == ListenerState::Unreported {
             let report = listener.next_report();
@@ -65,7 +73,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
         }
         let why = match listener.state() {
-            ListenerState::Listening(port) => return Ok(port),
+            ListenerState::Listening(port) => return Ok(Some(port)),
             ListenerState::Failed(why) => why,
             ListenerState::Unreported => format!("the host did not open it within {} s", TOOLS_LISTEN_WAIT_MS / 1000),
             ListenerState::Closed => "it is closed".to_owned(),

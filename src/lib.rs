@@ -131,6 +131,7 @@ pub mod wasm;
 // The API a host embeds: the processor, the host it is given, and the values crossing between
 // them (settings in; events, results, conversations and approvals out).
 pub use acp::{agent_presets, AgentKind, AgentPreset, PlanEntry};
+pub use acp::{is_recorded_agent, leftovers_to_end, AgentRecord, LeftoverDecision};
 pub use api::{api_fallbacks, ApiFallbacks, ApiRequest, ApiResponse};
 pub use approval::{
     ApprovalError, ApprovalOrigin, ApprovalRequest, ApprovalScope, ApprovalStatus, Decision, SettleReason,

@@ -78,16 +78,16 @@ fn the_agent_is_given_the_server_with_its_own_token() {
     let server = &new["params"]["mcpServers"][0];
     assert_eq!(server["type"], "http");
     assert_eq!(server["name"], "smarthole");
-    assert_eq!(server["url"], "http://127.0.0.1:8090/mcp");
+    assert_eq!(server["url"], format!("http://127.0.0.1:{TOOLS_PORT}/mcp"), "its own listener's port");
     let auth = server["headers"][0]["value"].as_str().expect("a header");
     let token = auth.strip_prefix("Bearer ").expect("a bearer token");
     assert_eq!(token.len(), 64);
     let launch = host.agent().launches[0].clone();
     assert!(launch.3.values().all(|v| !v.contains(token)), "never in the agent's environment");
     assert!(host.logs().iter().all(|(_, line)| !line.contains(token)), "never in a log");
-    // The listener is asked for although the agent API is off.
-    assert_eq!(p.api_listeners().len(), 1);
-    assert_eq!(p.api_listeners()[0].port, 8090);
+    // Its own listener is asked for; the agent API stays off.
+    assert!(p.agent_tools_listener());
+    assert!(p.api_listeners().is_empty());
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn post(host: &FakeHost, body: Value) -> ApiRequest {
 }
 
 fn status_and_body(p: &MessageProcessor<FakeHost>, host: &FakeHost, request: ApiRequest) -> (u16, Value) {
-    let answer = host.run(p.handle_api(request));
+    let answer = host.run(p.handle_agent_tools(request));
     (answer.status, serde_json::from_str(&answer.body).unwrap_or(Value::Null))
 }
 
@@ -189,11 +189,13 @@ fn a_wrong_or_missing_token_is_refused_and_the_api_stays_off() {
     let mut missing = post(&host, list.clone());
     missing.headers.remove("authorization");
     assert_eq!(status_and_body(&p, &host, missing).0, 401);
-    // The agent API's own endpoints are not opened by the agent's listener.
-    let mut config = post(&host, list);
+    // The agent API's endpoints are not on the tools' listener, nor the tools on the API's.
+    let mut config = post(&host, list.clone());
     config.method = "GET".into();
     config.url = "/config".into();
-    assert_eq!(status_and_body(&p, &host, config).0, 401);
+    assert_eq!(status_and_body(&p, &host, config).0, 404);
+    let on_the_api = host.run(p.handle_api(post(&host, list)));
+    assert_eq!(on_the_api.status, 401, "the API is off: {}", on_the_api.body);
 }
 
 #[test]

@@ -30,6 +30,10 @@ pub(crate) enum AcpError {
     /// It answered a request with a JSON-RPC error.
     #[error("{agent} refused {method}: {message}")]
     Refused { agent: String, method: String, message: String },
+    /// The `smarthole` server's own listener could not be opened: the agent would have no note
+    /// tools, so it is not started.
+    #[error("{agent} was not started: SmartHole could not open the local port its note tools are served on ({why}). The message is kept; reload the plugin (or restart the headless command) to try again.")]
+    ToolsListener { agent: String, why: String },
     /// Agents cannot run here (a phone).
     #[error("{0}")]
     Unavailable(String),

@@ -7,12 +7,14 @@
 //! params), `presets.rs` (the agents the settings offer), `progress.rs` (a turn's updates →
 //! what the chat shows), `permission.rs` (the answer to a permission request), `mcp_server.rs`
 //! (the plugin's own `smarthole` MCP server the agent is given), `own_tools.rs` (Gemini CLI's
-//! and opencode's own write and shell tools switched off), `error.rs`.
+//! and opencode's own write and shell tools switched off), `leftovers.rs` (which agents a host
+//! killed outright left, to end at its next start), `error.rs`.
 
 pub(crate) mod client;
 pub(crate) mod codec;
 pub(crate) mod error;
 pub(crate) mod launch;
+pub(crate) mod leftovers;
 pub(crate) mod mcp_server;
 pub(crate) mod messages;
 pub(crate) mod own_tools;
@@ -22,5 +24,6 @@ pub(crate) mod progress;
 pub(crate) mod session;
 
 pub use launch::AgentKind;
+pub use leftovers::{is_recorded_agent, leftovers_to_end, AgentRecord, LeftoverDecision};
 pub use messages::PlanEntry;
 pub use presets::{agent_presets, AgentPreset};

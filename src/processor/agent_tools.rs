@@ -1,5 +1,5 @@
-//! The `smarthole` MCP server's side in the processor: a request on the agent API's listener at
-//! `/mcp` is admitted with the running agent process's own token (`acp::mcp_server` decides the
+//! The `smarthole` MCP server's side in the processor: a request on its own listener at `/mcp`
+//! (`agent_listener.rs`) is admitted with the running agent process's own token (`acp::mcp_server` decides the
 //! protocol), and a `tools/call` is handed to the turn whose prompt is in flight, which runs the
 //! tool exactly as the built-in agent's turn runs it (the same `TurnServices`: review-first
 //! diffs, protected folders, approvals asked the same way). With no prompt in flight the call is
@@ -27,9 +27,10 @@ pub(crate) const NO_PROMPT: &str =
 const TURN_ENDED: &str = "The user stopped this turn: the tool did not run.";
 
 impl<H: Host + 'static> MessageProcessor<H> {
-    /// Where the running agent reaches the `smarthole` server: the agent API's port on
-    /// 127.0.0.1 (listened on whenever an ACP agent is in use), with this process's token;
-    /// `None` for an agent that does not take MCP servers over HTTP (it has no note tools then).
+    /// Where the running agent reaches the `smarthole` server: its own listener's port on
+    /// 127.0.0.1 (the host reported it before the process started; `agent_listener.rs`), with
+    /// this process's token; `None` for an agent that does not take MCP servers over HTTP (it
+    /// has no note tools then).
     pub(super) fn mcp_endpoint(&self, settings: &Settings) -> Option<McpEndpoint> {
         if !self.inner.acp.client.borrow().capabilities().mcp_http {
             let agent = settings.agent.label();
@@ -38,7 +39,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             return None;
         }
         let token = self.inner.acp.mcp_token.borrow().clone()?;
-        Some(McpEndpoint::on_port(settings.agent_api_port, token))
+        Some(McpEndpoint::on_port(self.inner.acp.mcp_port.get()?, token))
     }
 
     /// A new token for an agent process about to start (the old process's stops working).

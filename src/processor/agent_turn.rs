@@ -207,7 +207,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         rx: &mut UnboundedReceiver<Delivery>,
     ) -> Result<(), AcpError> {
         let launch = self.acp_launch(settings, kind, folder)?;
-        if self.inner.acp.client.borrow().ready_as(kind, &launch) {
+        // No agent without its note tools: the listener must be open (and the process running
+        // was given this port, else it starts anew).
+        let port = self.tools_port(kind).await?;
+        if self.inner.acp.client.borrow().ready_as(kind, &launch) && self.inner.acp.mcp_port.get() == port {
             return Ok(());
         }
         self.inner.acp.cancelled.borrow_mut().take();
@@ -215,6 +218,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
         self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
         self.new_mcp_token();
+        self.inner.acp.mcp_port.set(port);
         self.acp_write_files(&launch).await?;
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());

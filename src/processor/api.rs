@@ -106,11 +106,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// fails (errors are answers too).
     pub async fn handle_api(&self, request: ApiRequest) -> ApiResponse {
         let settings = self.settings();
-        if crate::acp::mcp_server::is_mcp_path(&request.url) {
-            return self.handle_mcp(&request).await;
-        }
         let outcome = async {
-            // The listener may be open only for the agent's tools: the API itself is off then.
+            // A request reaching a listener the API no longer wants: refused like a wrong token.
             let token = if settings.agent_api_serving() { settings.agent_api_token.as_str() } else { "" };
             guard::admit(&request, token)?;
             let routed = route(&request.method, &request.url)?;
@@ -127,16 +124,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
     }
 
-    /// The ports the agent API listens on (none when it is off); its main port also whenever
-    /// an ACP agent is in use on this device (the `smarthole` tools are served there).
+    /// The ports the agent API listens on (none when it is off). The `smarthole` tools have
+    /// their own listener (`agent_listener.rs`).
     pub fn api_listeners(&self) -> Vec<Listener> {
-        let settings = self.settings();
-        let mut ports = listeners(&settings);
-        let own_agent = crate::platform::platform_features(self.inner.config.platform()).own_agent.available;
-        if ports.is_empty() && own_agent && settings.agent != crate::acp::AgentKind::Builtin {
-            ports.push(Listener { port: settings.agent_api_port, context: None });
-        }
-        ports
+        listeners(&self.settings())
     }
 
     /// The `/config` document, with the token only when `include_token` (for "Download config").

@@ -21,6 +21,7 @@
 
 mod agent_calls;
 mod agent_link;
+mod agent_listener;
 mod agent_session;
 mod agent_tools;
 mod agent_turn;

@@ -58,11 +58,12 @@ pub fn drive_agent(processor: &MessageProcessor<FakeHost>) {
                 Out::Exited(process, code, signal, error, stderr) => {
                     processor.agent_exited(process, code, signal.as_deref(), error.as_deref(), &stderr)
                 }
-                // The agent's HTTP call runs beside its output, as a real client's does.
+                // The agent's HTTP call (to the tools' own listener) runs beside its output, as a
+                // real client's does.
                 Out::Mcp(request) => {
                     let (processor, host) = (processor.clone(), processor.host().clone());
                     host.clone().spawn(Box::pin(async move {
-                        let answer = processor.handle_api(request).await;
+                        let answer = processor.handle_agent_tools(request).await;
                         host.state.agent.borrow_mut().mcp_answered(answer.status, &answer.body);
                     }));
                 }

@@ -19,6 +19,8 @@
 //! against the core's JSON.
 
 mod agent;
+mod agent_leftovers;
+mod agent_tools;
 mod attachments;
 mod callbacks;
 mod chat_view;

@@ -10,9 +10,20 @@ use smarthole_agent::{AgentKind, Event, MessageProcessor, Settings};
 /// The vault's folder as the fake host reports it.
 pub const VAULT: &str = "/home/user/vault";
 
+/// The port the host reports for the `smarthole` server's own listener (the system's pick).
+pub const TOOLS_PORT: u16 = 41_817;
+
 /// A processor whose turns go to the scripted agent `kind` (the hub off), the host's
-/// environment being `env` (PATH and HOME when empty).
+/// environment being `env` (PATH and HOME when empty); the host has reported the `smarthole`
+/// server's listener open at [`TOOLS_PORT`].
 pub fn acp_processor(host: &FakeHost, settings: Settings) -> MessageProcessor<FakeHost> {
+    let p = acp_processor_unreported(host, settings);
+    p.agent_tools_listening(Some(TOOLS_PORT), None);
+    p
+}
+
+/// As [`acp_processor`], the host having said nothing of the tools' listener yet.
+pub fn acp_processor_unreported(host: &FakeHost, settings: Settings) -> MessageProcessor<FakeHost> {
     {
         let mut agent = host.agent();
         agent.folder = Some(VAULT.to_owned());

@@ -1,7 +1,8 @@
-// The record of the agents a host started (js-shim/src/core/agent-leftovers.ts): the next start
-// ends a recorded group whose leader is still that agent, and never a pid the system has given
-// to another program since. (End to end with the real Claude Code adapter and a host killed
-// outright: acp-plugin-claude.test.mjs.)
+// The record of the agents a host started (js-shim/src/core/agent-leftovers.ts) with the core's
+// rule (agentLeftovers; its cases: tests/acp_leftovers.rs): the next start ends a recorded group
+// whose leader is still that agent, and never a pid the system has given to another program
+// since. (End to end with the real Claude Code adapter and a host killed outright:
+// acp-plugin-claude.test.mjs.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -10,7 +11,8 @@ import path from "node:path";
 import { ROOT, waitFor } from "./helpers.mjs";
 import { groupMembers } from "./acp-plugin-peers.mjs";
 
-const { AgentRecords, agentSystem, isRecordedAgent } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+const { AgentRecords, agentSystem, loadCore } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+const { agentLeftovers } = await loadCore();
 const childProcess = await import("node:child_process");
 const fs = await import("node:fs");
 
@@ -32,15 +34,6 @@ function records(file) {
   return { r, log };
 }
 
-test("a command line is the recorded agent's when its program's name and every argument are in it", () => {
-  const record = { pid: 10, command: "/home/u/.bin/claude-agent-acp", args: [] };
-  assert.ok(isRecordedAgent(record, "node /home/u/.bin/claude-agent-acp"), "run by its interpreter");
-  assert.ok(!isRecordedAgent(record, "/usr/lib/firefox/firefox -contentproc"));
-  const gemini = { pid: 11, command: "gemini", args: ["--experimental-acp", "--policy", "/v/.smarthole/gemini-policy.toml"] };
-  assert.ok(isRecordedAgent(gemini, "node /usr/bin/gemini --experimental-acp --policy /v/.smarthole/gemini-policy.toml"));
-  assert.ok(!isRecordedAgent(gemini, "node /usr/bin/gemini"), "another gemini run");
-});
-
 test("the next start ends the recorded agent still running, leaves a reused pid alone, and forgets both", async () => {
   const file = path.join(fs.mkdtempSync(path.join((await import("node:os")).tmpdir(), "agent-records-")), "agent-processes.json");
   const agent = await groupLeader(["1000", "7"]);
@@ -53,7 +46,7 @@ test("the next start ends the recorded agent still running, leaves a reused pid 
     assert.equal(JSON.parse(readFileSync(file, "utf8")).length, 2);
 
     const next = records(file);
-    assert.deepEqual(next.r.endLeftovers(), [agent], next.log.join("\n"));
+    assert.deepEqual(next.r.endLeftovers(agentLeftovers), [agent], next.log.join("\n"));
     await waitFor(() => groupMembers(agent).length === 0, 5_000, "the recorded agent to end");
     assert.equal(groupMembers(other).length, 1, "another program is never killed");
     assert.match(next.log.join("\n"), /no longer the agent started earlier/);

@@ -33,13 +33,18 @@
 //         {"silence": true}             never answers this prompt (until cancelled)
 //         {"exit": 3}                   exits now, mid-turn, with that code
 //         {"stderr": "…"}
+//         {"mcpCall": {"name", "arguments"}}  a tools/call to the `smarthole` MCP server given in
+//                                       session/new or session/load (its URL and headers); the
+//                                       result's text is sent as an agent_message_chunk
+//         {"touch": "FILE"}             creates FILE; {"waitFile": "FILE"} waits until it exists
+//                                       (two agents meet: both are mid-turn at once)
 //       ]}
 //     ]
 //   }
 // With --log FILE (or FAKE_ACP_LOG=FILE) it appends a JSON line per event: {"start": {argv, cwd,
 // env, pid}}, then {"in": msg} for each message it read and {"out": msg} for each it wrote. (The
 // plugin starts an agent with a clean environment: the argument is what reaches it there.)
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const argScript = process.argv.indexOf("--script");
@@ -70,6 +75,26 @@ let nextRequestId = 0;
 /** Agent → client requests waiting for their answer. */
 const waiting = new Map();
 let sessions = 0;
+/** The `smarthole` MCP server the client gave last (session/new or session/load). */
+let smarthole = null;
+let mcpIds = 0;
+
+/** A tools/call to the `smarthole` server; its result's text (or why it failed). */
+async function mcpCall(call) {
+  if (!smarthole) return "no smarthole server was given";
+  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  for (const { name, value } of smarthole.headers ?? []) headers[name] = value;
+  const body = { jsonrpc: "2.0", id: ++mcpIds, method: "tools/call", params: { name: call.name, arguments: call.arguments ?? {} } };
+  try {
+    const response = await fetch(smarthole.url, { method: "POST", headers, body: JSON.stringify(body) });
+    const answer = await response.json();
+    record({ mcp: { status: response.status, answer } });
+    return answer?.result?.content?.map((c) => c.text ?? "").join("") ?? JSON.stringify(answer);
+  } catch (error) {
+    record({ mcp: { error: String(error) } });
+    return `the smarthole server did not answer: ${String(error)}`;
+  }
+}
 let turnIndex = 0;
 /** The turn in progress: its cancel. */
 let current = null;
@@ -165,6 +190,11 @@ async function runTurn(sessionId, turn, cancelled) {
         await cancelled;
         return "cancelled";
       } else if (step.exit !== undefined) process.exit(step.exit);
+      else if (step.mcpCall) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: await mcpCall(step.mcpCall) } });
+      else if (step.touch !== undefined) writeFileSync(step.touch, "");
+      else if (step.waitFile !== undefined) {
+        while (!existsSync(step.waitFile) && !isCancelled) await sleep(20);
+      }
       else if (step.stderr !== undefined) process.stderr.write(step.stderr);
     }
     return isCancelled ? "cancelled" : undefined;
@@ -200,8 +230,10 @@ function handle(msg) {
     case "authenticate":
       return respond(msg.id, {});
     case "session/new":
+      smarthole = msg.params?.mcpServers?.find((s) => s.name === "smarthole") ?? smarthole;
       return respond(msg.id, sessionResult());
     case "session/load":
+      smarthole = msg.params?.mcpServers?.find((s) => s.name === "smarthole") ?? smarthole;
       if (!script.loadSession) return fail(msg.id, -32601, "Method not found: session/load");
       return respond(msg.id, {});
     case "session/set_mode":

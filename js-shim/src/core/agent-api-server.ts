@@ -20,6 +20,8 @@ export interface ApiListener {
 export interface ApiListenerState extends ApiListener {
   listening: boolean;
   error?: string;
+  /** The port actually bound (the system's pick for port 0). */
+  boundPort?: number;
 }
 
 /** The body up to `limit` bytes, and whether there was more (then reading stops). */
@@ -76,6 +78,8 @@ export class AgentApiServer {
     private readonly internalError: ApiResponse,
     private readonly loadHttp: () => Promise<Http>,
     private readonly log: (message: string) => void,
+    /** What the log calls these listeners. */
+    private readonly label = "agent API",
   ) {}
 
   /** Serves exactly these ports: new ones are opened, ones no longer wanted closed. */
@@ -96,7 +100,7 @@ export class AgentApiServer {
       } catch (error) {
         // No server can run here after all: each listener says why, nothing is thrown.
         const why = `could not load Node's http module: ${error instanceof Error ? error.message : String(error)}`;
-        this.log(`agent API: ${why}`);
+        this.log(`${this.label}: ${why}`);
         return [...this.states().filter((s) => !opening.some((l) => l.port === s.port)), ...opening.map((l) => ({ ...l, listening: false, error: why }))];
       }
     }
@@ -120,12 +124,14 @@ export class AgentApiServer {
           error.code === "EADDRINUSE"
             ? `port ${listener.port} is already in use by another program; choose another port in the settings`
             : `could not listen on 127.0.0.1:${listener.port}: ${error.message}`;
-        this.log(`agent API: ${state.error}`);
+        this.log(`${this.label}: ${state.error}`);
         resolve();
       });
       server.listen(listener.port, "127.0.0.1", () => {
         state.listening = true;
-        this.log(`agent API listening on http://127.0.0.1:${listener.port}`);
+        const address = server.address();
+        state.boundPort = typeof address === "object" && address !== null ? address.port : listener.port;
+        this.log(`${this.label} listening on http://127.0.0.1:${state.boundPort}`);
         resolve();
       });
     });
@@ -147,7 +153,7 @@ export class AgentApiServer {
       });
     } catch (error) {
       // The path only: a query may carry what the caller should not have sent (a token).
-      this.log(`agent API: ${request.method} ${(request.url ?? "/").split("?")[0]}: ${String(error)}`);
+      this.log(`${this.label}: ${request.method} ${(request.url ?? "/").split("?")[0]}: ${String(error)}`);
       answer = this.internalError;
     }
     if (response.destroyed) return;

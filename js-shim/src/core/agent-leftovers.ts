@@ -1,9 +1,10 @@
 // The agent process groups this host started, written down so that a host killed outright
 // (SIGKILL, a crash of the app: nothing of it runs to stop them) does not leave them running for
 // good — Claude Code's adapter outlives its closed stdin (docs/ACP-AGENTS.md). Each start is a
-// line of `<vault>/.smarthole/agent-processes.json` until its process ends; the next start of
-// the host ends every group still recorded whose leader is still the agent it started (its
-// command line checked first: a pid the system gave to another program since is never touched).
+// line of `<vault>/.smarthole/agent-processes.json` until its process ends; at the next start of
+// the host the core decides (acp/leftovers.rs) which groups still recorded to end — only those
+// whose leader is still the agent started — from the record and each pid's command line; this
+// records, reads and kills.
 
 /** One agent process as started. */
 export interface AgentRecord {
@@ -23,15 +24,10 @@ export interface RecordSystem {
   killGroup(group: number): void;
 }
 
-/**
- * Whether the running process's command line is the recorded agent's: its program's name and
- * every argument appear in it (an interpreter may come first: a script's shebang runs
- * `node /path/claude-agent-acp`).
- */
-export function isRecordedAgent(record: AgentRecord, commandLine: string): boolean {
-  const program = record.command.split(/[\\/]/).pop() ?? record.command;
-  return program !== "" && commandLine.includes(program) && record.args.every((arg) => commandLine.includes(arg));
-}
+/** The core's rule (`agentLeftovers`): from the record's text (null: no file) and each pid's
+ * command line (null: no such process), the groups to end, what to log, and whether to empty
+ * the record. */
+export type LeftoverRule = (recorded: string | null, commandLine: (pid: number) => string | null) => { end: number[]; notes: string[]; forget: boolean };
 
 /** The records, kept in the file as processes start and end. */
 export class AgentRecords {
@@ -43,27 +39,24 @@ export class AgentRecords {
   ) {}
 
   /**
-   * Ends the groups a previous run of the host left (those still the agent it started) and
-   * forgets every record. Returns the pids ended.
+   * Ends the groups a previous run of the host left, as the core's `rule` says (those still the
+   * agent it started), and forgets every record. Returns the pids ended.
    */
-  endLeftovers(): number[] {
-    const ended: number[] = [];
-    const recorded = this.load();
-    for (const record of recorded) {
-      const line = this.system.commandLine(record.pid);
-      if (line === null) continue;
-      if (!isRecordedAgent(record, line)) {
-        this.log(`process ${record.pid} is no longer the agent started earlier (${line}); left alone`);
-        continue;
-      }
-      this.log(`ending the agent a previous run left: ${record.pid} ${line}`);
-      this.system.killGroup(record.pid);
-      ended.push(record.pid);
+  endLeftovers(rule: LeftoverRule): number[] {
+    let text: string | null = null;
+    try {
+      text = this.system.read();
+    } catch (error) {
+      // Unreadable: at worst an agent stays up, as it would without the file.
+      this.log(`agent-processes.json not read: ${error instanceof Error ? error.message : String(error)}`);
     }
+    const decision = rule(text, (pid) => this.system.commandLine(pid));
+    for (const note of decision.notes) this.log(note);
+    for (const pid of decision.end) this.system.killGroup(pid);
     this.records = [];
     // No file is written where no agent was ever started.
-    if (recorded.length > 0) this.save();
-    return ended;
+    if (decision.forget) this.save();
+    return decision.end;
   }
 
   started(record: AgentRecord): void {
@@ -84,19 +77,6 @@ export class AgentRecords {
     this.save();
   }
 
-  private load(): AgentRecord[] {
-    let text: string | null = null;
-    try {
-      text = this.system.read();
-      const value: unknown = text === null ? [] : JSON.parse(text);
-      return Array.isArray(value) ? value.filter(isRecord) : [];
-    } catch (error) {
-      // A torn write: at worst an agent stays up, as it would without the file.
-      this.log(`agent-processes.json not read: ${error instanceof Error ? error.message : String(error)}`);
-      return [];
-    }
-  }
-
   private save(): void {
     try {
       this.system.write(JSON.stringify(this.records));
@@ -104,9 +84,4 @@ export class AgentRecords {
       this.log(`agent-processes.json not written: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-}
-
-function isRecord(value: unknown): value is AgentRecord {
-  const r = value as AgentRecord;
-  return typeof r === "object" && r !== null && Number.isInteger(r.pid) && r.pid > 1 && typeof r.command === "string" && Array.isArray(r.args) && r.args.every((a) => typeof a === "string");
 }

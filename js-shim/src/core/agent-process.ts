@@ -7,7 +7,7 @@
 // and every process still running is ended when the host stops (plugin unload, the headless
 // command's exit, whatever ends it).
 import type { CoreHost } from "smarthole-core";
-import { AgentRecords } from "./agent-leftovers.ts";
+import { AgentRecords, type LeftoverRule } from "./agent-leftovers.ts";
 
 type ChildProcessWithoutNullStreams = import("node:child_process").ChildProcessWithoutNullStreams;
 
@@ -156,9 +156,10 @@ export class AgentProcesses implements AgentHost {
 
   /**
    * Ends the agents a previous run of this host left running (killed outright, it could not stop
-   * them), once, before any is started: those recorded whose process is still that agent.
+   * them), once, before any is started: those recorded whose process is still that agent, as
+   * the core's `rule` says.
    */
-  endLeftovers(): number[] {
+  endLeftovers(rule: LeftoverRule): number[] {
     const system = this.loaded();
     const file = this.options.recordFile?.() ?? null;
     if (!system?.groups || file === null || this.records) return [];
@@ -171,7 +172,7 @@ export class AgentProcesses implements AgentHost {
       },
       (message) => this.log(message),
     );
-    return this.records.endLeftovers();
+    return this.records.endLeftovers(rule);
   }
 
   /** Node's calls, loaded at first use; null where there are none or they fail to load (then

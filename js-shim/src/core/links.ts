@@ -9,6 +9,7 @@ import { McpConnections, type StdioFactory } from "./mcp.ts";
 import { AgentApiServer, type ApiListener, type ApiListenerState } from "./agent-api-server.ts";
 import type { LinkedHost } from "./compose-host.ts";
 import { AgentProcesses, type AgentHost, type AgentSystem } from "./agent-process.ts";
+import type { LeftoverRule } from "./agent-leftovers.ts";
 
 export interface LinkOptions {
   openSocket: (url: string) => SocketLike;
@@ -27,6 +28,13 @@ export interface LinkOptions {
 /** The processor's calls the links' events make: the hub's sockets, the agent's processes. */
 export type LinkEvents = Pick<MessageProcessor, "hubOpened" | "hubFrame" | "hubClosed" | "agentOutput" | "agentExited">;
 
+/** The `smarthole` tools' own listener as bound: its port, or why it could not open (neither:
+ * closed). */
+export interface ToolsListenerState {
+  port: number | null;
+  error: string | null;
+}
+
 /** Where agent API requests go, and how the listeners report. */
 export interface ApiWiring {
   /** The core's `agentApiBodyLimit()`. */
@@ -34,6 +42,9 @@ export interface ApiWiring {
   /** The core's answer for a request that failed (`agentApiFallbacks().internalError`). */
   internalError: ApiResponse;
   handle: (request: ApiRequest) => Promise<ApiResponse>;
+  /** Where requests to the `smarthole` tools' own listener go (the core's
+   * `handleAgentToolsRequest`); without it that listener is never opened. */
+  handleTools?: (request: ApiRequest) => Promise<ApiResponse>;
   /** Listening, failing to listen, a request that failed; defaults to the info log. */
   log?: (message: string) => void;
 }
@@ -46,6 +57,8 @@ export class CoreLinks implements LinkedHost, AgentHost {
   /** The user's coding agent's processes (ACP). */
   readonly agents: AgentProcesses;
   private api: AgentApiServer | null = null;
+  /** The `smarthole` MCP server's own listener (127.0.0.1, a port the system picks). */
+  private tools: AgentApiServer | null = null;
 
   constructor(private readonly options: LinkOptions) {
     this.hub = new HubSockets(options.openSocket, (message) => options.log("debug", message));
@@ -61,9 +74,10 @@ export class CoreLinks implements LinkedHost, AgentHost {
 
   /**
    * Sends hub socket events to the processor, and agent API requests to `api.handle` (the
-   * server is made once, where something can listen).
+   * server is made once, where something can listen); ends the agents a killed host left, as
+   * the core's `leftovers` rule says.
    */
-  attach(processor: LinkEvents, api: ApiWiring): void {
+  attach(processor: LinkEvents, api: ApiWiring, leftovers: LeftoverRule): void {
     this.hub.events = {
       opened: (socket) => processor.hubOpened(socket),
       frame: (socket, text) => processor.hubFrame(socket, text),
@@ -73,12 +87,25 @@ export class CoreLinks implements LinkedHost, AgentHost {
       agentOutput: (id, chunk) => processor.agentOutput(id, chunk),
       agentExited: (id, code, signal, error, stderrTail) => processor.agentExited(id, code, signal, error, stderrTail),
     };
-    this.agents.endLeftovers();
+    this.agents.endLeftovers(leftovers);
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
       const log = api.log ?? ((message: string) => this.options.log("info", message));
       this.api = new AgentApiServer(api.handle, api.bodyLimit, api.internalError, loadHttp, log);
     }
+    if (loadHttp && !this.tools && api.handleTools) {
+      const log = (message: string) => this.options.log("info", message);
+      this.tools = new AgentApiServer(api.handleTools, api.bodyLimit, api.internalError, loadHttp, log, "SmartHole's tools for the agent");
+    }
+  }
+
+  /** Opens (`wanted`) or closes the `smarthole` tools' own listener, on a port the system
+   * picks; the state is for the core's `agentToolsListening`. */
+  async listenTools(wanted: boolean): Promise<ToolsListenerState> {
+    if (!this.tools) return { port: null, error: wanted ? "this host cannot listen on a local port" : null };
+    const [state] = await this.tools.configure(wanted ? [{ port: 0 }] : []);
+    if (!state) return { port: null, error: null };
+    return state.listening && state.boundPort ? { port: state.boundPort, error: null } : { port: null, error: state.error ?? "not listening" };
   }
 
   /** The core accepted these settings: connect the integrations they list. */
@@ -101,13 +128,14 @@ export class CoreLinks implements LinkedHost, AgentHost {
     return this.api?.states() ?? [];
   }
 
-  /** Closes the hub sockets, the MCP connections and the agent API's listeners, and stops the
-   * agent's processes. */
+  /** Closes the hub sockets, the MCP connections, the agent API's listeners and the tools'
+   * listener, and stops the agent's processes. */
   close(): void {
     this.agents.stopAll();
     this.hub.closeAll();
     this.mcp.closeAll();
     this.api?.close();
+    this.tools?.close();
   }
 
   mcpServers(waitMs: number): ReturnType<CoreHost["mcpServers"]> {

@@ -205,8 +205,9 @@ export class CoreRuntime {
       bodyLimit: core.agentApiBodyLimit(),
       internalError,
       handle: (request) => (this.apiReady ? this.processor.handleApiRequest(request) : Promise.resolve(notReady)),
+      handleTools: (request) => (this.apiReady ? this.processor.handleAgentToolsRequest(request) : Promise.resolve(notReady)),
       log: this.options.apiLog,
-    });
+    }, (recorded, commandLine) => core.agentLeftovers(recorded, commandLine));
     this.unwatch ??=
       this.options.watchVault?.((path, kind) => {
         if (this.instance) this.processor.vaultChanged(path, kind);
@@ -275,8 +276,14 @@ export class CoreRuntime {
     void this.configureApi();
   }
 
-  /** Opens and closes the agent API's listeners as the core's settings say. */
+  /** Opens and closes the agent API's listeners, and the `smarthole` tools' own one, as the
+   * core's settings say; the tools' port (or why not) goes back to the core. */
   async configureApi(): Promise<ApiListenerState[]> {
+    if (!this.instance) return [];
+    const instance = this.instance;
+    const tools = await this.links.listenTools(this.processor.agentToolsListener());
+    // A core rebuilt meanwhile is told by its own start.
+    if (this.instance === instance) this.processor.agentToolsListening(tools.port ?? undefined, tools.error ?? undefined);
     if (!this.links.serving || !this.instance) return [];
     const states = await this.links.listen(this.processor.agentApiListeners());
     this.dispatch({ type: "api_status", listeners: states });

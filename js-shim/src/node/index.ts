@@ -11,4 +11,4 @@ export { cronNext, localTimeZone } from "../core/clock.ts";
 export { McpConnections } from "../core/mcp.ts";
 export { terminalSafe, terminalSafeJson } from "./terminal-text.ts";
 export { AgentProcesses, agentSystem } from "../core/agent-process.ts";
-export { AgentRecords, isRecordedAgent } from "../core/agent-leftovers.ts";
+export { AgentRecords } from "../core/agent-leftovers.ts";

@@ -10,6 +10,8 @@ use serde_json::Value;
 use crate::acp::client::{AcpClient, Delivery};
 use crate::tools::ToolOutput;
 
+pub(crate) use super::tools_listener::{ListenerState, ToolsListener};
+
 /// A call of one of the `smarthole` tools, handed from the MCP server to the turn whose prompt
 /// is in flight; the turn runs it and answers on `reply`.
 pub(crate) struct ServedCall {
@@ -32,6 +34,11 @@ pub(crate) struct AcpLink {
     /// The bearer token of the running agent process's `smarthole` MCP server (new for each
     /// process; a secret, masked in logs).
     pub(crate) mcp_token: RefCell<Option<String>>,
+    /// The port of the `smarthole` server the running agent process was given (its sessions
+    /// reach the server there; a new port starts a new process).
+    pub(crate) mcp_port: Cell<Option<u16>>,
+    /// The `smarthole` server's own listener, as the host reports it.
+    pub(crate) tools_listener: ToolsListener,
     /// The turn whose prompt is in flight, taking the `smarthole` tool calls.
     tool_calls: RefCell<Option<UnboundedSender<ServedCall>>>,
     /// Each session's cumulative cost as the usage ledger last counted it (`agent_usage.rs`).

@@ -17,6 +17,7 @@ mod inbox;
 mod queue;
 mod run;
 mod tasks;
+mod tools_listener;
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -34,7 +35,7 @@ use crate::store::ConversationStore;
 use crate::tools::indexer::SearchIndex;
 use crate::tools::ToolRegistry;
 
-pub(crate) use acp::{AcpLink, ServedCall};
+pub(crate) use acp::{AcpLink, ListenerState, ServedCall};
 pub(crate) use api_recent::{ApiRecent, ApiRun};
 pub(crate) use attachments::AttachmentState;
 pub(crate) use background::Background;

@@ -182,14 +182,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         if self.inner.acp.client.borrow().ready_as(kind, &launch) {
             return Ok(());
         }
-        self.inner.acp.cancelled.borrow_mut().take();
         let (message_id, conversation_id, text) =
             (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
         self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
-        self.new_mcp_token();
-        self.acp_write_files(&launch).await?;
-        let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
-        self.acp_apply(actions, Vec::new());
+        if self.acp_bring_up(kind, launch).await? {
+            return Ok(());
+        }
         self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await
     }
 

@@ -96,6 +96,9 @@ pub struct FakeAgent {
     pub folder: Option<String>,
     /// `initialize`'s answer says the agent takes no MCP server over HTTP.
     pub no_http_mcp: bool,
+    /// `initialize` is answered only at [`FakeAgent::release_initialize`] (a start under way).
+    pub hold_initialize: bool,
+    held_initialize: Option<String>,
     /// The `smarthole` server's entry in the last `session/new` or `session/load`.
     pub mcp_server: Option<Value>,
     /// The MCP server's answers to the agent's tool calls: HTTP status, body.
@@ -352,7 +355,20 @@ impl FakeAgent {
             return;
         }
         for line in text.lines() {
+            let method = serde_json::from_str::<Value>(line).map(|m| m["method"] == "initialize");
+            if self.hold_initialize && method.unwrap_or(false) {
+                self.held_initialize = Some(line.to_owned());
+                continue;
+            }
             self.on_line(line);
+        }
+    }
+
+    /// Answers the `initialize` held by `hold_initialize`, and those to come.
+    pub fn release_initialize(&mut self) {
+        self.hold_initialize = false;
+        if let Some(line) = self.held_initialize.take() {
+            self.on_line(&line);
         }
     }
 

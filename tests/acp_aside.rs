@@ -233,3 +233,35 @@ fn an_agent_fault_in_a_side_session_is_logged_and_the_next_turn_goes_on() {
     assert!(host.requests().is_empty(), "no provider call instead");
     assert_eq!(host.run(p.process(direct("b", "next"))).response.as_deref(), Some("again"));
 }
+
+#[test]
+fn a_side_session_never_gets_claude_codes_write_tools_nor_a_mode_that_asks_nothing() {
+    let host = FakeHost::new();
+    // The user lets turns use the agent's own tools; the adapter starts sessions in `auto`.
+    let p = acp_processor(&host, Settings { agent_own_tools: true, ..agent_settings(AgentKind::ClaudeCode) });
+    host.agent().modes = Some(json!({"currentModeId": "auto", "availableModes": [{"id": "auto"}, {"id": "default"}]}));
+    host.agent().turns.push_back(vec![chunk("ok")]);
+    host.agent().matching.push((SUMMARY.into(), summary_steps("Ok", "Fine.")));
+    assert!(host.run(p.process(direct("a", "hi"))).success);
+    host.run(p.new_conversation()).unwrap();
+    host.run_for(MINUTE);
+    assert_eq!(index(&host).conversations[0].title.as_deref(), Some("Ok"));
+    let side = &side_sessions(&host)[0];
+    let new = host.agent_requests("session/new").into_iter().find(|r| r["params"]["mcpServers"] == json!([])).unwrap();
+    assert_eq!(
+        new["params"]["_meta"]["claudeCode"]["options"]["disallowedTools"],
+        json!(["Edit", "Write", "NotebookEdit", "Bash"]),
+        "off in a side session even with the agent's own tools allowed for turns"
+    );
+    let set = host.agent_requests("session/set_mode");
+    assert!(set.iter().any(|s| s["params"]["sessionId"] == *side && s["params"]["modeId"] == "default"), "{set:?}");
+    // The mode is set before the prompt.
+    let order: Vec<String> = host
+        .agent()
+        .received
+        .iter()
+        .filter(|m| m["params"]["sessionId"] == *side)
+        .map(|m| m["method"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(order, ["session/set_mode", "session/prompt"]);
+}

@@ -102,8 +102,7 @@ impl<H: Host + 'static> BackgroundWriter for ChosenWriter<'_, H> {
         let Some((kind, folder)) = processor.acp_agent(settings) else {
             return background_text(&processor.inner.host, settings, purpose, max_tokens, instructions, prompt).await;
         };
-        let asked =
-            AsidePrompt { kind, cwd: &folder, own_tools: settings.agent_own_tools, instructions, prompt: &prompt };
+        let asked = AsidePrompt { kind, cwd: &folder, instructions, prompt: &prompt };
         processor
             .aside_text(settings, &asked, purpose)
             .await

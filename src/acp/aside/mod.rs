@@ -44,6 +44,8 @@ enum Phase {
     AwaitReady,
     /// `session/new` sent as request `id`.
     Opening { id: u64 },
+    /// `session/set_mode` sent in `session` as request `id`.
+    SettingMode { session: String, id: u64 },
     /// `session/prompt` sent in `session` as request `id`.
     Prompting { session: String, id: u64 },
     /// Given up by whoever asked (too slow); its session and request stay claimed, so nothing
@@ -75,9 +77,6 @@ pub(crate) struct Asides {
 pub(crate) struct AsidePrompt<'a> {
     pub kind: AgentKind,
     pub cwd: &'a str,
-    /// The agent may use its own tools (the advanced setting); else Claude Code's write and
-    /// shell tools are off, as in a turn.
-    pub own_tools: bool,
     /// What it is asked to do, and what that applies to (a transcript).
     pub instructions: &'a str,
     pub prompt: &'a str,
@@ -85,12 +84,16 @@ pub(crate) struct AsidePrompt<'a> {
 
 impl Asides {
     /// Begins a side session for `asked`: at once when the process is `ready`, else at its
-    /// handshake. Its `session/new` gives no MCP servers (so no `smarthole` tools); its prompt
-    /// is the instructions, then what they apply to. Returns its key and what to write.
+    /// handshake. Its `session/new` gives no MCP servers (so no `smarthole` tools) and, for
+    /// Claude Code, its own write and shell tools off even where the user lets turns use them
+    /// (a side session only writes text); a session that starts in a mode that asks nothing is
+    /// set to `default` first (`session::mode_to_set`), so every permission request comes here
+    /// to be rejected. Its prompt is the instructions, then what they apply to. Returns its key
+    /// and what to write.
     pub(crate) fn begin(&mut self, client: &mut AcpClient, ready: bool, asked: &AsidePrompt) -> (u64, Vec<AcpAction>) {
         self.next_key += 1;
         let key = self.next_key;
-        let open = session::new_session_params(asked.kind, asked.cwd, asked.own_tools, None);
+        let open = session::new_session_params(asked.kind, asked.cwd, false, None);
         let text = format!("{}\n\n{}", asked.instructions, asked.prompt);
         let phase = Phase::AwaitReady;
         let mut aside = Aside { key, kind: asked.kind, open, text, phase, progress: TurnProgress::default() };
@@ -149,10 +152,15 @@ impl Asides {
             (Phase::Abandoned { .. }, _) => None,
             (Phase::Opening { .. }, Ok(value)) => match messages::new_session_id(&value) {
                 Ok(session) => {
-                    let (id, actions) =
-                        client.request("session/prompt", &session::prompt_params(&session, &aside.text));
-                    aside.phase = Phase::Prompting { session, id };
-                    routed.actions.extend(actions);
+                    routed.actions.extend(match session::mode_to_set(&value) {
+                        Some(mode) => {
+                            let (id, actions) =
+                                client.request("session/set_mode", &session::set_mode_params(&session, mode));
+                            aside.phase = Phase::SettingMode { session, id };
+                            actions
+                        }
+                        None => aside.prompt(client, session),
+                    });
                     return;
                 }
                 Err(what) => Some(Err(AcpError::Malformed {
@@ -166,6 +174,14 @@ impl Asides {
             }
             (Phase::Opening { .. }, Err(error)) => {
                 Some(Err(AcpError::Refused { agent, method: "session/new".into(), message: error.message }))
+            }
+            (Phase::SettingMode { session, .. }, Ok(_)) => {
+                let session = session.clone();
+                routed.actions.extend(aside.prompt(client, session));
+                return;
+            }
+            (Phase::SettingMode { .. }, Err(error)) => {
+                Some(Err(AcpError::Refused { agent, method: "session/set_mode".into(), message: error.message }))
             }
             (_, Ok(_)) => {
                 let progress = std::mem::take(&mut aside.progress);
@@ -191,6 +207,10 @@ impl Asides {
             }
             Phase::Opening { id } => {
                 aside.phase = Phase::Abandoned { session: None, id };
+                Vec::new()
+            }
+            Phase::SettingMode { session, id } => {
+                aside.phase = Phase::Abandoned { session: Some(session), id };
                 Vec::new()
             }
             Phase::Prompting { session, id } => {
@@ -222,6 +242,12 @@ impl Asides {
 }
 
 impl Aside {
+    fn prompt(&mut self, client: &mut AcpClient, session: String) -> Vec<AcpAction> {
+        let (id, actions) = client.request("session/prompt", &session::prompt_params(&session, &self.text));
+        self.phase = Phase::Prompting { session, id };
+        actions
+    }
+
     fn open_session(&mut self, client: &mut AcpClient) -> Vec<AcpAction> {
         let (id, actions) = client.request("session/new", &self.open);
         self.phase = Phase::Opening { id };
@@ -232,15 +258,23 @@ impl Aside {
     fn request(&self) -> Option<u64> {
         match &self.phase {
             Phase::AwaitReady => None,
-            Phase::Opening { id } | Phase::Prompting { id, .. } | Phase::Abandoned { id, .. } => Some(*id),
+            Phase::Opening { id }
+            | Phase::SettingMode { id, .. }
+            | Phase::Prompting { id, .. }
+            | Phase::Abandoned { id, .. } => Some(*id),
         }
     }
 
     /// Its session, once made.
     fn session(&self) -> Option<&String> {
         match &self.phase {
-            Phase::Prompting { session, .. } | Phase::Abandoned { session: Some(session), .. } => Some(session),
+            Phase::SettingMode { session, .. }
+            | Phase::Prompting { session, .. }
+            | Phase::Abandoned { session: Some(session), .. } => Some(session),
             _ => None,
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

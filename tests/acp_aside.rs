@@ -265,3 +265,21 @@ fn a_side_session_never_gets_claude_codes_write_tools_nor_a_mode_that_asks_nothi
         .collect();
     assert_eq!(order, ["session/set_mode", "session/prompt"]);
 }
+
+#[test]
+fn a_side_session_the_agent_never_answers_is_cancelled_in_time_and_the_process_serves_on() {
+    let host = FakeHost::new();
+    let p = acp_processor(&host, agent_settings(AgentKind::ClaudeCode));
+    host.agent().turns.extend([vec![chunk("one")], vec![chunk("two")]]);
+    host.agent().matching.push((SUMMARY.into(), vec![AgentStep::AwaitCancel]));
+    assert!(host.run(p.process(direct("a", "Remember the milk"))).success);
+    host.run(p.new_conversation()).unwrap();
+    host.run_for(10 * MINUTE);
+    let side = side_sessions(&host)[0].clone();
+    let cancels = host.agent_requests("session/cancel");
+    assert!(cancels.iter().any(|c| c["params"]["sessionId"] == *side), "the side session's prompt cancelled");
+    let logged = host.logs().into_iter().map(|(_, l)| l).find(|l| l.contains("could not summarise"));
+    assert!(logged.as_deref().is_some_and(|l| l.contains("did not answer")), "{logged:?}");
+    assert_eq!(host.run(p.process(direct("b", "next"))).response.as_deref(), Some("two"));
+    assert_eq!(host.agent().launches.len(), 1, "the process was not stopped");
+}

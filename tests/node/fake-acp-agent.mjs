@@ -25,6 +25,8 @@
 //                                       waited for; {"permission": …, "then": {"<optionId>": steps,
 //                                       "cancelled": steps}} runs the steps the answer picks
 //         {"request": {"method", "params"}}  any agent → client request, waited for
+//         {"mcpCall": {"name", "arguments"}}  a tools/call POSTed to the session's `smarthole`
+//                                       MCP server (its url and headers from session/new), waited for
 //         {"garbage": "not json"}       a line that is not JSON
 //         {"raw": "…"}                  a line as it is
 //         {"flood": 1000000}            that many characters of agent_message_chunk, 64 KB each
@@ -70,6 +72,8 @@ let nextRequestId = 0;
 /** Agent → client requests waiting for their answer. */
 const waiting = new Map();
 let sessions = 0;
+/** Each session's `smarthole` MCP server entry from session/new (none: not given one). */
+const smartholeOf = new Map();
 let turnIndex = 0;
 /** The turn in progress: its cancel. */
 let current = null;
@@ -145,6 +149,14 @@ async function runTurn(sessionId, turn, cancelled) {
       } else if (step.request) {
         const answer = await Promise.race([request(step.request.method, step.request.params), cancelled.then(() => null)]);
         if (answer === null) return "cancelled";
+      } else if (step.mcpCall) {
+        const server = smartholeOf.get(sessionId);
+        const headers = Object.fromEntries((server?.headers ?? []).map((h) => [h.name, h.value]));
+        const body = { jsonrpc: "2.0", id: nextRequestId++, method: "tools/call", params: step.mcpCall };
+        const answer = server
+          ? await fetch(server.url, { method: "POST", headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) }).then((r) => r.text())
+          : "no smarthole server was given";
+        record({ mcp: { call: step.mcpCall, answer } });
       } else if (step.garbage !== undefined) writeLine(step.garbage);
       else if (step.raw !== undefined) writeLine(step.raw);
       else if (step.flood !== undefined) {
@@ -199,8 +211,11 @@ function handle(msg) {
       return respond(msg.id, initializeResult());
     case "authenticate":
       return respond(msg.id, {});
-    case "session/new":
-      return respond(msg.id, sessionResult());
+    case "session/new": {
+      const result = sessionResult();
+      smartholeOf.set(result.sessionId, (msg.params?.mcpServers ?? []).find((s) => s.name === "smarthole"));
+      return respond(msg.id, result);
+    }
     case "session/load":
       if (!script.loadSession) return fail(msg.id, -32601, "Method not found: session/load");
       return respond(msg.id, {});

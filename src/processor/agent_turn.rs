@@ -169,7 +169,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// Starts the agent if it is not running as these settings say ("Starting Claude Code…" on
-    /// the answer until it begins), and waits for its handshake.
+    /// the answer until it begins) — or joins a start under way (a background prompt's,
+    /// `acp_bring_up`) — and waits for its handshake.
     async fn agent_ready(
         &self,
         message: &RoutedMessage,

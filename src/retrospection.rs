@@ -1,10 +1,10 @@
-//! Retrospection (seed 003): after a conversation ends, a tool-less model call reflects on it,
-//! and the result goes first in `.smarthole/retrospection.md` as a dated section.
+//! Retrospection (seed 003): after a conversation ends, a tool-less prompt (to the built-in
+//! model's provider, or to the user's own agent in a side session: `summary::BackgroundWriter`)
+//! reflects on it, and the result goes first in `.smarthole/retrospection.md` as a dated section.
 
-use crate::host::Host;
 use crate::llm::LlmError;
 use crate::settings::Settings;
-use crate::summary::background_text;
+use crate::summary::BackgroundWriter;
 
 /// Where retrospections are kept, newest first.
 pub(crate) const RETROSPECTION_PATH: &str = "retrospection.md";
@@ -22,10 +22,14 @@ pub(crate) fn prepend_section(existing: &str, when_iso: &str, title: &str, conte
     format!("{HEADING}{section}{older}")
 }
 
-/// Asks the model to reflect on a transcript with the user's retrospection prompt.
-pub(crate) async fn reflect<H: Host>(host: &H, settings: &Settings, transcript: &str) -> Result<String, LlmError> {
+/// Asks for a reflection on a transcript with the user's retrospection prompt.
+pub(crate) async fn reflect(
+    writer: &impl BackgroundWriter,
+    settings: &Settings,
+    transcript: &str,
+) -> Result<String, LlmError> {
     let prompt = format!("{}\n\nThe conversation:\n\n{transcript}", settings.retrospection_prompt.trim());
-    background_text(host, settings, crate::usage::CallPurpose::Retrospection, 800, INSTRUCTIONS, prompt).await
+    writer.text(crate::usage::CallPurpose::Retrospection, 800, INSTRUCTIONS, prompt).await
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
-//! A title and a two-to-three-sentence summary for an ended conversation: one tool-less model
-//! call in the background. The recent summaries go into later system prompts.
+//! A title and a two-to-three-sentence summary for an ended conversation: one tool-less prompt
+//! in the background, answered by whoever the [`BackgroundWriter`] is (the built-in model's
+//! provider, [`background_text`]; or the user's own agent in a side session). The recent
+//! summaries go into later system prompts.
 
 use serde_json::Value;
 
@@ -62,21 +64,25 @@ pub(crate) fn background_settings(settings: &Settings, max_tokens: u32) -> Setti
     }
 }
 
-/// Asks the model for a title and summary of a transcript.
-pub(crate) async fn summarize<H: Host>(
-    host: &H,
-    settings: &Settings,
-    transcript: &str,
-) -> Result<Option<Summary>, LlmError> {
-    let text = background_text(
-        host,
-        settings,
-        CallPurpose::Summary,
-        400,
-        INSTRUCTIONS,
-        format!("The conversation:\n\n{transcript}"),
-    )
-    .await?;
+/// Who answers a quiet background prompt (summaries, retrospection): the built-in model's
+/// provider, or the user's own agent when it is the chosen one, so a user with only that agent
+/// gets titles, summaries and retrospections too.
+pub(crate) trait BackgroundWriter {
+    /// One prompt outside any conversation (`instructions`, then `prompt`); gives the answer's
+    /// text. `max_tokens` bounds a model call's answer; `purpose` names it in the usage ledger.
+    async fn text(
+        &self,
+        purpose: CallPurpose,
+        max_tokens: u32,
+        instructions: &str,
+        prompt: String,
+    ) -> Result<String, LlmError>;
+}
+
+/// Asks for a title and summary of a transcript.
+pub(crate) async fn summarize(writer: &impl BackgroundWriter, transcript: &str) -> Result<Option<Summary>, LlmError> {
+    let prompt = format!("The conversation:\n\n{transcript}");
+    let text = writer.text(CallPurpose::Summary, 400, INSTRUCTIONS, prompt).await?;
     Ok(parse_summary(&text))
 }
 

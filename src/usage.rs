@@ -184,10 +184,11 @@ pub(crate) async fn record_call<H: Host>(
     append_call(host, purpose, priced(usage.clone(), model, prices)).await;
 }
 
-/// Appends an ACP agent's turn to the ledger as one call: the agent's label as the model, its
-/// tokens and its own cost figure as they are (the price table does not know an agent).
-pub(crate) async fn record_agent_turn<H: Host>(host: &H, usage: &Usage) {
-    append_call(host, CallPurpose::Turn, usage.clone()).await;
+/// Appends an ACP agent's prompt (a turn, or a background prompt in a side session) to the
+/// ledger as one call: the agent's label as the model, its tokens and its own cost figure as they
+/// are (the price table does not know an agent).
+pub(crate) async fn record_agent_call<H: Host>(host: &H, purpose: CallPurpose, usage: &Usage) {
+    append_call(host, purpose, usage.clone()).await;
 }
 
 async fn append_call<H: Host>(host: &H, purpose: CallPurpose, mut usage: Usage) {

@@ -95,6 +95,12 @@ impl AcpClient {
         self.phase == Phase::Ready && self.kind == kind && self.launch.as_ref() == Some(launch)
     }
 
+    /// Whether the process started as `launch` for `kind` is still at its handshake.
+    pub(crate) fn starting_as(&self, kind: AgentKind, launch: &Launch) -> bool {
+        let starting = matches!(self.phase, Phase::Initializing { .. } | Phase::Authenticating { .. });
+        starting && self.kind == kind && self.launch.as_ref() == Some(launch)
+    }
+
     /// The agent's name as the user reads it.
     pub(crate) fn label(&self) -> &'static str {
         self.kind.label()

@@ -7,9 +7,11 @@
 //! params), `presets.rs` (the agents the settings offer), `progress.rs` (a turn's updates →
 //! what the chat shows), `permission.rs` (the answer to a permission request), `mcp_server.rs`
 //! (the plugin's own `smarthole` MCP server the agent is given), `own_tools.rs` (Gemini CLI's
-//! and opencode's own write and shell tools switched off), `leftovers.rs` (which agents a host
-//! killed outright left, to end at its next start), `error.rs`.
+//! and opencode's own write and shell tools switched off), `aside.rs` (background prompts —
+//! titles, summaries, retrospection — in side sessions of the same process), `leftovers.rs`
+//! (which agents a host killed outright left, to end at its next start), `error.rs`.
 
+pub(crate) mod aside;
 pub(crate) mod client;
 pub(crate) mod codec;
 pub(crate) mod error;

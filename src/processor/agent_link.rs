@@ -1,13 +1,16 @@
 //! The processor's side of the agent process: the host's reports (`agent_output`,
 //! `agent_exited`) fed to the connection's state machine (`acp::client`), its actions carried
 //! out through the host, its deliveries handed to the turn listening — or, with no turn, a
-//! permission request refused and a failure logged. Also which agent a turn uses, and its launch.
+//! permission request refused and a failure logged (the side sessions of background prompts see
+//! each delivery first, `acp::aside`). Also which agent a turn uses, its launch, and its start,
+//! shared by a turn and a background prompt.
 
 use std::collections::BTreeMap;
 
 use serde_json::json;
 
 use super::handle::MessageProcessor;
+use crate::acp::aside::AsideEnd;
 use crate::acp::client::{AcpAction, Delivery};
 use crate::acp::error::AcpError;
 use crate::acp::launch::{launch, AgentKind, Launch, LaunchInput};
@@ -40,9 +43,11 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.acp_apply(Vec::new(), deliveries);
     }
 
-    /// Does what the connection decided.
+    /// Does what the connection decided. Each delivery is shown to the side sessions first
+    /// (`acp::aside`): what is theirs never reaches the turn listening.
     pub(super) fn acp_apply(&self, actions: Vec<AcpAction>, deliveries: Vec<Delivery>) {
         let host = &self.inner.host;
+        let mut stopped = false;
         for action in actions {
             match action {
                 AcpAction::Start { process, launch } => {
@@ -53,10 +58,20 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     host.agent_start(process, &launch.command, &launch.args, &launch.env, &launch.cwd);
                 }
                 AcpAction::Write { process, line } => host.agent_write(process, &line),
-                AcpAction::Stop { process } => host.agent_stop(process),
+                AcpAction::Stop { process } => {
+                    host.agent_stop(process);
+                    stopped = true;
+                }
             }
         }
         for delivery in deliveries {
+            let routed = {
+                let mut client = self.inner.acp.client.borrow_mut();
+                self.inner.acp.asides.borrow_mut().route(&mut client, delivery)
+            };
+            self.asides_ended(routed.ended);
+            self.acp_apply(routed.actions, Vec::new());
+            let Some(delivery) = routed.pass else { continue };
             match self.inner.acp.deliver(delivery) {
                 None => {}
                 // Nobody waits on the agent: it may not act on its own.
@@ -76,6 +91,51 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 Some(_) => {}
             }
         }
+        // After the deliveries, so a side session ended by a failure is told that failure.
+        if stopped && !self.inner.acp.asides.borrow().is_empty() {
+            let label = self.inner.acp.client.borrow().label();
+            let ended = self.inner.acp.asides.borrow_mut().stopped(label);
+            self.asides_ended(ended);
+        }
+    }
+
+    /// Hands the side sessions that ended to whoever waits on them.
+    fn asides_ended(&self, ended: Vec<AsideEnd>) {
+        for (key, result) in ended {
+            if let Some(waiter) = self.inner.acp.aside_waiters.borrow_mut().remove(&key) {
+                let _ = waiter.send(result);
+            }
+        }
+    }
+
+    /// Starts the agent as `launch` unless it runs so already or is starting so (a turn and a
+    /// background prompt arriving together share one process). `Ok(true)`: it is ready now;
+    /// `Ok(false)`: its handshake is to come (`Delivery::Ready`).
+    pub(super) async fn acp_bring_up(
+        &self,
+        kind: AgentKind,
+        launch: Launch,
+        port: Option<u16>,
+    ) -> Result<bool, AcpError> {
+        let _starting = self.inner.acp.start_lock.lock().await;
+        {
+            // A process given another port for its note tools than the listener's now starts anew.
+            let client = self.inner.acp.client.borrow();
+            let same_port = self.inner.acp.mcp_port.get() == port;
+            if client.ready_as(kind, &launch) && same_port {
+                return Ok(true);
+            }
+            if client.starting_as(kind, &launch) && same_port {
+                return Ok(false);
+            }
+        }
+        self.inner.acp.cancelled.borrow_mut().take();
+        self.new_mcp_token();
+        self.inner.acp.mcp_port.set(port);
+        self.acp_write_files(&launch).await?;
+        let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
+        self.acp_apply(actions, Vec::new());
+        Ok(false)
     }
 
     /// Sends a request to the agent; returns its id.

@@ -197,7 +197,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// Starts the agent if it is not running as these settings say ("Starting Claude Code…" on
-    /// the answer until it begins), and waits for its handshake.
+    /// the answer until it begins) — or joins a start under way (a background prompt's,
+    /// `acp_bring_up`) — and waits for its handshake.
     async fn agent_ready(
         &self,
         message: &RoutedMessage,
@@ -213,15 +214,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         if self.inner.acp.client.borrow().ready_as(kind, &launch) && self.inner.acp.mcp_port.get() == port {
             return Ok(());
         }
-        self.inner.acp.cancelled.borrow_mut().take();
         let (message_id, conversation_id, text) =
             (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
         self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
-        self.new_mcp_token();
-        self.inner.acp.mcp_port.set(port);
-        self.acp_write_files(&launch).await?;
-        let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
-        self.acp_apply(actions, Vec::new());
+        if self.acp_bring_up(kind, launch, port).await? {
+            return Ok(());
+        }
         self.acp_wait(rx, "initialize", |delivery| matches!(delivery, Delivery::Ready).then_some(())).await
     }
 

@@ -72,7 +72,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             let counted = self.inner.acp.counted_costs.borrow().iter().find(|(s, _)| s == session).map(|(_, c)| *c);
             usage.cost_usd = Some(turn_cost(cumulative, counted));
         }
-        crate::usage::record_agent_turn(&self.inner.host, &usage).await;
+        crate::usage::record_agent_call(&self.inner.host, crate::usage::CallPurpose::Turn, &usage).await;
         if let Some(cumulative) = cumulative {
             self.set_counted_cost(session, cumulative);
             let record = JournalRecord::AgentCost { session: session.to_owned(), cost_usd: cumulative };

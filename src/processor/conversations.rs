@@ -232,7 +232,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let transcript = render_transcript(&lines, TRANSCRIPT_CHARS);
         let settings = self.settings();
         let mut title = ended.title.clone().unwrap_or_else(|| "Untitled conversation".to_owned());
-        match summarize(host, &settings, &transcript).await {
+        match summarize(&self.background_writer(&settings), &transcript).await {
             Ok(Some(summary)) => {
                 let updated = {
                     let mut guard = self.inner.store.lock().await;
@@ -270,7 +270,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Reflects on an ended conversation into `retrospection.md`. A failure is logged and ignored.
     async fn retrospect(&self, conversation_id: &str, title: &str, transcript: &str, settings: &Settings) {
         let host = &self.inner.host;
-        let content = match reflect(host, settings, transcript).await {
+        let content = match reflect(&self.background_writer(settings), settings, transcript).await {
             Ok(content) if !content.trim().is_empty() => content,
             Ok(_) => return host.log(LogLevel::Warn, "the retrospection came back empty"),
             Err(e) => return host.log(LogLevel::Warn, &format!("retrospection of {conversation_id} failed: {e}")),

@@ -7,7 +7,8 @@
 //!   by the user's own agent over ACP, `agent_link.rs` its process (host reports in, actions out); `failure.rs`: a failed run,
 //!   `failed/`, and the retry later in the session;
 //! - `conversations.rs`: the idle boundary, questions, recording a turn, what follows a
-//!   conversation's end, stale questions;
+//!   conversation's end, stale questions; `agent_aside.rs`: who answers its background prompts
+//!   (the provider, or the user's own agent in a side session);
 //! - `view.rs` (the chat view's reads and changes), `chat_view.rs` (what the chat view is told:
 //!   the messages in flight, Stop's answer, the "Chat opened" line), `review.rs` (a turn's cards and changes,
 //!   undo), `attachments.rs` (the `@` picker, attaching), `search.rs` (the search index),
@@ -19,6 +20,7 @@
 //! - `state/` (what every part is written against: `Inner` in owned parts, the FIFO gate, the
 //!   task set) and `error.rs` (`ProcessorError`).
 
+mod agent_aside;
 mod agent_calls;
 mod agent_link;
 mod agent_listener;

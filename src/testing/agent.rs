@@ -2,12 +2,13 @@
 //! [`FakeAgent`], which answers from its script — `initialize` (any version, capabilities and
 //! auth methods, or silence, garbage, an exit), `session/new` / `session/load`, and each
 //! `session/prompt` with scripted [`AgentStep`]s (updates, permission requests, raw lines, an
-//! exit, silence, a wait for `session/cancel`). Its output goes back to the processor through
+//! exit, silence, a wait for `session/cancel`, gates between prompts) — several prompts in
+//! different sessions at once, as a real agent may (a turn and a side session). Its output goes back to the processor through
 //! `drive_agent` (agent_host.rs), a background task (never a synchronous call into the core),
 //! each line split in two chunks so the core's line reading is exercised.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use futures::channel::mpsc;
 use serde_json::{json, Value};
@@ -51,6 +52,11 @@ pub enum AgentStep {
     /// A `tools/call` of this tool with these arguments, posted to the `smarthole` MCP server
     /// given in `session/new` (its URL and token); the next step waits for the HTTP answer.
     ToolCall(String, Value),
+    /// Nothing more until another prompt (or this one) opens this gate ([`AgentStep::Open`]):
+    /// two prompts in flight at once are interleaved as a test needs.
+    Gate(String),
+    /// Opens a gate: the prompts waiting at it go on.
+    Open(String),
 }
 
 /// A start the core asked for: process, command, args, env, cwd.
@@ -80,6 +86,8 @@ pub struct FakeAgent {
     pub load_error: Option<Value>,
     /// The steps of each prompt, in order (an empty list: the prompt ends `end_turn`).
     pub turns: VecDeque<Vec<AgentStep>>,
+    /// Steps for the first prompt whose text holds the needle (taken once, before `turns`).
+    pub matching: Vec<(String, Vec<AgentStep>)>,
     /// What the core asked: (process, command, args, env, cwd).
     pub launches: Vec<AgentLaunch>,
     /// Every line the core wrote, parsed.
@@ -90,19 +98,31 @@ pub struct FakeAgent {
     pub folder: Option<String>,
     /// `initialize`'s answer says the agent takes no MCP server over HTTP.
     pub no_http_mcp: bool,
+    /// `initialize` is answered only at [`FakeAgent::release_initialize`] (a start under way).
+    pub hold_initialize: bool,
+    held_initialize: Option<String>,
     /// The `smarthole` server's entry in the last `session/new` or `session/load`.
     pub mcp_server: Option<Value>,
     /// The MCP server's answers to the agent's tool calls: HTTP status, body.
     pub mcp_answers: Vec<(u16, Value)>,
     running: Option<u64>,
     sessions: u64,
-    /// The prompt being answered: its id, the steps left, and what it waits for.
-    prompt: Option<(Value, VecDeque<AgentStep>)>,
-    /// The session of that prompt, and whether it was cancelled.
+    /// The prompts being answered, oldest first.
+    playing: Vec<Playing>,
+    /// The gates opened.
+    opened: BTreeSet<String>,
+    out: Option<mpsc::UnboundedSender<Out>>,
+}
+
+/// A prompt being answered: its request id, session, the steps left, whether it was
+/// cancelled, and what it waits for.
+#[derive(Debug)]
+struct Playing {
+    id: Value,
     session: Value,
+    steps: VecDeque<AgentStep>,
     cancelled: bool,
     waiting: Option<Waiting>,
-    out: Option<mpsc::UnboundedSender<Out>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +131,7 @@ enum Waiting {
     Mcp,
     Cancel,
     Forever,
+    Gate(String),
 }
 
 impl FakeAgent {
@@ -134,8 +155,7 @@ impl FakeAgent {
         if let Some(process) = self.running.take() {
             self.send(Out::Exited(process, code, signal, error, stderr));
         }
-        self.prompt = None;
-        self.waiting = None;
+        self.playing.clear();
     }
 
     pub(super) fn start(&mut self, process: u64, launch: (String, Vec<String>, BTreeMap<String, String>, String)) {
@@ -193,28 +213,36 @@ impl FakeAgent {
             },
             "session/set_mode" => self.say(&reply(json!({}))),
             "session/prompt" => {
-                let steps = self.turns.pop_front().unwrap_or_default();
-                self.session = message["params"]["sessionId"].clone();
-                self.cancelled = false;
-                self.prompt = Some((id.unwrap_or(Value::Null), steps.into()));
-                self.waiting = None;
+                let text = message["params"]["prompt"][0]["text"].as_str().unwrap_or_default();
+                let steps = match self.matching.iter().position(|(needle, _)| text.contains(needle.as_str())) {
+                    Some(at) => self.matching.remove(at).1,
+                    None => self.turns.pop_front().unwrap_or_default(),
+                };
+                let session = message["params"]["sessionId"].clone();
+                let id = id.unwrap_or(Value::Null);
+                self.playing.push(Playing { id, session, steps: steps.into(), cancelled: false, waiting: None });
                 self.play();
             }
-            "session/cancel" => match self.waiting {
-                Some(Waiting::Cancel) => {
-                    self.cancelled = true;
-                    self.waiting = None;
-                    self.play();
+            "session/cancel" => {
+                let session = &message["params"]["sessionId"];
+                let Some(at) = self.playing.iter().position(|p| &p.session == session) else { return };
+                match self.playing[at].waiting {
+                    Some(Waiting::Cancel) => {
+                        self.playing[at].cancelled = true;
+                        self.playing[at].waiting = None;
+                        self.play();
+                    }
+                    Some(Waiting::Permission(_)) => self.end(at, "cancelled"),
+                    // A cancel while a tool call is answered: the prompt ends at its next wait for it.
+                    Some(Waiting::Mcp) => self.playing[at].cancelled = true,
+                    _ => {}
                 }
-                Some(Waiting::Permission(_)) => self.end("cancelled"),
-                // A cancel while a tool call is answered: the prompt ends at its next wait for it.
-                Some(Waiting::Mcp) => self.cancelled = true,
-                _ => {}
-            },
+            }
             "" if message.get("result").is_some() || message.get("error").is_some() => {
-                let answered = id.as_ref().and_then(Value::as_str).unwrap_or_default();
-                if self.waiting == Some(Waiting::Permission(answered.to_owned())) {
-                    self.waiting = None;
+                let answered =
+                    Some(Waiting::Permission(id.as_ref().and_then(Value::as_str).unwrap_or_default().into()));
+                if let Some(playing) = self.playing.iter_mut().find(|p| p.waiting == answered) {
+                    playing.waiting = None;
                     self.play();
                 }
             }
@@ -228,61 +256,73 @@ impl FakeAgent {
         }
     }
 
-    fn end(&mut self, stop_reason: &str) {
-        if let Some((id, _)) = self.prompt.take() {
-            self.say(&json!({"jsonrpc": "2.0", "id": id, "result": {"stopReason": stop_reason}}));
-        }
-        self.waiting = None;
+    fn end(&mut self, at: usize, stop_reason: &str) {
+        let playing = self.playing.remove(at);
+        self.say(&json!({"jsonrpc": "2.0", "id": playing.id, "result": {"stopReason": stop_reason}}));
     }
 
-    /// Plays the prompt's steps up to the next wait.
+    /// Plays the prompts' steps, each up to its next wait, until none can go on.
     fn play(&mut self) {
-        while self.waiting.is_none() {
-            let Some((_, steps)) = self.prompt.as_mut() else { return };
-            let Some(step) = steps.pop_front() else {
-                let reason = if self.cancelled { "cancelled" } else { "end_turn" };
-                return self.end(reason);
+        loop {
+            let runnable = |p: &Playing| match &p.waiting {
+                None => true,
+                Some(Waiting::Gate(gate)) => self.opened.contains(gate),
+                Some(_) => false,
             };
-            let session = self.session.clone();
-            match step {
-                AgentStep::Update(update) => self.say(&json!({
-                    "jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}
-                })),
-                AgentStep::Permission(tool_call) => {
-                    let id = format!("perm-{}", self.received.len());
-                    self.say(&json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
-                    "sessionId": session, "toolCall": tool_call, "options": [
-                        {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
-                        {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-                        {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
-                    ]}}));
-                    self.waiting = Some(Waiting::Permission(id));
-                }
-                AgentStep::Request(method) => self.say(&json!({
-                    "jsonrpc": "2.0", "id": "req-1", "method": method, "params": {}
-                })),
-                AgentStep::Raw(text) => self.raw(&text),
-                AgentStep::Exit(code, signal, stderr) => return self.exit(code, signal, None, stderr),
-                AgentStep::AwaitCancel if self.cancelled => {}
-                AgentStep::AwaitCancel => self.waiting = Some(Waiting::Cancel),
-                AgentStep::Silence => self.waiting = Some(Waiting::Forever),
-                AgentStep::End(reason) => return self.end(&reason),
-                AgentStep::EndWith(result) => {
-                    if let Some((id, _)) = self.prompt.take() {
-                        self.say(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+            let Some(at) = self.playing.iter().position(runnable) else { return };
+            self.playing[at].waiting = None;
+            self.step(at);
+        }
+    }
+
+    /// Plays prompt `at`'s next step.
+    fn step(&mut self, at: usize) {
+        let playing = &mut self.playing[at];
+        let Some(step) = playing.steps.pop_front() else {
+            let reason = if playing.cancelled { "cancelled" } else { "end_turn" };
+            return self.end(at, reason);
+        };
+        let session = playing.session.clone();
+        match step {
+            AgentStep::Update(update) => self.say(&json!({
+                "jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}
+            })),
+            AgentStep::Permission(tool_call) => {
+                let id = format!("perm-{}", self.received.len());
+                self.say(&json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
+                "sessionId": session, "toolCall": tool_call, "options": [
+                    {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+                    {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+                ]}}));
+                self.playing[at].waiting = Some(Waiting::Permission(id));
+            }
+            AgentStep::Request(method) => self.say(&json!({
+                "jsonrpc": "2.0", "id": "req-1", "method": method, "params": {}
+            })),
+            AgentStep::Raw(text) => self.raw(&text),
+            AgentStep::Exit(code, signal, stderr) => self.exit(code, signal, None, stderr),
+            AgentStep::AwaitCancel if self.playing[at].cancelled => {}
+            AgentStep::AwaitCancel => self.playing[at].waiting = Some(Waiting::Cancel),
+            AgentStep::Silence => self.playing[at].waiting = Some(Waiting::Forever),
+            AgentStep::End(reason) => self.end(at, &reason),
+            AgentStep::EndWith(result) => {
+                let playing = self.playing.remove(at);
+                self.say(&json!({"jsonrpc": "2.0", "id": playing.id, "result": result}));
+            }
+            AgentStep::Gate(gate) => self.playing[at].waiting = Some(Waiting::Gate(gate)),
+            AgentStep::Open(gate) => {
+                self.opened.insert(gate);
+            }
+            AgentStep::ToolCall(name, arguments) => {
+                let body = json!({"jsonrpc": "2.0", "id": self.mcp_answers.len() + 1, "method": "tools/call",
+                    "params": {"name": name, "arguments": arguments}});
+                match self.mcp_request(&body) {
+                    Some(request) => {
+                        self.playing[at].waiting = Some(Waiting::Mcp);
+                        self.send(Out::Mcp(request));
                     }
-                    return self.waiting = None;
-                }
-                AgentStep::ToolCall(name, arguments) => {
-                    let body = json!({"jsonrpc": "2.0", "id": self.mcp_answers.len() + 1, "method": "tools/call",
-                        "params": {"name": name, "arguments": arguments}});
-                    match self.mcp_request(&body) {
-                        Some(request) => {
-                            self.waiting = Some(Waiting::Mcp);
-                            self.send(Out::Mcp(request));
-                        }
-                        None => self.mcp_answers.push((0, json!("no smarthole server was given"))),
-                    }
+                    None => self.mcp_answers.push((0, json!("no smarthole server was given"))),
                 }
             }
         }
@@ -312,8 +352,8 @@ impl FakeAgent {
     /// The server answered the agent's tool call: the steps go on.
     pub(super) fn mcp_answered(&mut self, status: u16, body: &str) {
         self.mcp_answers.push((status, serde_json::from_str(body).unwrap_or(Value::Null)));
-        if self.waiting == Some(Waiting::Mcp) {
-            self.waiting = None;
+        if let Some(playing) = self.playing.iter_mut().find(|p| p.waiting == Some(Waiting::Mcp)) {
+            playing.waiting = None;
             self.play();
         }
     }
@@ -324,7 +364,20 @@ impl FakeAgent {
             return;
         }
         for line in text.lines() {
+            let method = serde_json::from_str::<Value>(line).map(|m| m["method"] == "initialize");
+            if self.hold_initialize && method.unwrap_or(false) {
+                self.held_initialize = Some(line.to_owned());
+                continue;
+            }
             self.on_line(line);
+        }
+    }
+
+    /// Answers the `initialize` held by `hold_initialize`, and those to come.
+    pub fn release_initialize(&mut self) {
+        self.hold_initialize = false;
+        if let Some(line) = self.held_initialize.take() {
+            self.on_line(&line);
         }
     }
 

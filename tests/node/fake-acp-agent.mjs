@@ -33,9 +33,9 @@
 //         {"silence": true}             never answers this prompt (until cancelled)
 //         {"exit": 3}                   exits now, mid-turn, with that code
 //         {"stderr": "…"}
-//         {"mcpCall": {"name", "arguments"}}  a tools/call to the `smarthole` MCP server given in
-//                                       session/new or session/load (its URL and headers); the
-//                                       result's text is sent as an agent_message_chunk
+//         {"mcpCall": {"name", "arguments"}}  a tools/call to the session's `smarthole` MCP server
+//                                       (its URL and headers from session/new or session/load),
+//                                       recorded; the result's text is sent as an agent_message_chunk
 //         {"touch": "FILE"}             creates FILE; {"waitFile": "FILE"} waits until it exists
 //                                       (two agents meet: both are mid-turn at once)
 //       ]}
@@ -75,23 +75,27 @@ let nextRequestId = 0;
 /** Agent → client requests waiting for their answer. */
 const waiting = new Map();
 let sessions = 0;
-/** The `smarthole` MCP server the client gave last (session/new or session/load). */
-let smarthole = null;
-let mcpIds = 0;
+/** Each session's `smarthole` MCP server entry from session/new or session/load (none: not given one). */
+const smartholeOf = new Map();
 
-/** A tools/call to the `smarthole` server; its result's text (or why it failed). */
-async function mcpCall(call) {
-  if (!smarthole) return "no smarthole server was given";
+/** A tools/call to the session's `smarthole` server, recorded; its result's text (or why it failed). */
+async function mcpCall(sessionId, call) {
+  const server = smartholeOf.get(sessionId);
+  if (!server) {
+    record({ mcp: { call, answer: "no smarthole server was given" } });
+    return "no smarthole server was given";
+  }
   const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
-  for (const { name, value } of smarthole.headers ?? []) headers[name] = value;
-  const body = { jsonrpc: "2.0", id: ++mcpIds, method: "tools/call", params: { name: call.name, arguments: call.arguments ?? {} } };
+  for (const { name, value } of server.headers ?? []) headers[name] = value;
+  const body = { jsonrpc: "2.0", id: nextRequestId++, method: "tools/call", params: { name: call.name, arguments: call.arguments ?? {} } };
   try {
-    const response = await fetch(smarthole.url, { method: "POST", headers, body: JSON.stringify(body) });
-    const answer = await response.json();
-    record({ mcp: { status: response.status, answer } });
-    return answer?.result?.content?.map((c) => c.text ?? "").join("") ?? JSON.stringify(answer);
+    const response = await fetch(server.url, { method: "POST", headers, body: JSON.stringify(body) });
+    const answer = await response.text();
+    record({ mcp: { call, status: response.status, answer } });
+    const parsed = JSON.parse(answer);
+    return parsed?.result?.content?.map((c) => c.text ?? "").join("") ?? answer;
   } catch (error) {
-    record({ mcp: { error: String(error) } });
+    record({ mcp: { call, error: String(error) } });
     return `the smarthole server did not answer: ${String(error)}`;
   }
 }
@@ -190,7 +194,7 @@ async function runTurn(sessionId, turn, cancelled) {
         await cancelled;
         return "cancelled";
       } else if (step.exit !== undefined) process.exit(step.exit);
-      else if (step.mcpCall) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: await mcpCall(step.mcpCall) } });
+      else if (step.mcpCall) update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: await mcpCall(sessionId, step.mcpCall) } });
       else if (step.touch !== undefined) writeFileSync(step.touch, "");
       else if (step.waitFile !== undefined) {
         while (!existsSync(step.waitFile) && !isCancelled) await sleep(20);
@@ -229,11 +233,13 @@ function handle(msg) {
       return respond(msg.id, initializeResult());
     case "authenticate":
       return respond(msg.id, {});
-    case "session/new":
-      smarthole = msg.params?.mcpServers?.find((s) => s.name === "smarthole") ?? smarthole;
-      return respond(msg.id, sessionResult());
+    case "session/new": {
+      const result = sessionResult();
+      smartholeOf.set(result.sessionId, (msg.params?.mcpServers ?? []).find((s) => s.name === "smarthole"));
+      return respond(msg.id, result);
+    }
     case "session/load":
-      smarthole = msg.params?.mcpServers?.find((s) => s.name === "smarthole") ?? smarthole;
+      if (msg.params?.sessionId) smartholeOf.set(msg.params.sessionId, (msg.params?.mcpServers ?? []).find((s) => s.name === "smarthole"));
       if (!script.loadSession) return fail(msg.id, -32601, "Method not found: session/load");
       return respond(msg.id, {});
     case "session/set_mode":

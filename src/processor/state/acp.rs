@@ -2,12 +2,16 @@
 //! (`acp::client`), and the turn listening to it (one at a time, as the FIFO gate runs them).
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 
 use futures::channel::mpsc::UnboundedSender;
 use futures::channel::oneshot;
+use futures::lock::Mutex;
 use serde_json::Value;
 
+use crate::acp::aside::{AsideAnswer, Asides};
 use crate::acp::client::{AcpClient, Delivery};
+use crate::acp::error::AcpError;
 use crate::tools::ToolOutput;
 
 pub(crate) use super::tools_listener::{ListenerState, ToolsListener};
@@ -43,6 +47,13 @@ pub(crate) struct AcpLink {
     tool_calls: RefCell<Option<UnboundedSender<ServedCall>>>,
     /// Each session's cumulative cost as the usage ledger last counted it (`agent_usage.rs`).
     pub(crate) counted_costs: RefCell<Vec<(String, f64)>>,
+    /// Background prompts in side sessions of the process (`acp::aside`), and who waits on
+    /// each (by key).
+    pub(crate) asides: RefCell<Asides>,
+    pub(crate) aside_waiters: RefCell<BTreeMap<u64, oneshot::Sender<Result<AsideAnswer, AcpError>>>>,
+    /// Held while deciding to start the process and starting it, so a turn and a background
+    /// prompt arriving together start one process, not two.
+    pub(crate) start_lock: Mutex<()>,
 }
 
 impl AcpLink {

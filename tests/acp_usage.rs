@@ -80,3 +80,21 @@ fn a_retried_turn_counts_only_what_it_added() {
     assert!(host.run(p.process(direct("b", "second"))).success);
     assert_eq!(ledger(&host).len(), 3);
 }
+
+#[test]
+fn a_turn_after_a_restart_counts_only_what_it_added_to_the_loaded_session() {
+    let host = FakeHost::new();
+    host.agent().init = Some(InitAnswer::Answer { version: json!(1), load_session: true, auth_methods: Vec::new() });
+    let p = acp_processor(&host, agent_settings(AgentKind::ClaudeCode));
+    host.agent().turns.extend([vec![chunk("one"), spent(0.01)], vec![chunk("two"), spent(0.03)]]);
+    assert!(host.run(p.process(direct("a", "first"))).success);
+    assert!(host.run(p.process(direct("b", "second"))).success);
+    p.dispose();
+    drop(p);
+    // A plain restart: nothing in flight, the session loaded by a new process for the next turn.
+    host.agent().turns.push_back(vec![chunk("three"), spent(0.06)]);
+    let p = acp_processor(&host, agent_settings(AgentKind::ClaudeCode));
+    assert!(host.run(p.process(direct("c", "third"))).success);
+    assert_eq!(host.agent_requests("session/load")[0]["params"]["sessionId"], "sess-1");
+    assert_eq!(costs(&host), [0.01, 0.02, 0.03], "each turn's own cost");
+}

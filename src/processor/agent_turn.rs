@@ -97,6 +97,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let (session, with_history) =
             self.acp_session(context, kind, folder, settings, !history.is_empty(), &mut rx).await?;
         self.inner.acp.client.borrow_mut().session_live(&session);
+        if session::session_of(kind, context.session.as_deref()).as_deref() == Some(session.as_str()) {
+            self.counted_cost_kept(&session, context.session_cost);
+        }
         self.cancelled_prompt_ended(&session, &mut rx).await?;
         let context_text = message_context(message, &context.prompt, host.now_ms());
         let said = match run_calls.earlier.note() {
@@ -167,6 +170,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.ledger_agent_turn(turn, tokens, progress.usage.as_ref(), ended.is_ok()).await;
         let stop_reason = ended?;
         let mut outcome = outcome_of(progress, &stop_reason, kind, &session, context_text);
+        outcome.agent_session_cost = self.counted_cost(&session);
         run_calls.earlier.effects().chain(&served.effects).for_each(|effect| outcome.apply(effect));
         for name in run_calls.earlier.names() {
             if !outcome.tools_used.iter().any(|used| used == name) {

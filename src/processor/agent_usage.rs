@@ -3,7 +3,9 @@
 //! agent's label as the model, the tokens `session/prompt`'s result carries in `usage`, and the
 //! agent's own cost figure. The agent reports a session's cost cumulatively (`usage_update`),
 //! so a line holds what the turn added: the figure less the one counted last for that session,
-//! kept in memory across turns and journaled with the turn, so a retry counts nothing twice.
+//! kept in memory across turns, journaled with the turn, so a retry counts nothing twice, and
+//! kept with the conversation beside its session when the turn is recorded, so a turn in the
+//! session loaded after a restart counts only what it added.
 
 use serde_json::Value;
 
@@ -46,6 +48,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
     }
 
+    /// Takes the cost the conversation keeps for `session` as counted, unless this process
+    /// counted the session's cost already (its figure is as new or newer): a session loaded
+    /// after a restart counts only what its next turn adds.
+    pub(super) fn counted_cost_kept(&self, session: &str, kept: Option<f64>) {
+        if let (None, Some(kept)) = (self.counted_cost(session), kept) {
+            self.set_counted_cost(session, kept);
+        }
+    }
+
+    /// The session's cumulative cost as the ledger last counted it, kept with the conversation
+    /// when the turn is recorded.
+    pub(super) fn counted_cost(&self, session: &str) -> Option<f64> {
+        self.inner.acp.counted_costs.borrow().iter().find(|(s, _)| s == session).map(|(_, c)| *c)
+    }
+
     fn set_counted_cost(&self, session: &str, cost: f64) {
         let mut costs = self.inner.acp.counted_costs.borrow_mut();
         costs.retain(|(s, _)| s != session);
@@ -69,8 +86,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         usage.model = agent.to_owned();
         let cumulative = reported.and_then(|r| r.cost_usd);
         if let Some(cumulative) = cumulative {
-            let counted = self.inner.acp.counted_costs.borrow().iter().find(|(s, _)| s == session).map(|(_, c)| *c);
-            usage.cost_usd = Some(turn_cost(cumulative, counted));
+            usage.cost_usd = Some(turn_cost(cumulative, self.counted_cost(session)));
         }
         crate::usage::record_agent_turn(&self.inner.host, &usage).await;
         if let Some(cumulative) = cumulative {

@@ -31,6 +31,7 @@ use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::event::{Event, Stage};
 use crate::host::Host;
 use crate::inbox::InboxEntry;
+use crate::journal::{Journal, JournalRecord};
 use crate::llm::{ApiMessage, ContentBlock, ErrorKind, LlmError, Role, Usage};
 use crate::message::{ProcessResult, RoutedMessage};
 use crate::prompt::message_context;
@@ -107,6 +108,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
             None => format!("{context_text}\n\n{}", message.text),
         };
         let text = session::prompt_text(if with_history { &history } else { &[] }, &said);
+        // The run's start, durable before the prompt goes out: a run that takes the app down
+        // counts toward setting the message aside, as the built-in agent's does.
+        Journal::new(host, &message.id).record(&JournalRecord::Started).await;
         host.emit(&Event::stage(message, Stage::ModelRequest));
         self.inner.acp.client.borrow_mut().begin_prompt();
         let prompt = self.acp_request("session/prompt", &session::prompt_params(&session, &text));

@@ -15,6 +15,7 @@ use futures::{stream, StreamExt};
 use serde_json::json;
 
 use super::agent_calls::{EarlierCalls, RunCalls};
+use super::agent_stop::CancelOnDrop;
 use super::agent_tools::{Incoming, ServedTools};
 use super::agent_usage;
 use super::conversations::TurnContext;
@@ -39,22 +40,6 @@ use crate::settings::Settings;
 
 /// The longest wait for the agent's answer to `initialize`, `session/new` or `session/load`.
 pub(crate) const AGENT_SETUP_MS: u64 = 30_000;
-
-/// Tells the agent to cancel its prompt if the turn is dropped before the prompt ended (Stop).
-struct CancelOnDrop<'a, H: Host + 'static> {
-    processor: &'a MessageProcessor<H>,
-    /// The prompt's request id and session, until it ends.
-    prompt: Option<(u64, String)>,
-}
-
-impl<H: Host + 'static> Drop for CancelOnDrop<'_, H> {
-    fn drop(&mut self) {
-        if let Some((id, session)) = self.prompt.take() {
-            self.processor.acp_cancel(&session);
-            *self.processor.inner.acp.cancelled.borrow_mut() = Some((id, session));
-        }
-    }
-}
 
 impl<H: Host + 'static> MessageProcessor<H> {
     /// The run of a message by an ACP agent, from the prepared context to its result.
@@ -114,7 +99,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         host.emit(&Event::stage(message, Stage::ModelRequest));
         self.inner.acp.client.borrow_mut().begin_prompt();
         let prompt = self.acp_request("session/prompt", &session::prompt_params(&session, &text));
-        let mut cancel = CancelOnDrop { processor: self, prompt: Some((prompt, session.clone())) };
+        let mut cancel = CancelOnDrop {
+            processor: self,
+            prompt: Some((prompt, session.clone())),
+            agent: kind.label(),
+            reported: None,
+        };
         let mut progress = TurnProgress::default();
         let (call_tx, calls) = mpsc::unbounded();
         let _serving = self.inner.acp.serve_tools(call_tx);
@@ -145,6 +135,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                         served.started(&shown);
                         self.show(message, shown);
                     }
+                    cancel.reported.clone_from(&progress.usage);
                 }
                 Delivery::Permission { id, request } => {
                     self.acp_permission(message, settings, folder, id, *request).await
@@ -165,9 +156,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 }
                 Delivery::Failed(error) => {
                     cancel.prompt = None;
+                    self.count_stopped_turn(None);
                     break Err(error);
                 }
-                Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready => {}
+                // An earlier stopped prompt's last reports and answer.
+                other @ (Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready) => {
+                    self.stopped_turn_heard(&other)
+                }
             }
         };
         let turn = (message.id.as_str(), session.as_str(), kind.label());
@@ -188,22 +183,6 @@ impl<H: Host + 'static> MessageProcessor<H> {
         Ok(outcome)
     }
 
-    /// Waits for the end of the session's prompt the user stopped, if its answer has not come
-    /// yet: what the agent still sends for it is not the next answer.
-    async fn cancelled_prompt_ended(
-        &self,
-        session: &str,
-        rx: &mut UnboundedReceiver<Delivery>,
-    ) -> Result<(), AcpError> {
-        let stopped = self.inner.acp.cancelled.borrow_mut().take();
-        match stopped {
-            Some((id, stopped_session)) if stopped_session == session => {
-                self.acp_wait(rx, "session/cancel", |d| reply_to(id, d)).await.map(drop)
-            }
-            _ => Ok(()),
-        }
-    }
-
     /// Starts the agent if it is not running as these settings say ("Starting Claude Code…" on
     /// the answer until it begins), and waits for its handshake.
     async fn agent_ready(
@@ -219,6 +198,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             return Ok(());
         }
         self.inner.acp.cancelled.borrow_mut().take();
+        self.count_stopped_turn(None);
         let (message_id, conversation_id, text) =
             (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
         self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
@@ -242,6 +222,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         loop {
             match select(rx.next(), timer.as_mut()).await {
                 Either::Left((Some(delivery), _)) => {
+                    // A stopped prompt's last reports and answer may come meanwhile.
+                    self.stopped_turn_heard(&delivery);
                     if let Some(found) = want(&delivery) {
                         return Ok(found);
                     }

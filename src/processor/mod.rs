@@ -22,6 +22,7 @@
 mod agent_calls;
 mod agent_link;
 mod agent_session;
+mod agent_stop;
 mod agent_tools;
 mod agent_turn;
 mod agent_usage;

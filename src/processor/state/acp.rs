@@ -8,6 +8,7 @@ use futures::channel::oneshot;
 use serde_json::Value;
 
 use crate::acp::client::{AcpClient, Delivery};
+use crate::acp::progress::AgentUsage;
 use crate::tools::ToolOutput;
 
 /// A call of one of the `smarthole` tools, handed from the MCP server to the turn whose prompt
@@ -36,6 +37,21 @@ pub(crate) struct AcpLink {
     tool_calls: RefCell<Option<UnboundedSender<ServedCall>>>,
     /// Each session's cumulative cost as the usage ledger last counted it (`agent_usage.rs`).
     pub(crate) counted_costs: RefCell<Vec<(String, f64)>>,
+    /// The turn the user stopped, until its prompt's end is known: counted in the ledger then.
+    pub(crate) stopped_spend: RefCell<Option<StoppedSpend>>,
+}
+
+/// What a stopped turn spent as the agent reported it, kept from the stop until its prompt's
+/// answer (or the agent's end), when it goes to the usage ledger once (`agent_usage.rs`).
+#[derive(Debug, Clone)]
+pub(crate) struct StoppedSpend {
+    /// The stopped prompt's request id.
+    pub(crate) prompt: u64,
+    pub(crate) session: String,
+    /// The agent's label, the ledger line's model.
+    pub(crate) agent: &'static str,
+    /// Its last report of the session's context and cost.
+    pub(crate) reported: Option<AgentUsage>,
 }
 
 impl AcpLink {

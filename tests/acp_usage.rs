@@ -158,3 +158,33 @@ fn a_turn_stopped_before_its_agent_answers_the_cancel_counts_what_it_spent_when_
     host.run_for(1000);
     assert_eq!(costs(&host), [0.01], "what it reported until the stop");
 }
+
+#[test]
+fn a_turn_after_a_stop_and_a_restart_counts_only_what_it_added() {
+    let host = FakeHost::new();
+    host.agent().init = Some(InitAnswer::Answer { version: json!(1), load_session: true, auth_methods: Vec::new() });
+    let p = acp_processor(&host, agent_settings(AgentKind::ClaudeCode));
+    host.agent().turns.extend([
+        vec![chunk("one"), spent(0.01)],
+        vec![spent(0.03), chunk("Once upon"), AgentStep::AwaitCancel, AgentStep::End("cancelled".into())],
+    ]);
+    assert!(host.run(p.process(direct("s1", "hi"))).success);
+    let stopped = host.run(async {
+        let stop = async {
+            while streamed_text(&host, "s2").is_empty() {
+                host.sleep(1).await;
+            }
+            p.cancel_current_processing()
+        };
+        futures::join!(p.process(direct("s2", "tell me a story")), stop).0
+    });
+    assert!(stopped.cancelled, "{stopped:?}");
+    host.run_for(1000);
+    p.dispose();
+    drop(p);
+    host.agent().turns.push_back(vec![chunk("three"), spent(0.06)]);
+    let p = acp_processor(&host, agent_settings(AgentKind::ClaudeCode));
+    assert!(host.run(p.process(direct("s3", "again"))).success);
+    assert_eq!(host.agent_requests("session/load")[0]["params"]["sessionId"], "sess-1");
+    assert_eq!(costs(&host), [0.01, 0.02, 0.03], "each turn's own cost, the stopped one's too");
+}

@@ -9,6 +9,7 @@ use super::handle::MessageProcessor;
 use super::state::StoppedSpend;
 use crate::acp::client::Delivery;
 use crate::acp::error::AcpError;
+use crate::acp::launch::AgentKind;
 use crate::acp::progress::AgentUsage;
 use crate::host::Host;
 
@@ -18,7 +19,7 @@ pub(super) struct CancelOnDrop<'a, H: Host + 'static> {
     pub(super) processor: &'a MessageProcessor<H>,
     /// The prompt's request id and session, until it ends.
     pub(super) prompt: Option<(u64, String)>,
-    pub(super) agent: &'static str,
+    pub(super) kind: AgentKind,
     /// The agent's last usage report in the turn.
     pub(super) reported: Option<AgentUsage>,
 }
@@ -26,8 +27,8 @@ pub(super) struct CancelOnDrop<'a, H: Host + 'static> {
 impl<H: Host + 'static> Drop for CancelOnDrop<'_, H> {
     fn drop(&mut self) {
         if let Some((prompt, session)) = self.prompt.take() {
-            let (agent, reported) = (self.agent, self.reported.take());
-            let spend = StoppedSpend { prompt, session: session.clone(), agent, reported };
+            let (kind, reported) = (self.kind, self.reported.take());
+            let spend = StoppedSpend { prompt, session: session.clone(), kind, reported };
             *self.processor.inner.acp.stopped_spend.borrow_mut() = Some(spend);
             self.processor.acp_cancel(&session);
             *self.processor.inner.acp.cancelled.borrow_mut() = Some((prompt, session));

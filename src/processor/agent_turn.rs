@@ -99,12 +99,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         host.emit(&Event::stage(message, Stage::ModelRequest));
         self.inner.acp.client.borrow_mut().begin_prompt();
         let prompt = self.acp_request("session/prompt", &session::prompt_params(&session, &text));
-        let mut cancel = CancelOnDrop {
-            processor: self,
-            prompt: Some((prompt, session.clone())),
-            agent: kind.label(),
-            reported: None,
-        };
+        let mut cancel =
+            CancelOnDrop { processor: self, prompt: Some((prompt, session.clone())), kind, reported: None };
         let mut progress = TurnProgress::default();
         let (call_tx, calls) = mpsc::unbounded();
         let _serving = self.inner.acp.serve_tools(call_tx);

@@ -11,10 +11,12 @@
 use serde_json::Value;
 
 use super::handle::MessageProcessor;
-use super::state::StoppedSpend;
+use super::state::{loaded, StoppedSpend};
 use crate::acp::client::Delivery;
 use crate::acp::progress::{AgentUsage, TurnProgress};
+use crate::acp::session::stored_session;
 use crate::host::Host;
+use crate::host_types::LogLevel;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::Usage;
 
@@ -138,13 +140,41 @@ impl<H: Host + 'static> MessageProcessor<H> {
     }
 
     /// Counts the stopped turn's spend now, if one waits: its prompt ended with `result`, or
-    /// the agent ended (`None`).
+    /// the agent ended (`None`). The counted cost is kept with the conversation resuming the
+    /// session, as a recorded turn's is (a stopped turn records nothing else).
     pub(super) fn count_stopped_turn(&self, result: Option<&Value>) {
         let Some(spend) = self.inner.acp.stopped_spend.borrow_mut().take() else { return };
-        let StoppedSpend { session, agent, reported, .. } = spend;
+        let StoppedSpend { session, kind, reported, .. } = spend;
         let tokens = result.and_then(prompt_tokens);
-        if let Some(usage) = self.count_agent_turn(&session, agent, tokens, reported.as_ref(), result.is_some()) {
-            self.spawn(move |p| async move { crate::usage::record_agent_turn(&p.inner.host, &usage).await });
+        let Some(usage) = self.count_agent_turn(&session, kind.label(), tokens, reported.as_ref(), result.is_some())
+        else {
+            return;
+        };
+        let counted = self.counted_cost(&session);
+        self.spawn(move |p| async move {
+            crate::usage::record_agent_turn(&p.inner.host, &usage).await;
+            if let Some(counted) = counted {
+                p.keep_counted_cost(&stored_session(kind, &session), counted).await;
+            }
+        });
+    }
+
+    /// Keeps `counted` with the live conversation whose session is `stored`, if one is.
+    async fn keep_counted_cost(&self, stored: &str, counted: f64) {
+        let host = &self.inner.host;
+        let mut guard = self.inner.store.lock().await;
+        let Ok(store) = loaded(&mut guard) else { return };
+        let Some(id) =
+            store.live().iter().find(|c| c.provider_session_id.as_deref() == Some(stored)).map(|c| c.id.clone())
+        else {
+            return;
+        };
+        let kept = store.update(host, &id, |c| {
+            c.agent_session_cost = Some(counted);
+            Ok(())
+        });
+        if let Err(e) = kept.await {
+            host.log(LogLevel::Warn, &format!("could not keep the agent session's counted cost: {e}"));
         }
     }
 }

@@ -8,6 +8,7 @@ use futures::channel::oneshot;
 use serde_json::Value;
 
 use crate::acp::client::{AcpClient, Delivery};
+use crate::acp::launch::AgentKind;
 use crate::acp::progress::AgentUsage;
 use crate::tools::ToolOutput;
 
@@ -48,8 +49,8 @@ pub(crate) struct StoppedSpend {
     /// The stopped prompt's request id.
     pub(crate) prompt: u64,
     pub(crate) session: String,
-    /// The agent's label, the ledger line's model.
-    pub(crate) agent: &'static str,
+    /// The agent (its label is the ledger line's model).
+    pub(crate) kind: AgentKind,
     /// Its last report of the session's context and cost.
     pub(crate) reported: Option<AgentUsage>,
 }

@@ -58,6 +58,8 @@ pub(crate) struct TurnOutcome {
     /// An ACP agent's turn: its session, stored (`acp::session::stored_session`) as the
     /// conversation's provider session id; its usage is the agent's own figures, not priced.
     pub agent_session: Option<String>,
+    /// The session's cumulative cost as the ledger has counted it, kept with the conversation.
+    pub agent_session_cost: Option<f64>,
 }
 
 /// A question asked in a turn.

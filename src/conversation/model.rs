@@ -266,6 +266,10 @@ pub struct Conversation {
     /// Messages API does not: history is sent with every call, so this stays empty there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_session_id: Option<String>,
+    /// An ACP session's cumulative cost (USD) as the usage ledger last counted it, kept beside
+    /// the session it belongs to so a turn after a restart counts only what it added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_session_cost: Option<f64>,
     /// The vault path of its Markdown copy, once one is written (issue 19).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown_copy: Option<String>,
@@ -291,6 +295,7 @@ impl Conversation {
             schedule: None,
             state: ConversationState::default(),
             provider_session_id: None,
+            agent_session_cost: None,
             markdown_copy: None,
             continues: None,
             continued_in: None,

@@ -80,15 +80,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     let actions = self.inner.acp.client.borrow_mut().answer(&id, &answer);
                     self.acp_apply(actions, Vec::new());
                 }
-                Some(Delivery::Failed(error)) => host.log(LogLevel::Info, &format!("agent: {error}")),
+                Some(Delivery::Failed(error)) => {
+                    host.log(LogLevel::Info, &format!("agent: {error}"));
+                    self.stopped_turn_heard(&Delivery::Failed(error));
+                }
                 // The answer to a prompt the user stopped: the session's next prompt need not wait.
-                Some(Delivery::Reply { id, .. }) => {
+                Some(reply @ Delivery::Reply { .. }) => {
+                    self.stopped_turn_heard(&reply);
+                    let Delivery::Reply { id, .. } = reply else { continue };
                     let mut cancelled = self.inner.acp.cancelled.borrow_mut();
                     if cancelled.as_ref().is_some_and(|(stopped, _)| *stopped == id) {
                         *cancelled = None;
                     }
                 }
-                Some(_) => {}
+                // A stopped prompt's last usage reports.
+                Some(other) => self.stopped_turn_heard(&other),
             }
         }
         // After the deliveries, so a side session ended by a failure is told that failure.
@@ -129,7 +135,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 return Ok(false);
             }
         }
+        // A new process: a turn stopped in the old one is counted with what it reported.
         self.inner.acp.cancelled.borrow_mut().take();
+        self.count_stopped_turn(None);
         self.new_mcp_token();
         self.inner.acp.mcp_port.set(port);
         self.acp_write_files(&launch).await?;
@@ -206,6 +214,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     pub fn stop_agent(&self) {
         let actions = self.inner.acp.client.borrow_mut().stop();
         self.acp_apply(actions, Vec::new());
+        self.count_stopped_turn(None);
     }
 
     /// Answers every open permission request cancelled and tells the agent to cancel the

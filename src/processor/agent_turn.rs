@@ -15,6 +15,7 @@ use futures::{stream, StreamExt};
 use serde_json::json;
 
 use super::agent_calls::{EarlierCalls, RunCalls};
+use super::agent_stop::CancelOnDrop;
 use super::agent_tools::{Incoming, ServedTools};
 use super::agent_usage;
 use super::conversations::TurnContext;
@@ -31,6 +32,7 @@ use crate::approval::{ApprovalAsk, ApprovalOutcome};
 use crate::event::{Event, Stage};
 use crate::host::Host;
 use crate::inbox::InboxEntry;
+use crate::journal::{Journal, JournalRecord};
 use crate::llm::{ApiMessage, ContentBlock, ErrorKind, LlmError, Role, Usage};
 use crate::message::{ProcessResult, RoutedMessage};
 use crate::prompt::message_context;
@@ -38,22 +40,6 @@ use crate::settings::Settings;
 
 /// The longest wait for the agent's answer to `initialize`, `session/new` or `session/load`.
 pub(crate) const AGENT_SETUP_MS: u64 = 30_000;
-
-/// Tells the agent to cancel its prompt if the turn is dropped before the prompt ended (Stop).
-struct CancelOnDrop<'a, H: Host + 'static> {
-    processor: &'a MessageProcessor<H>,
-    /// The prompt's request id and session, until it ends.
-    prompt: Option<(u64, String)>,
-}
-
-impl<H: Host + 'static> Drop for CancelOnDrop<'_, H> {
-    fn drop(&mut self) {
-        if let Some((id, session)) = self.prompt.take() {
-            self.processor.acp_cancel(&session);
-            *self.processor.inner.acp.cancelled.borrow_mut() = Some((id, session));
-        }
-    }
-}
 
 impl<H: Host + 'static> MessageProcessor<H> {
     /// The run of a message by an ACP agent, from the prepared context to its result.
@@ -97,6 +83,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let (session, with_history) =
             self.acp_session(context, kind, folder, settings, !history.is_empty(), &mut rx).await?;
         self.inner.acp.client.borrow_mut().session_live(&session);
+        if session::session_of(kind, context.session.as_deref()).as_deref() == Some(session.as_str()) {
+            self.counted_cost_kept(&session, context.session_cost);
+        }
         self.cancelled_prompt_ended(&session, &mut rx).await?;
         let context_text = message_context(message, &context.prompt, host.now_ms());
         let said = match run_calls.earlier.note() {
@@ -104,10 +93,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
             None => format!("{context_text}\n\n{}", message.text),
         };
         let text = session::prompt_text(if with_history { &history } else { &[] }, &said);
+        // The run's start, durable before the prompt goes out: a run that takes the app down
+        // counts toward setting the message aside, as the built-in agent's does.
+        Journal::new(host, &message.id).record(&JournalRecord::Started).await;
         host.emit(&Event::stage(message, Stage::ModelRequest));
         self.inner.acp.client.borrow_mut().begin_prompt();
         let prompt = self.acp_request("session/prompt", &session::prompt_params(&session, &text));
-        let mut cancel = CancelOnDrop { processor: self, prompt: Some((prompt, session.clone())) };
+        let mut cancel =
+            CancelOnDrop { processor: self, prompt: Some((prompt, session.clone())), kind, reported: None };
         let mut progress = TurnProgress::default();
         let (call_tx, calls) = mpsc::unbounded();
         let _serving = self.inner.acp.serve_tools(call_tx);
@@ -138,6 +131,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                         served.started(&shown);
                         self.show(message, shown);
                     }
+                    cancel.reported.clone_from(&progress.usage);
                 }
                 Delivery::Permission { id, request } => {
                     self.acp_permission(message, settings, folder, id, *request).await
@@ -158,15 +152,20 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 }
                 Delivery::Failed(error) => {
                     cancel.prompt = None;
+                    self.count_stopped_turn(None);
                     break Err(error);
                 }
-                Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready => {}
+                // An earlier stopped prompt's last reports and answer.
+                other @ (Delivery::Update(_) | Delivery::Reply { .. } | Delivery::Ready) => {
+                    self.stopped_turn_heard(&other)
+                }
             }
         };
         let turn = (message.id.as_str(), session.as_str(), kind.label());
         self.ledger_agent_turn(turn, tokens, progress.usage.as_ref(), ended.is_ok()).await;
         let stop_reason = ended?;
         let mut outcome = outcome_of(progress, &stop_reason, kind, &session, context_text);
+        outcome.agent_session_cost = self.counted_cost(&session);
         run_calls.earlier.effects().chain(&served.effects).for_each(|effect| outcome.apply(effect));
         for name in run_calls.earlier.names() {
             if !outcome.tools_used.iter().any(|used| used == name) {
@@ -178,22 +177,6 @@ impl<H: Host + 'static> MessageProcessor<H> {
             outcome.notice = None;
         }
         Ok(outcome)
-    }
-
-    /// Waits for the end of the session's prompt the user stopped, if its answer has not come
-    /// yet: what the agent still sends for it is not the next answer.
-    async fn cancelled_prompt_ended(
-        &self,
-        session: &str,
-        rx: &mut UnboundedReceiver<Delivery>,
-    ) -> Result<(), AcpError> {
-        let stopped = self.inner.acp.cancelled.borrow_mut().take();
-        match stopped {
-            Some((id, stopped_session)) if stopped_session == session => {
-                self.acp_wait(rx, "session/cancel", |d| reply_to(id, d)).await.map(drop)
-            }
-            _ => Ok(()),
-        }
     }
 
     /// Starts the agent if it is not running as these settings say ("Starting Claude Code…" on
@@ -236,6 +219,8 @@ impl<H: Host + 'static> MessageProcessor<H> {
         loop {
             match select(rx.next(), timer.as_mut()).await {
                 Either::Left((Some(delivery), _)) => {
+                    // A stopped prompt's last reports and answer may come meanwhile.
+                    self.stopped_turn_heard(&delivery);
                     if let Some(found) = want(&delivery) {
                         return Ok(found);
                     }

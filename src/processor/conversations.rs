@@ -39,6 +39,8 @@ pub(super) struct TurnContext {
     pub prompt: PromptContext,
     /// The conversation's provider session id (an ACP agent's session).
     pub session: Option<String>,
+    /// Its session's cost as the ledger last counted it (`agent_usage.rs`).
+    pub session_cost: Option<f64>,
 }
 
 impl<H: Host + 'static> MessageProcessor<H> {
@@ -105,6 +107,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             let session = conversation.as_ref().and_then(|c| c.provider_session_id.clone());
             Prepared::Fresh(Box::new(TurnContext {
                 session,
+                session_cost: conversation.as_ref().and_then(|c| c.agent_session_cost),
                 history,
                 prompt: PromptContext {
                     pending_question,
@@ -161,6 +164,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     outcome.state.apply(&mut c.state);
                     if let Some(session) = &outcome.agent_session {
                         c.provider_session_id = Some(session.clone());
+                        c.agent_session_cost = outcome.agent_session_cost;
                     }
                     if outcome.end_conversation.is_some() && target != Target::Current {
                         // A scheduled run that is done with its task ends the schedule.

@@ -25,6 +25,7 @@ mod agent_calls;
 mod agent_link;
 mod agent_listener;
 mod agent_session;
+mod agent_stop;
 mod agent_tools;
 mod agent_turn;
 mod agent_usage;

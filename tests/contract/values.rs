@@ -92,6 +92,7 @@ pub(super) fn conversation_full() -> Conversation {
             }),
         },
         provider_session_id: Some("session-1".into()),
+        agent_session_cost: Some(0.25),
         markdown_copy: Some("Chats/2026-03-01 Weekly plan (conv1).md".into()),
         continues: Some("conv-0".into()),
         continued_in: Some("conv-2".into()),

@@ -89,7 +89,7 @@ test("Claude Code killed mid-turn: a clear error, the message kept; the next sta
   const { code } = await child.done;
   assert.equal(code, 1);
   assert.match(onceResult(child).error, /Claude Code stopped in the middle of its answer \(killed by SIGKILL\)/);
-  assert.equal(inbox(vault).length, 1, "the message is kept");
+  assert.equal(inbox(vault).length, 2, "the message is kept, with its run's journal");
   await noAgentLeft(agents, "the adapter's own children (claude) ended with it");
 
   server.enqueue({ kind: "text", text: "Roses like sun." }, { kind: "text", text: "You are welcome." });

@@ -78,7 +78,8 @@ test("the agent killed mid-turn: a clear error, the message kept; the next start
   const failed = onceResult(child);
   assert.equal(failed.success, false);
   assert.match(failed.error, /stopped in the middle of its answer \(killed by SIGKILL\)/);
-  assert.equal(inbox(vault).length, 1, "the message is kept");
+  assert.equal(inbox(vault).length, 2, "the message is kept, with its run's journal");
+  assert.equal(inbox(vault).filter((f) => f.endsWith(".turn.jsonl")).length, 1, "the run's journal");
   assert.equal(timesRecorded(vault, "tell me about roses"), 0);
 
   const healthy = fakeAgent({ turns: [{ steps: [{ chunk: "Roses like sun." }] }, { steps: [{ chunk: "Yes." }] }] });
@@ -94,10 +95,11 @@ test("the agent killed mid-turn: a clear error, the message kept; the next start
   await noAgentLeft([...dying.starts(), ...healthy.starts()].map((s) => s.pid));
 });
 
-for (const [name, script, expected] of [
+// `prompted`: the run got to its prompt, so its journal is kept beside the message.
+for (const [name, script, expected, prompted] of [
   ["speaks protocol version 0", { protocolVersion: 0 }, /speaks ACP protocol version 0; this plugin speaks version 1\. Update/],
   ["prints garbage", { startup: { garbage: ["Welcome to my agent!"] } }, /sent something that is not ACP \(JSON-RPC 2\.0\).*Welcome to my agent!.*Check that .*fake-acp-agent\.mjs.* is an ACP agent/],
-  ["floods one endless line", { turns: [{ steps: [{ floodLine: 9 * 1024 * 1024 }] }] }, /sent too much output \(a line longer than 8 MB\); it was stopped/],
+  ["floods one endless line", { turns: [{ steps: [{ floodLine: 9 * 1024 * 1024 }] }] }, /sent too much output \(a line longer than 8 MB\); it was stopped/, true],
   ["exits at start", { startup: { stderr: "config file broken", exit: 2 } }, /stopped while starting \(exit code 2\): config file broken/],
 ]) {
   test(`an agent that ${name}: a clear error naming what to change, the message kept, no process left`, async () => {
@@ -107,7 +109,8 @@ for (const [name, script, expected] of [
     assert.equal(code, 1);
     assert.equal(result.success, false);
     assert.match(result.error, expected);
-    assert.equal(inbox(vault).length, 1, "nothing lost");
+    assert.equal(inbox(vault).length, prompted ? 2 : 1, "nothing lost");
+    assert.equal(inbox(vault).some((f) => f.endsWith(".turn.jsonl")), Boolean(prompted), "a prompted run's journal");
     assert.equal(timesRecorded(vault, "hello"), 0);
     await noAgentLeft(pids);
   });

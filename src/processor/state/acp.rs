@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::acp::aside::{AsideAnswer, Asides};
 use crate::acp::client::{AcpClient, Delivery};
 use crate::acp::error::AcpError;
+use crate::acp::launch::AgentKind;
+use crate::acp::progress::AgentUsage;
 use crate::tools::ToolOutput;
 
 pub(crate) use super::tools_listener::{ListenerState, ToolsListener};
@@ -54,6 +56,21 @@ pub(crate) struct AcpLink {
     /// Held while deciding to start the process and starting it, so a turn and a background
     /// prompt arriving together start one process, not two.
     pub(crate) start_lock: Mutex<()>,
+    /// The turn the user stopped, until its prompt's end is known: counted in the ledger then.
+    pub(crate) stopped_spend: RefCell<Option<StoppedSpend>>,
+}
+
+/// What a stopped turn spent as the agent reported it, kept from the stop until its prompt's
+/// answer (or the agent's end), when it goes to the usage ledger once (`agent_usage.rs`).
+#[derive(Debug, Clone)]
+pub(crate) struct StoppedSpend {
+    /// The stopped prompt's request id.
+    pub(crate) prompt: u64,
+    pub(crate) session: String,
+    /// The agent (its label is the ledger line's model).
+    pub(crate) kind: AgentKind,
+    /// Its last report of the session's context and cost.
+    pub(crate) reported: Option<AgentUsage>,
 }
 
 impl AcpLink {

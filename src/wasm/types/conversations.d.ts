@@ -99,6 +99,8 @@ export interface Conversation {
   schedule?: Schedule;
   state: { context: Record<string, unknown>; step?: string; data: Record<string, unknown>; pendingQuestion?: PendingQuestion };
   providerSessionId?: string;
+  /** An ACP session's cumulative cost (USD) as the usage ledger last counted it. */
+  agentSessionCost?: number;
   /** The vault path of its Markdown copy, once one is written. */
   markdownCopy?: string;
   /** The conversation whose scheduled job this one took over. */

@@ -6,7 +6,8 @@
 //! agent may write), `session.rs` (a conversation's session: reuse, load or new; the requests'
 //! params), `presets.rs` (the agents the settings offer), `progress.rs` (a turn's updates →
 //! what the chat shows), `permission.rs` (the answer to a permission request), `mcp_server.rs`
-//! (the plugin's own `smarthole` MCP server the agent is given), `own_tools.rs` (Gemini CLI's
+//! (the plugin's own `smarthole` MCP server the agent is given), `served_names.rs` (the names its
+//! tools are served under for each agent), `server_reach.rs` (whether the agent reached it), `own_tools.rs` (Gemini CLI's
 //! and opencode's own write and shell tools switched off), `error.rs`.
 
 pub(crate) mod client;
@@ -19,6 +20,8 @@ pub(crate) mod own_tools;
 pub(crate) mod permission;
 pub(crate) mod presets;
 pub(crate) mod progress;
+pub(crate) mod served_names;
+pub(crate) mod server_reach;
 pub(crate) mod session;
 
 pub use launch::AgentKind;

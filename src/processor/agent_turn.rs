@@ -177,6 +177,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
             // Cancelled by us, for the question: the turn ended as it should.
             outcome.notice = None;
         }
+        // Given the note tools and never connected (Gemini CLI in a folder it does not trust).
+        if let Some(text) = self.inner.acp.server_reach.borrow_mut().notice_at_turn_end(kind, folder) {
+            outcome.notice = Some(outcome.notice.take().map_or(text.clone(), |earlier| format!("{earlier}. {text}")));
+        }
         Ok(outcome)
     }
 
@@ -215,6 +219,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             (message.id.clone(), message.named_conversation(), format!("Starting {}…", kind.label()));
         self.inner.host.emit(&Event::Waiting { message_id, conversation_id, text });
         self.new_mcp_token();
+        self.inner.acp.server_reach.borrow_mut().new_process();
         self.acp_write_files(&launch).await?;
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());

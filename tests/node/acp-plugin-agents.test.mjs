@@ -149,6 +149,7 @@ for (const [name, agent] of Object.entries(AGENTS)) {
       assert.equal(code, 0, trace);
       const result = onceResult(child);
       assert.equal(result.success, true, trace);
+      assert.equal(result.notice, undefined, "it reached the smarthole tools: nothing to tell");
       // (Codex first says, as text, that it has no metadata for the scripted model: no catalog offline.)
       assert.equal(result.response.replace(/^Model metadata for `scripted-model` not found\..*issues\./, ""), "Both todos are done.");
 

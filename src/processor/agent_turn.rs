@@ -179,7 +179,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
         // Given the note tools and never connected (Gemini CLI in a folder it does not trust).
         if let Some(text) = self.inner.acp.server_reach.borrow_mut().notice_at_turn_end(kind, folder) {
-            outcome.notice = Some(outcome.notice.take().map_or(text.clone(), |earlier| format!("{earlier}. {text}")));
+            outcome.notice = Some(match outcome.notice.take() {
+                Some(earlier) => format!("{earlier}. {text}"),
+                None => text,
+            });
         }
         Ok(outcome)
     }

@@ -101,6 +101,11 @@ impl AcpClient {
         starting && self.kind == kind && self.launch.as_ref() == Some(launch)
     }
 
+    /// The agent this connection serves (the tools' names it is served: `served_names.rs`).
+    pub(crate) fn kind(&self) -> AgentKind {
+        self.kind
+    }
+
     /// The agent's name as the user reads it.
     pub(crate) fn label(&self) -> &'static str {
         self.kind.label()

@@ -6,10 +6,12 @@
 //! agent may write), `session.rs` (a conversation's session: reuse, load or new; the requests'
 //! params), `presets.rs` (the agents the settings offer), `progress.rs` (a turn's updates →
 //! what the chat shows), `permission.rs` (the answer to a permission request), `mcp_server.rs`
-//! (the plugin's own `smarthole` MCP server the agent is given), `own_tools.rs` (Gemini CLI's
-//! and opencode's own write and shell tools switched off), `aside.rs` (background prompts —
-//! titles, summaries, retrospection — in side sessions of the same process), `leftovers.rs`
-//! (which agents a host killed outright left, to end at its next start), `error.rs`.
+//! (the plugin's own `smarthole` MCP server the agent is given), `served_names.rs` (the names its
+//! tools are served under for each agent), `server_reach.rs` (whether the agent reached it),
+//! `own_tools.rs` (Gemini CLI's and opencode's own write and shell tools switched off),
+//! `aside.rs` (background prompts — titles, summaries, retrospection — in side sessions of the
+//! same process), `leftovers.rs` (which agents a host killed outright left, to end at its next
+//! start), `error.rs`.
 
 pub(crate) mod aside;
 pub(crate) mod client;
@@ -23,6 +25,8 @@ pub(crate) mod own_tools;
 pub(crate) mod permission;
 pub(crate) mod presets;
 pub(crate) mod progress;
+pub(crate) mod served_names;
+pub(crate) mod server_reach;
 pub(crate) mod session;
 
 pub use launch::AgentKind;

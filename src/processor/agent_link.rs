@@ -139,6 +139,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.inner.acp.cancelled.borrow_mut().take();
         self.count_stopped_turn(None);
         self.new_mcp_token();
+        self.inner.acp.server_reach.borrow_mut().new_process();
         self.inner.acp.mcp_port.set(port);
         self.acp_write_files(&launch).await?;
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);

@@ -38,10 +38,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let with_history = match step {
             SessionStep::Reuse(session) => return Ok((session, false)),
             SessionStep::Load(session) => {
-                let id = self.acp_request(
-                    "session/load",
-                    &session::load_session_params(&session, folder, self.mcp_endpoint(settings).as_ref()),
-                );
+                let smarthole = self.mcp_endpoint(settings);
+                self.smarthole_given(smarthole.as_ref());
+                let id = self
+                    .acp_request("session/load", &session::load_session_params(&session, folder, smarthole.as_ref()));
                 let loaded = self.acp_wait(rx, "session/load", |d| reply_to(id, d)).await;
                 match loaded {
                     Ok(Ok(value)) => {
@@ -56,6 +56,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             SessionStep::New { with_history } => with_history,
         };
         let smarthole = self.mcp_endpoint(settings);
+        self.smarthole_given(smarthole.as_ref());
         let params = session::new_session_params(kind, folder, settings.agent_own_tools, smarthole.as_ref());
         let id = self.acp_request("session/new", &params);
         let agent = kind.label().to_owned();
@@ -73,6 +74,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 Err(AcpError::Login { agent, login: kind.login_command().to_owned() })
             }
             Err(error) => Err(AcpError::Refused { agent, method: "session/new".into(), message: error.message }),
+        }
+    }
+
+    /// Notes that this process's session was given the `smarthole` server (`server_reach.rs`).
+    fn smarthole_given(&self, smarthole: Option<&crate::acp::mcp_server::McpEndpoint>) {
+        if smarthole.is_some() {
+            self.inner.acp.server_reach.borrow_mut().given();
         }
     }
 

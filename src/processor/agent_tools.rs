@@ -12,6 +12,7 @@ use super::handle::MessageProcessor;
 use super::hub::message_time;
 use super::state::ServedCall;
 use crate::acp::mcp_server::{self, McpEndpoint, McpStep, SERVED_TOOLS};
+use crate::acp::served_names;
 use crate::api::{guard, ApiRequest, ApiResponse};
 use crate::host::Host;
 use crate::host_types::LogLevel;
@@ -57,10 +58,15 @@ impl<H: Host + 'static> MessageProcessor<H> {
             self.inner.host.log(LogLevel::Debug, &format!("smarthole MCP {}: {error}", request.method));
             return error.response();
         }
-        let tools = self.inner.tools.definitions_of(&SERVED_TOOLS);
+        self.inner.acp.server_reach.borrow_mut().connected();
+        let kind = self.inner.acp.client.borrow().kind();
+        let tools = served_names::served_definitions(kind, self.inner.tools.definitions_of(&SERVED_TOOLS));
         let (id, name, input) = match mcp_server::step(&request.method, &request.body, &tools) {
             McpStep::Answer(answer) => return response(answer),
-            McpStep::Call { id, name, arguments } => (id, name, arguments),
+            // A second name (Gemini CLI's `write_note`) runs the built-in tool it stands for.
+            McpStep::Call { id, name, arguments } => {
+                (id, served_names::built_in_name(kind, &name).to_owned(), arguments)
+            }
         };
         let (reply, answer) = oneshot::channel();
         if self.inner.acp.serve(ServedCall { name, input, reply }).is_err() {

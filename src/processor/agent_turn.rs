@@ -176,6 +176,13 @@ impl<H: Host + 'static> MessageProcessor<H> {
             // Cancelled by us, for the question: the turn ended as it should.
             outcome.notice = None;
         }
+        // Given the note tools and never connected (Gemini CLI in a folder it does not trust).
+        if let Some(text) = self.inner.acp.server_reach.borrow_mut().notice_at_turn_end(kind, folder) {
+            outcome.notice = Some(match outcome.notice.take() {
+                Some(earlier) => format!("{earlier}. {text}"),
+                None => text,
+            });
+        }
         Ok(outcome)
     }
 

@@ -69,6 +69,9 @@ pub(super) enum Out {
     Exited(u64, Option<i32>, Option<String>, Option<String>, String),
     /// An HTTP request to the core's listener (the agent calling the `smarthole` MCP server).
     Mcp(crate::api::ApiRequest),
+    /// The agent's MCP client connecting to the server (its `initialize`), as real agents do
+    /// when a session is given the server; its answer's status goes to `mcp_connects`.
+    McpConnect(crate::api::ApiRequest),
 }
 
 /// The scripted agent and what the core asked of it.
@@ -105,6 +108,13 @@ pub struct FakeAgent {
     pub mcp_server: Option<Value>,
     /// The MCP server's answers to the agent's tool calls: HTTP status, body.
     pub mcp_answers: Vec<(u16, Value)>,
+    /// The agent never connects to the `smarthole` server it is given (as Gemini CLI in a
+    /// folder it does not trust); by default it sends `initialize` once per process.
+    pub never_connects: bool,
+    /// The HTTP status of each `initialize` the agent sent the server.
+    pub mcp_connects: Vec<u16>,
+    /// This process sent its `initialize`.
+    connected: bool,
     running: Option<u64>,
     sessions: u64,
     /// The prompts being answered, oldest first.
@@ -162,6 +172,7 @@ impl FakeAgent {
         let (command, args, env, cwd) = launch;
         self.launches.push((process, command.clone(), args, env, cwd));
         self.running = Some(process);
+        self.connected = false;
         if let Some(error) = self.spawn_error.clone() {
             self.exit(None, None, Some(format!("spawn {command} {error}")), String::new());
         }
@@ -176,6 +187,7 @@ impl FakeAgent {
         if method == "session/new" || method == "session/load" {
             let servers = message["params"]["mcpServers"].as_array().cloned().unwrap_or_default();
             self.mcp_server = servers.into_iter().find(|s| s["name"] == "smarthole");
+            self.connect_mcp();
         }
         match method.as_str() {
             "initialize" => match self.init.clone().unwrap_or(InitAnswer::Answer {
@@ -330,6 +342,19 @@ impl FakeAgent {
 }
 
 impl FakeAgent {
+    /// Connects to the `smarthole` server given, once per process, unless it never does.
+    fn connect_mcp(&mut self) {
+        if self.never_connects || self.connected {
+            return;
+        }
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "fake-agent"}}});
+        if let Some(request) = self.mcp_request(&initialize) {
+            self.connected = true;
+            self.send(Out::McpConnect(request));
+        }
+    }
+
     /// A POST of `body` to the `smarthole` server, as an MCP client sends it (its URL's port and
     /// path, its Authorization header).
     pub fn mcp_request(&self, body: &Value) -> Option<crate::api::ApiRequest> {

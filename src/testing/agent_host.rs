@@ -67,6 +67,13 @@ pub fn drive_agent(processor: &MessageProcessor<FakeHost>) {
                         host.state.agent.borrow_mut().mcp_answered(answer.status, &answer.body);
                     }));
                 }
+                Out::McpConnect(request) => {
+                    let (processor, host) = (processor.clone(), processor.host().clone());
+                    host.clone().spawn(Box::pin(async move {
+                        let answer = processor.handle_agent_tools(request).await;
+                        host.state.agent.borrow_mut().mcp_connects.push(answer.status);
+                    }));
+                }
             }
         }
     };

@@ -7,7 +7,7 @@
 // secrets; nothing of the agent is left after the run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { freePort, tmpVault, waitFor } from "./helpers.mjs";
 import { RECIPES, GEMINI_WRITE_TOOLS, OPENCODE_WRITE_TOOLS, CODEX_WRITE_TOOLS } from "./acp-recipes.mjs";
@@ -149,6 +149,7 @@ for (const [name, agent] of Object.entries(AGENTS)) {
       assert.equal(code, 0, trace);
       const result = onceResult(child);
       assert.equal(result.success, true, trace);
+      assert.equal(result.notice, undefined, "it reached the smarthole tools: nothing to tell");
       // (Codex first says, as text, that it has no metadata for the scripted model: no catalog offline.)
       assert.equal(result.response.replace(/^Model metadata for `scripted-model` not found\..*issues\./, ""), "Both todos are done.");
 
@@ -181,3 +182,62 @@ for (const [name, agent] of Object.entries(AGENTS)) {
     }
   });
 }
+
+/** Runs Gemini CLI through the plugin on `vault` (trusted in Gemini or not) with the model's
+ * `steps`; returns the headless command, the model's steps and a trace for failures. */
+async function geminiRun(vault, { trusted, steps, prompt }) {
+  const agent = AGENTS.gemini;
+  const server = await agent.server();
+  const home = scratch("acp-gemini-home-");
+  server.enqueue(...steps);
+  const recipe = RECIPES.gemini({ modelUrl: server.url, home, cwd: vault });
+  agent.home(home, vault, recipe);
+  if (!trusted) rmSync(path.join(home, ".gemini/trustedFolders.json"));
+  const env = { ...recipe.env, HOME: home, PATH: `${path.dirname(recipe.command)}:${process.env.PATH}`, SMARTHOLE_API_TOKEN: API_TOKEN };
+  try {
+    const port = await freePort();
+    const args = ["--api-port", String(port), "--approvals", "approve", "--once", prompt];
+    const child = headlessWithAgent(vault, undefined, { agent: "gemini", args, env, stdin: "ignore" });
+    await waitFor(() => childrenOf(child.pid).length > 0 || child.exitCode !== null, 30_000, "the agent process");
+    const agents = childrenOf(child.pid);
+    const { code } = await child.done;
+    assert.ok(agents.length > 0, `no agent process: ${child.stderrText}`);
+    const modelSteps = agent.steps(server);
+    const trace = `${child.stderrText}\n${child.stdoutText}\n${JSON.stringify(modelSteps.map((s) => agent.lastResult(s)), null, 1)}`;
+    assert.equal(code, 0, trace);
+    await noAgentLeft(agents);
+    return { result: onceResult(child), child, steps: modelSteps, trace };
+  } finally {
+    await server.close();
+  }
+}
+
+test("Gemini CLI creates a note through the smarthole write_file, served to it as write_note, and replaces one on its review-first card", { timeout: 120_000 }, async () => {
+  const vault = tmpVault();
+  writeFileSync(path.join(vault, "Plan.md"), BEFORE);
+  const call = AGENTS.gemini.call;
+  const { result, child, steps, trace } = await geminiRun(vault, {
+    trusted: true,
+    prompt: "start a note of ideas and rewrite my plan",
+    steps: [call("write_note", { path: "Ideas.md", content: "# Ideas\nbulbs\n" }), call("write_note", { path: "Plan.md", content: "# Plan\nall done\n" }), { text: "Done." }],
+  });
+  assert.equal(result.success, true, trace);
+  assert.equal(result.response, "Done.", trace);
+  assert.equal(result.notice, undefined, trace);
+  // Offered under its second name (its built-in name is hidden by Gemini: its own write_file is off).
+  for (const step of steps) assert.ok(AGENTS.gemini.offered(step).includes("mcp_smarthole_write_note"), AGENTS.gemini.offered(step).join(","));
+  assert.equal(readFileSync(path.join(vault, "Ideas.md"), "utf8"), "# Ideas\nbulbs\n", trace);
+  assert.match(AGENTS.gemini.lastResult(steps[1]), /Created Ideas\.md/, trace);
+  // Replacing a note is the built-in write_file's card, approved (--approvals approve).
+  assert.match(child.stderrText, /\[approval: Replace the whole content of Plan\.md.* → approved \(--approvals\)\]/, trace);
+  assert.equal(readFileSync(path.join(vault, "Plan.md"), "utf8"), "# Plan\nall done\n", trace);
+});
+
+test("Gemini CLI in a vault it does not trust: it never reaches the note tools, and the answer says how to trust the vault", { timeout: 120_000 }, async () => {
+  const vault = tmpVault();
+  const { result, steps, trace } = await geminiRun(vault, { trusted: false, prompt: "what is in Plan.md?", steps: [{ text: "I cannot see your notes." }] });
+  assert.equal(result.success, true, trace);
+  assert.ok(!AGENTS.gemini.offered(steps[0]).some((t) => t.startsWith("mcp_smarthole_")), "no smarthole tool offered in an untrusted folder");
+  assert.match(result.notice ?? "", /^Gemini CLI did not connect to SmartHole's note tools/, trace);
+  assert.ok(result.notice.includes(`open a terminal in ${vault}`) && result.notice.includes("trustedFolders.json"), result.notice);
+});

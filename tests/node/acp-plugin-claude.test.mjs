@@ -48,6 +48,7 @@ test("Claude Code: a streamed answer from its model printed and recorded; nothin
   assert.equal(code, 0, child.stderrText);
   const result = onceResult(child);
   assert.equal(result.response, "Tulips go in the ground in autumn.");
+  assert.equal(result.notice, undefined, "it reached the smarthole server, although it used no tool");
   assert.match(child.stderrText, /Tulips go in the ground in autumn\./, "streamed to the terminal");
   assert.deepEqual(history(vault).map((l) => [l.role, l.content[0].text]), [
     ["user", "when do tulips go in?"],

@@ -12,6 +12,9 @@
 //     "authMethods": [], "loadSession": false, "modes": true,
 //     "ignoreSigterm": false,           stays alive on SIGTERM (the host's SIGKILL must end it)
 //     "outliveInput": false,            stays alive when its stdin closes (as Claude Code's adapter)
+//     "neverConnects": false,           never calls the `smarthole` MCP server it is given (by
+//                                       default it sends it `initialize` once, before answering
+//                                       the first session/new or session/load, as real agents do)
 //     "turns": [                        one per session/prompt, in order (then: "ok", end_turn)
 //       {"stopReason": "end_turn", "steps": [
 //         {"chunk": "text"}             agent_message_chunk
@@ -218,6 +221,23 @@ async function prompt(msg) {
   respond(msg.id, { stopReason, ...(turn.usage ? { usage: turn.usage } : {}) });
 }
 
+let connected = false;
+/** Connects to the `smarthole` MCP server in `params.mcpServers` (its `initialize` over HTTP),
+ * once, unless the script says it never does. */
+async function connectMcp(params) {
+  const server = (params?.mcpServers ?? []).find((s) => s.type === "http" && s.name === "smarthole");
+  if (!server || connected || script.neverConnects) return;
+  connected = true;
+  const headers = Object.fromEntries([["content-type", "application/json"], ...server.headers.map((h) => [h.name, h.value])]);
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fake-acp-agent" } } });
+  try {
+    const response = await fetch(server.url, { method: "POST", headers, body });
+    record({ mcp: { initialize: response.status } });
+  } catch (error) {
+    record({ mcp: { error: String(error) } });
+  }
+}
+
 function handle(msg) {
   record({ in: msg });
   if (msg.id !== undefined && msg.method === undefined) {
@@ -236,12 +256,12 @@ function handle(msg) {
     case "session/new": {
       const result = sessionResult();
       smartholeOf.set(result.sessionId, (msg.params?.mcpServers ?? []).find((s) => s.name === "smarthole"));
-      return respond(msg.id, result);
+      return void connectMcp(msg.params).then(() => respond(msg.id, result));
     }
     case "session/load":
       if (msg.params?.sessionId) smartholeOf.set(msg.params.sessionId, (msg.params?.mcpServers ?? []).find((s) => s.name === "smarthole"));
       if (!script.loadSession) return fail(msg.id, -32601, "Method not found: session/load");
-      return respond(msg.id, {});
+      return void connectMcp(msg.params).then(() => respond(msg.id, {}));
     case "session/set_mode":
       return respond(msg.id, {});
     case "session/prompt":

@@ -47,6 +47,9 @@ pub(crate) struct AcpLink {
     pub(crate) tools_listener: ToolsListener,
     /// The turn whose prompt is in flight, taking the `smarthole` tool calls.
     tool_calls: RefCell<Option<UnboundedSender<ServedCall>>>,
+    /// Whether the running agent process reached the `smarthole` server it was given
+    /// (`acp::server_reach`: the notice when it never did).
+    pub(crate) server_reach: RefCell<crate::acp::server_reach::ServerReach>,
     /// Each session's cumulative cost as the usage ledger last counted it (`agent_usage.rs`).
     pub(crate) counted_costs: RefCell<Vec<(String, f64)>>,
     /// Background prompts in side sessions of the process (`acp::aside`), and who waits on

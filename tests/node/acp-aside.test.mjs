@@ -42,7 +42,7 @@ test("an ended conversation is titled and summarised by a side session of the us
   assert.equal(ended.status, "archived");
   assert.equal(ended.title, "Garden goodbye");
   assert.equal(ended.summary, "The user said goodbye for today.");
-  assert.ok(agent.log().some((e) => e.mcp?.call.name === "end_conversation" && !/isError":true/.test(e.mcp.answer)), "the conversation was ended through the smarthole server");
+  assert.ok(agent.log().some((e) => e.mcp?.call?.name === "end_conversation" && !/isError":true/.test(e.mcp.answer)), "the conversation was ended through the smarthole server");
   // One process; the side session has no MCP servers and is not the conversation's.
   assert.equal(agent.starts().length, 1);
   const news = agent.read("session/new");

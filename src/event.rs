@@ -163,6 +163,10 @@ pub enum Event {
     TurnUndone { report: Box<crate::vault::diff::UndoReport> },
     /// A scheduled run finished (or failed): the chat view tells the user.
     ScheduledRun { conversation_id: String, message_id: String, ok: bool, text: String },
+    /// Whether the host should keep the `smarthole` tools' listener open changed other than by
+    /// the settings (a stored schedule naming an ACP agent created, changed or removed): the host
+    /// reconfigures its listeners, asking `agentToolsListener()` again as after a settings change.
+    AgentToolsWanted { wanted: bool },
     /// A retrospection finished (seed 003 `onRetrospection`).
     Retrospection { conversation_id: String, conversation_title: String, content: String },
 }
@@ -195,7 +199,8 @@ impl Event {
             | Event::ApprovalRequested { .. }
             | Event::ApprovalResolved { .. }
             | Event::ChangeApplied { .. }
-            | Event::TurnUndone { .. } => {}
+            | Event::TurnUndone { .. }
+            | Event::AgentToolsWanted { .. } => {}
         }
     }
 

@@ -124,6 +124,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::ChangeApplied { .. },
         Event::TurnUndone { .. },
         Event::ScheduledRun { .. },
+        Event::AgentToolsWanted { .. },
         Event::Retrospection { .. },
     )
 }

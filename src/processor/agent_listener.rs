@@ -3,15 +3,19 @@
 //! clash on one port, and the agent API keeps its own port and on/off setting), reports the port
 //! back here once bound, and hands its requests to [`MessageProcessor::handle_agent_tools`]. An
 //! agent is started only once the listener is known to be open; the sessions get its URL.
+//! A stored schedule naming an ACP agent wants the listener too, whatever the settings say: the
+//! host is told by [`Event::AgentToolsWanted`] when that changes the answer.
 
 use futures::future::{select, Either};
 
 use super::handle::MessageProcessor;
-use super::state::ListenerState;
+use super::state::{ListenerState, ToolsListener};
 use crate::acp::error::AcpError;
 use crate::acp::mcp_server::is_mcp_path;
 use crate::acp::AgentKind;
 use crate::api::{ApiError, ApiRequest, ApiResponse};
+use crate::conversation::Conversation;
+use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::platform::platform_features;
@@ -21,10 +25,35 @@ pub(crate) const TOOLS_LISTEN_WAIT_MS: u64 = 10_000;
 
 impl<H: Host + 'static> MessageProcessor<H> {
     /// Whether the host should keep the `smarthole` server's listener open (on 127.0.0.1, port
-    /// 0): an ACP agent is the one in use, this device can start it and can listen at all.
+    /// 0): an ACP agent is the one in use, or a stored schedule names one for its runs, and this
+    /// device can start it and can listen at all.
     pub fn agent_tools_listener(&self) -> bool {
         let facts = self.inner.config.platform();
-        platform_features(facts).own_agent.available && facts.can_listen && self.settings().agent != AgentKind::Builtin
+        let wanted = self.settings().agent != AgentKind::Builtin || self.inner.acp.tools_listener.any_scheduled();
+        platform_features(facts).own_agent.available && facts.can_listen && wanted
+    }
+
+    /// A conversation's schedule was stored, changed or removed: whether it names an ACP agent
+    /// is noted, and the host told when that changes [`Self::agent_tools_listener`]'s answer.
+    pub(super) fn scheduled_agent_changed(&self, conversation: &Conversation) {
+        let names = conversation.schedule.as_ref().and_then(|s| s.agent).is_some_and(|a| a != AgentKind::Builtin);
+        self.tools_wish_after(|listener| listener.set_scheduled(&conversation.id, names));
+    }
+
+    /// Every conversation is gone (the history cleared): no job wants the listener.
+    pub(super) fn scheduled_agents_cleared(&self) {
+        self.tools_wish_after(ToolsListener::clear_scheduled);
+    }
+
+    /// Applies `change` to the jobs wanting the listener; emits [`Event::AgentToolsWanted`] when
+    /// the answer the host acts on changed (a settings change the host follows by itself).
+    fn tools_wish_after(&self, change: impl FnOnce(&ToolsListener)) {
+        let before = self.agent_tools_listener();
+        change(&self.inner.acp.tools_listener);
+        let wanted = self.agent_tools_listener();
+        if wanted != before {
+            self.inner.host.emit(&Event::AgentToolsWanted { wanted });
+        }
     }
 
     /// The host's report of that listener: bound at `port`, or failed with `error`, or (neither)

@@ -209,6 +209,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let mut guard = self.inner.store.lock().await;
         let store = loaded(&mut guard)?;
         let cleared = store.clear(&self.inner.host).await?;
+        self.scheduled_agents_cleared();
         crate::attachment::remove_unneeded_copies(&self.inner.host, &self.inner.attachments.copies)
             .await
             .map_err(StoreError::from)?;

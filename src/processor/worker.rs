@@ -82,6 +82,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             _ => None,
         };
         self.inner.background.set_next_run(&conversation.id, next);
+        self.scheduled_agent_changed(conversation);
         // A run due before the next tick (an `immediate` one, a time just ahead) is not kept
         // waiting for it.
         let now = self.inner.host.now_ms();

@@ -11,7 +11,8 @@ use super::processor::WasmMessageProcessor;
 #[wasm_bindgen(js_class = MessageProcessor)]
 impl WasmMessageProcessor {
     /// Whether the host should keep the agent tools' listener open (127.0.0.1, a port the system
-    /// picks): an ACP agent is in use on this device. Asked again after each settings change.
+    /// picks): an ACP agent is in use on this device, or a stored job names one. Asked again
+    /// after each settings change and at each `agent_tools_wanted` event.
     #[wasm_bindgen(js_name = agentToolsListener)]
     pub fn agent_tools_listener(&self) -> bool {
         self.core.agent_tools_listener()

@@ -183,6 +183,7 @@ pub(super) fn events() -> Vec<Event> {
             ok: false,
             text: "x".into(),
         },
+        Event::AgentToolsWanted { wanted: true },
         Event::Retrospection {
             conversation_id: "conv-1".into(),
             conversation_title: "Shopping".into(),

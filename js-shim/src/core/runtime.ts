@@ -85,6 +85,8 @@ export class CoreRuntime {
   private unwatch: (() => void) | null = null;
   /** The core has loaded what the agent API answers about (pending verifications). */
   private apiReady = false;
+  /** The listeners' last (re)configuration, the next one waits for it. */
+  private configuring: Promise<unknown> = Promise.resolve();
   /** The core's default settings, once it is loaded. */
   defaults: Required<CoreSettings> | null = null;
   presets: ProviderPreset[] = [];
@@ -152,6 +154,9 @@ export class CoreRuntime {
 
   private emitted(event: CoreEvent): void {
     this.options.onEvent?.(event);
+    // A stored job changed whether the tools' listener is wanted: reconfigured as after a
+    // settings change, once the core's call has returned.
+    if (event.type === "agent_tools_wanted") queueMicrotask(() => void this.configureApi());
     this.dispatch(event);
   }
 
@@ -278,7 +283,14 @@ export class CoreRuntime {
 
   /** Opens and closes the agent API's listeners, and the `smarthole` tools' own one, as the
    * core's settings say; the tools' port (or why not) goes back to the core. */
-  async configureApi(): Promise<ApiListenerState[]> {
+  configureApi(): Promise<ApiListenerState[]> {
+    // One at a time: two overlapping ones would each open the tools' listener.
+    const next = this.configuring.then(() => this.configureNow());
+    this.configuring = next.catch(() => undefined);
+    return next;
+  }
+
+  private async configureNow(): Promise<ApiListenerState[]> {
     if (!this.instance) return [];
     const instance = this.instance;
     const tools = await this.links.listenTools(this.processor.agentToolsListener());

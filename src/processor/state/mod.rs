@@ -35,7 +35,7 @@ use crate::store::ConversationStore;
 use crate::tools::indexer::SearchIndex;
 use crate::tools::ToolRegistry;
 
-pub(crate) use acp::{AcpLink, ListenerState, ServedCall, StoppedSpend};
+pub(crate) use acp::{AcpLink, ListenerState, ServedCall, StoppedSpend, ToolsListener};
 pub(crate) use api_recent::{ApiRecent, ApiRun};
 pub(crate) use attachments::AttachmentState;
 pub(crate) use background::Background;

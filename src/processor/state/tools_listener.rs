@@ -1,8 +1,10 @@
 //! The `smarthole` MCP server's own listener as the host reports it: not yet reported, listening
 //! on the port the system picked, failed (why), or closed. A turn about to start an agent waits
-//! for the first report (the host binds it while the start-up goes on).
+//! for the first report (the host binds it while the start-up goes on). Also the conversations
+//! whose stored schedule names an ACP agent: their runs want the listener whatever the settings.
 
 use std::cell::RefCell;
+use std::collections::BTreeSet;
 
 use futures::channel::oneshot;
 
@@ -20,11 +22,13 @@ pub(crate) enum ListenerState {
     Closed,
 }
 
-/// The listener's state and who waits for it to change.
+/// The listener's state, who waits for it to change, and the jobs that want it.
 #[derive(Default)]
 pub(crate) struct ToolsListener {
     state: RefCell<ListenerState>,
     waiters: RefCell<Vec<oneshot::Sender<()>>>,
+    /// Conversations whose schedule names an ACP agent (by id).
+    scheduled: RefCell<BTreeSet<String>>,
 }
 
 impl ToolsListener {
@@ -46,5 +50,26 @@ impl ToolsListener {
         let (tx, rx) = oneshot::channel();
         self.waiters.borrow_mut().push(tx);
         rx
+    }
+
+    /// Notes whether `conversation`'s schedule names an ACP agent (false: no schedule, one on
+    /// the built-in agent, or the conversation gone).
+    pub(crate) fn set_scheduled(&self, conversation: &str, names_acp_agent: bool) {
+        let mut scheduled = self.scheduled.borrow_mut();
+        if names_acp_agent {
+            scheduled.insert(conversation.to_owned());
+        } else {
+            scheduled.remove(conversation);
+        }
+    }
+
+    /// Forgets every job (the history was cleared).
+    pub(crate) fn clear_scheduled(&self) {
+        self.scheduled.borrow_mut().clear();
+    }
+
+    /// Whether some stored schedule names an ACP agent.
+    pub(crate) fn any_scheduled(&self) -> bool {
+        !self.scheduled.borrow().is_empty()
     }
 }

@@ -27,7 +27,8 @@ export type CoreEvent =
   | { type: "approval_resolved"; request: ApprovalRequest }
   | { type: "change_applied"; messageId: string; conversationId?: string; toolUseId: string; change: ProposedChange; appliedHunks: number[] }
   | { type: "turn_undone"; report: UndoReport }
-  | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string };
+  | { type: "scheduled_run"; conversationId: string; messageId: string; ok: boolean; text: string }
+  | { type: "agent_tools_wanted"; wanted: boolean };
 
 /** A step of an ACP agent's plan (the chat shows the plan as a checklist). */
 export interface PlanEntry {

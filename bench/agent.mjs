@@ -28,11 +28,20 @@ const stats = (samples) => {
 /** A processor on real files whose agent is `settings`'; its events timed as they come. */
 async function agentProcessor(settings) {
   const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
-  const { MessageProcessor } = await loadCore();
+  const core = await loadCore();
+  const { MessageProcessor } = core;
   const vault = mkdtempSync(path.join(tmpdir(), "smarthole-bench-agent-"));
   const seen = { events: [], firstChunkAt: null };
   const host = nodeHost(path.join(vault, ".smarthole"), { onEvent: (event) => seen.events.push({ at: performance.now(), event }) });
   const processor = new MessageProcessor(host, { model: "bench", apiKey: "k", hubEnabled: false, ...settings });
+  // The host's links as the plugin wires them: the `smarthole` tools' own listener among them.
+  host.links.attach(processor, {
+    bodyLimit: core.agentApiBodyLimit(),
+    internalError: core.agentApiFallbacks().internalError,
+    handle: (request) => processor.handleApiRequest(request),
+    handleTools: (request) => processor.handleAgentToolsRequest(request),
+    log: () => {},
+  }, (recorded, commandLine) => core.agentLeftovers(recorded, commandLine));
   // The host's pipe → the processor, with the moment the first answer chunk of a turn arrives.
   host.links.agents.events = {
     agentOutput: (id, chunk) => {
@@ -42,6 +51,8 @@ async function agentProcessor(settings) {
     agentExited: (...args) => processor.agentExited(...args),
   };
   await processor.initialize();
+  const tools = await host.links.listenTools(processor.agentToolsListener());
+  processor.agentToolsListening(tools.port ?? undefined, tools.error ?? undefined);
   const at = (type, pick = () => true) => seen.events.find((e) => e.event.type === type && pick(e.event))?.at;
   return {
     seen,
@@ -59,6 +70,7 @@ async function agentProcessor(settings) {
     async close() {
       host.links.agents.stopAll();
       for (let i = 0; host.links.agents.ids.length > 0 && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
+      host.links.close();
       rmSync(vault, { recursive: true, force: true });
     },
   };

@@ -124,16 +124,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         port: Option<u16>,
     ) -> Result<bool, AcpError> {
         let _starting = self.inner.acp.start_lock.lock().await;
-        {
-            // A process given another port for its note tools than the listener's now starts anew.
-            let client = self.inner.acp.client.borrow();
-            let same_port = self.inner.acp.mcp_port.get() == port;
-            if client.ready_as(kind, &launch) && same_port {
-                return Ok(true);
-            }
-            if client.starting_as(kind, &launch) && same_port {
-                return Ok(false);
-            }
+        if self.acp_ready_as(kind, &launch, port) {
+            return Ok(true);
+        }
+        // A process given another port for its note tools than the listener's now starts anew.
+        if self.inner.acp.client.borrow().starting_as(kind, &launch) && self.inner.acp.mcp_port.get() == port {
+            return Ok(false);
         }
         // A new process: a turn stopped in the old one is counted with what it reported.
         self.inner.acp.cancelled.borrow_mut().take();
@@ -145,6 +141,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let actions = self.inner.acp.client.borrow_mut().start(kind, launch);
         self.acp_apply(actions, Vec::new());
         Ok(false)
+    }
+
+    /// Whether the agent runs, past its handshake, as `launch` for `kind` with its note tools
+    /// at `port` (a process given another port is not the one wanted).
+    pub(super) fn acp_ready_as(&self, kind: AgentKind, launch: &Launch, port: Option<u16>) -> bool {
+        self.inner.acp.client.borrow().ready_as(kind, launch) && self.inner.acp.mcp_port.get() == port
     }
 
     /// Sends a request to the agent; returns its id.

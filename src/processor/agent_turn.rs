@@ -201,7 +201,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         // No agent without its note tools: the listener must be open (and the process running
         // was given this port, else it starts anew).
         let port = self.tools_port(kind).await?;
-        if self.inner.acp.client.borrow().ready_as(kind, &launch) && self.inner.acp.mcp_port.get() == port {
+        if self.acp_ready_as(kind, &launch, port) {
             return Ok(());
         }
         let (message_id, conversation_id, text) =

@@ -142,6 +142,18 @@ pub enum Event {
     /// The search index's state (`building`, `ready`, `off`): notes done of total, and its size
     /// in memory (the chat view and the status bar show one line while it builds).
     SearchIndex { state: String, done: usize, total: usize, bytes: u64 },
+    /// The meaning index's state (`off`, `waiting`, `building`, `ready`, `full`, `paused`):
+    /// notes done of total while building, notes and passages held, its size in memory, and
+    /// what to do when it stopped (the status bar, the chat view, the headless command).
+    MeaningIndex {
+        state: String,
+        done: usize,
+        total: usize,
+        notes: usize,
+        passages: usize,
+        bytes: u64,
+        detail: Option<String>,
+    },
     /// The hub connection's status changed (the status bar).
     HubStatus { status: crate::hub::HubStatus, detail: Option<String> },
     /// A tool waits for the user's approval (the chat view shows a card, or a notice).
@@ -196,6 +208,7 @@ impl Event {
             | Event::InFlight { .. }
             | Event::ConversationUpdated { .. }
             | Event::SearchIndex { .. }
+            | Event::MeaningIndex { .. }
             | Event::ApprovalRequested { .. }
             | Event::ApprovalResolved { .. }
             | Event::ChangeApplied { .. }

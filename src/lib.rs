@@ -156,10 +156,11 @@ pub use mcp::{McpError, McpServer, McpState, McpTool};
 pub use message::{InFlightMessage, MessageSource, ProcessResult, RoutedMessage};
 pub use platform::{platform_features, Feature, PlatformFacts, PlatformFeatures};
 pub use processor::{
-    ConversationPage, MessageProcessor, ProcessorError, ReprocessSummary, ScheduleChange, StopAnswer, TurnReview,
+    ConversationPage, MessageProcessor, ProcessorError, Related, RelatedNote, ReprocessSummary, ScheduleChange,
+    StopAnswer, TurnReview,
 };
 pub use settings::{split_plugin_data, unknown_fields, PluginDataSplit, SettingsDocument, UnknownField};
-pub use settings::{AgentContext, ApiFormat, AuthStyle, McpServerConfig, Settings};
+pub use settings::{AgentContext, ApiFormat, AuthStyle, EmbeddingsFormat, McpServerConfig, Settings};
 pub use undo::AppliedChange;
 pub use usage::{parse_price_table, price_table_text, ModelPrice, PriceTableError, UsageTotals};
 pub use vault::diff::{ChangeKind, DiffLine, Hunk, LineKind, ProposedChange, UndoRefusal, UndoReport, WordSpan};

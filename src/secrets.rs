@@ -42,6 +42,7 @@ impl Secrets {
         };
         add(&settings.api_key, "API key");
         add(&settings.background_api_key, "API key");
+        add(&settings.embeddings_api_key, "API key");
         add(&settings.agent_api_token, "agent API token");
         for server in &settings.mcp_servers {
             for value in server.headers.values() {

@@ -2,18 +2,19 @@
 //! AI, LM Studio, llama.cpp's server, Ollama's compatible endpoint) and Ollama's own
 //! `/api/embed`. Pure: the body to send, and the vectors (or the failure) read from the answer;
 //! the call itself is the host's.
-// Issue 35 in progress: the index's background build calls these next (see `vault::meaning`).
-#![allow(dead_code)]
-
 use base64::Engine;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::error::{said, ErrorKind, LlmError};
 
-/// Which format an endpoint speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum EmbeddingsFormat {
+/// Which format an embedding server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EmbeddingsFormat {
     /// `POST {base}/v1/embeddings`.
+    #[default]
+    #[serde(rename = "openai")]
     OpenAi,
     /// `POST {base}/api/embed`.
     Ollama,

@@ -17,6 +17,7 @@ pub(crate) mod sse;
 pub(crate) mod stream;
 pub(crate) mod types;
 
+pub use embeddings::EmbeddingsFormat;
 pub(crate) use error::{ErrorKind, LlmError};
 pub(crate) use messages_json::MessagesJson;
 pub(crate) use request::ModelCall;

@@ -6,3 +6,4 @@
 
 pub(crate) mod check;
 pub(crate) mod client;
+pub(crate) mod embed;

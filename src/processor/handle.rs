@@ -129,6 +129,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// URL, name or description reconnects and registers again; turning the hub off closes it.
     pub fn update_settings(&self, settings: Settings) -> Result<(), ProcessorError> {
         self.inner.config.replace(settings)?;
+        self.inner.meaning.wake();
         if self.settings().agent == crate::acp::AgentKind::Builtin {
             self.stop_agent();
         }

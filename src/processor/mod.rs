@@ -53,5 +53,6 @@ pub use chat_view::StopAnswer;
 pub use error::ProcessorError;
 pub use handle::MessageProcessor;
 pub use review::TurnReview;
+pub use search::{Related, RelatedNote};
 pub use view::ConversationPage;
 pub use worker::ScheduleChange;

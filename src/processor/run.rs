@@ -66,6 +66,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             approve,
             integrations,
             index: &self.inner.search,
+            meaning: &self.inner.meaning,
             start_index,
         }
     }

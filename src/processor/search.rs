@@ -6,6 +6,8 @@ use super::handle::MessageProcessor;
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::tools::indexer::Phase;
+use crate::tools::meaning::MeaningPhase;
+use futures::StreamExt;
 
 /// How often the search index is written back while it changes.
 const SEARCH_INDEX_SAVE_MS: u64 = 60_000;
@@ -21,10 +23,25 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
         self.spawn(|this| async move {
             let settings = this.settings();
-            this.inner.search.build(&this.inner.host, &settings).await;
+            let inner = &this.inner;
+            inner.search.build(&inner.host, &settings).await;
+            let mut wake_ups = inner.meaning.wake_ups();
+            let mut changed = true;
             loop {
-                this.inner.host.sleep(SEARCH_INDEX_SAVE_MS).await;
-                this.inner.search.save(&this.inner.host).await;
+                // The meaning index follows the search index's listing: after the first build,
+                // after every change, and every minute while it has not caught up (not while
+                // paused on an error: the next change tries again).
+                if changed || !matches!(inner.meaning.phase(), MeaningPhase::Paused(_)) {
+                    inner.meaning.round(&inner.host, &this.settings(), &inner.search).await;
+                }
+                let tick = std::pin::pin!(inner.host.sleep(SEARCH_INDEX_SAVE_MS));
+                changed = match futures::future::select(wake_ups.next(), tick).await {
+                    futures::future::Either::Left((None, _)) => return,
+                    futures::future::Either::Left((Some(()), _)) => true,
+                    futures::future::Either::Right(_) => false,
+                };
+                while wake_ups.try_recv().is_ok() {}
+                inner.search.save(&inner.host).await;
             }
         });
     }
@@ -35,6 +52,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let inner = &self.inner;
         inner.host.log(LogLevel::Debug, &format!("vault {kind}: {path}"));
         inner.search.changed(Some(path));
+        inner.meaning.wake();
         inner.attachments.vault_changed(kind);
     }
 
@@ -48,5 +66,70 @@ impl<H: Host + 'static> MessageProcessor<H> {
             Phase::Off(why) => format!("off: {why}"),
         };
         (state, search.with(|i| i.len()), search.bytes())
+    }
+}
+
+/// A note close in meaning to another (the Related notes view): its path, the cosine, and the
+/// passage that relates them with its lines.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelatedNote {
+    pub path: String,
+    pub score: f32,
+    pub first_line: u32,
+    pub last_line: u32,
+    pub passage: String,
+}
+
+/// What the Related notes view shows for a note: the notes, or why there are none.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Related {
+    pub notes: Vec<RelatedNote>,
+    /// Why the list is empty or partial (not set up, building, paused, note not embedded yet).
+    pub note: Option<String>,
+}
+
+impl<H: Host + 'static> MessageProcessor<H> {
+    /// The notes closest in meaning to the note at `path`, at most `limit`, each with the
+    /// passage that relates them (read now, so it is the note's current text).
+    pub async fn related_notes(&self, path: &str, limit: usize) -> Related {
+        let inner = &self.inner;
+        let settings = self.settings();
+        let phase = inner.meaning.phase();
+        if !crate::tools::meaning::configured(&settings) {
+            let note = "Search by meaning is off: set an embedding server in the settings (Search by meaning).";
+            return Related { notes: Vec::new(), note: Some(note.to_owned()) };
+        }
+        let near = inner.meaning.with(|i| i.related(path, limit.clamp(1, 50), |_| true));
+        let texts = crate::tools::budget::join_all(near.iter().map(|n| inner.host.vault_read(&n.path))).await;
+        let notes: Vec<RelatedNote> = near
+            .into_iter()
+            .zip(texts)
+            .filter_map(|(n, text)| {
+                let text = text.ok()?;
+                Some(RelatedNote {
+                    passage: crate::tools::find_meaning::excerpt(&text, n.lines),
+                    path: n.path,
+                    score: n.score,
+                    first_line: n.lines.0,
+                    last_line: n.lines.1,
+                })
+            })
+            .collect();
+        let note = match phase {
+            MeaningPhase::Building(done, total) => {
+                Some(format!("The meaning index is being built ({done} of {total} notes)."))
+            }
+            MeaningPhase::Paused(why) => Some(why),
+            MeaningPhase::Full { .. } | MeaningPhase::Ready
+                if notes.is_empty() && inner.meaning.with(|i| i.note(path).is_none()) =>
+            {
+                Some("This note is not in the meaning index yet.".to_owned())
+            }
+            MeaningPhase::Waiting | MeaningPhase::Off => Some("The meaning index is starting.".to_owned()),
+            _ => None,
+        };
+        Related { notes, note }
     }
 }

@@ -41,6 +41,11 @@ const SETTINGS: &[&str] = &[
     "protectedFolders",
     "followLinkedFolders",
     "searchIndexMaxMb",
+    "embeddingsBaseUrl",
+    "embeddingsModel",
+    "embeddingsFormat",
+    "embeddingsApiKey",
+    "meaningIndexMaxMb",
     "autoApproveTools",
     "mcpServers",
     "agentApiEnabled",
@@ -66,7 +71,7 @@ const MCP_SERVER: &[&str] = &["name", "command", "args", "env", "url", "headers"
 const MODEL_PRICE: &[&str] = &["model", "inputPerMtok", "outputPerMtok", "contextWindow"];
 
 /// What the plugin adds in `data.json`: the ids of secrets in secret storage.
-pub(super) const PLUGIN_EXTRA: &[&str] = &["apiKeySecretId", "backgroundApiKeySecretId"];
+pub(super) const PLUGIN_EXTRA: &[&str] = &["apiKeySecretId", "backgroundApiKeySecretId", "embeddingsApiKeySecretId"];
 const PLUGIN_MCP_EXTRA: &[&str] = &["authSecretId"];
 
 /// Which document a JSON value is, so the right names are expected at each level.

@@ -14,7 +14,7 @@ mod plugin_data;
 mod validate;
 mod values;
 
-pub use crate::llm::{ApiFormat, AuthStyle};
+pub use crate::llm::{ApiFormat, AuthStyle, EmbeddingsFormat};
 pub use entries::{AgentContext, McpServerConfig};
 pub use field_names::{unknown_fields, SettingsDocument, UnknownField};
 pub use plugin_data::{split_plugin_data, PluginDataSplit};

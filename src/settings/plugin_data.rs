@@ -11,7 +11,7 @@ use super::field_names::{unknown_fields, SettingsDocument, PLUGIN_EXTRA};
 use super::values::Settings;
 
 /// Settings that live in secret storage, never in `data.json`.
-const SECRETS: [&str; 3] = ["apiKey", "backgroundApiKey", "agentApiToken"];
+const SECRETS: [&str; 4] = ["apiKey", "backgroundApiKey", "embeddingsApiKey", "agentApiToken"];
 
 /// The core's verdict on a `data.json` document; the plugin applies it as it is.
 #[derive(Debug, Default, PartialEq, serde::Serialize)]

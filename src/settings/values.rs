@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::entries::{AgentContext, McpServerConfig};
 use crate::acp::AgentKind;
 use crate::hub::config::{HubConfig, DEFAULT_CLIENT_NAME, DEFAULT_DESCRIPTION, DEFAULT_HUB_URL};
-use crate::llm::{ApiFormat, AuthStyle};
+use crate::llm::{ApiFormat, AuthStyle, EmbeddingsFormat};
 use crate::usage::ModelPrice;
 
 /// Default Anthropic endpoint.
@@ -87,6 +87,18 @@ pub struct Settings {
     /// `search_files` scans the vault as before (very large vaults on small devices); 0 turns
     /// the index off.
     pub search_index_max_mb: u32,
+    /// The embedding server's base URL for search by meaning; empty: search by words only.
+    pub embeddings_base_url: String,
+    /// The embedding model's name, as the server knows it.
+    pub embeddings_model: String,
+    /// The embedding server's wire format.
+    pub embeddings_format: EmbeddingsFormat,
+    /// The embedding server's key (kept in secret storage); empty for local servers.
+    pub embeddings_api_key: String,
+    /// The meaning index's ceiling in wasm memory, in MB: past it no further note is embedded
+    /// (those held are still searched, and the status says how many notes it covers); 0 turns
+    /// search by meaning off.
+    pub meaning_index_max_mb: u32,
     /// The user's MCP servers (the shim connects them; the core checks them here).
     pub mcp_servers: Vec<McpServerConfig>,
     /// Serve the local agent API (desktop only; off unless the user turns it on).
@@ -123,6 +135,10 @@ pub(crate) const MIN_API_TOKEN_LEN: usize = 32;
 /// vault is searched by scanning rather than growing the wasm memory (which never shrinks) by
 /// hundreds of MB — on a phone too.
 const DEFAULT_SEARCH_INDEX_MB: u32 = 64;
+
+/// The meaning index's default ceiling: about 130,000 passages of 384 dimensions (some 40,000
+/// notes of a few passages each); a larger vault raises it.
+const DEFAULT_MEANING_INDEX_MB: u32 = 64;
 
 /// A tool that asks the user before it acts, as the settings offer to let it act without asking.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -246,6 +262,11 @@ impl Default for Settings {
             auto_approve_tools: Vec::new(),
             follow_linked_folders: false,
             search_index_max_mb: DEFAULT_SEARCH_INDEX_MB,
+            embeddings_base_url: String::new(),
+            embeddings_model: String::new(),
+            embeddings_format: EmbeddingsFormat::OpenAi,
+            embeddings_api_key: String::new(),
+            meaning_index_max_mb: DEFAULT_MEANING_INDEX_MB,
             mcp_servers: Vec::new(),
             agent_api_enabled: false,
             agent_api_port: 8090,

@@ -126,6 +126,8 @@ pub(crate) struct TurnServices<'a> {
     pub(crate) integrations: &'a [McpServer],
     /// The vault's search index (`search_files` and `list_files` answer from it once built).
     pub(crate) index: &'a super::indexer::SearchIndex,
+    /// The vault's meaning index (`search_files`' meaning and hybrid modes).
+    pub(crate) meaning: &'a super::meaning::Meaning,
     /// Starts building the index in the background, if it is not started yet.
     pub(crate) start_index: &'a dyn Fn(),
 }

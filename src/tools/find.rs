@@ -14,6 +14,7 @@ use crate::lean::fold_case;
 use super::args::Args;
 use super::budget::{thousands, Budget};
 use super::call::{ToolContext, ToolOutput};
+use super::find_meaning::{self, Mode};
 use super::indexer::{Listing, Phase};
 use super::note_paths::{folder_arg, protected, vault_entries, Step};
 use super::scope::Scope;
@@ -252,6 +253,38 @@ fn rank_counted(
     (hits, total)
 }
 
+/// A query of several words no note holds as written: the notes holding its words, ranked by
+/// BM25 (from the index only; `None` without it or when no note holds any of them).
+async fn by_words<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    query: &str,
+    listing: Option<&Listing>,
+    prefix: &str,
+    limit: usize,
+    notes: &str,
+) -> Option<ToolOutput> {
+    listing?;
+    let words: Vec<String> = tokens(&fold_case(query)).map(str::to_owned).collect();
+    if words.len() < 2 {
+        return None;
+    }
+    let keep = |path: &str| prefix.is_empty() || fold_case(path).starts_with(prefix);
+    let ranked = find_meaning::words_ranking(ctx, &words, keep);
+    if ranked.is_empty() {
+        return None;
+    }
+    let shown: Vec<&(String, f32)> = ranked.iter().take(limit).collect();
+    let texts = super::budget::join_all(shown.iter().map(|(path, _)| ctx.host.vault_read(path))).await;
+    let mut out = format!("No note holds {query:?} as written; {} notes holding its words, best first:", shown.len());
+    for ((path, _), text) in shown.iter().zip(texts) {
+        let Ok(text) = text else { continue };
+        let lines = find_meaning::best_lines(&text, &words);
+        out.push_str(&format!("\n\n{path}\n  {}: {}", lines.0, find_meaning::excerpt(&text, lines)));
+    }
+    out.push_str(notes);
+    Some(ToolOutput::ok(out))
+}
+
 /// Why this answer did not come from the index, for the end of it.
 fn scan_note<H: Host>(ctx: &ToolContext<'_, H>) -> String {
     match ctx.services.index.phase() {
@@ -267,8 +300,14 @@ fn scan_note<H: Host>(ctx: &ToolContext<'_, H>) -> String {
 }
 
 pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -> Step<ToolOutput> {
-    let query = args.string("query");
+    let mut query = args.string("query");
     let (regex, case_sensitive) = (args.flag("regex"), args.flag("case_sensitive"));
+    let mode = find_meaning::mode(ctx, &args.string("mode"), regex || case_sensitive)
+        .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
+    // By words, "quotes" ask for the phrase as written.
+    if mode == Mode::Words && !regex && query.len() > 2 && query.starts_with('"') && query.ends_with('"') {
+        query = query[1..query.len() - 1].to_owned();
+    }
     let matcher = Matcher::new(&query, regex, case_sensitive)
         .map_err(|e| ToolOutput::error(format!("Invalid input for search_files: {e}.")))?;
     // From the start: listing a big vault takes seconds of the tool's time too.
@@ -286,6 +325,15 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
             Rc::new(Scope::new(all, folded, &prefix, &protected, ctx.settings.follow_linked_folders))
         }
     };
+    let mut fell_back = String::new();
+    if mode != Mode::Words {
+        match find_meaning::search(ctx, &query, listing.as_deref(), &prefix, limit, mode).await {
+            Ok(answer) => return Ok(answer),
+            Err(why) => {
+                fell_back = format!("\n\n[search by meaning is unavailable ({why}): these results are by words]")
+            }
+        }
+    }
     let (candidates, corpus) = (&scope.candidates, scope.corpus);
     let entries_of = |list: &[u32]| -> Vec<&VaultEntry> { list.iter().map(|&i| &all[i as usize]).collect() };
     let mut found = Found::default();
@@ -338,8 +386,12 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
         ));
     }
     notes.push_str(&scope.skipped.describe());
+    notes.push_str(&fell_back);
     let scanned = found.scanned;
     if hits.is_empty() {
+        if let Some(answer) = by_words(ctx, &query, listing.as_deref(), &prefix, limit, &notes).await {
+            return Ok(answer);
+        }
         return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{notes}", query)));
     }
     let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", query);

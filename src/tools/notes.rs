@@ -63,8 +63,8 @@ const TOOLS: [(&str, &str, &str); 10] = [
     ),
     (
         "search_files",
-        "Search the notes' text (plain text, or a regular expression with regex=true). Results are ranked, with excerpts and line numbers.",
-        r#"{"type":"object","properties":{"query":{"type":"string"},"regex":{"type":"boolean"},"case_sensitive":{"type":"boolean"},"folder":{"type":"string"},"max_results":{"type":"integer","minimum":1,"maximum":50}},"required":["query"]}"#,
+        "Search the notes. mode \"hybrid\" (the default when search by meaning is set up) ranks notes by what the query means and by its words: use it for questions and topics in everyday words (\"how do I get a refund\"). mode \"meaning\" ranks by meaning alone (notes that say it in other words). mode \"words\" matches the text: a word or phrase as written (\"quotes\" for an exact phrase), or a regular expression with regex=true; use it for names, tags, exact wording. Results are ranked, with the matching passage or lines as excerpts.",
+        r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["hybrid","meaning","words"]},"regex":{"type":"boolean"},"case_sensitive":{"type":"boolean"},"folder":{"type":"string"},"max_results":{"type":"integer","minimum":1,"maximum":50}},"required":["query"]}"#,
     ),
     (
         "list_files",

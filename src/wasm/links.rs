@@ -43,6 +43,14 @@ impl WasmMessageProcessor {
         self.core.start_search_index();
     }
 
+    /// The notes closest in meaning to the note at `path` (the Related notes view), with the
+    /// passage relating each, or why there are none.
+    #[wasm_bindgen(js_name = relatedNotes, unchecked_return_type = "Promise<RelatedNotes>")]
+    pub fn related_notes(&self, path: String, limit: u32) -> Promise {
+        let core = self.core.clone();
+        promise(async move { Ok::<_, String>(core.related_notes(&path, limit as usize).await) })
+    }
+
     /// A note or folder was created, modified, deleted or renamed (`kind`): the search index
     /// repairs itself before its next answer. A rename is reported for both paths.
     #[wasm_bindgen(js_name = vaultChanged)]

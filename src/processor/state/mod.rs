@@ -33,6 +33,7 @@ use crate::secrets::Secrets;
 use crate::settings::{Settings, SettingsError};
 use crate::store::ConversationStore;
 use crate::tools::indexer::SearchIndex;
+use crate::tools::meaning::Meaning;
 use crate::tools::ToolRegistry;
 
 pub(crate) use acp::{AcpLink, ListenerState, ServedCall, StoppedSpend, ToolsListener};
@@ -63,6 +64,8 @@ pub(crate) struct Inner<H: Host> {
     pub(crate) api_recent: ApiRecent,
     /// The vault's search index.
     pub(crate) search: SearchIndex,
+    /// The vault's meaning index (search by meaning), built from the search index's listing.
+    pub(crate) meaning: Meaning,
     pub(crate) attachments: AttachmentState,
     /// The user's own agent over ACP (its process lives across turns).
     pub(crate) acp: AcpLink,
@@ -84,6 +87,7 @@ impl<H: Host> Inner<H> {
             approvals: ApprovalBook::default(),
             api_recent: ApiRecent::default(),
             search: SearchIndex::default(),
+            meaning: Meaning::default(),
             attachments: AttachmentState::default(),
             acp: AcpLink::default(),
         }

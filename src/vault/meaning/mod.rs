@@ -1,12 +1,11 @@
 //! Search by meaning (issue 35): notes cut into passages ([`chunks`]), their embeddings kept as
-//! bytes and ranked by cosine ([`vectors`]), and the words' and the meaning's rankings fused
-//! ([`fusion`]). The embedding providers' wire formats are `llm::embeddings`.
-//!
-//! Built so far: these pure parts, with their tests. Not yet wired: the background build from
-//! the vault's events, persistence under `.smarthole/`, `search_files`' modes, related notes.
-// Until that wiring lands, nothing outside the tests calls these.
-#![allow(dead_code)]
+//! bytes and ranked by cosine ([`vectors`]), each note's passages and the vectors they name
+//! ([`index`]) and their files ([`saved`]), and the words' and the meaning's rankings fused
+//! ([`fusion`]). The embedding providers' wire formats are `llm::embeddings`; the background
+//! build and the searches are `tools::meaning`.
 
 pub(crate) mod chunks;
 pub(crate) mod fusion;
+pub(crate) mod index;
+pub(crate) mod saved;
 pub(crate) mod vectors;

@@ -298,6 +298,39 @@ impl Index {
         out
     }
 
+    /// The `k` notes best ranked by BM25 over these whole (folded) words, any of them, by note
+    /// id, best first: what ranks a question asked in everyday words, where no note holds the
+    /// question as written.
+    pub(crate) fn rank_words(&self, words: &[String], k: usize) -> Vec<(u32, f32)> {
+        const K1: f32 = 1.2;
+        const B: f32 = 0.75;
+        let live = self.len().max(1) as f32;
+        let average = self.docs().map(|d| d.tokens as f32).sum::<f32>() / live;
+        let mut scores: HashMap<u32, f32> = HashMap::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for word in words {
+            if seen.contains(&word.as_str()) {
+                continue;
+            }
+            seen.push(word);
+            let Some(&t) = self.term_ids.get(word.as_str()) else { continue };
+            let postings: Vec<(u32, u32)> =
+                self.postings[t as usize].iter().filter(|(d, _)| self.by_id(*d).is_some()).collect();
+            let df = postings.len() as f32;
+            let idf = (1.0 + (live - df + 0.5) / (df + 0.5)).ln();
+            for (d, n) in postings {
+                let Some(doc) = self.by_id(d) else { continue };
+                let tf = n as f32;
+                let norm = 1.0 - B + B * doc.tokens as f32 / average.max(1.0);
+                *scores.entry(d).or_default() += idf * tf * (K1 + 1.0) / (tf + K1 * norm);
+            }
+        }
+        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(k);
+        ranked
+    }
+
     /// Whether a note may contain the phrase `words` (folded; the first may end a longer term,
     /// the last may begin one, the others are whole terms) at consecutive positions.
     pub(crate) fn may_contain_phrase(&self, doc: &Doc, words: &[&str]) -> bool {

@@ -22,6 +22,18 @@ export type CoreEvent =
   | { type: "conversation_updated"; conversation: Conversation }
   | { type: "retrospection"; conversationId: string; conversationTitle: string; content: string }
   | { type: "search_index"; state: "building" | "ready" | "off"; done: number; total: number; bytes: number }
+  | {
+      type: "meaning_index";
+      state: "off" | "waiting" | "building" | "ready" | "full" | "paused";
+      /** Notes done of total while building; notes embedded of notes listed when full. */
+      done: number;
+      total: number;
+      notes: number;
+      passages: number;
+      bytes: number;
+      /** What stopped it and what to do (paused, full). */
+      detail?: string;
+    }
   | { type: "hub_status"; status: HubStatus; detail: string | null }
   | { type: "approval_requested"; request: ApprovalRequest }
   | { type: "approval_resolved"; request: ApprovalRequest }
@@ -38,3 +50,20 @@ export interface PlanEntry {
 }
 
 export type HubStatus = "disabled" | "disconnected" | "connecting" | "connected" | "error";
+
+/** A note close in meaning to another (`relatedNotes`). */
+export interface RelatedNote {
+  path: string;
+  /** Cosine of the two, 0–1 for most models. */
+  score: number;
+  firstLine: number;
+  lastLine: number;
+  /** The passage of `path` that relates them. */
+  passage: string;
+}
+
+/** What the Related notes view shows: the notes, or why there are none. */
+export interface RelatedNotes {
+  notes: RelatedNote[];
+  note: string | null;
+}

@@ -48,6 +48,14 @@ export interface CoreSettings {
   /** Let the agent read, list and search folders linked from outside the vault (never write). */
   followLinkedFolders?: boolean;
   searchIndexMaxMb?: number;
+  /** The embedding server for search by meaning; empty: search by words only. */
+  embeddingsBaseUrl?: string;
+  embeddingsModel?: string;
+  embeddingsFormat?: "openai" | "ollama";
+  /** Kept in secret storage by the plugin. */
+  embeddingsApiKey?: string;
+  /** The meaning index's ceiling in MB; 0 turns search by meaning off. */
+  meaningIndexMaxMb?: number;
   /** The user's MCP servers (integrations). */
   mcpServers?: McpServerConfig[];
   /** Serve the local agent API (desktop only). */

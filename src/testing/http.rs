@@ -103,7 +103,10 @@ impl FakeHost {
 impl FakeHost {
     /// The next scripted reply that fits `request`, as the response the core reads.
     pub(super) async fn answer_http(&self, request: &HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {
-        let reply = self.next_reply(request);
+        let reply = match self.embeddings_reply(request) {
+            Some(reply) => reply,
+            None => self.next_reply(request),
+        };
         let body = |chunks: Vec<String>, delay_ms: Millis, end: BodyEnd| FakeBody {
             host: self.clone(),
             chunks: chunks.into_iter().map(String::into_bytes).collect(),

@@ -49,3 +49,9 @@ pub fn read_acp_message(line: &str) -> Result<String, String> {
         Inbound::Notification { method, .. } => Ok(format!("notification {method}")),
     }
 }
+
+/// A note's passages as the meaning index cuts them: the text each embeds and its lines (the
+/// brute force a test ranks against).
+pub fn meaning_passages(path: &str, text: &str) -> Vec<(String, (u32, u32))> {
+    crate::vault::meaning::chunks::chunks(path, text).into_iter().map(|c| (c.embed_text(), c.lines)).collect()
+}

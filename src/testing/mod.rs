@@ -14,6 +14,7 @@
 
 mod agent;
 mod agent_host;
+mod embedder;
 mod executor;
 mod files;
 mod host_impl;
@@ -26,6 +27,7 @@ mod vault;
 
 pub use agent::{AgentLaunch, AgentStep, FakeAgent, InitAnswer};
 pub use agent_host::drive_agent;
+pub use embedder::{fake_embedding, EmbedFault};
 pub use executor::Sleep;
 pub use http::FakeBody;
 pub use replies::{sse, BodyEnd, RecordedRequest, Reply};

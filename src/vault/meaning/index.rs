@@ -102,14 +102,18 @@ impl MeaningIndex {
         self.keys.get(&key).is_some_and(|k| k.slot.is_some())
     }
 
-    /// Puts (or replaces) a note's passages; vectors no note names any more are dropped.
+    /// Puts (or replaces) a note's passages; vectors no note names any more are dropped (a
+    /// passage the note keeps keeps its vector).
     pub(crate) fn set_note(&mut self, path: &str, note: NotePassages) {
-        self.remove_note(path);
-        let id = match self.free_ids.pop() {
-            Some(id) => id,
+        let id = match self.by_path.get(path) {
+            Some(&id) => id,
             None => {
-                self.notes.push(None);
-                (self.notes.len() - 1) as u32
+                let id = self.free_ids.pop().unwrap_or_else(|| {
+                    self.notes.push(None);
+                    (self.notes.len() - 1) as u32
+                });
+                self.by_path.insert(path.to_owned(), id);
+                id
             }
         };
         for passage in &note.passages {
@@ -122,8 +126,30 @@ impl MeaningIndex {
             }
             keyed.owners.push(id);
         }
-        self.notes[id as usize] = Some((path.to_owned(), note));
-        self.by_path.insert(path.to_owned(), id);
+        let old = self.notes[id as usize].replace((path.to_owned(), note));
+        if let Some((_, old)) = old {
+            let kept = &self.notes[id as usize].as_ref().map(|(_, n)| n.passages.clone()).unwrap_or_default();
+            for passage in old.passages.iter().filter(|p| !kept.iter().any(|k| k.key == p.key)) {
+                self.disown(passage.key, id);
+            }
+        }
+    }
+
+    /// The note `id` no longer names `key`: its vector goes when nobody does.
+    fn disown(&mut self, key: u64, id: u32) {
+        let Some(keyed) = self.keys.get_mut(&key) else { return };
+        let before = keyed.owners.len();
+        keyed.owners.retain(|&o| o != id);
+        if keyed.owners.len() == before || !keyed.owners.is_empty() {
+            return;
+        }
+        if keyed.slot.is_none() {
+            self.missing -= 1;
+        }
+        if let (Some(slot), Some(vectors)) = (keyed.slot, self.vectors.as_mut()) {
+            vectors.remove(slot);
+        }
+        self.keys.remove(&key);
     }
 
     /// Forgets a note; gives whether it was held.
@@ -132,21 +158,7 @@ impl MeaningIndex {
         let Some((_, note)) = self.notes.get_mut(id as usize).and_then(Option::take) else { return false };
         self.free_ids.push(id);
         for passage in &note.passages {
-            let Some(keyed) = self.keys.get_mut(&passage.key) else { continue };
-            let before = keyed.owners.len();
-            keyed.owners.retain(|&o| o != id);
-            if keyed.owners.len() == before || !keyed.owners.is_empty() {
-                continue;
-            }
-            if keyed.slot.is_none() {
-                self.missing -= 1;
-            }
-            {
-                if let (Some(slot), Some(vectors)) = (keyed.slot, self.vectors.as_mut()) {
-                    vectors.remove(slot);
-                }
-                self.keys.remove(&passage.key);
-            }
+            self.disown(passage.key, id);
         }
         true
     }

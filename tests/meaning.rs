@@ -134,6 +134,36 @@ fn a_restart_embeds_nothing_that_did_not_change_and_an_edit_only_its_passage() {
 }
 
 #[test]
+fn a_build_stopped_halfway_resumes_where_it_was() {
+    let host = FakeHost::new();
+    host.serve_embeddings(DIMS);
+    for i in 0..400 {
+        host.put_note(&format!("n{i}.md"), &format!("# Note {i}\n\nabout topic{i} and more\n"));
+    }
+    // A slow server: a batch takes 5 s, so the build is written back along the way.
+    host.embeddings_delay(5_000);
+    let first = processor_with(&host, meaning_settings());
+    first.start_search_index();
+    host.run_for(40_000);
+    assert_eq!(meaning_state(&host).0, "building");
+    let done = host.embedded_texts().len();
+    assert!(done > 0 && done < 400, "{done}");
+    first.dispose();
+    drop(first);
+    host.embeddings_delay(0);
+    let _second = ready(&host, meaning_settings());
+    let again = host.embedded_texts().len() - done;
+    assert!(again < 400 - done / 2, "most of what was done is not embedded again: {again} of {}", 400 - done);
+    let mut texts = host.embedded_texts();
+    texts.sort();
+    let all = texts.len();
+    texts.dedup();
+    // Written every 30 s: at most what the last 10 s embedded (two 5 s batches) and the batch
+    // in flight are embedded again.
+    assert!(all - texts.len() <= 3 * 32, "only the work since the last write is repeated: {}", all - texts.len());
+}
+
+#[test]
 fn a_damaged_vector_file_is_rebuilt_never_trusted() {
     let host = FakeHost::new();
     host.serve_embeddings(DIMS);

@@ -33,6 +33,8 @@ pub(super) struct Embedder {
     /// Refuse every request (a phone with no endpoint reachable).
     pub(super) down: bool,
     pub(super) texts: Vec<String>,
+    /// Virtual time each answer takes.
+    pub(super) delay_ms: u64,
 }
 
 /// The vector the scripted server gives a text: each lower-cased word adds 1 to the dimension
@@ -73,9 +75,19 @@ impl FakeHost {
         self.state.embedder.borrow_mut().down = down;
     }
 
+    /// Each embeddings answer takes `ms` of virtual time (a slow CPU server).
+    pub fn embeddings_delay(&self, ms: u64) {
+        self.state.embedder.borrow_mut().delay_ms = ms;
+    }
+
     /// The texts embedded so far, in order (passages and queries).
     pub fn embedded_texts(&self) -> Vec<String> {
         self.state.embedder.borrow().texts.clone()
+    }
+
+    /// How long the scripted server takes to answer.
+    pub(super) fn embeddings_delay_ms(&self) -> u64 {
+        self.state.embedder.borrow().delay_ms
     }
 
     /// The scripted server's answer to an embeddings request, if it is one and the server runs.

@@ -104,7 +104,13 @@ impl FakeHost {
     /// The next scripted reply that fits `request`, as the response the core reads.
     pub(super) async fn answer_http(&self, request: &HttpRequest) -> Result<HttpResponse<FakeBody>, HostError> {
         let reply = match self.embeddings_reply(request) {
-            Some(reply) => reply,
+            Some(reply) => {
+                let delay = self.embeddings_delay_ms();
+                if delay > 0 {
+                    self.sleep(delay).await;
+                }
+                reply
+            }
             None => self.next_reply(request),
         };
         let body = |chunks: Vec<String>, delay_ms: Millis, end: BodyEnd| FakeBody {

@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::budget::Budget;
-use super::indexer::{SearchIndex, NO_DOC};
+use super::indexer::{Phase, SearchIndex, NO_DOC};
 use crate::bounded::{read_bounded, Bounded};
 use crate::event::Event;
 use crate::host::Host;
@@ -35,6 +35,8 @@ const MAX_BACKOFF_MS: u64 = 60_000;
 const MIN_CUT_CHARS: usize = 200;
 /// Query vectors kept (the same question asked again, or searched in another folder).
 const KEPT_QUERIES: usize = 16;
+/// How often a build in progress is written back.
+const SAVE_EVERY_MS: u64 = 30_000;
 /// Largest file read back (a shard at 400,000 passages is about 7 MB).
 const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -161,7 +163,13 @@ impl Meaning {
         }
         self.check_model(host, settings);
         let Some(listing) = search.current(host, settings).await else {
-            self.set_phase(host, MeaningPhase::Waiting);
+            let phase = match search.phase() {
+                Phase::Off(why) => MeaningPhase::Paused(format!(
+                    "search by meaning follows the search index, which is off ({why}): raise searchIndexMaxMb"
+                )),
+                _ => MeaningPhase::Waiting,
+            };
+            self.set_phase(host, phase);
             return;
         };
         self.sync(&listing);
@@ -256,6 +264,7 @@ impl Meaning {
         }
         let mut pace = Budget::unbounded(host);
         let mut done = 0;
+        let mut saved_at = host.now_ms();
         self.set_phase(host, MeaningPhase::Building(0, total));
         loop {
             if self.index.borrow().bytes() as u64 > ceiling {
@@ -285,6 +294,11 @@ impl Meaning {
             }
             self.embed_batch(host, settings, batch).await?;
             self.set_phase(host, MeaningPhase::Building(done.min(total), total));
+            // Written as it goes, so a build of hours resumes where it was after a restart.
+            if host.now_ms().saturating_sub(saved_at) >= SAVE_EVERY_MS {
+                self.save(host).await;
+                saved_at = host.now_ms();
+            }
         }
     }
 

@@ -164,6 +164,45 @@ fn a_build_stopped_halfway_resumes_where_it_was() {
 }
 
 #[test]
+fn the_files_are_logs_an_edit_appends_a_torn_line_costs_one_passage_and_dead_lines_are_compacted() {
+    let host = FakeHost::new();
+    host.serve_embeddings(DIMS);
+    garden_vault(&host);
+    let p = ready(&host, meaning_settings());
+    p.dispose();
+    drop(p);
+    // A write interrupted: the last vector line of a file cut short.
+    let shard = (0..32)
+        .map(|n| format!("meaning/vectors-{n:02}.txt"))
+        .find(|f| host.file(f).is_some_and(|t| !t.is_empty()))
+        .expect("a vector file");
+    let text = host.file(&shard).unwrap_or_default();
+    host.put_file(&shard, &text[..text.len() - 20]);
+    let embedded = host.embedded_texts().len();
+    let p = ready(&host, meaning_settings());
+    assert!(!host.logs().iter().any(|(_, l)| l.contains("is damaged")), "a torn line is not damage");
+    assert_eq!(host.embedded_texts().len(), embedded + 1, "only the torn passage is embedded again");
+    let notes_before = host.file("meaning/notes.txt").unwrap_or_default();
+    for round in 0..1_000 {
+        host.advance(1_000);
+        host.put_note("Bikes.md", &format!("# Bicycle repair\n\nround {round} of patching\n"));
+        p.vault_changed("Bikes.md", "modify");
+        host.run_for(70_000);
+        if round == 0 {
+            let notes = host.file("meaning/notes.txt").unwrap_or_default();
+            assert!(notes.starts_with(&notes_before) && notes.len() > notes_before.len(), "an edit appends");
+        }
+    }
+    let total: usize =
+        (0..32).filter_map(|n| host.file(&format!("meaning/vectors-{n:02}.txt"))).map(|t| t.lines().count()).sum();
+    // Without compaction: 1,003 lines. With it, a shard holds at most 16 dead lines or as
+    // many as live ones.
+    assert!(total <= 3 + 32 * 17, "dead lines are compacted away: {total} lines for 3 vectors");
+    let note_lines = host.file("meaning/notes.txt").unwrap_or_default().lines().count();
+    assert!(note_lines <= 1 + 2 * 3 + 1_000, "{note_lines}");
+}
+
+#[test]
 fn a_damaged_vector_file_is_rebuilt_never_trusted() {
     let host = FakeHost::new();
     host.serve_embeddings(DIMS);

@@ -68,8 +68,8 @@ pub(crate) struct Meaning {
     pending: RefCell<BTreeMap<String, (u64, u64)>>,
     /// Notes in the last listing (for the coverage the status shows).
     listed: Cell<usize>,
-    dirty_shards: RefCell<BTreeSet<usize>>,
-    notes_dirty: Cell<bool>,
+    /// What the files do not hold yet.
+    unsaved: RefCell<saved::Unsaved>,
     loaded: Cell<bool>,
     /// The last queries' vectors, for the model named.
     queries: RefCell<VecDeque<(String, String, Vec<f32>)>>,
@@ -210,8 +210,10 @@ impl Meaning {
                     ),
                 );
                 self.index.borrow_mut().drop_vectors();
-                self.dirty_shards.borrow_mut().extend(0..saved::SHARDS);
-                self.notes_dirty.set(true);
+                let mut unsaved = self.unsaved.borrow_mut();
+                unsaved.rewrite_notes = true;
+                unsaved.rewrite_shards.extend(0..saved::SHARDS);
+                unsaved.vectors.clear();
                 self.queries.borrow_mut().clear();
                 *made = Some(Made { model, dims: 0 });
             }
@@ -246,13 +248,20 @@ impl Meaning {
         }
     }
 
-    /// Drops a note, marking the files its passages were in.
+    /// Drops a note, counting the vectors that went with it as dead lines of their files.
     fn forget(&self, index: &mut MeaningIndex, path: &str) {
-        if let Some(note) = index.note(path) {
-            self.dirty_shards.borrow_mut().extend(note.passages.iter().map(|p| saved::shard_of(p.key)));
-        }
+        let old: Vec<u64> = index.note(path).map(|n| n.passages.iter().map(|p| p.key).collect()).unwrap_or_default();
         if index.remove_note(path) {
-            self.notes_dirty.set(true);
+            self.count_dropped(index, &old);
+            self.unsaved.borrow_mut().notes.insert(path.to_owned());
+        }
+    }
+
+    /// Those of `keys` whose vector is gone now are dead lines in their shards.
+    fn count_dropped(&self, index: &MeaningIndex, keys: &[u64]) {
+        let mut unsaved = self.unsaved.borrow_mut();
+        for &key in keys.iter().filter(|&&k| !index.has_vector(k)) {
+            unsaved.shard_dead[saved::shard_of(key)] += 1;
         }
     }
 
@@ -310,12 +319,14 @@ impl Meaning {
         if same {
             index.restamp(path, size, modified_ms);
         } else {
-            if let Some(old) = index.note(path) {
-                self.dirty_shards.borrow_mut().extend(old.passages.iter().map(|p| saved::shard_of(p.key)));
-            }
+            let old: Vec<u64> = index
+                .note(path)
+                .map(|n| n.passages.iter().map(|p| p.key).filter(|&k| index.has_vector(k)).collect())
+                .unwrap_or_default();
             index.set_note(path, NotePassages { size, modified_ms, passages });
+            self.count_dropped(&index, &old);
         }
-        self.notes_dirty.set(true);
+        self.unsaved.borrow_mut().notes.insert(path.to_owned());
         let mut seen = BTreeSet::new();
         cut.iter()
             .filter(|c| !index.has_vector(c.key()) && seen.insert(c.key()))
@@ -381,9 +392,7 @@ impl Meaning {
         }
         for ((key, _), vector) in batch.iter().zip(vectors) {
             match index.add_vector(*key, vector) {
-                Ok(true) => {
-                    self.dirty_shards.borrow_mut().insert(saved::shard_of(*key));
-                }
+                Ok(true) => self.unsaved.borrow_mut().vectors.push(*key),
                 Ok(false) => {}
                 Err(e) => host.log(LogLevel::Warn, &format!("an embedding was not kept: {e}")),
             }
@@ -398,62 +407,140 @@ impl Meaning {
     /// (what it held is cut or embedded again) and the log says so.
     async fn load<H: Host>(&self, host: &H) {
         let Ok(Bounded::Text(text)) = read_bounded(host, saved::NOTES_FILE, MAX_FILE_BYTES).await else { return };
-        let (made, notes) = match saved::read_notes(&text) {
+        let read = match saved::read_notes(&text) {
             Ok(read) => read,
             Err(e) => {
                 host.log(
                     LogLevel::Warn,
-                    &format!("the meaning index's notes file is damaged ({e}); its notes are cut again"),
+                    &format!("the meaning index's notes file is damaged ({e}); the meaning index is rebuilt"),
                 );
                 return;
             }
         };
+        drop(text);
         let mut pace = Budget::unbounded(host);
+        let mut unsaved = saved::Unsaved {
+            rewrite_notes: read.torn,
+            note_lines: read.lines,
+            header: Some(read.made.clone()),
+            ..Default::default()
+        };
+        unsaved.rewrite_shards.clear();
         {
             let mut index = self.index.borrow_mut();
-            for (path, note) in notes {
+            for (path, note) in read.notes {
                 index.set_note(&path, note);
             }
         }
         for shard in 0..saved::SHARDS {
             pace.pace().await;
             let file = saved::shard_file(shard);
-            let Ok(Bounded::Text(text)) = read_bounded(host, &file, MAX_FILE_BYTES).await else { continue };
-            match saved::read_shard(&text, shard, made.dims) {
-                Ok(vectors) => {
+            let Ok(Bounded::Text(text)) = read_bounded(host, &file, MAX_FILE_BYTES).await else {
+                unsaved.rewrite_shards.insert(shard);
+                continue;
+            };
+            match saved::read_shard(&text, shard, read.made.dims) {
+                Ok((vectors, torn)) => {
                     let mut index = self.index.borrow_mut();
+                    unsaved.shard_lines[shard] = vectors.len();
                     for (key, q) in vectors {
-                        let _ = index.add_quantized(key, &q);
+                        // A vector no note names (dropped since it was written) is a dead line.
+                        if !matches!(index.add_quantized(key, &q), Ok(true)) {
+                            unsaved.shard_dead[shard] += 1;
+                        }
+                    }
+                    if torn {
+                        unsaved.rewrite_shards.insert(shard);
                     }
                 }
                 Err(e) => {
                     host.log(LogLevel::Warn, &format!("{file} is damaged ({e}); its vectors are embedded again"));
-                    self.dirty_shards.borrow_mut().insert(shard);
+                    unsaved.rewrite_shards.insert(shard);
                 }
             }
         }
-        *self.made.borrow_mut() = Some(made);
+        *self.unsaved.borrow_mut() = unsaved;
+        *self.made.borrow_mut() = Some(read.made);
     }
 
-    /// Writes what changed since last written: the shards touched, then the notes' file.
+    /// Writes what changed since last written: each shard's new vectors appended (or the shard
+    /// rewritten, when it must be), then the notes' changed lines likewise.
     pub(crate) async fn save<H: Host>(&self, host: &H) {
         let made = self.made.borrow().clone();
         let Some(mut made) = made else { return };
         made.dims = self.with(|i| i.dims()).unwrap_or(made.dims);
+        if self.unsaved.borrow().is_empty(&made) {
+            return;
+        }
         let mut pace = Budget::unbounded(host);
-        let shards: Vec<usize> = std::mem::take(&mut *self.dirty_shards.borrow_mut()).into_iter().collect();
-        for shard in shards {
-            pace.pace().await;
-            let text = self.with(|i| saved::shard_text(i, shard));
-            if let Err(e) = host.write_file_atomic(&saved::shard_file(shard), &text).await {
-                self.dirty_shards.borrow_mut().insert(shard);
+        let keys = std::mem::take(&mut self.unsaved.borrow_mut().vectors);
+        for shard in 0..saved::SHARDS {
+            let rewrite = self.unsaved.borrow().rewrites_shard(shard);
+            let written = if rewrite {
+                pace.pace().await;
+                let (text, lines) = self.with(|i| saved::shard_text(i, shard));
+                let result = host.write_file_atomic(&saved::shard_file(shard), &text).await;
+                if result.is_ok() {
+                    let mut unsaved = self.unsaved.borrow_mut();
+                    unsaved.rewrite_shards.remove(&shard);
+                    unsaved.shard_lines[shard] = lines;
+                    unsaved.shard_dead[shard] = 0;
+                }
+                result
+            } else {
+                let (text, lines) = self.with(|index| {
+                    let mut text = String::new();
+                    let mut lines = 0;
+                    for &key in keys.iter().filter(|&&k| saved::shard_of(k) == shard) {
+                        if let Some(q) = index.vector_of(key) {
+                            text.push_str(&saved::vector_line(key, q));
+                            lines += 1;
+                        }
+                    }
+                    (text, lines)
+                });
+                if lines == 0 {
+                    continue;
+                }
+                let result = host.append_file(&saved::shard_file(shard), &text).await;
+                if result.is_ok() {
+                    self.unsaved.borrow_mut().shard_lines[shard] += lines;
+                }
+                result
+            };
+            if let Err(e) = written {
+                // Whatever reached the file, a rewrite makes it right.
+                self.unsaved.borrow_mut().rewrite_shards.insert(shard);
                 host.log(LogLevel::Warn, &format!("could not write the meaning index: {e}"));
             }
         }
-        if self.notes_dirty.replace(false) {
-            let text = self.with(|i| saved::notes_text(&made, i));
-            if let Err(e) = host.write_file_atomic(saved::NOTES_FILE, &text).await {
-                self.notes_dirty.set(true);
+        let live = self.with(MeaningIndex::notes);
+        let paths = std::mem::take(&mut self.unsaved.borrow_mut().notes);
+        let rewrite = self.unsaved.borrow().rewrites_notes(live, &made);
+        let (text, lines) = if rewrite {
+            (self.with(|i| saved::notes_text(&made, i)), live)
+        } else {
+            let text: String = self.with(|i| paths.iter().map(|p| saved::note_line(p, i.note(p))).collect());
+            (text, paths.len())
+        };
+        if lines == 0 && !rewrite {
+            return;
+        }
+        let written = if rewrite {
+            host.write_file_atomic(saved::NOTES_FILE, &text).await
+        } else {
+            host.append_file(saved::NOTES_FILE, &text).await
+        };
+        let mut unsaved = self.unsaved.borrow_mut();
+        match written {
+            Ok(()) if rewrite => {
+                unsaved.rewrite_notes = false;
+                unsaved.note_lines = lines;
+                unsaved.header = Some(made);
+            }
+            Ok(()) => unsaved.note_lines += lines,
+            Err(e) => {
+                unsaved.rewrite_notes = true;
                 host.log(LogLevel::Warn, &format!("could not write the meaning index: {e}"));
             }
         }

@@ -97,6 +97,11 @@ impl MeaningIndex {
         self.keys.iter().filter_map(|(&key, k)| Some((key, self.vectors.as_ref()?.quantized(k.slot?)?)))
     }
 
+    /// The stored vector of a passage text, if embedded.
+    pub(crate) fn vector_of(&self, key: u64) -> Option<&[i8]> {
+        self.vectors.as_ref()?.quantized(self.keys.get(&key)?.slot?)
+    }
+
     /// Whether the passage with this key has its vector.
     pub(crate) fn has_vector(&self, key: u64) -> bool {
         self.keys.get(&key).is_some_and(|k| k.slot.is_some())

@@ -1,9 +1,12 @@
 //! The meaning index on disk, under `.smarthole/meaning/`: `notes.txt` (a header naming the
 //! model and dimension, then one JSON line per note: path, size, time, its passages as
-//! `key:first:last`) and the vectors in [`SHARDS`] files by key (`vectors-NN.txt`, one
-//! `key base64` line each), so a change rewrites the shards it touched, not every vector. Any
-//! line that does not read back makes its whole file untrusted: a damaged notes file is cut again
-//! from the notes, a damaged shard's vectors are embedded again.
+//! `key:first:last`, or `null` for a note gone; a later line replaces an earlier) and the vectors
+//! in [`SHARDS`] files by key (`vectors-NN.txt`, one `key base64` line each). Both are logs: what
+//! changed is appended (a build of 100,000 notes never rewrites what it wrote), and a file is
+//! rewritten whole only when its dead lines outnumber the live ones ([`Unsaved`] keeps that
+//! account). A last line cut short (a write interrupted) is dropped and the file rewritten; any
+//! other line that does not read back makes its whole file untrusted: a damaged notes file is cut
+//! again from the notes, a damaged shard's vectors are embedded again.
 
 use base64::Engine;
 use serde_json::{json, Value};
@@ -45,21 +48,50 @@ pub(crate) enum SavedError {
     Header,
 }
 
-/// The notes' file: the header, then each note.
-pub(crate) fn notes_text(made: &Made, index: &MeaningIndex) -> String {
+/// The notes' file's header.
+pub(crate) fn notes_header(made: &Made) -> String {
     let mut out = json!({ "version": VERSION, "model": made.model, "dims": made.dims }).to_string();
     out.push('\n');
+    out
+}
+
+/// A note's line: its passages, or `None` for a note gone.
+pub(crate) fn note_line(path: &str, note: Option<&NotePassages>) -> String {
+    let mut line = match note {
+        Some(note) => {
+            let passages: Vec<String> =
+                note.passages.iter().map(|p| format!("{:016x}:{}:{}", p.key, p.lines.0, p.lines.1)).collect();
+            json!([path, note.size, note.modified_ms, passages.join(" ")]).to_string()
+        }
+        None => json!([path, null]).to_string(),
+    };
+    line.push('\n');
+    line
+}
+
+/// The notes' file whole: the header, then each note.
+pub(crate) fn notes_text(made: &Made, index: &MeaningIndex) -> String {
+    let mut out = notes_header(made);
     for (path, note) in index.all_notes() {
-        let passages: Vec<String> =
-            note.passages.iter().map(|p| format!("{:016x}:{}:{}", p.key, p.lines.0, p.lines.1)).collect();
-        out.push_str(&json!([path, note.size, note.modified_ms, passages.join(" ")]).to_string());
-        out.push('\n');
+        out.push_str(&note_line(path, Some(note)));
     }
     out
 }
 
-/// The notes' file read back: what made its vectors, and each note.
-pub(crate) fn read_notes(text: &str) -> Result<(Made, Vec<(String, NotePassages)>), SavedError> {
+/// The notes' file read back.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ReadNotes {
+    pub(crate) made: Made,
+    /// Each note as its last line says.
+    pub(crate) notes: Vec<(String, NotePassages)>,
+    /// Lines after the header (live and dead).
+    pub(crate) lines: usize,
+    /// Its last line was cut short (dropped): the file is to be rewritten.
+    pub(crate) torn: bool,
+}
+
+/// The notes' file read back: what made its vectors, and each note as its last line says.
+pub(crate) fn read_notes(text: &str) -> Result<ReadNotes, SavedError> {
     let mut lines = text.lines();
     let header: Value = lines.next().and_then(|l| serde_json::from_str(l).ok()).ok_or(SavedError::Header)?;
     if header["version"].as_u64() != Some(VERSION) {
@@ -69,20 +101,35 @@ pub(crate) fn read_notes(text: &str) -> Result<(Made, Vec<(String, NotePassages)
         model: header["model"].as_str().ok_or(SavedError::Header)?.to_owned(),
         dims: header["dims"].as_u64().ok_or(SavedError::Header)? as usize,
     };
-    let mut notes = Vec::new();
-    for (n, line) in lines.enumerate() {
-        let bad = SavedError::Line(n + 2);
-        let value: Value = serde_json::from_str(line).map_err(|_| bad.clone())?;
-        let (Some(path), Some(size), Some(modified_ms), Some(list)) =
-            (value[0].as_str(), value[1].as_u64(), value[2].as_u64(), value[3].as_str())
-        else {
-            return Err(bad);
-        };
-        let passages =
-            list.split_whitespace().map(passage).collect::<Option<Vec<Passage>>>().ok_or_else(|| bad.clone())?;
-        notes.push((path.to_owned(), NotePassages { size, modified_ms, passages }));
+    let body: Vec<&str> = lines.collect();
+    let mut notes: std::collections::HashMap<String, Option<NotePassages>> = std::collections::HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    let mut torn = false;
+    for (n, line) in body.iter().enumerate() {
+        match read_note_line(line) {
+            Some((path, note)) => {
+                if !notes.contains_key(&path) {
+                    order.push(path.clone());
+                }
+                notes.insert(path, note);
+            }
+            None if n + 1 == body.len() && !text.ends_with('\n') => torn = true,
+            None => return Err(SavedError::Line(n + 2)),
+        }
     }
-    Ok((made, notes))
+    let notes = order.into_iter().filter_map(|p| notes.remove(&p).flatten().map(|n| (p, n))).collect();
+    Ok(ReadNotes { made, notes, lines: body.len(), torn })
+}
+
+fn read_note_line(line: &str) -> Option<(String, Option<NotePassages>)> {
+    let value: Value = serde_json::from_str(line).ok()?;
+    let path = value[0].as_str()?.to_owned();
+    if value[1].is_null() {
+        return Some((path, None));
+    }
+    let (size, modified_ms, list) = (value[1].as_u64()?, value[2].as_u64()?, value[3].as_str()?);
+    let passages = list.split_whitespace().map(passage).collect::<Option<Vec<Passage>>>()?;
+    Some((path, Some(NotePassages { size, modified_ms, passages })))
 }
 
 fn passage(text: &str) -> Option<Passage> {
@@ -93,33 +140,104 @@ fn passage(text: &str) -> Option<Passage> {
     parts.next().is_none().then_some(Passage { key, lines: (first, last) })
 }
 
-/// A shard's file: each vector it holds.
-pub(crate) fn shard_text(index: &MeaningIndex, shard: usize) -> String {
-    let engine = &base64::engine::general_purpose::STANDARD;
-    let mut out = String::new();
-    for (key, q) in index.all_vectors().filter(|(key, _)| shard_of(*key) == shard) {
-        let bytes: Vec<u8> = q.iter().map(|&x| x as u8).collect();
-        out.push_str(&format!("{key:016x} {}\n", engine.encode(bytes)));
-    }
-    out
+/// A vector's line.
+pub(crate) fn vector_line(key: u64, q: &[i8]) -> String {
+    let bytes: Vec<u8> = q.iter().map(|&x| x as u8).collect();
+    format!("{key:016x} {}\n", base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
+/// A shard's file whole: each vector it holds.
+pub(crate) fn shard_text(index: &MeaningIndex, shard: usize) -> (String, usize) {
+    let mut out = String::new();
+    let mut lines = 0;
+    for (key, q) in index.all_vectors().filter(|(key, _)| shard_of(*key) == shard) {
+        out.push_str(&vector_line(key, q));
+        lines += 1;
+    }
+    (out, lines)
+}
+
+/// A shard read back: its vectors, and whether its last line was cut short (dropped).
+pub(crate) type ReadShard = (Vec<(u64, Vec<i8>)>, bool);
+
 /// A shard's vectors read back; each must have `dims` dimensions and belong in this shard.
-pub(crate) fn read_shard(text: &str, shard: usize, dims: usize) -> Result<Vec<(u64, Vec<i8>)>, SavedError> {
+pub(crate) fn read_shard(text: &str, shard: usize, dims: usize) -> Result<ReadShard, SavedError> {
     let engine = &base64::engine::general_purpose::STANDARD;
-    text.lines()
-        .enumerate()
-        .map(|(n, line)| {
-            let read = || {
-                let (key, data) = line.split_once(' ')?;
-                let key = u64::from_str_radix(key, 16).ok()?;
-                let bytes = engine.decode(data).ok()?;
-                (bytes.len() == dims && shard_of(key) == shard)
-                    .then(|| (key, bytes.into_iter().map(|b| b as i8).collect()))
-            };
-            read().ok_or(SavedError::Line(n + 1))
-        })
-        .collect()
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut torn = false;
+    for (n, line) in lines.iter().enumerate() {
+        let read = || {
+            let (key, data) = line.split_once(' ')?;
+            let key = u64::from_str_radix(key, 16).ok()?;
+            let bytes = engine.decode(data).ok()?;
+            (bytes.len() == dims && shard_of(key) == shard).then(|| (key, bytes.into_iter().map(|b| b as i8).collect()))
+        };
+        match read() {
+            Some(vector) => out.push(vector),
+            None if n + 1 == lines.len() && !text.ends_with('\n') => torn = true,
+            None => return Err(SavedError::Line(n + 1)),
+        }
+    }
+    Ok((out, torn))
+}
+
+/// What is not written yet, and what the files hold, so a save appends what changed and
+/// rewrites a file only when it must (damaged, torn, a new model, or mostly dead lines).
+#[derive(Debug)]
+pub(crate) struct Unsaved {
+    /// Notes whose line is to be appended.
+    pub(crate) notes: std::collections::BTreeSet<String>,
+    /// Vectors to append, by key.
+    pub(crate) vectors: Vec<u64>,
+    pub(crate) rewrite_notes: bool,
+    pub(crate) rewrite_shards: std::collections::BTreeSet<usize>,
+    /// Lines in the notes file after its header.
+    pub(crate) note_lines: usize,
+    /// Lines in each shard, and how many of them are dead (their vector dropped).
+    pub(crate) shard_lines: [usize; SHARDS],
+    pub(crate) shard_dead: [usize; SHARDS],
+    /// What the notes file's header says (a new model or dimension rewrites it).
+    pub(crate) header: Option<Made>,
+}
+
+impl Default for Unsaved {
+    /// Nothing on disk yet: the first save writes both whole.
+    fn default() -> Self {
+        Unsaved {
+            notes: Default::default(),
+            vectors: Vec::new(),
+            rewrite_notes: true,
+            rewrite_shards: (0..SHARDS).collect(),
+            note_lines: 0,
+            shard_lines: [0; SHARDS],
+            shard_dead: [0; SHARDS],
+            header: None,
+        }
+    }
+}
+
+impl Unsaved {
+    /// Whether there is anything to write.
+    pub(crate) fn is_empty(&self, made: &Made) -> bool {
+        self.notes.is_empty()
+            && self.vectors.is_empty()
+            && !self.rewrite_notes
+            && self.rewrite_shards.is_empty()
+            && self.header.as_ref() == Some(made)
+    }
+
+    /// Whether the notes file is rewritten rather than appended to, holding `live` notes made
+    /// by `made`.
+    pub(crate) fn rewrites_notes(&self, live: usize, made: &Made) -> bool {
+        self.rewrite_notes || self.header.as_ref() != Some(made) || self.note_lines > 2 * live + 1_000
+    }
+
+    /// Whether a shard is rewritten rather than appended to.
+    pub(crate) fn rewrites_shard(&self, shard: usize) -> bool {
+        let (lines, dead) = (self.shard_lines[shard], self.shard_dead[shard]);
+        self.rewrite_shards.contains(&shard) || dead > lines.saturating_sub(dead).max(16)
+    }
 }
 
 #[cfg(test)]
@@ -134,17 +252,37 @@ mod tests {
         index.add_vector(7, &[0.5, -1.0, 0.25]).unwrap();
         let made = Made { model: "m".into(), dims: 3 };
         let text = notes_text(&made, &index);
-        let (read_made, notes) = read_notes(&text).unwrap();
-        assert_eq!(read_made, made);
-        assert_eq!(notes[0].0, "Folder/A \"quoted\".md");
-        assert_eq!(Some(&notes[0].1), index.note("Folder/A \"quoted\".md"));
-        let shard = shard_text(&index, shard_of(7));
-        let vectors = read_shard(&shard, shard_of(7), 3).unwrap();
-        assert_eq!(vectors, vec![(7, vec![64, -127, 32])]);
+        let read = read_notes(&text).unwrap();
+        assert_eq!(read.made, made);
+        assert_eq!(read.notes[0].0, "Folder/A \"quoted\".md");
+        assert_eq!(Some(&read.notes[0].1), index.note("Folder/A \"quoted\".md"));
+        let (shard, lines) = shard_text(&index, shard_of(7));
+        assert_eq!(lines, 1);
+        let (vectors, torn) = read_shard(&shard, shard_of(7), 3).unwrap();
+        assert_eq!((vectors, torn), (vec![(7, vec![64, -127, 32])], false));
         assert_eq!(read_shard(&shard, shard_of(7), 4), Err(SavedError::Line(1)));
         assert_eq!(read_shard(&shard, shard_of(7) + 1, 3), Err(SavedError::Line(1)));
-        let cut = &text[..text.len() - 5];
-        assert_eq!(read_notes(cut), Err(SavedError::Line(2)));
+        assert_eq!(read_notes(&text.replace("20,", "x,")), Err(SavedError::Line(2)));
         assert_eq!(read_notes("nonsense"), Err(SavedError::Header));
+    }
+
+    #[test]
+    fn later_lines_replace_earlier_ones_and_a_torn_last_line_is_dropped() {
+        let made = Made { model: "m".into(), dims: 3 };
+        let one = NotePassages { size: 1, modified_ms: 1, passages: vec![Passage { key: 1, lines: (1, 1) }] };
+        let two = NotePassages { size: 2, modified_ms: 2, passages: vec![Passage { key: 2, lines: (1, 2) }] };
+        let mut text = notes_header(&made);
+        text.push_str(&note_line("a.md", Some(&one)));
+        text.push_str(&note_line("b.md", Some(&one)));
+        text.push_str(&note_line("a.md", Some(&two)));
+        text.push_str(&note_line("b.md", None));
+        let read = read_notes(&text).unwrap();
+        assert_eq!((read.notes, read.lines, read.torn), (vec![("a.md".to_owned(), two)], 4, false));
+        let torn = &text[..text.len() - 4];
+        let read = read_notes(torn).unwrap();
+        assert!(read.torn && read.notes.len() == 2, "{read:?}");
+        let line = vector_line(5 * SHARDS as u64, &[1, 2, 3]);
+        let (vectors, torn) = read_shard(&format!("{line}{}", &line[..10]), 0, 3).unwrap();
+        assert_eq!((vectors.len(), torn), (1, true));
     }
 }

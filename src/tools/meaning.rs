@@ -35,6 +35,8 @@ const MAX_BACKOFF_MS: u64 = 60_000;
 const MIN_CUT_CHARS: usize = 200;
 /// Query vectors kept (the same question asked again, or searched in another folder).
 const KEPT_QUERIES: usize = 16;
+/// Note lines read between two looks at the event loop while loading.
+const NOTES_PER_STEP: usize = 2_000;
 /// How often a build in progress is written back.
 const SAVE_EVERY_MS: u64 = 30_000;
 /// Largest file read back (a shard at 400,000 passages is about 7 MB).
@@ -407,7 +409,20 @@ impl Meaning {
     /// (what it held is cut or embedded again) and the log says so.
     async fn load<H: Host>(&self, host: &H) {
         let Ok(Bounded::Text(text)) = read_bounded(host, saved::NOTES_FILE, MAX_FILE_BYTES).await else { return };
-        let read = match saved::read_notes(&text) {
+        let mut pace = Budget::unbounded(host);
+        let read = match saved::NotesReader::new(&text) {
+            Ok(mut reader) => loop {
+                match reader.step(NOTES_PER_STEP) {
+                    Ok(true) => break Ok(reader.finish()),
+                    Ok(false) => {
+                        pace.pace().await;
+                    }
+                    Err(e) => break Err(e),
+                }
+            },
+            Err(e) => Err(e),
+        };
+        let read = match read {
             Ok(read) => read,
             Err(e) => {
                 host.log(
@@ -418,7 +433,6 @@ impl Meaning {
             }
         };
         drop(text);
-        let mut pace = Budget::unbounded(host);
         let mut unsaved = saved::Unsaved {
             rewrite_notes: read.torn,
             note_lines: read.lines,
@@ -426,11 +440,11 @@ impl Meaning {
             ..Default::default()
         };
         unsaved.rewrite_shards.clear();
-        {
-            let mut index = self.index.borrow_mut();
-            for (path, note) in read.notes {
-                index.set_note(&path, note);
+        for (n, (path, note)) in read.notes.into_iter().enumerate() {
+            if n % NOTES_PER_STEP == 0 {
+                pace.pace().await;
             }
+            self.index.borrow_mut().set_note(&path, note);
         }
         for shard in 0..saved::SHARDS {
             pace.pace().await;

@@ -90,35 +90,72 @@ pub(crate) struct ReadNotes {
     pub(crate) torn: bool,
 }
 
-/// The notes' file read back: what made its vectors, and each note as its last line says.
-pub(crate) fn read_notes(text: &str) -> Result<ReadNotes, SavedError> {
-    let mut lines = text.lines();
-    let header: Value = lines.next().and_then(|l| serde_json::from_str(l).ok()).ok_or(SavedError::Header)?;
-    if header["version"].as_u64() != Some(VERSION) {
-        return Err(SavedError::Header);
-    }
-    let made = Made {
-        model: header["model"].as_str().ok_or(SavedError::Header)?.to_owned(),
-        dims: header["dims"].as_u64().ok_or(SavedError::Header)? as usize,
-    };
-    let body: Vec<&str> = lines.collect();
-    let mut notes: std::collections::HashMap<String, Option<NotePassages>> = std::collections::HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut torn = false;
-    for (n, line) in body.iter().enumerate() {
-        match read_note_line(line) {
-            Some((path, note)) => {
-                if !notes.contains_key(&path) {
-                    order.push(path.clone());
-                }
-                notes.insert(path, note);
-            }
-            None if n + 1 == body.len() && !text.ends_with('\n') => torn = true,
-            None => return Err(SavedError::Line(n + 2)),
+/// The notes' file read back in one go (the tests' reader).
+#[cfg(test)]
+fn read_notes(text: &str) -> Result<ReadNotes, SavedError> {
+    let mut reader = NotesReader::new(text)?;
+    while !reader.step(usize::MAX)? {}
+    Ok(reader.finish())
+}
+
+/// Reads the notes' file a piece at a time (100,000 notes are not read in one go).
+pub(crate) struct NotesReader<'t> {
+    made: Made,
+    body: Vec<&'t str>,
+    at: usize,
+    ends_whole: bool,
+    notes: std::collections::HashMap<String, Option<NotePassages>>,
+    order: Vec<String>,
+    torn: bool,
+}
+
+impl<'t> NotesReader<'t> {
+    /// Reads the header.
+    pub(crate) fn new(text: &'t str) -> Result<Self, SavedError> {
+        let mut lines = text.lines();
+        let header: Value = lines.next().and_then(|l| serde_json::from_str(l).ok()).ok_or(SavedError::Header)?;
+        if header["version"].as_u64() != Some(VERSION) {
+            return Err(SavedError::Header);
         }
+        let made = Made {
+            model: header["model"].as_str().ok_or(SavedError::Header)?.to_owned(),
+            dims: header["dims"].as_u64().ok_or(SavedError::Header)? as usize,
+        };
+        Ok(NotesReader {
+            made,
+            body: lines.collect(),
+            at: 0,
+            ends_whole: text.ends_with('\n'),
+            notes: std::collections::HashMap::new(),
+            order: Vec::new(),
+            torn: false,
+        })
     }
-    let notes = order.into_iter().filter_map(|p| notes.remove(&p).flatten().map(|n| (p, n))).collect();
-    Ok(ReadNotes { made, notes, lines: body.len(), torn })
+
+    /// Reads up to `lines` more lines; `true` once every line is read.
+    pub(crate) fn step(&mut self, lines: usize) -> Result<bool, SavedError> {
+        let end = self.at.saturating_add(lines).min(self.body.len());
+        for n in self.at..end {
+            match read_note_line(self.body[n]) {
+                Some((path, note)) => {
+                    if !self.notes.contains_key(&path) {
+                        self.order.push(path.clone());
+                    }
+                    self.notes.insert(path, note);
+                }
+                None if n + 1 == self.body.len() && !self.ends_whole => self.torn = true,
+                None => return Err(SavedError::Line(n + 2)),
+            }
+        }
+        self.at = end;
+        Ok(self.at == self.body.len())
+    }
+
+    /// What was read.
+    pub(crate) fn finish(mut self) -> ReadNotes {
+        let notes = self.order.into_iter().filter_map(|p| self.notes.remove(&p).flatten().map(|n| (p, n))).collect();
+        ReadNotes { made: self.made, notes, lines: self.body.len(), torn: self.torn }
+    }
 }
 
 fn read_note_line(line: &str) -> Option<(String, Option<NotePassages>)> {

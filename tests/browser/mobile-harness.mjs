@@ -120,10 +120,16 @@ export async function openPhone({ fallback = { kind: "text", text: "ok" }, throt
   const data = { baseUrl: front.url, model: "scripted" };
   const secrets = { "anthropic-api-key": "test-key" };
 
-  /** Loads the page and the plugin; resolves with the ms from evaluating main.js to Send enabled. */
-  async function boot({ wipe = false, crashAt = null, settings = {}, desktop = false } = {}) {
+  /** Loads the page and the plugin; resolves with the ms from evaluating main.js to Send enabled.
+   *  With `files`, the vault holds exactly those ({path: text}) when the plugin starts. */
+  async function boot({ wipe = false, crashAt = null, settings = {}, desktop = false, files = null } = {}) {
     await page.goto(site.url);
     if (wipe) await page.evaluate(() => window.mobile.wipe());
+    // Files already in the vault when the app starts (synced from a desktop): {path: text}.
+    if (files) await page.evaluate(async (files) => {
+      await window.mobile.wipe();
+      for (const [p, text] of Object.entries(files)) await window.mobile.put(p, text);
+    }, files);
     if (crashAt) await page.evaluate((src) => (window.mobile.control.crashAt = new Function("op", "path", src)), crashAt);
     const started = await page.evaluate(({ code, data, secrets, desktop }) => window.mobile.boot({ code, data, secrets, desktop }), { code, data: { ...data, ...settings }, secrets, desktop });
     if (crashAt) return null;

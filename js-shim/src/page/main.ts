@@ -1,8 +1,11 @@
 // The chat panel on a plain page (browser tests, `make demo` in browser mode), over the same
-// core, with files and the model behind panel-server on 127.0.0.1.
+// core, with files and the model behind panel-server on 127.0.0.1. With `?related`, the Related
+// notes panel instead, the note "open in the editor" set by `smarthole.openFile(path)` or by
+// opening a note from the panel; `?embeddings=URL&embeddingsModel=NAME` sets search by meaning.
 import type { CoreSettings } from "smarthole-core";
 import { CoreRuntime } from "../core/runtime.ts";
 import { ChatPanel } from "../ui/chat-panel.ts";
+import { RelatedNotesPanel } from "../ui/related-notes.ts";
 import { installDomHelpers } from "./dom-helpers.ts";
 import { PageIO, PageVault } from "./page-io.ts";
 import { pageAgentSystem } from "./page-agent.ts";
@@ -30,6 +33,11 @@ if (agent) {
 }
 const hub = params.get("hub");
 if (hub) settings.hubUrl = hub;
+const embeddings = params.get("embeddings");
+if (embeddings) {
+  settings.embeddingsBaseUrl = embeddings;
+  settings.embeddingsModel = params.get("embeddingsModel") ?? "";
+}
 
 const banner = document.getElementById("banner");
 const runtime = new CoreRuntime({
@@ -49,8 +57,28 @@ window.addEventListener("error", (event) => runtime.reportError(event.error));
 window.addEventListener("unhandledrejection", (event) => runtime.reportError(event.reason));
 
 const opened: { path: string; line?: number }[] = [];
+/** The note "open in the editor" (a page has none: the tests set it) and who follows it. */
+let activePath: string | null = null;
+const followers = new Set<(path: string | null) => void>();
+const openFile = (path: string | null) => {
+  activePath = path;
+  for (const follower of followers) follower(path);
+};
 const app = document.getElementById("app");
-if (app) {
+if (app && params.has("related")) {
+  const panel = new RelatedNotesPanel(app, runtime, {
+    // No editor on a page: the notes asked for are listed, and become the open note.
+    openNote: (path, line) => {
+      opened.push({ path, line });
+      openFile(path);
+    },
+    activeNote: {
+      current: () => activePath,
+      subscribe: (listener) => (followers.add(listener), () => followers.delete(listener)),
+    },
+  });
+  panel.mount();
+} else if (app) {
   const panel = new ChatPanel(app, runtime, {
     renderMarkdown: renderPlain,
     copy: (text) => navigator.clipboard.writeText(text),
@@ -59,5 +87,5 @@ if (app) {
   });
   panel.mount();
 }
-(window as unknown as { smarthole: unknown }).smarthole = { runtime, opened };
+(window as unknown as { smarthole: unknown }).smarthole = { runtime, opened, openFile };
 void runtime.start();

@@ -1,5 +1,5 @@
-// The plugin's commands and its ribbon icon: open the chat, stop the answer, export a
-// conversation, ask the agent about the selection (also in the editor's menu), download the
+// The plugin's commands and its ribbon icons: open the chat, open the Related notes view, stop
+// the answer, export a conversation, ask the agent about the selection (also in the editor's menu), download the
 // agent API's config. Each goes to the core through the runtime's processor.
 import type { Editor, Plugin } from "obsidian";
 import type { ChatView } from "./chat-view.ts";
@@ -7,11 +7,21 @@ import { DownloadConfigModal } from "./agent-api-setting.ts";
 import { addExportCommand } from "./export-command.ts";
 import type { SettingsHost } from "./settings-host.ts";
 
-/** Registers them on the plugin; `openChat` shows the chat view. */
-export function addCommands(plugin: Plugin, host: SettingsHost, openChat: () => Promise<ChatView | null>): void {
+/** How the commands show the plugin's views. */
+export interface ViewOpeners {
+  /** Shows the chat view. */
+  openChat: () => Promise<ChatView | null>;
+  /** Shows the Related notes view. */
+  openRelated: () => Promise<unknown>;
+}
+
+/** Registers them on the plugin. */
+export function addCommands(plugin: Plugin, host: SettingsHost, { openChat, openRelated }: ViewOpeners): void {
   const runtime = host.runtime;
   plugin.addRibbonIcon("message-square", "Open SmartHole chat", () => void openChat());
   plugin.addCommand({ id: "open-chat", name: "Open chat", callback: () => void openChat() });
+  plugin.addRibbonIcon("sparkles", "Open related notes", () => void openRelated());
+  plugin.addCommand({ id: "open-related-notes", name: "Open related notes", callback: () => void openRelated() });
   plugin.addCommand({
     id: "stop-answer",
     name: "Stop the current answer",

@@ -8,6 +8,7 @@ import type { LogLevel } from "smarthole-core";
 import { CoreRuntime } from "../core/runtime.ts";
 import { stdioTransport } from "../core/mcp-stdio.ts";
 import { ChatView, VIEW_TYPE } from "./chat-view.ts";
+import { RELATED_VIEW_TYPE, RelatedNotesView } from "./related-view.ts";
 import { ObsidianIO } from "./obsidian-io.ts";
 import { ObsidianVault } from "./obsidian-vault.ts";
 import { SmartHoleSettingTab } from "./settings-tab.ts";
@@ -44,7 +45,8 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.userSettings = new PluginSettings(this, this.runtime, (text) => this.log("warn", text));
     await this.userSettings.load();
     this.registerView(VIEW_TYPE, (leaf) => new ChatView(leaf, this.runtime));
-    addCommands(this, this.userSettings, () => this.openChat());
+    this.registerView(RELATED_VIEW_TYPE, (leaf) => new RelatedNotesView(leaf, this.runtime));
+    addCommands(this, this.userSettings, { openChat: () => this.openChat(), openRelated: () => this.openView(RELATED_VIEW_TYPE) });
     this.addSettingTab(new SmartHoleSettingTab(this.app, this, this.userSettings));
     showCoreStatus(this, this.runtime, {
       chatOpen: () => this.app.workspace.getLeavesOfType(VIEW_TYPE).length > 0,
@@ -94,15 +96,22 @@ export default class SmartHoleAgentPlugin extends Plugin {
 
   /** Shows the chat (opened in the right sidebar when it is not open yet). */
   async openChat(): Promise<ChatView | null> {
+    const view = await this.openView(VIEW_TYPE);
+    return view instanceof ChatView ? view : null;
+  }
+
+  /** Shows one of the plugin's views: in the right sidebar (a phone's right drawer) when it is
+   *  not open yet. */
+  private async openView(type: string): Promise<unknown> {
     const { workspace } = this.app;
-    let leaf = workspace.getLeavesOfType(VIEW_TYPE)[0];
+    let leaf = workspace.getLeavesOfType(type)[0];
     if (!leaf) {
       const right = workspace.getRightLeaf(false);
       if (!right) return null;
-      await right.setViewState({ type: VIEW_TYPE, active: true });
+      await right.setViewState({ type, active: true });
       leaf = right;
     }
     await workspace.revealLeaf(leaf);
-    return leaf.view instanceof ChatView ? leaf.view : null;
+    return leaf.view;
   }
 }

@@ -38,6 +38,14 @@
   const requests = [];
   /** Every module main.js asked for and did not get (a Node built-in). */
   const refused = [];
+  /** The note open in the editor, and every note the plugin opened ({path, line}). */
+  let active = null;
+  const opened = [];
+  /** The user opens a note in the editor: it is the active file, and "file-open" fires. */
+  function openNote(p) {
+    active = p;
+    window.mobile.app.workspace.trigger("file-open", p ? new TFile(p) : null);
+  }
   /** A test can freeze the adapter at a call (a crash): `crashAt = (op, path) => boolean`. */
   const control = { crashAt: null, crashed: null };
 
@@ -478,11 +486,20 @@
       secretStorage: { getSecret: (id) => secrets?.[id] ?? null, setSecret: () => {}, listSecrets: () => Object.keys(secrets ?? {}) },
       workspace: {
         onLayoutReady: (cb) => layout.push(cb),
-        getLeavesOfType: (t) => (t === leaf.type ? [leaf] : []),
-        getRightLeaf: () => leaf,
-        revealLeaf: async () => {},
-        getActiveFile: () => null,
-        getLeaf: () => ({ openFile: async () => {} }),
+        getLeavesOfType: (t) => leaves.filter((l) => l.type === t),
+        // A phone's right drawer: a new leaf, shown in place of the others once revealed.
+        getRightLeaf: () => newLeaf(),
+        revealLeaf: async (shown) => {
+          for (const l of leaves) l.containerEl.hidden = l !== shown;
+        },
+        getActiveFile: () => (active ? new TFile(active) : null),
+        // The editor's leaf: the note opened (recorded, at `eState.line`) becomes the active one.
+        getLeaf: () => ({
+          openFile: async (file, state) => {
+            opened.push({ path: file.path, line: state?.eState?.line });
+            openNote(file.path);
+          },
+        }),
         // Workspace events ("file-open", "editor-menu"): a test fires them through `trigger`.
         handlers: {},
         on(name, callback) {
@@ -498,16 +515,23 @@
       },
     };
     const root = document.getElementById("app");
-    const leaf = {
-      app,
-      type: null,
-      containerEl: root.createDiv({ cls: "workspace-leaf-content" }),
-      async setViewState({ type }) {
-        this.type = type;
-        this.view = plugin.registered.views.find((v) => v.type === type).factory(this);
-        await this.view.onOpen();
-      },
+    const leaves = [];
+    const newLeaf = () => {
+      const made = {
+        app,
+        type: null,
+        containerEl: root.createDiv({ cls: "workspace-leaf-content" }),
+        async setViewState({ type }) {
+          this.type = type;
+          this.view = plugin.registered.views.find((v) => v.type === type).factory(this);
+          await this.view.onOpen();
+        },
+      };
+      leaves.push(made);
+      return made;
     };
+    const leaf = newLeaf();
+    active = null;
     const Plugin = module.exports.default;
     const plugin = new Plugin(app, { id: "smarthole-agent", version: "0.1.0" });
     await plugin.onload();
@@ -533,5 +557,8 @@
     files.clear();
   }
 
-  window.mobile = { boot, openSettings, wipe, files, notices, requests, refused, control, put: (p, d) => put(p, d) };
+  /** Runs one of the plugin's commands by its id (the command palette). */
+  const command = (id) => window.mobile.plugin.registered.commands.find((c) => c.id === id).callback();
+
+  window.mobile = { boot, openSettings, wipe, files, notices, requests, refused, control, put: (p, d) => put(p, d), openNote, opened, command };
 })();

@@ -3,39 +3,12 @@
 //! texts sharing words are close and a test can reason about rankings; or with a queued fault
 //! (an error status, NaN, another dimension). Every text embedded is recorded.
 
-use std::collections::VecDeque;
-
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::replies::{BodyEnd, Reply};
+use super::replies::{BodyEnd, EmbedFault, Reply};
 use super::state::FakeHost;
 use crate::host_types::HttpRequest;
-
-/// What the next embeddings request gets instead of vectors.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EmbedFault {
-    /// An error status with this body.
-    Status(u16, String),
-    /// Vectors holding NaN.
-    Nan,
-    /// Vectors of this many dimensions.
-    Dims(usize),
-    /// No answer: the connection is refused.
-    Unreachable,
-}
-
-/// The scripted embedding server's state.
-#[derive(Debug, Default)]
-pub(super) struct Embedder {
-    pub(super) dims: usize,
-    pub(super) faults: VecDeque<EmbedFault>,
-    /// Refuse every request (a phone with no endpoint reachable).
-    pub(super) down: bool,
-    pub(super) texts: Vec<String>,
-    /// Virtual time each answer takes.
-    pub(super) delay_ms: u64,
-}
 
 /// The vector the scripted server gives a text: each lower-cased word adds 1 to the dimension
 /// its hash picks.

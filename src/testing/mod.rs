@@ -27,8 +27,8 @@ mod vault;
 
 pub use agent::{AgentLaunch, AgentStep, FakeAgent, InitAnswer};
 pub use agent_host::drive_agent;
-pub use embedder::{fake_embedding, EmbedFault};
+pub use embedder::fake_embedding;
 pub use executor::Sleep;
 pub use http::FakeBody;
-pub use replies::{sse, BodyEnd, RecordedRequest, Reply};
+pub use replies::{sse, BodyEnd, EmbedFault, RecordedRequest, Reply};
 pub use state::{FakeHost, FileOp, MAX_RUN_MS, START_MS};

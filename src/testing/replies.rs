@@ -226,3 +226,29 @@ impl RecordedRequest {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 }
+
+/// What the next embeddings request gets instead of vectors.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EmbedFault {
+    /// An error status with this body.
+    Status(u16, String),
+    /// Vectors holding NaN.
+    Nan,
+    /// Vectors of this many dimensions.
+    Dims(usize),
+    /// No answer: the connection is refused.
+    Unreachable,
+}
+
+/// The scripted embedding server's state.
+/// The scripted embedding server's state (its answers: embedder.rs).
+#[derive(Debug, Default)]
+pub(super) struct Embedder {
+    pub(super) dims: usize,
+    pub(super) faults: std::collections::VecDeque<EmbedFault>,
+    /// Refuse every request (a phone with no endpoint reachable).
+    pub(super) down: bool,
+    pub(super) texts: Vec<String>,
+    /// Virtual time each answer takes.
+    pub(super) delay_ms: u64,
+}

@@ -64,7 +64,7 @@ pub(super) struct State {
     pub(super) until: RefCell<Vec<(String, String, Reply)>>,
     pub(super) requests: RefCell<Vec<RecordedRequest>>,
     /// The scripted embedding server (embedder.rs).
-    pub(super) embedder: RefCell<super::embedder::Embedder>,
+    pub(super) embedder: RefCell<super::replies::Embedder>,
     pub(super) hub: RefCell<Vec<Value>>,
     /// Hub sockets asked for: (socket, url, still open).
     pub(super) hub_sockets: RefCell<Vec<(u64, String, bool)>>,

@@ -177,6 +177,8 @@ impl Meaning {
         self.sync(&listing);
         let ceiling = u64::from(settings.meaning_index_max_mb) * 1024 * 1024;
         let outcome = self.embed_pending(host, settings, ceiling).await;
+        // Written before "ready" is said: whoever waits for it finds it on disk.
+        self.save(host).await;
         let (notes, missing) = self.with(|i| (i.notes(), i.missing()));
         match outcome {
             Err(phase) => self.set_phase(host, phase),
@@ -192,7 +194,6 @@ impl Meaning {
             }
             Ok(()) => {}
         }
-        self.save(host).await;
     }
 
     /// A model other than the one the vectors came from: every vector is dropped, and the

@@ -118,6 +118,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::Notice { .. },
         Event::ConversationUpdated { .. },
         Event::SearchIndex { .. },
+        Event::MeaningIndex { .. },
         Event::HubStatus { .. },
         Event::ApprovalRequested { .. },
         Event::ApprovalResolved { .. },

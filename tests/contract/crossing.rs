@@ -102,6 +102,13 @@ pub(super) fn outgoing() -> Vec<Sample> {
         to_json(&smarthole_agent::provider_presets()),
         false,
     );
+    add(
+        "embedding_presets",
+        "ReturnType<typeof Core.embeddingPresets>",
+        to_json(&smarthole_agent::embedding_presets()),
+        false,
+    );
+    add("ceiling_reach", "Core.CeilingReach", to_json(&smarthole_agent::meaning_ceiling_covers(64, 384)), true);
     add("agent_presets", "ReturnType<typeof Core.agentPresets>", to_json(&smarthole_agent::agent_presets()), false);
     samples
 }
@@ -166,6 +173,15 @@ pub(super) fn events() -> Vec<Event> {
         Event::Notice { level: NoticeLevel::Warning, text: "msg-9 moved to failed/".into() },
         Event::ConversationUpdated { conversation: Box::new(conversation_full()) },
         Event::SearchIndex { state: "building".into(), done: 500, total: 20_000, bytes: 1_048_576 },
+        Event::MeaningIndex {
+            state: "paused".into(),
+            done: 120,
+            total: 900,
+            notes: 120,
+            passages: 480,
+            bytes: 262_144,
+            detail: Some("the embedding server refused the key: check the embeddings API key".into()),
+        },
         Event::HubStatus { status: HubStatus::Error, detail: Some("registration refused".into()) },
         Event::ApprovalRequested { request: Box::new(approval_full()) },
         Event::ApprovalResolved { request: Box::new(approval_full()) },

@@ -167,6 +167,9 @@ impl Meaning {
         self.sync(&listing);
         let ceiling = u64::from(settings.meaning_index_max_mb) * 1024 * 1024;
         let outcome = self.embed_pending(host, settings, ceiling).await;
+        // Saved before it is said: a host that stops once it reads "ready" (a user quitting, a
+        // headless run) must not embed it all again on the next start.
+        self.save(host).await;
         let (notes, missing) = self.with(|i| (i.notes(), i.missing()));
         match outcome {
             Err(phase) => self.set_phase(host, phase),
@@ -182,7 +185,6 @@ impl Meaning {
             }
             Ok(()) => {}
         }
-        self.save(host).await;
     }
 
     /// A model other than the one the vectors came from: every vector is dropped, and the

@@ -1,6 +1,6 @@
 //! The connection check (issue 24): small real requests to the configured server, reported line
-//! by line — reachable, key accepted, model found, streaming works, tools work — and the
-//! embedding server when one is set (`check_embeddings`), each failure with the setting to change. The model list it reads (`GET /v1/models`) also fills the model
+//! by line — reachable, key accepted, model found, streaming works, tools work — each failure
+//! with the setting to change (the embedding server's lines are `check_embeddings`'). The model list it reads (`GET /v1/models`) also fills the model
 //! field's suggestions. One module for the plugin's "Check connection" and the headless
 //! `--check`, so both say the same thing.
 
@@ -182,8 +182,6 @@ pub(crate) async fn check_connection<H: Host>(host: &H, settings: &Settings) -> 
     if report.lines.iter().all(|l| l.ok) {
         run_requests(host, settings, &mut report).await;
     }
-    // The embedding server is checked whatever the chat's server said: it is another server.
-    report.lines.extend(super::check_embeddings::embeddings_lines(host, settings).await);
     report.ok = report.lines.iter().all(|l| l.ok || l.optional);
     report
 }

@@ -102,10 +102,10 @@ test("Search by meaning: a preset fills the embedding server's fields, the key s
   assert.equal(await row("Embeddings model").locator("input").inputValue(), "voyage-3.5-lite");
   assert.equal(await row("Embeddings format").locator("select").inputValue(), "openai");
   assert.match(await row("Embedding server").locator(".setting-item-description").textContent(), /Anthropic's recommendation/);
-  assert.match(await row("Meaning index memory \\(MB\\)").locator(".setting-item-description").textContent(), /64 MB hold about 131,072 passages/);
-  await row("Meaning index memory \\(MB\\)").locator("input").fill("8");
+  assert.match(await row("Meaning index memory").locator(".setting-item-description").textContent(), /64 MB hold about 131,072 passages/);
+  await row("Meaning index memory").locator("input").fill("8");
   await savedBecomes(() => window.mobile.app.__data?.meaningIndexMaxMb === 8);
-  assert.match(await row("Meaning index memory \\(MB\\)").locator(".setting-item-description").textContent(), /8 MB hold about 16,384 passages/);
+  assert.match(await row("Meaning index memory").locator(".setting-item-description").textContent(), /8 MB hold about 16,384 passages/);
   assert.equal(await row("Changing the model rebuilds the index").count(), 1);
   await row("Embeddings API key").locator("input").fill("anthropic-api-key");
   await savedBecomes(() => window.mobile.app.__data?.embeddingsApiKeySecretId === "anthropic-api-key");

@@ -66,7 +66,7 @@ function drawSettings(container: HTMLElement, app: App, plugin: SettingsHost, de
     .addText((t) => t.setValue(savedOr(plugin.saved, defaults, "embeddingsModel")).onChange((v) => void plugin.changeSetting("embeddingsModel", v.trim())));
   new Setting(container)
     .setName("Embeddings format")
-    .setDesc("The API the server speaks: OpenAI's /v1/embeddings (most servers) or Ollama's /api/embed.")
+    .setDesc("The API the server speaks; most servers take the OpenAI format.")
     .addDropdown((d) =>
       d
         .addOption("openai", "OpenAI embeddings")
@@ -86,8 +86,8 @@ function drawSettings(container: HTMLElement, app: App, plugin: SettingsHost, de
     .setName("Changing the model rebuilds the index")
     .setDesc("Another model or server means every passage of every note is embedded again, in the background; the log says so when it starts. Until then, search works by words.")
     .setClass("smarthole-meaning-rebuild");
-  const ceiling = new Setting(container).setName("Meaning index memory (MB)");
-  const reach = (mb: number) => ceiling.setDesc(plugin.runtime.processor.meaningCeilingCovers(mb, DIMS).text);
+  const ceiling = new Setting(container).setName("Meaning index memory");
+  const reach = (mb: number) => ceiling.setDesc(`In megabytes. ${plugin.runtime.processor.meaningCeilingCovers(mb, DIMS).text}`);
   reach(savedOr(plugin.saved, defaults, "meaningIndexMaxMb"));
   ceiling.addText((t) =>
     t.setValue(String(savedOr(plugin.saved, defaults, "meaningIndexMaxMb"))).onChange((v) => {

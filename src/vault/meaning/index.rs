@@ -102,9 +102,10 @@ impl MeaningIndex {
         self.keys.get(&key).is_some_and(|k| k.slot.is_some())
     }
 
-    /// Puts (or replaces) a note's passages; vectors no note names any more are dropped.
+    /// Puts (or replaces) a note's passages; vectors no note names any more are dropped. The new
+    /// passages are owned before the old ones are let go: a passage an edit left as it was keeps
+    /// its vector (and is not embedded again).
     pub(crate) fn set_note(&mut self, path: &str, note: NotePassages) {
-        self.remove_note(path);
         let id = match self.free_ids.pop() {
             Some(id) => id,
             None => {
@@ -122,6 +123,7 @@ impl MeaningIndex {
             }
             keyed.owners.push(id);
         }
+        self.remove_note(path);
         self.notes[id as usize] = Some((path.to_owned(), note));
         self.by_path.insert(path.to_owned(), id);
     }
@@ -298,6 +300,18 @@ mod tests {
         assert_eq!((index.vectors(), index.missing()), (0, 1));
         index.drop_vectors();
         assert_eq!(index.missing(), 1);
+    }
+
+    #[test]
+    fn an_edited_note_keeps_the_vectors_of_the_passages_it_kept() {
+        let mut index = MeaningIndex::default();
+        index.set_note("a.md", note(&[1, 2]));
+        index.add_vector(1, &[1.0, 0.0]).unwrap();
+        index.add_vector(2, &[0.0, 1.0]).unwrap();
+        index.set_note("a.md", note(&[1, 3]));
+        assert!(index.has_vector(1), "passage 1 is unchanged: not embedded again");
+        assert!(!index.has_vector(2), "passage 2 is gone");
+        assert_eq!((index.vectors(), index.missing(), index.notes()), (1, 1, 1));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 // Search by meaning from the headless command (issue 35) with the offline embedding server: the
 // --embeddings-* flags build the meaning index of a small vault and say "Meaning index ready" on
 // stderr; a restart on the same vault embeds nothing again; after one note's section is edited,
-// only that passage is embedded. The embeddings requests are counted by a small proxy in front of
+// only that passage is embedded; --check reports the embedding server. The embeddings requests are counted by a small proxy in front of
 // the server (SMARTHOLE_TEST_EMBEDDINGS_URL from scripts/test.sh, or one started on port 8094).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -105,6 +105,19 @@ test("the flags build the meaning index, a restart embeds nothing again, an edit
   const edited = await runUntilReady(vault);
   assert.equal(edited.sent.length, 1, `only the changed passage: ${JSON.stringify(edited.sent)}`);
   assert.match(edited.sent[0], /Store credit is offered/);
+});
+
+test("--check covers the embedding server: reachable, dimension, speed; a wrong URL says what to check", async () => {
+  const vault = tmpVault();
+  const model = localModel(["embeddings-model"]);
+  const base = ["--vault", vault, "--llm-base-url", "http://127.0.0.1:9", "--model", "unused", "--check", "--embeddings-model", model];
+  const good = await runHeadless([...base, "--embeddings-base-url", upstream]);
+  assert.match(good.stdout, /^ok {3}embeddings: the embedding server at .* answers with all-minilm-l6-v2$/m, good.stdout);
+  assert.match(good.stdout, /^ok {3}embeddings_dimension: vectors of 384 dimensions$/m);
+  assert.match(good.stdout, /^ok {3}embeddings_speed: 2 texts embedded in \d+ ms$/m);
+  const wrong = await runHeadless([...base, "--embeddings-base-url", `${upstream}/nope`]);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stdout, /^FAIL embeddings: .* check the embeddings model .*the base URL/m, wrong.stdout);
 });
 
 test("bad embeddings flags are refused with what to do, as other flags", async () => {

@@ -10,8 +10,9 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --llm-base-url URL     the model server's base URL (default: Anthropic)
   --format FORMAT        its wire format: anthropic (Messages API, default) or openai (Chat Completions)
   --auth STYLE           how the API key is sent: x-api-key (default), bearer, or none
-  --check                check the model server (reachable, key, model, streaming, tools, images), print
-                         the report line by line, exit 1 if a line failed (images: "no" is not a failure)
+  --check                check the model server (reachable, key, model, streaming, tools, images) and the
+                         embedding server if one is given (reachable, dimension, speed), print the
+                         report line by line, exit 1 if a line failed (images: "no" is not a failure)
   --model NAME           model name
   --background-model NAME  the model for titles, summaries, retrospection and scheduled runs
                          (default: --model)

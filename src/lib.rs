@@ -148,6 +148,7 @@ pub use event::{Event, NoticeLevel, Stage};
 pub use host::Host;
 pub use host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis, NoteEdit};
 pub use hub::client::HubStatus;
+pub use llm::embedding_presets::{embedding_presets, meaning_ceiling_covers, CeilingReach, EmbeddingPreset};
 pub use llm::presets::{provider_presets, ProviderPreset};
 pub use llm::types::ContentBlock;
 pub use llm::types::Usage;

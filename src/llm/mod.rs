@@ -5,6 +5,7 @@
 //! the server's format and auth style (`server`) and the provider presets. Sending a request
 //! through the host, retrying it and the connection check are `llm_client`'s.
 
+pub(crate) mod embedding_presets;
 pub(crate) mod embeddings;
 pub(crate) mod error;
 pub(crate) mod messages_json;

@@ -1,6 +1,6 @@
 //! The connection check (issue 24): small real requests to the configured server, reported line
 //! by line — reachable, key accepted, model found, streaming works, tools work — each failure
-//! with the setting to change. The model list it reads (`GET /v1/models`) also fills the model
+//! with the setting to change (the embedding server's lines are `check_embeddings`'). The model list it reads (`GET /v1/models`) also fills the model
 //! field's suggestions. One module for the plugin's "Check connection" and the headless
 //! `--check`, so both say the same thing.
 
@@ -19,7 +19,8 @@ use crate::settings::{AuthStyle, Settings};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckLine {
-    /// What was checked: `reachable`, `key`, `model`, `streaming`, `tools`, `images`.
+    /// What was checked: `reachable`, `key`, `model`, `streaming`, `tools`, `images`, and with an
+    /// embedding server set `embeddings`, `embeddings_dimension`, `embeddings_speed`.
     pub step: String,
     pub ok: bool,
     /// A capability the chat works without (images): its failure is reported, not a failed check.

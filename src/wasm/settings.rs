@@ -1,6 +1,6 @@
-//! What the settings tab asks of the core: its defaults and provider presets, the fields of a
-//! settings document it would ignore, the connection check, the usage totals, clearing the
-//! history.
+//! What the settings tab asks of the core: its defaults, provider and embedding presets (and the
+//! meaning index ceiling's reach), the fields of a settings document it would ignore, the
+//! connection check, the usage totals, clearing the history.
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -43,6 +43,20 @@ pub fn default_settings() -> JsValue {
 #[wasm_bindgen(js_name = providerPresets, unchecked_return_type = "ProviderPreset[]")]
 pub fn provider_presets() -> JsValue {
     to_js(&crate::provider_presets())
+}
+
+/// The embedding presets "Search by meaning" offers (base URL, format, model, whether a key is
+/// wanted, and what each is good at and weak on).
+#[wasm_bindgen(js_name = embeddingPresets, unchecked_return_type = "EmbeddingPreset[]")]
+pub fn embedding_presets() -> JsValue {
+    to_js(&crate::embedding_presets())
+}
+
+/// What a meaning index ceiling of `mb` megabytes holds at `dims` dimensions, in passages, in
+/// notes of a typical length, and as the sentence the settings show.
+#[wasm_bindgen(js_name = meaningCeilingCovers, unchecked_return_type = "CeilingReach")]
+pub fn meaning_ceiling_covers(mb: u32, dims: u32) -> JsValue {
+    to_js(&crate::meaning_ceiling_covers(mb, dims))
 }
 
 /// The agents the settings offer (program, install hint, login command, desktop only each).

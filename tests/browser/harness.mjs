@@ -40,9 +40,13 @@ export async function openChat({ vault = tmpVault(), query = "?model=scripted", 
     window.__buttonTexts = [];
     // And every text the search index's progress line shows.
     window.__indexTexts = [];
+    // And the meaning index's.
+    window.__meaningTexts = [];
     new MutationObserver(() => {
       const line = document.querySelector(".smarthole-index")?.textContent;
       if (line !== undefined && line !== window.__indexTexts.at(-1)) window.__indexTexts.push(line);
+      const meaning = document.querySelector(".smarthole-meaning-index")?.textContent;
+      if (meaning !== undefined && meaning !== window.__meaningTexts.at(-1)) window.__meaningTexts.push(meaning);
       const b = document.querySelector(".smarthole-send");
       const last = window.__buttonTexts.at(-1);
       if (b && (!last || last.text !== b.textContent || last.disabled !== b.disabled)) {

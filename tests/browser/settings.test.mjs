@@ -90,3 +90,31 @@ test("the tools that ask before they act are the core's list, and a toggle lets 
   await savedBecomes(() => (window.mobile.app.__data?.autoApproveTools ?? []).includes("edit_file"));
   assert.deepEqual(phone.errors, []);
 });
+
+test("Search by meaning: a preset fills the embedding server's fields, the key stays in secret storage, the ceiling says what it covers", async () => {
+  const { page } = phone;
+  assert.equal(await row("Embedding server").locator("select").inputValue(), "off", "off by default");
+  assert.equal(await row("Embeddings base URL").count(), 0, "no fields while off");
+  await row("Embedding server").locator("select").selectOption("voyage");
+  await savedBecomes(() => window.mobile.app.__data?.embeddingsModel === "voyage-3.5-lite");
+  await page.waitForSelector(".setting-item-name >> text=Embeddings base URL");
+  assert.equal(await row("Embeddings base URL").locator("input").inputValue(), "https://api.voyageai.com/v1");
+  assert.equal(await row("Embeddings model").locator("input").inputValue(), "voyage-3.5-lite");
+  assert.equal(await row("Embeddings format").locator("select").inputValue(), "openai");
+  assert.match(await row("Embedding server").locator(".setting-item-description").textContent(), /Anthropic's recommendation/);
+  assert.match(await row("Meaning index memory").locator(".setting-item-description").textContent(), /64 MB hold about 131,072 passages/);
+  await row("Meaning index memory").locator("input").fill("8");
+  await savedBecomes(() => window.mobile.app.__data?.meaningIndexMaxMb === 8);
+  assert.match(await row("Meaning index memory").locator(".setting-item-description").textContent(), /8 MB hold about 16,384 passages/);
+  assert.equal(await row("Changing the model rebuilds the index").count(), 1);
+  await row("Embeddings API key").locator("input").fill("anthropic-api-key");
+  await savedBecomes(() => window.mobile.app.__data?.embeddingsApiKeySecretId === "anthropic-api-key");
+  const data = await saved();
+  assert.deepEqual([data.embeddingsBaseUrl, data.embeddingsFormat], ["https://api.voyageai.com/v1", "openai"]);
+  assert.equal(data.embeddingsApiKey, undefined, "no key in data.json");
+  assert.ok(!JSON.stringify(data).includes("test-key"), "the secret's value is never written");
+  await row("Embedding server").locator("select").selectOption("off");
+  await savedBecomes(() => window.mobile.app.__data?.embeddingsBaseUrl === "");
+  await page.waitForFunction(() => ![...document.querySelectorAll(".setting-item-name")].some((n) => n.textContent === "Embeddings base URL"));
+  assert.deepEqual(phone.errors, []);
+});

@@ -10,13 +10,18 @@ export const USAGE = `usage: node js-shim/dist/headless.js --vault DIR [options]
   --llm-base-url URL     the model server's base URL (default: Anthropic)
   --format FORMAT        its wire format: anthropic (Messages API, default) or openai (Chat Completions)
   --auth STYLE           how the API key is sent: x-api-key (default), bearer, or none
-  --check                check the model server (reachable, key, model, streaming, tools, images), print
-                         the report line by line, exit 1 if a line failed (images: "no" is not a failure)
+  --check                check the model server (reachable, key, model, streaming, tools, images) and the
+                         embedding server if one is given (reachable, dimension, speed), print the
+                         report line by line, exit 1 if a line failed (images: "no" is not a failure)
   --model NAME           model name
   --background-model NAME  the model for titles, summaries, retrospection and scheduled runs
                          (default: --model)
   --background-base-url URL  its own server (default: the chat's server, format, auth and key);
                          with --background-format, --background-auth and --background-key-env VAR
+  --embeddings-base-url URL  search by meaning with this embedding server (for example the offline one:
+                         scripts/local-model.sh embeddings-start prints its URL); with --embeddings-model
+                         NAME, --embeddings-format openai|ollama (default openai) and
+                         --embeddings-api-key-env VAR (the variable holding its key, if it wants one)
   --api-key-env VAR      name of the environment variable holding the API key (default ANTHROPIC_API_KEY;
                          not read by default with --agent: that variable is the agent's own)
   --agent NAME           the agent that answers: builtin (default), claude-code, codex, gemini, opencode,
@@ -69,6 +74,10 @@ function parse() {
       "background-auth": { type: "string" },
       "background-key-env": { type: "string" },
       "api-key-env": { type: "string" },
+      "embeddings-base-url": { type: "string" },
+      "embeddings-model": { type: "string" },
+      "embeddings-format": { type: "string" },
+      "embeddings-api-key-env": { type: "string" },
       agent: { type: "string" },
       "agent-command": { type: "string" },
       "max-tokens": { type: "string" },
@@ -131,11 +140,12 @@ export function readOptions() {
     if (key === undefined) throw new UsageError(`the environment variable ${backgroundKeyVar} (named by --background-key-env) is not set`);
     settings.backgroundApiKey = key;
   }
+  const embeddingsKeyVar = embeddingsOptions(values, settings);
   // Checked by the core, which names the accepted values.
   if (values.agent !== undefined) settings.agent = values.agent as CoreSettings["agent"];
   if (values["agent-command"] !== undefined) settings.agentCommand = values["agent-command"];
   // The variables holding this command's own secrets never reach an agent, whatever they hold.
-  settings.agentEnvHidden = [values["api-key-env"], backgroundKeyVar, values["api-port"] === undefined ? undefined : (values["api-token-env"] ?? "SMARTHOLE_API_TOKEN")].filter((name): name is string => name !== undefined);
+  settings.agentEnvHidden = [values["api-key-env"], backgroundKeyVar, embeddingsKeyVar, values["api-port"] === undefined ? undefined : (values["api-token-env"] ?? "SMARTHOLE_API_TOKEN")].filter((name): name is string => name !== undefined);
   if (values["max-tokens"] !== undefined) {
     const n = Number(values["max-tokens"]);
     if (!Number.isInteger(n)) throw new UsageError(`--max-tokens must be a whole number (got ${values["max-tokens"]})`);
@@ -188,6 +198,30 @@ export function readOptions() {
   if (!Number.isInteger(statsMs) || statsMs < 0) throw new UsageError(`--stats-ms must be a whole number of milliseconds (got ${values["stats-ms"]})`);
   if (values.attach.length > 0 && values["once-json"] !== undefined) throw new UsageError("--attach goes with --once or the chat, not --once-json");
   return { vault, settings, once, attach: values.attach, check: values.check, serving, verbose: values.verbose, approvals, statsMs, configs };
+}
+
+/** The embedding server's flags into `settings`; gives the name of the variable holding its key. */
+function embeddingsOptions(values: ReturnType<typeof parse>["values"], settings: CoreSettings): string | undefined {
+  const base = values["embeddings-base-url"];
+  if (base !== undefined) {
+    if (!/^https?:\/\/\S+$/.test(base.trim())) throw new UsageError(`--embeddings-base-url must be an http:// or https:// URL (got ${base})`);
+    settings.embeddingsBaseUrl = base.trim();
+  }
+  if (values["embeddings-model"] !== undefined) settings.embeddingsModel = values["embeddings-model"];
+  const format = values["embeddings-format"];
+  if (format !== undefined) {
+    if (format !== "openai" && format !== "ollama") throw new UsageError(`--embeddings-format must be openai or ollama (got ${format})`);
+    settings.embeddingsFormat = format;
+  }
+  const keyVar = values["embeddings-api-key-env"];
+  if (keyVar !== undefined) {
+    const key = process.env[keyVar];
+    if (key === undefined) throw new UsageError(`the environment variable ${keyVar} (named by --embeddings-api-key-env) is not set`);
+    settings.embeddingsApiKey = key;
+  }
+  const given = ["embeddings-model", "embeddings-format", "embeddings-api-key-env"].filter((flag) => values[flag as keyof typeof values] !== undefined);
+  if (base === undefined && given.length > 0) throw new UsageError(`--${given[0]} needs --embeddings-base-url (the embedding server)`);
+  return keyVar;
 }
 
 /** A settings file given on the command line, as read. */

@@ -1,13 +1,13 @@
 // What the headless command prints: the answer streamed as it arrives (to stdout in the chat, to
 // stderr with --once, whose stdout is the result's JSON), retries, tools, agent messages,
-// notices, the hub's status, scheduled runs, approval requests (answered as --approvals says),
-// the core's log lines, and each result of the chat. A proposed change to a note prints as a
+// notices, the search and meaning indexes' progress, the hub's status, scheduled runs, approval
+// requests (answered as --approvals says), the core's log lines, and each result of the chat. A proposed change to a note prints as a
 // unified diff (hunks numbered for /approve ID 1,3); applied changes are remembered for /undo. Every text from outside goes through
 // terminalSafe first: the model, tools, hub and external agents cannot send the terminal a control
 // sequence, nor start a line that looks like one of the printer's.
 import type { ApprovalDecision, ApprovalRequest, CoreEvent, LogLevel, ProcessResult, ProposedChange } from "smarthole-core";
 import { terminalSafe } from "./terminal-text.ts";
-import { searchIndexLine } from "../ui/chat-text.ts";
+import { meaningIndexLine, searchIndexLine } from "../ui/chat-text.ts";
 
 /** One line's worth of outside text. */
 const line = (text: string | null | undefined): string => terminalSafe(text ?? "");
@@ -43,6 +43,10 @@ export class EventPrinter {
   /** Messages whose answer was streamed (so it is not printed again). */
   readonly streamed = new Set<string>();
   private readonly streamTo: NodeJS.WriteStream;
+  /** The meaning index's last state and line printed, and the tenth of its notes last printed. */
+  private meaningShown = "";
+  private meaningText = "";
+  private meaningTenth = -1;
 
   constructor(private readonly options: PrinterOptions) {
     this.streamTo = options.interactive ? process.stdout : process.stderr;
@@ -73,6 +77,9 @@ export class EventPrinter {
       case "search_index":
         if (event.state !== "building" || event.done === 0) process.stderr.write(`[${searchIndexLine(event)}]\n`);
         break;
+      case "meaning_index":
+        this.meaningIndex(event);
+        break;
       case "hub_status":
         process.stderr.write(`[hub ${event.status}${event.detail ? `: ${line(event.detail)}` : ""}]\n`);
         break;
@@ -101,6 +108,25 @@ export class EventPrinter {
         }
         break;
     }
+  }
+
+  /** The meaning index on stderr: its start, then about every tenth of the notes, paused and full
+   * with their detail (once each), and ready ("Meaning index ready: N notes, M passages"). */
+  private meaningIndex(event: Extract<CoreEvent, { type: "meaning_index" }>): void {
+    // Off and waiting are the default and a moment's wait: nothing to say.
+    if (event.state === "off" || event.state === "waiting") return;
+    const text = line(meaningIndexLine(event));
+    if (event.state === "building") {
+      const step = Math.max(1, Math.ceil(event.total / 10));
+      const tenth = Math.floor(event.done / step);
+      if (this.meaningShown === "building" && tenth <= this.meaningTenth) return;
+      this.meaningTenth = tenth;
+    } else if (event.state === this.meaningShown && text === this.meaningText) {
+      return;
+    }
+    this.meaningShown = event.state;
+    this.meaningText = text;
+    process.stderr.write(`[${text}]\n`);
   }
 
   private approvalRequested(request: ApprovalRequest): void {

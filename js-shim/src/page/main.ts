@@ -33,11 +33,9 @@ if (agent) {
 }
 const hub = params.get("hub");
 if (hub) settings.hubUrl = hub;
+// ?embeddings=URL: search by meaning with that embedding server (browser tests).
 const embeddings = params.get("embeddings");
-if (embeddings) {
-  settings.embeddingsBaseUrl = embeddings;
-  settings.embeddingsModel = params.get("embeddingsModel") ?? "";
-}
+if (embeddings) Object.assign(settings, { embeddingsBaseUrl: embeddings, embeddingsModel: params.get("embeddingsModel") ?? "test-embed" });
 
 const banner = document.getElementById("banner");
 const runtime = new CoreRuntime({

@@ -1,10 +1,10 @@
-// What the plugin shows of the core outside the chat: the hub's status and the search index's
-// progress in the status bar; with the chat closed, a notice that stays for each approval asked
+// What the plugin shows of the core outside the chat: the hub's status and the search and meaning
+// indexes' progress in the status bar; with the chat closed, a notice that stays for each approval asked
 // (a click opens the chat; it closes once answered) and one for each scheduled run.
 import { Notice, type Plugin } from "obsidian";
 import type { HubStatus } from "smarthole-core";
 import type { CoreRuntime } from "../core/runtime.ts";
-import { searchIndexLine } from "../ui/chat-text.ts";
+import { meaningIndexLine, meaningIndexShown, searchIndexLine } from "../ui/chat-text.ts";
 
 const STATUS_TEXT: Record<HubStatus, string> = {
   disabled: "SmartHole: off",
@@ -25,6 +25,7 @@ export function showCoreStatus(plugin: Plugin, runtime: Pick<CoreRuntime, "subsc
   const status = plugin.addStatusBarItem();
   status.setText(STATUS_TEXT.disconnected);
   let index: HTMLElement | null = null;
+  let meaning: HTMLElement | null = null;
   /** Notices for approvals asked while the chat was closed, by request id. */
   const approvals = new Map<string, Notice>();
   plugin.register(
@@ -33,6 +34,11 @@ export function showCoreStatus(plugin: Plugin, runtime: Pick<CoreRuntime, "subsc
         // One line while the index builds; nothing once it is ready.
         index ??= plugin.addStatusBarItem();
         index.setText(event.state === "building" ? searchIndexLine(event) : "");
+      } else if (event.type === "meaning_index") {
+        // One line while it embeds, or stopped short (paused, full) with what to do.
+        meaning ??= plugin.addStatusBarItem();
+        meaning.setText(meaningIndexShown(event.state) ? meaningIndexLine(event) : "");
+        if (event.detail) meaning.setAttribute("aria-label", event.detail);
       } else if (event.type === "hub_status") {
         status.setText(STATUS_TEXT[event.status]);
         status.setAttribute("aria-label", event.detail ?? STATUS_TEXT[event.status]);

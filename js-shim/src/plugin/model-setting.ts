@@ -75,7 +75,7 @@ export function renderConnection(container: HTMLElement, plugin: SettingsHost, d
       t.inputEl.setAttribute("list", "smarthole-models");
       t.setValue(savedOr(plugin.saved, defaults, "model")).onChange((v) => void plugin.changeSetting("model", v.trim()));
     });
-  const check = new Setting(container).setName("Check connection").setDesc("Small real requests: reachable, key, model, streaming, tools, images.");
+  const check = new Setting(container).setName("Check connection").setDesc("Small real requests: reachable, key, model, streaming, tools, images, and the embedding server when search by meaning is on.");
   const report = container.createDiv({ cls: "smarthole-check-report" });
   check.addButton((b) =>
     b.setButtonText("Check connection").onClick(async () => {

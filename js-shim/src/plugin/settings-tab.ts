@@ -10,6 +10,7 @@ import { renderUsage } from "./usage-setting.ts";
 import { renderConnection } from "./model-setting.ts";
 import { renderBackgroundModel } from "./background-setting.ts";
 import { renderAgent } from "./agent-setting.ts";
+import { renderMeaningSearch } from "./meaning-setting.ts";
 
 type Key = keyof SavedSettings;
 /** The settings with a plain value (text, number, switch). */
@@ -183,6 +184,7 @@ export class SmartHoleSettingTab extends PluginSettingTab {
         );
     }
 
+    renderMeaningSearch(containerEl, this.app, this.host, defaults);
     renderIntegrations(containerEl, this.app, this.host);
     // What this device offers is the core's answer (runtime.features): the sections it has, and
     // its line saying why the others are missing.

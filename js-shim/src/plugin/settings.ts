@@ -1,4 +1,4 @@
-// The plugin's settings, as saved in data.json (never the API key: only the id of the secret in
+// The plugin's settings, as saved in data.json (never an API key: only the id of the secret in
 // Obsidian's secret storage), and the core settings built from them.
 import type { App } from "obsidian";
 import type { CoreSettings, McpServerConfig } from "smarthole-core";
@@ -7,6 +7,8 @@ import type { CoreSettings, McpServerConfig } from "smarthole-core";
 export const DEFAULT_SECRET_ID = "anthropic-api-key";
 /** The id of the secret holding the background server's key, unless the user picks another. */
 export const DEFAULT_BACKGROUND_SECRET_ID = "smarthole-background-api-key";
+/** The id of the secret holding the embedding server's key, unless the user picks another. */
+export const DEFAULT_EMBEDDINGS_SECRET_ID = "smarthole-embeddings-api-key";
 /** The id of the secret holding the agent API's access token. */
 export const API_TOKEN_SECRET_ID = "smarthole-agent-api-token";
 
@@ -15,9 +17,10 @@ export const API_TOKEN_SECRET_ID = "smarthole-agent-api-token";
 export type SavedMcpServer = Omit<McpServerConfig, "headers"> & { authSecretId?: string };
 
 /** What data.json holds: the user's choices; absent fields take the core's defaults. */
-export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "backgroundApiKey" | "agentApiToken" | "mcpServers">> & {
+export type SavedSettings = Partial<Omit<Required<CoreSettings>, "apiKey" | "backgroundApiKey" | "embeddingsApiKey" | "agentApiToken" | "mcpServers">> & {
   apiKeySecretId?: string;
   backgroundApiKeySecretId?: string;
+  embeddingsApiKeySecretId?: string;
   mcpServers?: SavedMcpServer[];
 };
 
@@ -29,13 +32,14 @@ export function savedOr<K extends keyof CoreSettings>(saved: SavedSettings, defa
 /** The settings the core runs with: the saved ones over the defaults, the secrets (the API key,
  * the agent API's token, integrations' Authorization headers) from secret storage. */
 export function coreSettings(app: App, saved: SavedSettings): CoreSettings {
-  const { apiKeySecretId, backgroundApiKeySecretId, mcpServers, ...rest } = saved;
+  const { apiKeySecretId, backgroundApiKeySecretId, embeddingsApiKeySecretId, mcpServers, ...rest } = saved;
   const apiKey = app.secretStorage.getSecret(apiKeySecretId ?? DEFAULT_SECRET_ID) ?? "";
   const backgroundApiKey = app.secretStorage.getSecret(backgroundApiKeySecretId ?? DEFAULT_BACKGROUND_SECRET_ID) ?? "";
+  const embeddingsApiKey = app.secretStorage.getSecret(embeddingsApiKeySecretId ?? DEFAULT_EMBEDDINGS_SECRET_ID) ?? "";
   const servers = (mcpServers ?? []).map(({ authSecretId, ...server }) => {
     const auth = authSecretId ? app.secretStorage.getSecret(authSecretId) : null;
     return auth ? { ...server, headers: { Authorization: auth } } : server;
   });
   const agentApiToken = app.secretStorage.getSecret(API_TOKEN_SECRET_ID) ?? "";
-  return { ...rest, apiKey, backgroundApiKey, agentApiToken, mcpServers: servers };
+  return { ...rest, apiKey, backgroundApiKey, embeddingsApiKey, agentApiToken, mcpServers: servers };
 }

@@ -14,7 +14,7 @@ import type { Attachment, Conversation, ScheduleChange } from "smarthole-core";
 import type { RuntimeEvent } from "../core/runtime-event.ts";
 import type { ChatBackend, PanelOptions } from "./panel-api.ts";
 import { ConversationLists, scheduleControls } from "./lists.ts";
-import { searchIndexLine } from "./chat-text.ts";
+import { meaningIndexLine, meaningIndexShown, searchIndexLine } from "./chat-text.ts";
 import { Transcript } from "./transcript.ts";
 import { AttachmentTray, MentionPicker, takeFiles } from "./attachments.ts";
 
@@ -29,6 +29,7 @@ export class ChatPanel {
   private readonly scheduleBar: HTMLElement;
   /** The search index's progress while it builds (empty once it is ready). */
   private readonly indexLine: HTMLElement;
+  private readonly meaningLine: HTMLElement;
   private readonly transcript: Transcript;
   private readonly input: HTMLTextAreaElement;
   private readonly button: HTMLButtonElement;
@@ -65,6 +66,7 @@ export class ChatPanel {
     });
     this.scheduleBar = this.root.createDiv({ cls: "smarthole-schedule smarthole-hidden" });
     this.indexLine = this.root.createDiv({ cls: "smarthole-hint smarthole-index" });
+    this.meaningLine = this.root.createDiv({ cls: "smarthole-hint smarthole-meaning-index" });
     this.transcript = new Transcript(this.root, core, options, {
       changed: () => this.updateButton(),
       elsewhere: (conversationId) => conversationId !== undefined && conversationId !== this.shownId,
@@ -200,6 +202,9 @@ export class ChatPanel {
         return;
       case "search_index":
         this.indexLine.setText(event.state === "building" ? searchIndexLine(event) : "");
+        return;
+      case "meaning_index":
+        this.meaningLine.setText(meaningIndexShown(event.state) ? meaningIndexLine(event) : "");
         return;
       case "scheduled_run":
         // A run in the conversation on screen was drawn as it happened.

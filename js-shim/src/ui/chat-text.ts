@@ -97,3 +97,29 @@ export function searchIndexLine(event: { state: string; done: number; total: num
   if (event.state === "ready") return `Search index ready: ${event.total.toLocaleString("en")} notes, ${mb} MB`;
   return "Search index off (searches scan the vault)";
 }
+
+/** The meaning index's state in one line (the status bar's and the chat's words too; the headless
+ * stderr line on ready contains "Meaning index ready"). */
+export function meaningIndexLine(event: { state: string; done: number; total: number; notes: number; passages: number; detail?: string }): string {
+  const n = (x: number) => x.toLocaleString("en");
+  switch (event.state) {
+    case "building":
+      return `Embedding notes for search by meaning: ${n(event.done)} of ${n(event.total)} notes`;
+    case "ready":
+      return `Meaning index ready: ${n(event.notes)} notes, ${n(event.passages)} passages`;
+    case "paused":
+      return `Search by meaning paused: ${event.detail ?? "the embedding server did not answer"}`;
+    case "full":
+      return `Meaning index full: ${event.detail ?? `${n(event.notes)} of ${n(event.total)} notes embedded`}`;
+    case "waiting":
+      return "Search by meaning waits for the search index";
+    default:
+      return "Search by meaning off";
+  }
+}
+
+/** Whether the meaning index's state is worth a line in the status bar and the chat: while it
+ * builds, and when it stopped short (paused, full) with what to do. */
+export function meaningIndexShown(state: string): boolean {
+  return state === "building" || state === "paused" || state === "full";
+}

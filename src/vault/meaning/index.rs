@@ -318,6 +318,18 @@ mod tests {
     }
 
     #[test]
+    fn an_edited_note_keeps_the_vectors_of_the_passages_it_kept() {
+        let mut index = MeaningIndex::default();
+        index.set_note("a.md", note(&[1, 2]));
+        index.add_vector(1, &[1.0, 0.0]).unwrap();
+        index.add_vector(2, &[0.0, 1.0]).unwrap();
+        index.set_note("a.md", note(&[1, 3]));
+        assert!(index.has_vector(1), "passage 1 is unchanged: not embedded again");
+        assert!(!index.has_vector(2), "passage 2 is gone");
+        assert_eq!((index.vectors(), index.missing(), index.notes()), (1, 1, 1));
+    }
+
+    #[test]
     fn nearest_notes_answer_each_note_once_by_its_best_passage() {
         let mut index = MeaningIndex::default();
         index.set_note("a.md", note(&[1, 2]));

@@ -111,6 +111,24 @@ export interface ProviderPreset {
   note: string;
 }
 
+/** An embedding server's defaults (the core's `embedding_presets`): "off" and "custom" have no base URL. */
+export interface EmbeddingPreset {
+  id: string;
+  name: string;
+  baseUrl: string;
+  format: "openai" | "ollama";
+  model: string;
+  needsKey: boolean;
+  note: string;
+}
+
+/** What a meaning index ceiling holds (the core's `meaning_ceiling_covers`). */
+export interface CeilingReach {
+  passages: number;
+  notes: number;
+  text: string;
+}
+
 /** One choice of the agent setting (the core's `agent_presets`): what the settings say of it. */
 export interface AgentPreset {
   id: "builtin" | "claude-code" | "codex" | "gemini" | "opencode" | "acp";

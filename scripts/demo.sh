@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 VAULT=examples/sample-vault
 SAMPLE="Hi! In two sentences: what can you help me with in my notes?"
 args=(--vault "$VAULT")
+# What this script started, stopped when it ends (a server already running is left running).
+stops=()
+trap 'for stop in "${stops[@]}"; do $stop >/dev/null 2>&1 || true; done' EXIT
 
 if [ -n "${ANTHROPIC_API_KEY:-}" ]; then
   echo "demo: talking to Claude (${SMARTHOLE_DEMO_MODEL:-claude-sonnet-4-5}) with ANTHROPIC_API_KEY" >&2
@@ -16,7 +19,7 @@ if [ -n "${ANTHROPIC_API_KEY:-}" ]; then
 else
   PORT=${SMARTHOLE_DEMO_MODEL_PORT:-8091}
   if ! scripts/local-model.sh status "$PORT" >/dev/null 2>&1; then
-    trap 'scripts/local-model.sh stop "$PORT" >/dev/null 2>&1 || true' EXIT
+    stops+=("scripts/local-model.sh stop $PORT")
   fi
   if ! URL=$(scripts/local-model.sh start "$PORT"); then
     echo "demo: the offline model could not start (the reason is above)." >&2
@@ -26,6 +29,18 @@ else
   echo "demo: talking to the local model at $URL (SmolLM2-135M: small and offline, so expect a weak answer;" >&2
   echo "      set ANTHROPIC_API_KEY to talk to Claude)" >&2
   args+=(--llm-base-url "$URL" --model smollm2 --max-tokens 300)
+fi
+
+# Search by meaning: the offline embedding model (all-MiniLM-L6-v2, English), started here too.
+EMBEDDINGS_PORT=${SMARTHOLE_DEMO_EMBEDDINGS_PORT:-8093}
+if ! scripts/local-model.sh embeddings-status "$EMBEDDINGS_PORT" >/dev/null 2>&1; then
+  stops+=("scripts/local-model.sh embeddings-stop $EMBEDDINGS_PORT")
+fi
+if EMBEDDINGS_URL=$(scripts/local-model.sh embeddings-start "$EMBEDDINGS_PORT" | tail -1); then
+  echo "demo: search by meaning with $(scripts/local-model.sh embeddings-model) at $EMBEDDINGS_URL" >&2
+  args+=(--embeddings-base-url "$EMBEDDINGS_URL" --embeddings-model "$(scripts/local-model.sh embeddings-model)")
+else
+  echo "demo: the offline embedding model could not start (above): search by words only" >&2
 fi
 
 if [ "${MODE:-}" = browser ]; then

@@ -123,24 +123,11 @@ pub fn meaning_ceiling_covers(mb: u32, dims: u32) -> CeilingReach {
     } else {
         format!(
             "{mb} MB hold about {} passages at {dims} dimensions: about {} notes of {PASSAGES_PER_NOTE} passages. Past it, the notes embedded are searched by meaning, the rest by words.",
-            thousands(passages),
-            thousands(notes)
+            crate::lean::thousands(passages),
+            crate::lean::thousands(notes)
         )
     };
     CeilingReach { passages, notes, text }
-}
-
-/// `131072` as `131,072`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -121,15 +121,7 @@ impl Future for YieldOnce {
 
 /// `12345` → `12,345`, for counts the model and the user read.
 pub(crate) fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::lean::thousands(n as u64)
 }
 
 #[cfg(test)]

@@ -446,21 +446,9 @@ proptest! {
         for op in ops {
             host.advance(1_000);
             match op {
-                Op::Write(n, t) => {
-                    host.put_note(&path_of(n), &text_of(&t));
-                    p.vault_changed(&path_of(n), "modify");
-                }
-                Op::Rename(a, b) => {
-                    if host.rename_note(&path_of(a), &path_of(b)) {
-                        p.vault_changed(&path_of(a), "rename");
-                        p.vault_changed(&path_of(b), "rename");
-                    }
-                }
-                Op::Delete(n) => {
-                    if host.remove_note(&path_of(n)) {
-                        p.vault_changed(&path_of(n), "delete");
-                    }
-                }
+                Op::Write(n, t) => change_vault(&host, &p, VaultChange::Write(&path_of(n), &text_of(&t))),
+                Op::Rename(a, b) => change_vault(&host, &p, VaultChange::Rename(&path_of(a), &path_of(b))),
+                Op::Delete(n) => change_vault(&host, &p, VaultChange::Delete(&path_of(n))),
                 Op::Restart(n, t) => {
                     p.dispose();
                     drop(p);

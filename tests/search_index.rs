@@ -135,21 +135,9 @@ proptest! {
         for op in ops {
             host.advance(1_000);
             match op {
-                Op::Write(n, words) => {
-                    host.put_note(&path_of(n), &text_of(&words));
-                    index.vault_changed(&path_of(n), "modify");
-                }
-                Op::Rename(a, b) => {
-                    if host.rename_note(&path_of(a), &path_of(b)) {
-                        index.vault_changed(&path_of(a), "rename");
-                        index.vault_changed(&path_of(b), "rename");
-                    }
-                }
-                Op::Delete(n) => {
-                    if host.remove_note(&path_of(n)) {
-                        index.vault_changed(&path_of(n), "delete");
-                    }
-                }
+                Op::Write(n, words) => change_vault(&host, &index, VaultChange::Write(&path_of(n), &text_of(&words))),
+                Op::Rename(a, b) => change_vault(&host, &index, VaultChange::Rename(&path_of(a), &path_of(b))),
+                Op::Delete(n) => change_vault(&host, &index, VaultChange::Delete(&path_of(n))),
                 Op::Restart(n, words) => {
                     index.dispose();
                     drop(index);

@@ -182,3 +182,33 @@ pub fn message_context(body: &Value) -> String {
         .rfind(|t| t.starts_with("<context>"))
         .unwrap_or_default()
 }
+
+/// A change to the vault while the core runs, reported as the host reports it (the index
+/// properties' steps): a write, a rename (both paths reported) or a delete; nothing is reported
+/// for a rename or delete of a note that is not there.
+pub enum VaultChange<'a> {
+    Write(&'a str, &'a str),
+    Rename(&'a str, &'a str),
+    Delete(&'a str),
+}
+
+/// Makes the change in the fake vault and tells the processor.
+pub fn change_vault(host: &FakeHost, p: &MessageProcessor<FakeHost>, change: VaultChange<'_>) {
+    match change {
+        VaultChange::Write(path, text) => {
+            host.put_note(path, text);
+            p.vault_changed(path, "modify");
+        }
+        VaultChange::Rename(from, to) => {
+            if host.rename_note(from, to) {
+                p.vault_changed(from, "rename");
+                p.vault_changed(to, "rename");
+            }
+        }
+        VaultChange::Delete(path) => {
+            if host.remove_note(path) {
+                p.vault_changed(path, "delete");
+            }
+        }
+    }
+}

@@ -253,6 +253,38 @@ fn rank_counted(
     (hits, total)
 }
 
+/// A query of several words no note holds as written: the notes holding its words, ranked by
+/// BM25 (from the index only; `None` without it or when no note holds any of them).
+async fn by_words<H: Host>(
+    ctx: &ToolContext<'_, H>,
+    query: &str,
+    listing: Option<&Listing>,
+    prefix: &str,
+    limit: usize,
+    notes: &str,
+) -> Option<ToolOutput> {
+    listing?;
+    let words: Vec<String> = tokens(&fold_case(query)).map(str::to_owned).collect();
+    if words.len() < 2 {
+        return None;
+    }
+    let keep = |path: &str| prefix.is_empty() || fold_case(path).starts_with(prefix);
+    let ranked = find_meaning::words_ranking(ctx, &words, keep);
+    if ranked.is_empty() {
+        return None;
+    }
+    let shown: Vec<&(String, f32)> = ranked.iter().take(limit).collect();
+    let texts = super::budget::join_all(shown.iter().map(|(path, _)| ctx.host.vault_read(path))).await;
+    let mut out = format!("No note holds {query:?} as written; {} notes holding its words, best first:", shown.len());
+    for ((path, _), text) in shown.iter().zip(texts) {
+        let Ok(text) = text else { continue };
+        let lines = find_meaning::best_lines(&text, &words);
+        out.push_str(&format!("\n\n{path}\n  {}: {}", lines.0, find_meaning::excerpt(&text, lines)));
+    }
+    out.push_str(notes);
+    Some(ToolOutput::ok(out))
+}
+
 /// Why this answer did not come from the index, for the end of it.
 fn scan_note<H: Host>(ctx: &ToolContext<'_, H>) -> String {
     match ctx.services.index.phase() {
@@ -357,6 +389,13 @@ pub(super) async fn search_files<H: Host>(ctx: &ToolContext<'_, H>, args: &Args)
     notes.push_str(&fell_back);
     let scanned = found.scanned;
     if hits.is_empty() {
+        // Several words no note holds as written (a question in everyday words): the notes
+        // holding its words, ranked by them — from the index only, as the scan cannot rank them.
+        if !regex && !case_sensitive {
+            if let Some(answer) = by_words(ctx, &query, listing.as_deref(), &prefix, limit, &notes).await {
+                return Ok(answer);
+            }
+        }
         return Ok(ToolOutput::ok(format!("No note matches {:?} ({scanned} notes searched).{notes}", query)));
     }
     let mut out = format!("{total} notes match {:?} ({scanned} searched), best first:", query);

@@ -36,7 +36,7 @@ const run = (...args) => execFileSync(LOCAL_MODEL, args, { encoding: "utf8", std
 const lastLine = (s) => s.split("\n").pop();
 
 /** The embedding server: reused when one answers on the port, else started (and stopped after). */
-function embeddingServer(port) {
+export function embeddingServer(port) {
   try {
     return { url: lastLine(run("embeddings-status", port)), started: false };
   } catch {
@@ -80,7 +80,7 @@ async function embedOne(url, model, input, stats) {
 }
 
 /** A cache of vectors by sha256 of model and text, one JSON file per model. */
-function vectorCache(model) {
+export function vectorCache(model) {
   const file = path.join(CACHE_DIR, `${model.replace(/[^\w.-]+/g, "_")}.json`);
   const stored = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : { vectors: {}, timing: null };
   const key = (text) => createHash("sha256").update(`${model}\n${text}`).digest("hex");
@@ -102,7 +102,7 @@ function vectorCache(model) {
 }
 
 /** Vectors for `texts` (cache first, then batches; a refused batch one input at a time). */
-async function embedAll(url, model, texts, cache, { cold }) {
+export async function embedAll(url, model, texts, cache, { cold }) {
   const stats = { embedded: 0, cuts: 0, seconds: 0 };
   const vectors = texts.map((t) => (cold ? undefined : cache.get(t)));
   const missing = texts.map((_, i) => i).filter((i) => vectors[i] === undefined);

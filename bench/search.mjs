@@ -27,7 +27,7 @@ function random(seed) {
 
 /** A vault of `notes` notes of about 2 KB (a Zipf-like vocabulary of 20,000 words), 100 folders,
  * five notes with the planted word; generated once and kept under target/bench-vaults/. */
-function vault(notes) {
+export function vault(notes) {
   const dir = path.join(ROOT, `target/bench-vaults/n${notes}`);
   if (existsSync(path.join(dir, ".generated"))) return dir;
   rmSync(dir, { recursive: true, force: true });
@@ -50,8 +50,9 @@ function vault(notes) {
   return dir;
 }
 
-/** Tool calls through turns on one processor, timed from tool_started to tool_finished. */
-async function harness(core, nodeHost, dir, settings, dataDir) {
+/** Tool calls through turns on one processor, timed from tool_started to tool_finished;
+ * `onEvent` sees every other event too. */
+export async function harness(core, nodeHost, dir, settings, dataDir, onEvent = () => {}) {
   const server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
   const marks = {};
   let ready;
@@ -61,6 +62,7 @@ async function harness(core, nodeHost, dir, settings, dataDir) {
       if (event.type === "tool_started") marks.started = performance.now();
       if (event.type === "tool_finished") (marks.finished = performance.now()), (marks.output = event.output);
       if (event.type === "search_index" && event.state !== "building") ready(event);
+      onEvent(event);
     },
   });
   // The vault is the parent of the data folder for nodeHost; point it at the generated one.
@@ -73,7 +75,7 @@ async function harness(core, nodeHost, dir, settings, dataDir) {
     if (!result.success) throw new Error(result.error);
     return { ms: marks.finished - marks.started, output: marks.output };
   };
-  return { processor, call, indexReady, close: async () => (processor.free(), await server.close()) };
+  return { processor, call, indexReady, server, close: async () => (processor.free(), await server.close()) };
 }
 
 const QUERIES = [
@@ -87,7 +89,7 @@ const QUERIES = [
 
 /** Milliseconds ripgrep (or grep -r) takes to find the planted word in the folder, warm (the
  * median of three runs after one that fills the page cache), as the index's searches are. */
-function ripgrep(dir) {
+export function ripgrep(dir) {
   let tool = "rg";
   try {
     execSync("rg --version", { stdio: "ignore" });
@@ -108,7 +110,7 @@ function ripgrep(dir) {
 const INDEXED = { searchIndexMaxMb: 2048 };
 
 /** The longest time the event loop went without a turn, from now until `stop()` (ms). */
-function stallMeter() {
+export function stallMeter() {
   let last = performance.now();
   let longest = 0;
   const timer = setInterval(() => {

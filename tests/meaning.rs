@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::vault_ops::{op, Op};
 use common::*;
 use proptest::prelude::*;
 use serde_json::json;
@@ -369,24 +370,6 @@ fn path_of(n: u8) -> String {
     format!("{}note {}.md", ["", "a/"][n as usize % 2], n % 10)
 }
 
-#[derive(Debug, Clone)]
-enum Op {
-    Write(u8, Vec<u8>),
-    Rename(u8, u8),
-    Delete(u8),
-    Restart(u8, Vec<u8>),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    let topics = || proptest::collection::vec(0u8..8, 0..4);
-    prop_oneof![
-        4 => (any::<u8>(), topics()).prop_map(|(n, t)| Op::Write(n, t)),
-        2 => (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Op::Rename(a, b)),
-        2 => any::<u8>().prop_map(Op::Delete),
-        1 => (any::<u8>(), topics()).prop_map(|(n, t)| Op::Restart(n, t)),
-    ]
-}
-
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -433,7 +416,7 @@ proptest! {
     #[test]
     fn the_index_ranks_as_a_brute_force_cosine(
         start in proptest::collection::vec((any::<u8>(), proptest::collection::vec(0u8..8, 0..4)), 1..6),
-        ops in proptest::collection::vec(op(), 1..6),
+        ops in proptest::collection::vec(op(8, 4), 1..6),
     ) {
         let host = FakeHost::new();
         host.serve_embeddings(DIMS);

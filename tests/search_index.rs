@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::vault_ops::{op, Op};
 use common::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -101,32 +102,13 @@ fn path_of(n: u8) -> String {
     format!("{}note {}.md", FOLDERS[n as usize % 3], n % 12)
 }
 
-#[derive(Debug, Clone)]
-enum Op {
-    Write(u8, Vec<u8>),
-    Rename(u8, u8),
-    Delete(u8),
-    /// A change while the core is not running (no event): repaired at the next start.
-    Restart(u8, Vec<u8>),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    let words = || proptest::collection::vec(0u8..10, 0..14);
-    prop_oneof![
-        4 => (any::<u8>(), words()).prop_map(|(n, w)| Op::Write(n, w)),
-        2 => (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Op::Rename(a, b)),
-        2 => any::<u8>().prop_map(Op::Delete),
-        1 => (any::<u8>(), words()).prop_map(|(n, w)| Op::Restart(n, w)),
-    ]
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn the_index_answers_what_a_scan_answers(
         start in proptest::collection::vec((any::<u8>(), proptest::collection::vec(0u8..10, 0..20)), 1..8),
-        ops in proptest::collection::vec(op(), 1..8),
+        ops in proptest::collection::vec(op(10, 14), 1..8),
     ) {
         let host = FakeHost::new();
         host.put_note("Private/secret.md", "milk garden");

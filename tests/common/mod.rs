@@ -5,6 +5,7 @@ pub mod acp;
 pub mod agent_api;
 pub mod attachments;
 pub mod schedules;
+pub mod vault_ops;
 
 use serde_json::{json, Value};
 use smarthole_agent::testing::internals::{log_path, ConversationIndex, INDEX_PATH};

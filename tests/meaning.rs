@@ -123,15 +123,38 @@ fn a_restart_embeds_nothing_that_did_not_change_and_an_edit_only_its_passage() {
     host.advance(1_000);
     host.put_note("Long.md", "# One\n\nfirst part\n\n# Two\n\nsecond part, changed\n");
     second.vault_changed("Long.md", "modify");
-    host.run_for(5_000);
+    host.run_for(10_000);
     let new: Vec<String> = host.embedded_texts()[embedded..].to_vec();
     assert_eq!(new, ["Long > Two\nsecond part, changed"], "only the changed passage");
     // A note whose time changed but not its text (a sync touching files) embeds nothing.
     host.advance(1_000);
     host.put_note("Bikes.md", "# Bicycle repair\n\nPatch the inner tube, then pump the tyre.\n");
     second.vault_changed("Bikes.md", "modify");
-    host.run_for(5_000);
+    host.run_for(10_000);
     assert_eq!(host.embedded_texts().len(), embedded + 1);
+}
+
+#[test]
+fn a_note_saved_as_it_is_typed_is_embedded_once_it_goes_quiet() {
+    let host = FakeHost::new();
+    host.serve_embeddings(DIMS);
+    garden_vault(&host);
+    let p = ready(&host, meaning_settings());
+    let embedded = host.embedded_texts().len();
+    for words in ["Patch", "Patch the", "Patch the tube", "Patch the tube and pump"] {
+        host.put_note("Bikes.md", &format!("# Bicycle repair\n\n{words}\n"));
+        p.vault_changed("Bikes.md", "modify");
+        host.run_for(1_000);
+    }
+    host.run_for(10_000);
+    assert_eq!(host.embedded_texts()[embedded..], ["Bikes > Bicycle repair\nPatch the tube and pump"]);
+    // A file touched every second for ever still gets its turn.
+    for n in 0..60 {
+        host.put_note("Bikes.md", &format!("# Bicycle repair\n\nround {n}\n"));
+        p.vault_changed("Bikes.md", "modify");
+        host.run_for(1_000);
+    }
+    assert!(host.embedded_texts().len() > embedded + 1, "embedded within the minute");
 }
 
 #[test]

@@ -9,6 +9,10 @@ use crate::tools::indexer::Phase;
 use crate::tools::meaning::MeaningPhase;
 use futures::StreamExt;
 
+/// Quiet after a change before the meaning index looks at it.
+const MEANING_SETTLE_MS: u64 = 2_000;
+/// Longest the meaning index waits for that quiet (a file touched every second for ever).
+const MEANING_SETTLE_MAX_MS: u64 = 30_000;
 /// How often the search index is written back while it changes.
 const SEARCH_INDEX_SAVE_MS: u64 = 60_000;
 
@@ -40,7 +44,17 @@ impl<H: Host + 'static> MessageProcessor<H> {
                     futures::future::Either::Left((Some(()), _)) => true,
                     futures::future::Either::Right(_) => false,
                 };
-                while wake_ups.try_recv().is_ok() {}
+                // A note being typed is saved every few seconds: the round waits for a quiet
+                // moment, so the passage is embedded once, not at every save.
+                let since = inner.host.now_ms();
+                while changed && inner.host.now_ms().saturating_sub(since) < MEANING_SETTLE_MAX_MS {
+                    let quiet = std::pin::pin!(inner.host.sleep(MEANING_SETTLE_MS));
+                    match futures::future::select(wake_ups.next(), quiet).await {
+                        futures::future::Either::Left((None, _)) => return,
+                        futures::future::Either::Left((Some(()), _)) => {}
+                        futures::future::Either::Right(_) => break,
+                    }
+                }
                 inner.search.save(&inner.host).await;
             }
         });

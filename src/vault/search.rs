@@ -154,13 +154,23 @@ pub(crate) fn score(
     with_matches: usize,
 ) -> f64 {
     let age_days = newest_ms.saturating_sub(modified_ms) as f64 / 86_400_000.0;
-    let (n, df) = (corpus.notes.max(1) as f64, with_matches as f64);
-    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-    let tf = matches as f64;
-    let norm = 1.0 - BM25_B + BM25_B * size as f64 / corpus.avg_size.max(1.0);
+    let idf = bm25_idf(corpus.notes as f64, with_matches as f64);
     // A match in the name weighs like a note full of matches (BM25's ceiling for the term).
     let name = if name_matches { BM25_K1 + 1.0 } else { 0.0 };
-    idf * (tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm) + name) + 1.0 / (1.0 + age_days / 30.0)
+    idf * (bm25_tf(matches as f64, size as f64, corpus.avg_size) + name) + 1.0 / (1.0 + age_days / 30.0)
+}
+
+/// BM25's inverse document frequency of a term found in `df` of `notes` notes.
+pub(crate) fn bm25_idf(notes: f64, df: f64) -> f64 {
+    let n = notes.max(1.0);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// BM25's weight of `tf` occurrences in a note of `length` where notes average `average` (both
+/// in the same unit): what one term adds to a note's score, before its idf.
+pub(crate) fn bm25_tf(tf: f64, length: f64, average: f64) -> f64 {
+    let norm = 1.0 - BM25_B + BM25_B * length / average.max(1.0);
+    tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm)
 }
 
 fn excerpt(line: &str, at_char: usize) -> String {

@@ -10,7 +10,7 @@ use super::terms::tokens;
 use super::varint::{push_varint, read_ascending, read_varint, write_ascending};
 use crate::lean::fold_case;
 use crate::vault::joined::Joined;
-use crate::vault::search::LINE_WORK;
+use crate::vault::search::{bm25_idf, bm25_tf, LINE_WORK};
 
 /// One indexed note.
 #[derive(Debug, Clone, PartialEq)]
@@ -302,11 +302,9 @@ impl Index {
     /// id, best first: what ranks a question asked in everyday words, where no note holds the
     /// question as written.
     pub(crate) fn rank_words(&self, words: &[String], k: usize) -> Vec<(u32, f32)> {
-        const K1: f32 = 1.2;
-        const B: f32 = 0.75;
-        let live = self.len().max(1) as f32;
-        let average = self.docs().map(|d| d.tokens as f32).sum::<f32>() / live;
-        let mut scores: HashMap<u32, f32> = HashMap::new();
+        let live = self.len() as f64;
+        let average = self.docs().map(|d| f64::from(d.tokens)).sum::<f64>() / live.max(1.0);
+        let mut scores: HashMap<u32, f64> = HashMap::new();
         let mut seen: Vec<&str> = Vec::new();
         for word in words {
             if seen.contains(&word.as_str()) {
@@ -316,16 +314,13 @@ impl Index {
             let Some(&t) = self.term_ids.get(word.as_str()) else { continue };
             let postings: Vec<(u32, u32)> =
                 self.postings[t as usize].iter().filter(|(d, _)| self.by_id(*d).is_some()).collect();
-            let df = postings.len() as f32;
-            let idf = (1.0 + (live - df + 0.5) / (df + 0.5)).ln();
+            let idf = bm25_idf(live, postings.len() as f64);
             for (d, n) in postings {
                 let Some(doc) = self.by_id(d) else { continue };
-                let tf = n as f32;
-                let norm = 1.0 - B + B * doc.tokens as f32 / average.max(1.0);
-                *scores.entry(d).or_default() += idf * tf * (K1 + 1.0) / (tf + K1 * norm);
+                *scores.entry(d).or_default() += idf * bm25_tf(f64::from(n), f64::from(doc.tokens), average);
             }
         }
-        let mut ranked: Vec<(u32, f32)> = scores.into_iter().collect();
+        let mut ranked: Vec<(u32, f32)> = scores.into_iter().map(|(d, score)| (d, score as f32)).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(k);
         ranked

@@ -52,6 +52,14 @@ pub(crate) struct MeaningIndex {
     vectors: Option<Vectors>,
     /// Distinct passage texts named by notes and not yet embedded.
     missing: usize,
+    /// What the notes' entries cost, about (kept as they come and go: the ceiling is checked
+    /// after every batch, and 100,000 notes are not summed each time).
+    notes_held: usize,
+}
+
+/// What a note's entry costs in memory, about.
+fn note_bytes(path: &str, note: &NotePassages) -> usize {
+    96 + path.len() * 2 + note.passages.len() * 16
 }
 
 impl MeaningIndex {
@@ -77,8 +85,10 @@ impl MeaningIndex {
 
     /// Bytes held, about (what the ceiling counts).
     pub(crate) fn bytes(&self) -> usize {
-        let notes: usize = self.notes.iter().flatten().map(|(p, n)| 96 + p.len() * 2 + n.passages.len() * 16).sum();
-        notes + self.keys.len() * 56 + self.slot_keys.capacity() * 8 + self.vectors.as_ref().map_or(0, Vectors::bytes)
+        self.notes_held
+            + self.keys.len() * 56
+            + self.slot_keys.capacity() * 8
+            + self.vectors.as_ref().map_or(0, Vectors::bytes)
     }
 
     /// The passages of the note at `path`, as cut.
@@ -131,8 +141,10 @@ impl MeaningIndex {
             }
             keyed.owners.push(id);
         }
+        self.notes_held += note_bytes(path, &note);
         let old = self.notes[id as usize].replace((path.to_owned(), note));
         if let Some((_, old)) = old {
+            self.notes_held -= note_bytes(path, &old);
             let kept = &self.notes[id as usize].as_ref().map(|(_, n)| n.passages.clone()).unwrap_or_default();
             for passage in old.passages.iter().filter(|p| !kept.iter().any(|k| k.key == p.key)) {
                 self.disown(passage.key, id);
@@ -161,6 +173,7 @@ impl MeaningIndex {
     pub(crate) fn remove_note(&mut self, path: &str) -> bool {
         let Some(id) = self.by_path.remove(path) else { return false };
         let Some((_, note)) = self.notes.get_mut(id as usize).and_then(Option::take) else { return false };
+        self.notes_held -= note_bytes(path, &note);
         self.free_ids.push(id);
         for passage in &note.passages {
             self.disown(passage.key, id);
@@ -327,6 +340,20 @@ mod tests {
         assert!(index.has_vector(1), "passage 1 is unchanged: not embedded again");
         assert!(!index.has_vector(2), "passage 2 is gone");
         assert_eq!((index.vectors(), index.missing(), index.notes()), (1, 1, 1));
+    }
+
+    #[test]
+    fn the_bytes_held_follow_the_notes_as_they_come_and_go() {
+        let mut index = MeaningIndex::default();
+        let summed = |i: &MeaningIndex| i.all_notes().map(|(p, n)| note_bytes(p, n)).sum::<usize>();
+        index.set_note("a.md", note(&[1, 2]));
+        index.set_note("bb.md", note(&[3]));
+        index.set_note("a.md", note(&[1, 2, 4, 5]));
+        assert_eq!(index.notes_held, summed(&index));
+        index.remove_note("bb.md");
+        assert_eq!(index.notes_held, summed(&index));
+        index.remove_note("a.md");
+        assert_eq!(index.notes_held, 0);
     }
 
     #[test]

@@ -123,7 +123,8 @@ impl Streamed {
     }
 }
 
-fn host_error(e: HostError) -> LlmError {
+/// A host failure as the model call's error (aborted stays aborted; the rest is the network's).
+pub(crate) fn host_error(e: HostError) -> LlmError {
     match e {
         HostError::Aborted => LlmError::aborted(),
         HostError::Network(msg) | HostError::Io(msg) => LlmError::new(ErrorKind::Network, msg),

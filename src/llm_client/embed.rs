@@ -2,9 +2,9 @@
 //! vectors read back and checked (as many as sent, one dimension, every number finite), every
 //! failure an `LlmError` the meaning index decides on (back off, cut, pause).
 
-use super::client::{read_all, within};
+use super::client::{host_error, read_all, within};
 use crate::host::Host;
-use crate::host_types::{HostError, HttpRequest};
+use crate::host_types::HttpRequest;
 use crate::llm::embeddings::{failure, EmbedAs, Embedded};
 use crate::llm::{ErrorKind, LlmError};
 use crate::settings::Settings;
@@ -47,7 +47,7 @@ pub(crate) async fn embed<H: Host>(
         stream: false,
     };
     let answer = async {
-        let mut response = host.http(request).await.map_err(network)?;
+        let mut response = host.http(request).await.map_err(host_error)?;
         let body = read_all(&mut response.body, MAX_ANSWER_BYTES).await?;
         let text = String::from_utf8_lossy(&body);
         if !(200..300).contains(&response.status) {
@@ -68,13 +68,6 @@ pub(crate) async fn embed<H: Host>(
     within(host, answer, EMBED_LIMIT_MS, &mut |_| {}).await.unwrap_or_else(|| {
         Err(LlmError::new(ErrorKind::Network, format!("no embeddings answer in {} s", EMBED_LIMIT_MS / 1000)))
     })
-}
-
-fn network(e: HostError) -> LlmError {
-    match e {
-        HostError::Aborted => LlmError::aborted(),
-        other => LlmError::new(ErrorKind::Network, other.to_string()),
-    }
 }
 
 #[cfg(test)]

@@ -268,8 +268,7 @@ async fn by_words<H: Host>(
     if words.len() < 2 {
         return None;
     }
-    let keep = |path: &str| prefix.is_empty() || fold_case(path).starts_with(prefix);
-    let ranked = find_meaning::words_ranking(ctx, &words, keep);
+    let ranked = find_meaning::words_ranking(ctx, &words, find_meaning::in_folder(prefix));
     if ranked.is_empty() {
         return None;
     }

@@ -81,14 +81,14 @@ pub(crate) async fn search<H: Host>(
             e.user_message(&ctx.settings.embeddings_model)
         )
     })?;
-    let keep = |path: &str| prefix.is_empty() || fold_case(path).starts_with(prefix);
-    let near = meaning.nearest(&vector, CANDIDATES, keep);
+    let keep = in_folder(prefix);
+    let near = meaning.nearest(&vector, CANDIDATES, &keep);
     let passages: HashMap<&str, (u32, u32)> = near.iter().map(|n| (n.path.as_str(), n.lines)).collect();
     let by_meaning: Vec<(String, f32)> = near.iter().map(|n| (n.path.clone(), n.score)).collect();
     let words: Vec<String> = tokens(&fold_case(query)).map(str::to_owned).collect();
     let ranked = match (mode, listing) {
         (Mode::Hybrid, Some(_)) => {
-            let by_words = words_ranking(ctx, &words, keep);
+            let by_words = words_ranking(ctx, &words, &keep);
             fuse(&by_words, &by_meaning, MEANING_WEIGHT)
         }
         _ => by_meaning,
@@ -114,6 +114,12 @@ pub(crate) async fn search<H: Host>(
         ));
     }
     Ok(ToolOutput::ok(out))
+}
+
+/// Whether a note is in the folder searched (`prefix`: its folded path with a slash, or `""`
+/// for the whole vault).
+pub(crate) fn in_folder(prefix: &str) -> impl Fn(&str) -> bool + '_ {
+    move |path| prefix.is_empty() || fold_case(path).starts_with(prefix)
 }
 
 /// The notes ranked by the query's words (BM25 over the search index), as (path, score).

@@ -8,8 +8,8 @@ interface ElementInfo {
   attr?: Record<string, string | number | boolean | null>;
 }
 
-function make<K extends keyof HTMLElementTagNameMap>(parent: HTMLElement, tag: K, info?: ElementInfo | string): HTMLElementTagNameMap[K] {
-  const el = parent.ownerDocument.createElement(tag);
+function make<K extends keyof HTMLElementTagNameMap>(parent: Node, tag: K, info?: ElementInfo | string): HTMLElementTagNameMap[K] {
+  const el = (parent.ownerDocument ?? document).createElement(tag);
   const o: ElementInfo = typeof info === "string" ? { text: info } : (info ?? {});
   const classes = Array.isArray(o.cls) ? o.cls : (o.cls ?? "").split(" ");
   for (const c of classes) if (c) el.classList.add(c);
@@ -19,20 +19,33 @@ function make<K extends keyof HTMLElementTagNameMap>(parent: HTMLElement, tag: K
   return el;
 }
 
-/** Installs the helpers on HTMLElement.prototype when they are missing. */
+/** Installs the helpers when they are missing: the element makers on Node.prototype (as
+ * Obsidian has them) and as globals, the rest on HTMLElement.prototype. */
 export function installDomHelpers(): void {
-  const proto = HTMLElement.prototype as unknown as Record<string, unknown>;
-  if (typeof proto.createEl === "function") return;
-  Object.assign(proto, {
-    createEl(this: HTMLElement, tag: keyof HTMLElementTagNameMap, info?: ElementInfo | string) {
+  const node = Node.prototype as unknown as Record<string, unknown>;
+  if (typeof node.createEl === "function") return;
+  Object.assign(node, {
+    createEl(this: Node, tag: keyof HTMLElementTagNameMap, info?: ElementInfo | string) {
       return make(this, tag, info);
     },
-    createDiv(this: HTMLElement, info?: ElementInfo | string) {
+    createDiv(this: Node, info?: ElementInfo | string) {
       return make(this, "div", info);
     },
-    createSpan(this: HTMLElement, info?: ElementInfo | string) {
+    createSpan(this: Node, info?: ElementInfo | string) {
       return make(this, "span", info);
     },
+    appendText(this: Node, text: string) {
+      this.appendChild((this.ownerDocument ?? document).createTextNode(text));
+    },
+  });
+  // Obsidian's global makers of a detached element (the editor's widgets make their roots so).
+  const detached = () => document.createDocumentFragment();
+  Object.assign(window, {
+    createEl: (tag: keyof HTMLElementTagNameMap, info?: ElementInfo | string) => make(detached(), tag, info),
+    createDiv: (info?: ElementInfo | string) => make(detached(), "div", info),
+    createSpan: (info?: ElementInfo | string) => make(detached(), "span", info),
+  });
+  Object.assign(HTMLElement.prototype, {
     setText(this: HTMLElement, text: string) {
       this.textContent = text;
     },

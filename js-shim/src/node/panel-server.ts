@@ -35,7 +35,12 @@ const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>SmartHole Agent</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/styles.css">
-<style>html,body{height:100%;margin:0;font-family:system-ui,sans-serif}#app{height:calc(100% - 24px);max-width:720px;margin:0 auto;padding:12px;box-sizing:border-box}#banner{height:24px;text-align:center;color:#a60}</style>
+<style>html,body{height:100%;margin:0;font-family:system-ui,sans-serif}#app{height:calc(100% - 24px);max-width:720px;margin:0 auto;padding:12px;box-sizing:border-box}#banner{height:24px;text-align:center;color:#a60}
+.smarthole-page-split{display:flex;height:calc(100% - 24px)}.smarthole-page-split #app{flex:1 1 50%;height:100%;min-width:0}
+.smarthole-page-editor{flex:1 1 50%;display:flex;flex-direction:column;min-width:0;min-height:0;padding:12px;box-sizing:border-box;gap:6px}
+.smarthole-page-editor-bar{display:flex;gap:8px;align-items:center;justify-content:space-between}
+.smarthole-page-editor-view{flex:1;min-height:0;border:1px solid #ccc}.smarthole-page-editor-view .cm-editor{height:100%}
+@media (max-width:600px){.smarthole-page-split{flex-direction:column}.smarthole-page-split #app{height:auto;min-height:0}}</style>
 </head><body><div id="banner"></div><div id="app"></div><script type="module" src="/page.js"></script></body></html>`;
 
 async function body(req: IncomingMessage): Promise<string> {

@@ -2,12 +2,14 @@
 // core, with files and the model behind panel-server on 127.0.0.1. With `?related`, the Related
 // notes panel instead, the note "open in the editor" set by `smarthole.openFile(path)` or by
 // opening a note from the panel; `?embeddings=URL&embeddingsModel=NAME` sets search by meaning.
+// With `?editor=PATH`, that note in a CodeMirror editor beside the chat (page-editor.ts).
 import type { CoreSettings } from "smarthole-core";
 import { CoreRuntime } from "../core/runtime.ts";
 import { ChatPanel } from "../ui/chat-panel.ts";
 import { RelatedNotesPanel } from "../ui/related-notes.ts";
 import { installDomHelpers } from "./dom-helpers.ts";
 import { PageIO, PageVault } from "./page-io.ts";
+import { mountPageEditor, type PageEditor } from "./page-editor.ts";
 import { pageAgentSystem } from "./page-agent.ts";
 
 installDomHelpers();
@@ -38,9 +40,10 @@ const embeddings = params.get("embeddings");
 if (embeddings) Object.assign(settings, { embeddingsBaseUrl: embeddings, embeddingsModel: params.get("embeddingsModel") ?? "test-embed" });
 
 const banner = document.getElementById("banner");
+const vault = new PageVault();
 const runtime = new CoreRuntime({
   io: new PageIO(),
-  vault: new PageVault(),
+  vault,
   configFolder: ".obsidian",
   openSocket: (url) => new WebSocket(url),
   settings: () => settings,
@@ -85,5 +88,21 @@ if (app && params.has("related")) {
   });
   panel.mount();
 }
-(window as unknown as { smarthole: unknown }).smarthole = { runtime, opened, openFile };
+const smarthole: { runtime: CoreRuntime; opened: typeof opened; openFile: typeof openFile; editor?: PageEditor["view"]; editorSaved?: () => Promise<void> } = { runtime, opened, openFile };
+(window as unknown as { smarthole: unknown }).smarthole = smarthole;
+const editorPath = params.get("editor");
+if (editorPath && app) {
+  // The editor beside the chat (stacked on a narrow screen: the page's own style).
+  const split = document.body.createDiv({ cls: "smarthole-page-split" });
+  const pane = split.createDiv({ cls: "smarthole-page-editor" });
+  split.appendChild(app);
+  void mountPageEditor(pane, editorPath, runtime, (text) => banner?.setText(text)).then(
+    (editor) => {
+      vault.open = editor;
+      smarthole.editor = editor.view;
+      smarthole.editorSaved = () => editor.saved();
+    },
+    (error: unknown) => banner?.setText(String(error)),
+  );
+}
 void runtime.start();

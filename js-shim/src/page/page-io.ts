@@ -49,13 +49,27 @@ export class PageIO implements HostIO {
   }
 }
 
-/** The notes, kept by the server in the vault folder (its NodeVault). */
+/** A note open in the page's editor: the core reads and edits the editor's text, not the file. */
+export interface OpenNote {
+  path: string;
+  read(): string;
+  /** Sets the editor's text (as one minimal change); resolves once the file on disk has it. */
+  replace(next: string): Promise<void>;
+  /** Resolves once every change so far is on disk. */
+  saved(): Promise<void>;
+}
+
+/** The notes, kept by the server in the vault folder (its NodeVault); the one open in the page's
+ * editor (`open`) through the editor. */
 export class PageVault implements VaultIO {
+  open: OpenNote | null = null;
+
   async vaultList(followLinkedFolders = false): Promise<VaultEntry[]> {
     return (await (await ok(await fetch(`/vault/list${followLinkedFolders ? "?follow=1" : ""}`))).json()) as VaultEntry[];
   }
 
   async vaultRead(path: string): Promise<string> {
+    if (this.open?.path === path) return this.open.read();
     return (await ok(await fetch(`/vault/file?${q({ path })}`))).text();
   }
 
@@ -69,6 +83,13 @@ export class PageVault implements VaultIO {
 
   /** Read, edit here, write back only if the note is unchanged meanwhile (the server checks). */
   async vaultProcess(path: string, edit: (text: string) => string | undefined): Promise<boolean> {
+    const open = this.open?.path === path ? this.open : null;
+    if (open) {
+      const after = edit(open.read());
+      if (after === undefined) return false;
+      await open.replace(after);
+      return true;
+    }
     const before = await this.vaultRead(path);
     const after = edit(before);
     if (after === undefined) return false;
@@ -93,6 +114,6 @@ export class PageVault implements VaultIO {
   }
 
   activeNote(): Promise<string | null> {
-    return Promise.resolve(null);
+    return Promise.resolve(this.open?.path ?? null);
   }
 }

@@ -163,6 +163,25 @@ test("streamed text honours explicit chunks, stopReason and delayMs", async (t) 
   assert.equal(typeof msg.stop_sequence, "string");
 });
 
+test("holdLast keeps the last delta back until the test releases it", async (t) => {
+  const server = await serve(t);
+  let release;
+  const held = new Promise((r) => (release = r));
+  server.enqueue({ kind: "text", text: "ignored", chunks: ["one ", "two ", "three"], holdLast: held });
+  const sent = [];
+  server.on("delta-sent", (d) => sent.push(d.deltaIndex));
+  const answer = post(server, simple(), { stream: true }).then((res) => res.text());
+  // Both deltas before the last are sent, then the stream waits: the server sends a delta a turn
+  // of the event loop, and ten turns later the last one is still not sent.
+  await new Promise((resolve) => server.on("delta-sent", () => sent.length === 2 && resolve()));
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(sent, [0, 1]);
+  release();
+  const events = parseSse(await answer);
+  assert.deepEqual(sent, [0, 1, 2]);
+  assert.equal(textOf(events), "one two three");
+});
+
 test("multibyte text (emoji, Japanese) is split on whole characters", async (t) => {
   const server = await serve(t);
   const text = "Héllo 👋🏽 世界、こんにちは！ 🇯🇵👨‍👩‍👧 日本語のテキスト end";

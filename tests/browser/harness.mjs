@@ -25,14 +25,17 @@ export async function startPanelServer(vault, modelUrl) {
   return { url, child, stop: () => child.kill("SIGTERM") };
 }
 
+/** A phone's screen for the page (`openChat({ phone: true })`): 390x844, touch, mobile. */
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
+
 /** Everything a browser test needs; `close()` ends it all. */
-export async function openChat({ vault = tmpVault(), query = "?model=scripted", fallback, modelUrl } = {}) {
+export async function openChat({ vault = tmpVault(), query = "?model=scripted", fallback, modelUrl, phone = false } = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // The scripted server, unless a real model is given.
   const model = modelUrl ? null : await startScriptedServer(fallback ? { fallback } : undefined);
   const panel = await startPanelServer(vault, modelUrl ?? model.url);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-  const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+  const page = await browser.newPage(phone ? PHONE : { viewport: { width: 800, height: 900 } });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   // Record every text the Send button shows, from the very first one.

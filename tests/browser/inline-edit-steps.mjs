@@ -1,0 +1,39 @@
+// The steps the inline-edit browser tests share (desktop by keys, the phone by touch): the note,
+// the scripted model's answer for an edit in place, selecting lines by keyboard, asking.
+
+export const NOTE = "Notes/Plan.md";
+export const BEFORE = ["# Plan", "", "alpha is first", "beta is second", "", "gamma paragraph here", "", "omega is last", ""].join("\n");
+/** Lines 3 to 8 of the note as the model rewrites them: two changes with unchanged lines between. */
+export const REWRITTEN_LINES = ["ALPHA is first", "beta is second", "", "gamma paragraph here", "", "omega comes last", ""].join("\n");
+
+/** The model's answer to the next edit: `text`, the edited lines, a line a chunk; the last chunk is
+ * held until the returned function is called, so a test sees the proposal mid-answer. */
+export function scriptEdit(model, text) {
+  let release;
+  const holdLast = new Promise((resolve) => (release = resolve));
+  const chunks = text.split(/(?<=\n)/);
+  model.enqueue({ kind: "text", text, chunks, holdLast });
+  return release;
+}
+
+/** The editor's text now. */
+export const editorText = (page) => page.evaluate(() => window.smarthole.editor.state.doc.toString());
+
+/** Selects lines `from` to `to` (1-based, whole lines) with the keyboard. */
+export async function selectLines(page, from, to) {
+  await page.focus(".cm-content");
+  await page.keyboard.press("Control+Home");
+  for (let i = 1; i < from; i++) await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Home");
+  for (let i = from; i < to; i++) await page.keyboard.press("Shift+ArrowDown");
+  await page.keyboard.press("Shift+End");
+}
+
+/** Types the instruction in the ask box (which has the focus) and sends it with Enter. */
+export async function ask(page, instruction) {
+  const input = page.getByLabel("What should the agent do with the selection?");
+  await input.waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "What should the agent do with the selection?");
+  await page.keyboard.type(instruction);
+  await page.keyboard.press("Enter");
+}

@@ -1,0 +1,106 @@
+// Edit in place (issue 36) as a user does it, by keyboard only, in headless Chromium with the real
+// core and the real CodeMirror 6 packages: the page's editor (`?editor=PATH`) beside the chat.
+// Select → ask → the streamed proposal drawn in the note while the answer is still coming → one
+// hunk accepted and one rejected by keys → the note (the editor and the file on disk) holds exactly
+// the accepted change → Undo puts it back byte for byte; the user's typing elsewhere while the
+// proposal streams survives; Escape mid-answer leaves the note untouched.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { openChat } from "./harness.mjs";
+import { ask, BEFORE, editorText, NOTE, REWRITTEN_LINES, scriptEdit, selectLines } from "./inline-edit-steps.mjs";
+
+let chat;
+before(async () => {
+  const { tmpVault } = await import("../node/helpers.mjs");
+  const vault = tmpVault();
+  mkdirSync(path.join(vault, "Notes"), { recursive: true });
+  writeFileSync(path.join(vault, NOTE), BEFORE);
+  chat = await openChat({ vault, query: `?model=scripted&editor=${encodeURIComponent(NOTE)}` });
+  await chat.page.waitForSelector(".smarthole-send:not([disabled])");
+  await chat.page.waitForFunction(() => window.smarthole.editor !== undefined);
+});
+after(() => chat?.close());
+
+const onDisk = async () => {
+  await chat.page.evaluate(() => window.smarthole.editorSaved());
+  return readFileSync(path.join(chat.vault, NOTE), "utf8");
+};
+
+test("select, ask, review by keys: the streamed proposal is drawn inline, the note gets exactly the accepted hunk, Undo restores it", async () => {
+  const { page, model } = chat;
+  const release = scriptEdit(model, REWRITTEN_LINES);
+  await selectLines(page, 3, 8);
+  // The page's stand-in for the command: the "Edit selection" button, reached by Shift+Tab.
+  await page.keyboard.press("Shift+Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Edit selection");
+  await page.keyboard.press("Enter");
+  await ask(page, "Capitalise the first word and tidy the last line");
+  assert.match(await page.locator(".smarthole-inline-said").textContent(), /\S/);
+
+  // Drawn while the model is still writing (its last chunk is held back): struck and added lines.
+  await page.locator(".smarthole-inline-removed").first().waitFor();
+  await page.locator(".smarthole-inline-added").first().waitFor();
+  assert.equal(await editorText(page), BEFORE, "drawing does not change the note");
+  assert.equal(await page.locator(".smarthole-inline-accept").count(), 0, "no decisions while it writes");
+
+  // The user types in another paragraph meanwhile: the end of the heading.
+  await page.keyboard.press("Control+Home");
+  await page.keyboard.press("End");
+  await page.keyboard.type(" (draft)");
+  const typed = BEFORE.replace("# Plan", "# Plan (draft)");
+  assert.equal(await editorText(page), typed);
+  release();
+
+  // Review: two hunks, each with its labelled buttons; the removed lines still where they were.
+  await page.getByRole("button", { name: "Accept change 1 of 2" }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Reject change 2 of 2" }).count(), 1);
+  assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first", "omega is last"]);
+  await chat.shot("inline-01-review");
+
+  // Keys only: to the first hunk, accept it (the cursor goes to the next), reject that one.
+  await page.keyboard.press("Control+Home");
+  await page.keyboard.press("Alt+BracketRight");
+  assert.equal(await page.evaluate(() => window.smarthole.editor.state.doc.lineAt(window.smarthole.editor.state.selection.main.head).text), "alpha is first");
+  await page.keyboard.press("Control+Enter");
+  assert.equal(await page.evaluate(() => window.smarthole.editor.state.doc.lineAt(window.smarthole.editor.state.selection.main.head).text), "omega is last");
+  await page.keyboard.press("Control+Backspace");
+
+  // Applied: the editor and the file hold exactly the accepted hunk and the user's typing.
+  await page.locator(".smarthole-inline-undo-button").waitFor();
+  const accepted = typed.replace("alpha is first", "ALPHA is first");
+  assert.equal(await editorText(page), accepted);
+  assert.equal(await onDisk(), accepted);
+  assert.equal(await page.locator(".smarthole-inline-removed, .smarthole-inline-hunk").count(), 0, "the proposal is gone");
+  await page.locator(".smarthole-msg-assistant .smarthole-undo-button").waitFor();
+  await chat.shot("inline-02-applied");
+
+  // Undo by keyboard: Tab from the editor reaches the widget's button.
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Undo the agent's changes");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.querySelector(".smarthole-inline-undo-status")?.textContent === "Changes undone.");
+  assert.equal(await editorText(page), typed, "byte for byte as before the change");
+  assert.equal(await onDisk(), typed);
+  assert.deepEqual(chat.errors, []);
+});
+
+test("Escape while the answer streams stops it and drops the proposal; the note is untouched", async () => {
+  const { page, model } = chat;
+  const before = await editorText(page);
+  const release = scriptEdit(model, "GAMMA paragraph, rewritten\n");
+  const aborted = new Promise((resolve) => model.once("aborted", resolve));
+  await selectLines(page, 6, 6);
+  await page.keyboard.press("Shift+Tab");
+  await page.keyboard.press("Enter");
+  await ask(page, "Shout it");
+  await page.locator(".smarthole-inline-removed").first().waitFor();
+  await page.keyboard.press("Escape");
+  await aborted;
+  release();
+  assert.equal(await page.locator(".smarthole-inline-removed, .smarthole-inline-hunk, .smarthole-inline-header").count(), 0);
+  assert.equal(await editorText(page), before);
+  assert.equal(await onDisk(), before);
+  assert.deepEqual(chat.errors, []);
+});

@@ -2,9 +2,10 @@
 // the scripted model's answer for an edit in place, selecting lines by keyboard, asking.
 
 export const NOTE = "Notes/Plan.md";
-export const BEFORE = ["# Plan", "", "alpha is first", "beta is second", "", "gamma paragraph here", "", "omega is last", ""].join("\n");
-/** Lines 3 to 8 of the note as the model rewrites them: two changes with unchanged lines between. */
-export const REWRITTEN_LINES = ["ALPHA is first", "beta is second", "", "gamma paragraph here", "", "omega comes last", ""].join("\n");
+/** Its first paragraph (lines 3 to 5) is what is edited; the heading is where the user types. */
+export const BEFORE = ["# Plan", "", "alpha is first", "beta is second", "omega is last", "", "gamma paragraph here", ""].join("\n");
+/** Lines 3 to 5 as the model rewrites them: two changes with an unchanged line between. */
+export const REWRITTEN_LINES = ["ALPHA is first", "beta is second", "omega comes last", ""].join("\n");
 
 /** The model's answer to the next edit: `text`, the edited lines, a line a chunk; the last chunk is
  * held until the returned function is called, so a test sees the proposal mid-answer. */

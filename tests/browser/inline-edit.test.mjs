@@ -31,7 +31,7 @@ const onDisk = async () => {
 test("select, ask, review by keys: the streamed proposal is drawn inline, the note gets exactly the accepted hunk, Undo restores it", async () => {
   const { page, model } = chat;
   const release = scriptEdit(model, REWRITTEN_LINES);
-  await selectLines(page, 3, 8);
+  await selectLines(page, 3, 5);
   // The page's stand-in for the command: the "Edit selection" button, reached by Shift+Tab.
   await page.keyboard.press("Shift+Tab");
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Edit selection");
@@ -91,7 +91,7 @@ test("Escape while the answer streams stops it and drops the proposal; the note 
   const before = await editorText(page);
   const release = scriptEdit(model, "GAMMA paragraph, rewritten\n");
   const aborted = new Promise((resolve) => model.once("aborted", resolve));
-  await selectLines(page, 6, 6);
+  await selectLines(page, 7, 7);
   await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
   await ask(page, "Shout it");

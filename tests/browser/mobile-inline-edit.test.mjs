@@ -1,0 +1,67 @@
+// Edit in place on the emulated phone (390x844, touch): the page's editor (`?editor=PATH`) with
+// the real core and CodeMirror 6, by touch only. A tap puts the cursor in a paragraph, "Edit
+// selection" opens the ask box there (no selection: the core edits the paragraph and says so), the
+// proposal is drawn in the note while the answer streams, one hunk is accepted and one rejected by
+// tapping their buttons (each big enough to tap), and "Undo changes" restores the note.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { openChat } from "./harness.mjs";
+import { tmpVault } from "../node/helpers.mjs";
+import { ask, BEFORE, editorText, NOTE, REWRITTEN_LINES, scriptEdit } from "./inline-edit-steps.mjs";
+
+let chat;
+before(async () => {
+  const vault = tmpVault();
+  mkdirSync(path.join(vault, "Notes"), { recursive: true });
+  writeFileSync(path.join(vault, NOTE), BEFORE);
+  chat = await openChat({ vault, query: `?model=scripted&editor=${encodeURIComponent(NOTE)}`, phone: true });
+  await chat.page.waitForSelector(".smarthole-send:not([disabled])");
+  await chat.page.waitForFunction(() => window.smarthole.editor !== undefined);
+});
+after(() => chat?.close());
+
+const onDisk = async () => {
+  await chat.page.evaluate(() => window.smarthole.editorSaved());
+  return readFileSync(path.join(chat.vault, NOTE), "utf8");
+};
+
+/** Taps a button by its accessible name, after checking it is big enough for a finger. */
+async function tapButton(page, name) {
+  const button = page.getByRole("button", { name, exact: true });
+  await button.scrollIntoViewIfNeeded();
+  const box = await button.boundingBox();
+  assert.ok(box && box.height >= 44 && box.width >= 44, `${name}: ${JSON.stringify(box)} is big enough to tap`);
+  await button.tap();
+}
+
+test("on a phone: tap in a paragraph, Edit selection, ask; tap Accept on one hunk and Reject on the other; Undo restores the note", async () => {
+  const { page, model } = chat;
+  const release = scriptEdit(model, REWRITTEN_LINES);
+  await page.locator(".cm-line", { hasText: "beta is second" }).tap();
+  await tapButton(page, "Edit selection with the agent");
+  await ask(page, "Capitalise the first word and tidy the last line");
+  // No selection: the core edits the paragraph at the cursor and says so.
+  assert.match(await page.locator(".smarthole-inline-said").textContent(), /paragraph/i);
+  await page.locator(".smarthole-inline-removed").first().waitFor();
+  await page.locator(".smarthole-inline-added").first().waitFor();
+  assert.equal(await editorText(page), BEFORE, "drawing does not change the note");
+  release();
+
+  await page.getByRole("button", { name: "Accept change 1 of 2" }).waitFor();
+  await chat.shot("inline-phone-01-review");
+  await tapButton(page, "Accept change 1 of 2");
+  await tapButton(page, "Reject change 2 of 2");
+  await page.locator(".smarthole-inline-undo-button").waitFor();
+  const accepted = BEFORE.replace("alpha is first", "ALPHA is first");
+  assert.equal(await editorText(page), accepted);
+  assert.equal(await onDisk(), accepted);
+  await chat.shot("inline-phone-02-applied");
+
+  await tapButton(page, "Undo the agent's changes");
+  await page.waitForFunction(() => document.querySelector(".smarthole-inline-undo-status")?.textContent === "Changes undone.");
+  assert.equal(await editorText(page), BEFORE, "byte for byte as before");
+  assert.equal(await onDisk(), BEFORE);
+  assert.deepEqual(chat.errors, []);
+});

@@ -63,6 +63,10 @@ pub enum Event {
         conversation_id: Option<String>,
         text: String,
     },
+    /// An edit in place's proposal as the model writes it (`edit_in_place::proposal_hunks`): the
+    /// hunks, in the note's lines as at the ask, one per run of changed lines. The final one
+    /// comes as the approval request of `toolUseId` "edit-in-place".
+    EditProposal { message_id: String, path: String, hunks: Vec<crate::vault::diff::Hunk> },
     /// The current model call failed and will be retried after `delay_ms`; text streamed by the
     /// failed call is void. `delay_seconds` is the same wait rounded up, as views print it.
     Retrying {
@@ -204,6 +208,12 @@ impl Event {
             Event::Response { result, .. } => result.mask_texts(mask),
             Event::HubStatus { detail, .. } => detail.iter_mut().for_each(mask),
             Event::Plan { entries, .. } => entries.iter_mut().for_each(|e| mask(&mut e.content)),
+            Event::EditProposal { hunks, .. } => {
+                for line in hunks.iter_mut().flat_map(|h| h.lines.iter_mut()) {
+                    mask(&mut line.text);
+                    line.words.iter_mut().for_each(|w| mask(&mut w.text));
+                }
+            }
             Event::Stage { .. }
             | Event::InFlight { .. }
             | Event::ConversationUpdated { .. }
@@ -261,6 +271,7 @@ mod tests {
             source,
             metadata: metadata.as_object().cloned(),
             attachments: Vec::new(),
+            edit: None,
         }
     }
 

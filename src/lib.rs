@@ -94,6 +94,7 @@ mod attachment;
 mod attachment_ref;
 mod bounded;
 mod conversation;
+mod edit_in_place;
 mod event;
 mod host;
 mod host_types;
@@ -144,6 +145,7 @@ pub use conversation::line::{HistoryLine, LineRole, TurnEnd};
 pub use conversation::model::{
     Conversation, ConversationState, ConversationStatus, PendingQuestion, QuestionType, Schedule, ScheduleType,
 };
+pub use edit_in_place::{EditError, EditScope, EditTarget};
 pub use event::{Event, NoticeLevel, Stage};
 pub use host::Host;
 pub use host_types::{HostError, HttpRequest, HttpResponse, LogLevel, Millis, NoteEdit};
@@ -157,8 +159,8 @@ pub use mcp::{McpError, McpServer, McpState, McpTool};
 pub use message::{InFlightMessage, MessageSource, ProcessResult, RoutedMessage};
 pub use platform::{platform_features, Feature, PlatformFacts, PlatformFeatures};
 pub use processor::{
-    ConversationPage, MessageProcessor, ProcessorError, Related, RelatedNote, ReprocessSummary, ScheduleChange,
-    StopAnswer, TurnReview,
+    ConversationPage, EditStarted, MessageProcessor, ProcessorError, Related, RelatedNote, ReprocessSummary,
+    ScheduleChange, StopAnswer, TurnReview,
 };
 pub use settings::{split_plugin_data, unknown_fields, PluginDataSplit, SettingsDocument, UnknownField};
 pub use settings::{AgentContext, ApiFormat, AuthStyle, EmbeddingsFormat, McpServerConfig, Settings};

@@ -61,13 +61,24 @@ pub struct RoutedMessage {
     /// the agent API's carry any, never the hub's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<crate::attachment_ref::Attachment>,
+    /// An edit in place: the passage the answer rewrites (made by `editInPlace` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit: Option<Box<crate::edit_in_place::EditTarget>>,
 }
 
 impl RoutedMessage {
     /// A message typed by the user, with the id and time the core gives it (so no host mints ids
     /// of its own).
     pub fn direct(id: String, text: String, timestamp: String) -> Self {
-        RoutedMessage { id, text, timestamp, source: MessageSource::Direct, metadata: None, attachments: Vec::new() }
+        RoutedMessage {
+            id,
+            text,
+            timestamp,
+            source: MessageSource::Direct,
+            metadata: None,
+            attachments: Vec::new(),
+            edit: None,
+        }
     }
 
     /// True when the hub delivered this message, so it must be acked and notified.
@@ -177,7 +188,8 @@ pub fn parse_routed(value: &Value, now_iso: &str) -> Result<RoutedMessage, Inval
     }
     let timestamp =
         obj.get("timestamp").and_then(Value::as_str).filter(|t| !t.is_empty()).unwrap_or(now_iso).to_owned();
-    Ok(RoutedMessage { id, text: text.clone(), timestamp, source, metadata, attachments })
+    // An edit in place is made by `editInPlace` only, never taken from a message from outside.
+    Ok(RoutedMessage { id, text: text.clone(), timestamp, source, metadata, attachments, edit: None })
 }
 
 /// What `process()` resolves with (seed 003 `ProcessResult`, plus `errorCode`, `retryable`,

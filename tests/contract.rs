@@ -47,6 +47,7 @@ use smarthole_agent::{
     Conversation, ConversationPage, ConversationState, ConversationStatus, HistoryLine, LineRole, PendingQuestion,
     QuestionType, Schedule, ScheduleType, TurnEnd,
 };
+use smarthole_agent::{EditScope, EditStarted, EditTarget};
 use smarthole_agent::{EntryKind, VaultEntry};
 use smarthole_agent::{Event, NoticeLevel, Stage};
 use smarthole_agent::{InFlightMessage, StopAnswer};
@@ -120,6 +121,7 @@ fn event_variant(event: &Event) -> (usize, usize) {
         Event::SearchIndex { .. },
         Event::MeaningIndex { .. },
         Event::HubStatus { .. },
+        Event::EditProposal { .. },
         Event::ApprovalRequested { .. },
         Event::ApprovalResolved { .. },
         Event::ChangeApplied { .. },

@@ -88,7 +88,7 @@ impl TurnOutcome {
         parts.join("\n\n")
     }
 
-    pub(super) fn push(&mut self, message: ApiMessage) {
+    pub(crate) fn push(&mut self, message: ApiMessage) {
         push_merged(&mut self.messages, message);
     }
 

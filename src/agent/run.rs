@@ -8,9 +8,8 @@ use crate::host::Host;
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::{ApiMessage, ContentBlock, ErrorKind, LlmError, ModelCall, ModelResponse, Role};
 use crate::llm_client::client;
-use crate::message::RoutedMessage;
 use crate::settings::{ApiFormat, Settings};
-use crate::tools::ToolContext;
+use crate::tools::{ToolContext, TurnServices};
 use crate::usage::CallPurpose;
 use futures::future::LocalBoxFuture;
 
@@ -77,7 +76,7 @@ pub(crate) async fn run_turn<'a, H: Host>(
             push_merged(&mut messages, m.clone());
         }
         let call = ModelCall { system: input.system, history, messages: &messages, tools: &tools_json, ttl: input.ttl };
-        let mut response = call_with_retry(host, settings, call, message, &mut started).await?;
+        let mut response = call_with_retry(host, settings, call, &tool_ctx.services, &mut started).await?;
         // Into the ledger before the journal: a crash between the two calls the model again,
         // which is a new cost, so nothing is counted twice.
         crate::usage::record_call(host, (&settings.model, &settings.model_prices), CallPurpose::Turn, &response.usage)
@@ -99,9 +98,10 @@ async fn call_with_retry<H: Host>(
     host: &H,
     settings: &Settings,
     call: ModelCall<'_>,
-    message: &RoutedMessage,
+    services: &TurnServices<'_>,
     ready: &mut Option<LocalBoxFuture<'_, ()>>,
 ) -> Result<ModelResponse, LlmError> {
+    let message = services.message;
     // Read from the message once per call, not once per streamed piece.
     let conversation_id = message.named_conversation();
     let mut on_text = |text: &str| {
@@ -109,10 +109,15 @@ async fn call_with_retry<H: Host>(
             message_id: message.id.clone(),
             conversation_id: conversation_id.clone(),
             text: text.to_owned(),
-        })
+        });
+        services.edits.push(host, &message.id, text);
     };
     let mut on_attempt = |attempt: client::Attempt<'_>| match attempt {
-        client::Attempt::Request => host.emit(&Event::stage(message, Stage::ModelRequest)),
+        client::Attempt::Request => {
+            // A call starts (or starts over): an edit in place's answer so far is void.
+            services.edits.restart(&message.id);
+            host.emit(&Event::stage(message, Stage::ModelRequest))
+        }
         client::Attempt::Retry { attempt, delay_ms, error } => host.emit(&Event::retrying(
             message,
             attempt,

@@ -292,7 +292,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let message_id = message.id.clone();
         let conversation_id = message.named_conversation();
         let event = match shown {
-            Shown::Text(text) => Event::TextDelta { message_id, conversation_id, text },
+            Shown::Text(text) => {
+                self.inner.edits.push(&self.inner.host, &message_id, &text);
+                Event::TextDelta { message_id, conversation_id, text }
+            }
             Shown::ToolStarted { id, name, input } => {
                 // A `smarthole` tool in its own words; the agent's own tool by the title it gave.
                 let words = crate::tools::words(&name, &input);

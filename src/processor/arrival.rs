@@ -147,12 +147,18 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 return Either::Left(futures::future::ready(result));
             }
         };
+        Either::Right(self.accept_message(message))
+    }
+
+    /// A message made or checked here, in: shared when already in flight, else tracked.
+    pub(super) fn accept_message(&self, message: RoutedMessage) -> impl Future<Output = ProcessResult> + 'static {
+        let host = &self.inner.host;
         let existing: Option<SharedResult> = self.inner.inbox.in_flight(&message.id);
         if let Some(existing) = existing {
             if message.from_hub() {
                 self.respond(&message.id, ResponseKind::Ack, ack(&message.id), message_time(host, &message));
             }
-            return Either::Right(existing);
+            return Either::Left(existing);
         }
         let ticket = self.inner.run.ticket();
         let (id, conversation) = (message.id.clone(), message.named_conversation());

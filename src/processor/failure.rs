@@ -30,6 +30,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         let host = &self.inner.host;
         let settings = self.settings();
         let message = entry.message.clone();
+        self.inner.edits.end();
         let user_message = error.user_message(model);
         host.log(LogLevel::Warn, &format!("message {} failed: {error}", message.id));
         // One that waits to be tried again tells the hub it waits (`retry_later`), not the error.

@@ -35,6 +35,7 @@ mod arrival;
 mod attachments;
 mod chat_view;
 mod conversations;
+mod edit;
 mod error;
 mod failure;
 mod handle;
@@ -50,6 +51,7 @@ mod worker;
 
 pub use arrival::ReprocessSummary;
 pub use chat_view::StopAnswer;
+pub use edit::EditStarted;
 pub use error::ProcessorError;
 pub use handle::MessageProcessor;
 pub use review::TurnReview;

@@ -20,11 +20,12 @@ use crate::hub::Priority;
 use crate::inbox::{self, InboxEntry};
 use crate::journal::{Journal, JournalRecord};
 use crate::llm::ErrorKind;
+use crate::llm::MessagesJson;
 use crate::mcp::McpServer;
 use crate::message::{ProcessResult, RoutedMessage};
 use crate::prompt::{message_context, system_prompt};
 use crate::store::Target;
-use crate::tools::TurnServices;
+use crate::tools::{ToolRegistry, TurnServices};
 
 impl<H: Host + 'static> MessageProcessor<H> {
     /// Stops the message in flight: its request, retry wait or tool is abandoned and it resolves
@@ -68,6 +69,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             index: &self.inner.search,
             meaning: &self.inner.meaning,
             start_index,
+            edits: &self.inner.edits,
         }
     }
 
@@ -119,6 +121,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
             (Target::Current, _) => settings,
         };
+        self.inner.edits.begin(&message.id, message.edit.as_deref());
         if let Some((kind, folder)) = self.acp_agent(&settings) {
             return self.run_acp(entry, &context, &settings, kind, folder).await;
         }
@@ -134,14 +137,24 @@ impl<H: Host + 'static> MessageProcessor<H> {
         };
         let approve = |ask| self.ask_approval(&message, ask).boxed_local();
         let start_index = || self.start_search_index();
+        // An edit in place is a request of its own: the passage and what to do, no tools, no
+        // earlier turns (it is recorded in the conversation like any message).
+        let (no_tools, no_history) = (ToolRegistry::none(), MessagesJson::default());
+        let edit = message.edit.is_some();
         let input = TurnInput {
             system: &system,
-            history: &context.history,
+            history: if edit { &no_history } else { &context.history },
             context: message_context(&message, &context.prompt, host.now_ms()),
             ttl,
-            tools: &self.inner.tools,
+            tools: if edit { &no_tools } else { &self.inner.tools },
             copies: &self.inner.attachments.copies,
-            services: self.turn_services(&message, &notify_hub, &approve, &integrations, &start_index),
+            services: self.turn_services(
+                &message,
+                &notify_hub,
+                &approve,
+                if edit { &[] } else { &integrations },
+                &start_index,
+            ),
         };
         let (abort, registration) = AbortHandle::new_pair();
         let guard = self.inner.run.begin(message.id.clone(), abort);
@@ -163,6 +176,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
     pub(super) async fn finish(&self, message: &RoutedMessage, mut outcome: TurnOutcome, model: &str) -> ProcessResult {
         let host = &self.inner.host;
         let settings = self.settings();
+        self.inner.edits.end();
+        if let Some(target) = message.edit.as_deref().filter(|_| !outcome.waiting()) {
+            self.propose_edit(message, target, &mut outcome).await;
+        }
         let text = outcome.text();
         if outcome.agent_session.is_none() {
             outcome.usage = crate::usage::priced(outcome.usage, model, &settings.model_prices);
@@ -203,6 +220,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// A run the user stopped: nothing recorded, the message leaves the inbox.
     pub(super) async fn finish_cancelled(&self, message: &RoutedMessage) -> ProcessResult {
+        self.inner.edits.end();
         self.inner.host.log(LogLevel::Info, &format!("message {} stopped by the user", message.id));
         self.run_ended(message, Ok("stopped by the user")).await;
         self.clean_up(message).await;

@@ -130,6 +130,8 @@ pub(crate) struct TurnServices<'a> {
     pub(crate) meaning: &'a super::meaning::Meaning,
     /// Starts building the index in the background, if it is not started yet.
     pub(crate) start_index: &'a dyn Fn(),
+    /// The edit in place being answered (its answer, streamed, is its proposal).
+    pub(crate) edits: &'a super::edit_stream::EditStreams,
 }
 
 /// What a tool may use while it runs.

@@ -16,6 +16,8 @@
 pub(crate) mod args;
 pub(crate) mod budget;
 mod call;
+pub(crate) mod edit_in_place;
+pub(crate) mod edit_stream;
 mod end_conversation;
 mod find;
 pub(crate) mod find_meaning;
@@ -137,6 +139,11 @@ impl Default for ToolRegistry {
 }
 
 impl ToolRegistry {
+    /// No tools: a request that must be answered in words (an edit in place).
+    pub(crate) fn none() -> Self {
+        ToolRegistry { tools: Vec::new(), definitions: Vec::new(), request_json: String::new() }
+    }
+
     /// The request's `tools` array: the built-in ones (serialised once) and, when integrations
     /// are connected, theirs.
     pub fn request_json(&self, integrations: &[McpServer]) -> String {

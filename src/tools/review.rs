@@ -15,7 +15,7 @@ use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::undo::{self, UndoRecord};
-use crate::vault::diff::{applied_words, apply_hunks, content_hash, diff, ChangeKind, LineKind, ProposedChange};
+use crate::vault::diff::{applied_words, apply_hunks_onto, content_hash, diff, ChangeKind, LineKind, ProposedChange};
 use crate::vault::line_edits::exact_text;
 
 /// The text a change to a note is made from, once its bytes show that it is exact: valid UTF-8
@@ -103,7 +103,7 @@ pub(super) fn size_words(change: &ProposedChange) -> String {
 }
 
 /// Asks for an edit or overwrite and applies the accepted hunks atomically, against the content
-/// the diff was made from only; records its undo and tells the UI. Gives `None` when every hunk
+/// the diff was made from (or that content with the user's edits elsewhere since); records its undo and tells the UI. Gives `None` when every hunk
 /// was applied, else what was ("hunks 1 and 3 applied, 2 rejected") and the note's content now.
 pub(super) async fn review_and_apply<H: Host>(
     ctx: &ToolContext<'_, H>,
@@ -128,12 +128,12 @@ pub(super) async fn review_and_apply<H: Host>(
         .vault_process(
             &change.path,
             Box::new(move |text| {
-                // The content the diff was made from, compared whole (its hash is the request's).
-                if text != base {
+                // Onto the content the diff was made from, or onto the note with the user's own
+                // edits since, when no accepted hunk covers a line they changed.
+                let Some(new) = apply_hunks_onto(&base, text, &hunks, &picked) else {
                     *seen.borrow_mut() = Applied::Conflict;
                     return None;
-                }
-                let new = apply_hunks(text, &hunks, &picked);
+                };
                 *seen.borrow_mut() =
                     Applied::Done { before: text.to_owned(), after_hash: content_hash(&new), after: new.clone() };
                 Some(new)

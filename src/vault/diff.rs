@@ -119,12 +119,12 @@ pub(crate) fn bytes_hash(bytes: &[u8]) -> String {
 }
 
 /// A text's lines, each with its line break (the last may have none).
-fn split_lines(text: &str) -> Vec<&str> {
+pub(crate) fn split_lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
 /// The edit script between two token lists (Myers), equal runs included.
-fn ops(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
+pub(crate) fn ops(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
     let mut hook = Replace::new(Capture::new());
     // Capturing cannot fail (its error type is uninhabited).
     let _ = myers::diff(&mut hook, old, 0..old.len(), new, 0..new.len());
@@ -133,9 +133,19 @@ fn ops(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
 
 /// The hunks that turn `old` into `new` (none when they are equal).
 pub(crate) fn diff(old: &str, new: &str) -> Vec<Hunk> {
-    let (old_lines, new_lines) = (split_lines(old), split_lines(new));
+    diff_with_context(old, new, CONTEXT_LINES)
+}
+
+/// [`diff`] with `context` unchanged lines around each change; with 0, each run of changed lines
+/// is a hunk of its own (an edit in place is answered change by change, in the note itself).
+pub(crate) fn diff_with_context(old: &str, new: &str, context: usize) -> Vec<Hunk> {
+    hunks_of(&split_lines(old), &split_lines(new), ops(&split_lines(old), &split_lines(new)), context)
+}
+
+/// The hunks of an edit script between two texts' lines.
+pub(crate) fn hunks_of(old_lines: &[&str], new_lines: &[&str], script: Vec<DiffOp>, context: usize) -> Vec<Hunk> {
     let mut hunks = Vec::new();
-    for group in group_diff_ops(ops(&old_lines, &new_lines), CONTEXT_LINES) {
+    for group in group_diff_ops(script, context) {
         if group.iter().all(|op| op.tag() == DiffTag::Equal) {
             continue;
         }
@@ -259,6 +269,56 @@ pub(crate) fn apply_hunks(base: &str, hunks: &[Hunk], accepted: &[usize]) -> Str
     out
 }
 
+/// `current` — the note now, which may hold the user's own edits since `base`, the content the
+/// hunks were made from — with the accepted hunks applied; `None` (a conflict) when an accepted
+/// hunk covers a line the user changed, or its place is gone. Typing elsewhere in the note is
+/// kept and is no conflict.
+pub(crate) fn apply_hunks_onto(base: &str, current: &str, hunks: &[Hunk], accepted: &[usize]) -> Option<String> {
+    if base == current {
+        return Some(apply_hunks(base, hunks, accepted));
+    }
+    let (old, now) = (split_lines(base), split_lines(current));
+    // Where each line of `base` the user left alone is now.
+    let mut kept: Vec<Option<usize>> = vec![None; old.len()];
+    for op in ops(&old, &now) {
+        if let DiffOp::Equal { old_index, new_index, len } = op {
+            for k in 0..len {
+                kept[old_index + k] = Some(new_index + k);
+            }
+        }
+    }
+    let mut places = Vec::new();
+    for hunk in hunks.iter().filter(|h| accepted.contains(&h.number)) {
+        let start = (hunk.old_start - 1).min(old.len());
+        let end = (start + hunk.old_lines).min(old.len());
+        let at = if start < end {
+            let (first, last) = (kept[start]?, kept[end - 1]?);
+            // Lines the user added inside the hunk's lines are a change under it too.
+            (last - first == end - 1 - start).then_some((first, last + 1))?
+        } else if start == 0 {
+            (0, 0)
+        } else {
+            // An insertion goes after the line it followed, if the user left that line alone.
+            let after = kept[start - 1]? + 1;
+            (after, after)
+        };
+        places.push((at, hunk));
+    }
+    places.sort_by_key(|((from, _), _)| *from);
+    let mut out = String::with_capacity(current.len());
+    let mut at = 0;
+    for ((from, to), hunk) in places {
+        if from < at {
+            return None;
+        }
+        now[at..from].iter().for_each(|line| out.push_str(line));
+        hunk.lines.iter().filter(|l| l.kind != LineKind::Removed).for_each(|l| out.push_str(&l.text));
+        at = to;
+    }
+    now[at..].iter().for_each(|line| out.push_str(line));
+    Some(out)
+}
+
 /// What the model is told was applied: "hunks 1 and 3 applied, 2 rejected".
 pub(crate) fn applied_words(total: usize, accepted: &[usize]) -> String {
     let (yes, no): (Vec<usize>, Vec<usize>) = (1..=total).partition(|n| accepted.contains(n));
@@ -336,6 +396,34 @@ mod tests {
                 assert_eq!(rest.len(), 1, "only the skipped hunk is left");
             }
         }
+    }
+
+    /// The user's own edits since the diff are kept, and are a conflict only under an accepted
+    /// hunk's lines.
+    #[test]
+    fn hunks_apply_onto_a_note_the_user_edited_elsewhere() {
+        let base = "a\nb\nc\nd\ne\nf\ng\n";
+        let new = "A\nb\nc\nd\nE\nf\ng\nh\n";
+        let hunks = diff_with_context(base, new, 0);
+        assert_eq!(hunks.len(), 3);
+        // Typed into line c, and a line added at the top.
+        let current = "top\na\nb\nc typed\nd\ne\nf\ng\n";
+        assert_eq!(
+            apply_hunks_onto(base, current, &hunks, &[1, 2, 3]).as_deref(),
+            Some("top\nA\nb\nc typed\nd\nE\nf\ng\nh\n")
+        );
+        assert_eq!(apply_hunks_onto(base, current, &hunks, &[2]).as_deref(), Some("top\na\nb\nc typed\nd\nE\nf\ng\n"));
+        // Typed into line e, which hunk 2 replaces: a conflict for it, not for the others.
+        let over = "a\nb\nc\nd\ne typed\nf\ng\n";
+        assert_eq!(apply_hunks_onto(base, over, &hunks, &[2]), None);
+        assert_eq!(apply_hunks_onto(base, over, &hunks, &[1, 3]).as_deref(), Some("A\nb\nc\nd\ne typed\nf\ng\nh\n"));
+        // The line an insertion follows was changed: its place is gone.
+        assert_eq!(apply_hunks_onto(base, "a\nb\nc\nd\ne\nf\nG\n", &hunks, &[3]), None);
+        // Unchanged note: exactly apply_hunks.
+        assert_eq!(
+            apply_hunks_onto(base, base, &hunks, &[1, 3]).as_deref(),
+            Some(apply_hunks(base, &hunks, &[1, 3]).as_str())
+        );
     }
 
     #[test]

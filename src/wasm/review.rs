@@ -4,7 +4,7 @@
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{promise, to_js};
+use super::convert::{from_js, js_error, promise, to_js};
 use super::processor::WasmMessageProcessor;
 use crate::Decision;
 
@@ -53,6 +53,35 @@ impl WasmMessageProcessor {
     pub fn last_undoable_turn(&self) -> Promise {
         let core = self.core.clone();
         promise(async move { Ok::<_, String>(core.last_undoable_turn().await) })
+    }
+
+    /// An edit in place asked in the editor ("Edit selection with the agent"): `text` is the
+    /// editor's document, `from`/`to` the selection in its positions (UTF-16 units; equal: the
+    /// paragraph at the cursor). The message is queued like a typed one; its answer streams as
+    /// `edit_proposal` events and is then proposed hunk by hunk (`approval_requested`). Throws,
+    /// in words for the user, when there is nothing to edit.
+    #[wasm_bindgen(js_name = editInPlace, unchecked_return_type = "EditStarted")]
+    pub fn edit_in_place(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EditInPlaceRequest")] request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        #[derive(serde::Deserialize)]
+        struct Request {
+            path: String,
+            text: String,
+            from: usize,
+            to: usize,
+            instruction: String,
+        }
+        let request: Request = crate::lean::from_value(&from_js(&request))
+            .map_err(|e| js_error(format!("editInPlace takes {{path, text, from, to, instruction}}: {e}")))?;
+        let (started, work) = self
+            .core
+            .edit_in_place(&request.path, &request.text, (request.from, request.to), &request.instruction)
+            .map_err(js_error)?;
+        // Runs as process() runs a message; its result arrives as the `response` event.
+        let _ = promise(async move { Ok::<_, String>(work.await) });
+        Ok(to_js(&started))
     }
 
     /// Approval requests waiting for an answer, oldest first.

@@ -56,6 +56,14 @@ pub(super) fn outgoing() -> Vec<Sample> {
         }],
     };
     add("turn_review", "Core.TurnReview", to_json(&review), true);
+    let started = EditStarted {
+        message: RoutedMessage { edit: Some(Box::new(edit_target_full())), ..message_full() },
+        scope: EditScope::Paragraph,
+        start_line: 3,
+        end_line: 6,
+        said: "No selection: editing the paragraph at the cursor (lines 3–6).".into(),
+    };
+    add("edit_started", "Core.EditStarted", to_json(&started), true);
     add(
         "api_response",
         "Core.ApiResponse",
@@ -109,7 +117,11 @@ pub(super) fn outgoing() -> Vec<Sample> {
 /// One event of each variant (every optional field present), in declaration order.
 pub(super) fn events() -> Vec<Event> {
     vec![
-        Event::MessageReceived { message: message_full(), conversation_id: Some("conv-1".into()) },
+        // An edit in place's message, the one kind that carries `edit`.
+        Event::MessageReceived {
+            message: RoutedMessage { edit: Some(Box::new(edit_target_full())), ..message_full() },
+            conversation_id: Some("conv-1".into()),
+        },
         Event::Stage { message_id: "msg-1".into(), conversation_id: Some("conv-1".into()), stage: Stage::ModelRequest },
         Event::TextDelta { message_id: "msg-1".into(), conversation_id: Some("conv-1".into()), text: "Added".into() },
         Event::Retrying {
@@ -176,6 +188,7 @@ pub(super) fn events() -> Vec<Event> {
             detail: Some("search by meaning paused: the key was refused".into()),
         },
         Event::HubStatus { status: HubStatus::Error, detail: Some("registration refused".into()) },
+        Event::EditProposal { message_id: "msg-1".into(), path: "Notes/Trip.md".into(), hunks: change_full().hunks },
         Event::ApprovalRequested { request: Box::new(approval_full()) },
         Event::ApprovalResolved { request: Box::new(approval_full()) },
         Event::ChangeApplied {
@@ -334,7 +347,8 @@ pub(super) fn incoming() -> Vec<Sample> {
 
     let message = to_json(&message_full());
     assert_eq!(parse_routed(&message, "unused").unwrap(), message_full());
-    samples.push(Sample { name: "routed_message".into(), ts_type: "Core.RoutedMessage", json: message, full: true });
+    // Every field a message from outside may carry (not `edit`, which only editInPlace makes).
+    samples.push(Sample { name: "routed_message".into(), ts_type: "Core.RoutedMessage", json: message, full: false });
     let mention = to_json(&Mention { path: "Projects".into(), is_folder: true });
     samples.push(Sample { name: "mention".into(), ts_type: "Core.Mention", json: mention, full: true });
     samples

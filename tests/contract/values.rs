@@ -14,6 +14,20 @@ pub(super) fn message_full() -> RoutedMessage {
         source: MessageSource::Api,
         metadata: Some(json!({"inputMethod": "voice", "conversationId": "conv-1"}).as_object().cloned().unwrap()),
         attachments: vec![attachment_full()],
+        // Made by editInPlace only: a message from outside never carries it (see edit_started).
+        edit: None,
+    }
+}
+
+pub(super) fn edit_target_full() -> EditTarget {
+    EditTarget {
+        path: "Notes/Trip.md".into(),
+        start_line: 3,
+        lines: "We leave on monday.\n".into(),
+        from: 0,
+        to: 19,
+        scope: EditScope::Selection,
+        instruction: "fix the day".into(),
     }
 }
 

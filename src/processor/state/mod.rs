@@ -69,6 +69,8 @@ pub(crate) struct Inner<H: Host> {
     pub(crate) attachments: AttachmentState,
     /// The user's own agent over ACP (its process lives across turns).
     pub(crate) acp: AcpLink,
+    /// The edit in place being answered, followed to draw its proposal as it streams.
+    pub(crate) edits: crate::tools::edit_stream::EditStreams,
 }
 
 impl<H: Host> Inner<H> {
@@ -90,6 +92,7 @@ impl<H: Host> Inner<H> {
             meaning: Meaning::default(),
             attachments: AttachmentState::default(),
             acp: AcpLink::default(),
+            edits: Default::default(),
         }
     }
 }

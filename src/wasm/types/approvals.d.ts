@@ -96,3 +96,24 @@ export interface UndoReport {
   restored: string[];
   refused: { path: string; reason: string }[];
 }
+
+/** An edit in place asked in the editor: the editor's document, the selection in its positions
+ *  (UTF-16 units; from === to: the paragraph, or the line, at the cursor), and what to do. */
+export interface EditInPlaceRequest {
+  path: string;
+  text: string;
+  from: number;
+  to: number;
+  instruction: string;
+}
+
+/** What `editInPlace` answers at once: the message queued, and the passage it works on. */
+export interface EditStarted {
+  message: RoutedMessage;
+  scope: "selection" | "paragraph" | "line";
+  /** The whole lines the passage lies in (1-based, inclusive). */
+  startLine: number;
+  endLine: number;
+  /** What the user is told about the passage taken. */
+  said: string;
+}

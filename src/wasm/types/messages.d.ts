@@ -19,6 +19,22 @@ export interface RoutedMessage {
   metadata?: Record<string, unknown>;
   /** What the user attached (from attachVault / attachBytes); typed and agent API messages only. */
   attachments?: Attachment[];
+  /** An edit in place: the passage its answer rewrites (made by editInPlace only). */
+  edit?: EditTarget;
+}
+
+/** The passage of a note an edit in place rewrites. */
+export interface EditTarget {
+  path: string;
+  /** The first of the whole lines the passage lies in (1-based), as the note was at the ask. */
+  startLine: number;
+  /** Those lines, exactly. */
+  lines: string;
+  /** The passage inside `lines`: byte offsets of its start and end. */
+  from: number;
+  to: number;
+  scope: "selection" | "paragraph" | "line";
+  instruction: string;
 }
 
 /** A note, folder, image or PDF the user attached: what was sent is kept under its hash. */

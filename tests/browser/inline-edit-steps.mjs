@@ -12,7 +12,9 @@ export const REWRITTEN_LINES = ["ALPHA is first", "beta is second", "omega comes
 export function scriptEdit(model, text) {
   let release;
   const holdLast = new Promise((resolve) => (release = resolve));
-  const chunks = text.split(/(?<=\n)/);
+  // A line a chunk; one line is cut at its last space (a held last chunk needs one before it).
+  let chunks = text.split(/(?<=\n)/);
+  if (chunks.length === 1) chunks = [text.slice(0, text.lastIndexOf(" ") + 1), text.slice(text.lastIndexOf(" ") + 1)];
   model.enqueue({ kind: "text", text, chunks, holdLast });
   return release;
 }

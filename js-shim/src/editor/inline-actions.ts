@@ -4,7 +4,6 @@
 import { EditorSelection } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import type { RuntimeEvent } from "../core/runtime-event.ts";
-import type { EditProposalEvent } from "./edit-contract.ts";
 import { inlineHost } from "./inline-host.ts";
 import {
   askFailed,
@@ -160,7 +159,7 @@ export function dismissUndoOffer(view: EditorView): void {
 }
 
 /** What the core tells the runtime, as it concerns this editor's proposal. */
-export function onCoreEvent(view: EditorView, event: RuntimeEvent | EditProposalEvent): void {
+export function onCoreEvent(view: EditorView, event: RuntimeEvent): void {
   const state = view.state.field(inlineState);
   const p = state.proposal;
   switch (event.type) {

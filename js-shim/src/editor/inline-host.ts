@@ -3,13 +3,13 @@
 // widgets and keys reach it from the view they act in.
 import { Facet } from "@codemirror/state";
 import type { EditorView } from "@codemirror/view";
+import type { CoreCalls } from "../core/guarded-core.ts";
 import type { RuntimeEvent } from "../core/runtime-event.ts";
-import type { EditProposalEvent, InlineEditCalls } from "./edit-contract.ts";
 
 /** The runtime as the inline review sees it. */
 export interface InlineEditHost {
-  processor: InlineEditCalls;
-  subscribe(listener: (event: RuntimeEvent | EditProposalEvent) => void): () => void;
+  processor: Pick<CoreCalls, "editInPlace" | "decideApproval" | "undoTurn" | "stop" | "currentMessageId">;
+  subscribe(listener: (event: RuntimeEvent) => void): () => void;
   /** The note this editor shows (null: not a note of the vault; the command does nothing). */
   pathOf(view: EditorView): string | null;
 }

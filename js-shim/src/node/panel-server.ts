@@ -40,7 +40,8 @@ const PAGE = `<!doctype html>
 .smarthole-page-editor{flex:1 1 50%;display:flex;flex-direction:column;min-width:0;min-height:0;padding:12px;box-sizing:border-box;gap:6px}
 .smarthole-page-editor-bar{display:flex;gap:8px;align-items:center;justify-content:space-between}
 .smarthole-page-editor-view{flex:1;min-height:0;border:1px solid #ccc}.smarthole-page-editor-view .cm-editor{height:100%}
-@media (max-width:600px){.smarthole-page-split{flex-direction:column}.smarthole-page-split #app{height:auto;min-height:0}}</style>
+@media (max-width:600px){.smarthole-page-split{flex-direction:column}.smarthole-page-split #app{height:auto;min-height:0}}
+@media (pointer:coarse){.smarthole-edit-selection{min-height:44px;min-width:44px}}</style>
 </head><body><div id="banner"></div><div id="app"></div><script type="module" src="/page.js"></script></body></html>`;
 
 async function body(req: IncomingMessage): Promise<string> {

@@ -6,7 +6,6 @@
 import { EditorState } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
 import type { CoreRuntime } from "../core/runtime.ts";
-import type { InlineEditCalls } from "../editor/edit-contract.ts";
 import { inlineEditExtension, openEditInput, type InlineEditHost } from "../editor/inline-edit.ts";
 import { minimalChange } from "../editor/minimal-change.ts";
 import type { OpenNote } from "./page-io.ts";
@@ -47,8 +46,7 @@ export async function mountPageEditor(parent: HTMLElement, path: string, runtime
       .catch((error: unknown) => notify(error instanceof Error ? error.message : String(error)));
   };
   const host: InlineEditHost = {
-    // Until the core's declarations carry editInPlace (issue 36's contract).
-    processor: runtime.processor as unknown as InlineEditCalls,
+    processor: runtime.processor,
     subscribe: (listener) => runtime.subscribe(listener),
     pathOf: () => path,
   };

@@ -37,7 +37,7 @@ export type CoreEvent =
   | { type: "hub_status"; status: HubStatus; detail: string | null }
   /** An edit in place's proposal as the model writes it: hunks in the note's lines as at the ask,
    *  one per run of changed lines; the final one is the approval of toolUseId "edit-in-place". */
-  | { type: "edit_proposal"; messageId: string; path: string; hunks: Hunk[] }
+  | { type: "edit_proposal"; messageId: string; path: string; hunks: DiffHunk[] }
   | { type: "approval_requested"; request: ApprovalRequest }
   | { type: "approval_resolved"; request: ApprovalRequest }
   | { type: "change_applied"; messageId: string; conversationId?: string; toolUseId: string; change: ProposedChange; appliedHunks: number[] }

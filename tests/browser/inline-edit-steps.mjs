@@ -22,6 +22,10 @@ export function scriptEdit(model, text) {
 /** The editor's text now. */
 export const editorText = (page) => page.evaluate(() => window.smarthole.editor.state.doc.toString());
 
+/** The number of the editor's line that reads `text`. */
+export const lineOf = (page, text) =>
+  page.evaluate((text) => window.smarthole.editor.state.doc.toString().split("\n").indexOf(text) + 1, text);
+
 /** Selects lines `from` to `to` (1-based, whole lines) with the keyboard. */
 export async function selectLines(page, from, to) {
   await page.focus(".cm-content");

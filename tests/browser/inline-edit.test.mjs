@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openChat } from "./harness.mjs";
-import { ask, BEFORE, editorText, NOTE, REWRITTEN_LINES, scriptEdit, selectLines } from "./inline-edit-steps.mjs";
+import { ask, BEFORE, editorText, lineOf, NOTE, REWRITTEN_LINES, scriptEdit, selectLines } from "./inline-edit-steps.mjs";
 
 let chat;
 before(async () => {
@@ -28,7 +28,7 @@ const onDisk = async () => {
   return readFileSync(path.join(chat.vault, NOTE), "utf8");
 };
 
-test("select, ask, review by keys: the streamed proposal is drawn inline, the note gets exactly the accepted hunk, Undo restores it", async () => {
+test("select, ask, review by keys: the streamed proposal is drawn inline, the note gets exactly the accepted hunk, Undo restores it", { timeout: 60_000 }, async () => {
   const { page, model } = chat;
   const release = scriptEdit(model, REWRITTEN_LINES);
   await selectLines(page, 3, 5);
@@ -45,12 +45,17 @@ test("select, ask, review by keys: the streamed proposal is drawn inline, the no
   assert.equal(await editorText(page), BEFORE, "drawing does not change the note");
   assert.equal(await page.locator(".smarthole-inline-accept").count(), 0, "no decisions while it writes");
 
-  // The user types in another paragraph meanwhile: the end of the heading.
+  // The user types in another paragraph meanwhile, a line more under the heading: the proposal
+  // stays on the lines it is about.
   await page.keyboard.press("Control+Home");
   await page.keyboard.press("End");
   await page.keyboard.type(" (draft)");
-  const typed = BEFORE.replace("# Plan", "# Plan (draft)");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("by me");
+  const typed = BEFORE.replace("# Plan", "# Plan (draft)\nby me");
   assert.equal(await editorText(page), typed);
+  assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first"]);
+  assert.deepEqual(await page.locator(".smarthole-inline-removed-text").allTextContents(), ["alpha"]);
   release();
 
   // Review: two hunks, each with its labelled buttons; the removed lines still where they were.
@@ -86,12 +91,13 @@ test("select, ask, review by keys: the streamed proposal is drawn inline, the no
   assert.deepEqual(chat.errors, []);
 });
 
-test("Escape while the answer streams stops it and drops the proposal; the note is untouched", async () => {
+test("Escape while the answer streams stops it and drops the proposal; the note is untouched", { timeout: 60_000 }, async () => {
   const { page, model } = chat;
   const before = await editorText(page);
   const release = scriptEdit(model, "GAMMA paragraph, rewritten\n");
   const aborted = new Promise((resolve) => model.once("aborted", resolve));
-  await selectLines(page, 7, 7);
+  const gamma = await lineOf(page, "gamma paragraph here");
+  await selectLines(page, gamma, gamma);
   await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
   await ask(page, "Shout it");

@@ -2,21 +2,30 @@
 // the scripted model's answer for an edit in place, selecting lines by keyboard, asking.
 
 export const NOTE = "Notes/Plan.md";
-/** Its first paragraph (lines 3 to 5) is what is edited; the heading is where the user types. */
-export const BEFORE = ["# Plan", "", "alpha is first", "beta is second", "omega is last", "", "gamma paragraph here", ""].join("\n");
-/** Lines 3 to 5 as the model rewrites them: two changes with an unchanged line between. */
-export const REWRITTEN_LINES = ["ALPHA is first", "beta is second", "omega comes last", ""].join("\n");
+/** Its first paragraph (lines 3 to 6) is what is edited; the heading is where the user types. */
+export const BEFORE = ["# Plan", "", "alpha is first", "beta is second", "gamma stays", "omega is last", "", "another paragraph here", ""].join("\n");
+/** Lines 3 to 6 as the model rewrites them: two changes (the first of two lines) with an
+ * unchanged line between. */
+export const REWRITTEN_LINES = ["ALPHA is first", "beta IS second", "gamma stays", "omega comes last", ""].join("\n");
+/** The note with the first change accepted and the second rejected. */
+export const FIRST_ACCEPTED = BEFORE.replace("alpha is first\nbeta is second", "ALPHA is first\nbeta IS second");
 
-/** The model's answer to the next edit: `text`, the edited lines, a line a chunk; the last chunk is
- * held until the returned function is called, so a test sees the proposal mid-answer. */
+/** The model's answer to the next edit: `text`, the edited lines, a line a chunk (one line is cut
+ * at its last space). The second chunk waits for `next()`, the last for `last()`, so a test sees
+ * the proposal mid-answer, acts, and lets it go on. */
 export function scriptEdit(model, text) {
-  let release;
-  const holdLast = new Promise((resolve) => (release = resolve));
-  // A line a chunk; one line is cut at its last space (a held last chunk needs one before it).
   let chunks = text.split(/(?<=\n)/);
   if (chunks.length === 1) chunks = [text.slice(0, text.lastIndexOf(" ") + 1), text.slice(text.lastIndexOf(" ") + 1)];
-  model.enqueue({ kind: "text", text, chunks, holdLast });
-  return release;
+  const gate = () => {
+    let open;
+    const promise = new Promise((resolve) => (open = resolve));
+    return { promise, open };
+  };
+  const [second, last] = [gate(), gate()];
+  // The second chunk waits, and so does the last: the answer shows the first change, then both.
+  const holds = chunks.length > 2 ? { 1: second.promise } : {};
+  model.enqueue({ kind: "text", text, chunks, holds, holdLast: last.promise });
+  return { next: second.open, last: last.open };
 }
 
 /** The editor's text now. */

@@ -30,8 +30,8 @@ const onDisk = async () => {
 
 test("select, ask, review by keys: the streamed proposal is drawn inline, the note gets exactly the accepted hunk, Undo restores it", { timeout: 60_000 }, async () => {
   const { page, model } = chat;
-  const release = scriptEdit(model, REWRITTEN_LINES);
-  await selectLines(page, 3, 5);
+  const answer = scriptEdit(model, REWRITTEN_LINES);
+  await selectLines(page, 3, 6);
   // The page's stand-in for the command: the "Edit selection" button, reached by Shift+Tab.
   await page.keyboard.press("Shift+Tab");
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Edit selection");
@@ -55,13 +55,18 @@ test("select, ask, review by keys: the streamed proposal is drawn inline, the no
   const typed = BEFORE.replace("# Plan", "# Plan (draft)\nby me");
   assert.equal(await editorText(page), typed);
   assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first"]);
-  assert.deepEqual(await page.locator(".smarthole-inline-removed-text").allTextContents(), ["alpha"]);
-  release();
+  // The answer goes on (its lines as at the ask): drawn on the lines they are now.
+  answer.next();
+  await page.waitForFunction(() => document.querySelectorAll(".smarthole-inline-removed").length === 2);
+  assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first", "beta is second"]);
+  assert.deepEqual(await page.locator(".smarthole-inline-added").allTextContents(), ["ALPHA is first", "beta IS second"]);
+  assert.equal(await editorText(page), typed);
+  answer.last();
 
   // Review: two hunks, each with its labelled buttons; the removed lines still where they were.
   await page.getByRole("button", { name: "Accept change 1 of 2" }).waitFor();
   assert.equal(await page.getByRole("button", { name: "Reject change 2 of 2" }).count(), 1);
-  assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first", "omega is last"]);
+  assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first", "beta is second", "omega is last"]);
   await chat.shot("inline-01-review");
 
   // Keys only: to the first hunk, accept it (the cursor goes to the next), reject that one.
@@ -74,7 +79,7 @@ test("select, ask, review by keys: the streamed proposal is drawn inline, the no
 
   // Applied: the editor and the file hold exactly the accepted hunk and the user's typing.
   await page.locator(".smarthole-inline-undo-button").waitFor();
-  const accepted = typed.replace("alpha is first", "ALPHA is first");
+  const accepted = typed.replace("alpha is first\nbeta is second", "ALPHA is first\nbeta IS second");
   assert.equal(await editorText(page), accepted);
   assert.equal(await onDisk(), accepted);
   assert.equal(await page.locator(".smarthole-inline-removed, .smarthole-inline-hunk").count(), 0, "the proposal is gone");
@@ -94,17 +99,17 @@ test("select, ask, review by keys: the streamed proposal is drawn inline, the no
 test("Escape while the answer streams stops it and drops the proposal; the note is untouched", { timeout: 60_000 }, async () => {
   const { page, model } = chat;
   const before = await editorText(page);
-  const release = scriptEdit(model, "GAMMA paragraph, rewritten\n");
+  const answer = scriptEdit(model, "ANOTHER paragraph, rewritten\n");
   const aborted = new Promise((resolve) => model.once("aborted", resolve));
-  const gamma = await lineOf(page, "gamma paragraph here");
-  await selectLines(page, gamma, gamma);
+  const line = await lineOf(page, "another paragraph here");
+  await selectLines(page, line, line);
   await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
   await ask(page, "Shout it");
   await page.locator(".smarthole-inline-removed").first().waitFor();
   await page.keyboard.press("Escape");
   await aborted;
-  release();
+  answer.last();
   assert.equal(await page.locator(".smarthole-inline-removed, .smarthole-inline-hunk, .smarthole-inline-header").count(), 0);
   assert.equal(await editorText(page), before);
   assert.equal(await onDisk(), before);

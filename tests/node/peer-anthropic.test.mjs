@@ -182,6 +182,22 @@ test("holdLast keeps the last delta back until the test releases it", async (t) 
   assert.equal(textOf(events), "one two three");
 });
 
+test("holds keeps a given delta back until its promise resolves", async (t) => {
+  const server = await serve(t);
+  let release;
+  const held = new Promise((r) => (release = r));
+  server.enqueue({ kind: "text", text: "ignored", chunks: ["one ", "two ", "three"], holds: { 1: held } });
+  const sent = [];
+  server.on("delta-sent", (d) => sent.push(d.deltaIndex));
+  const answer = post(server, simple(), { stream: true }).then((res) => res.text());
+  await new Promise((resolve) => server.on("delta-sent", () => sent.length === 1 && resolve()));
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(sent, [0]);
+  release();
+  assert.equal(textOf(parseSse(await answer)), "one two three");
+  assert.deepEqual(sent, [0, 1, 2]);
+});
+
 test("multibyte text (emoji, Japanese) is split on whole characters", async (t) => {
   const server = await serve(t);
   const text = "Héllo 👋🏽 世界、こんにちは！ 🇯🇵👨‍👩‍👧 日本語のテキスト end";

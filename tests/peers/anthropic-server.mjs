@@ -411,18 +411,19 @@ async function textAnswer(ctx, step, stopReason) {
   }
   ctx.startSse(step);
   if (!(await ctx.messageStart()) || !(await ctx.event("ping", {}))) return;
-  if (!(await sendTextBlock(ctx, 0, text, step.chunks, step.delayMs, Infinity, step.holdLast))) return;
+  if (!(await sendTextBlock(ctx, 0, text, step.chunks, step.delayMs, Infinity, step))) return;
   await ctx.end(stopReason, outputTokens, step);
 }
 
-/** content_block_start, deltas (at most `limit` of them), and — unless limited — the stop. With
- * `holdLast` (a promise), the last delta waits for it: a test sees the answer mid-stream, then
- * releases its end. */
-async function sendTextBlock(ctx, index, text, chunks, delayMs, limit = Infinity, holdLast = null) {
+/** content_block_start, deltas (at most `limit` of them), and — unless limited — the stop. A step's
+ * `holdLast` (a promise) keeps the last delta back until it resolves, and `holds` ({delta index:
+ * promise}) any delta: a test sees the answer mid-stream, acts, then lets it go on. */
+async function sendTextBlock(ctx, index, text, chunks, delayMs, limit = Infinity, { holdLast, holds } = {}) {
   if (!(await ctx.event("content_block_start", { index, content_block: { type: "text", text: "" } }))) return false;
   const pieces = (chunks ?? splitText(text)).slice(0, limit);
   for (const [i, piece] of pieces.entries()) {
     if (holdLast && i === pieces.length - 1 && pieces.length > 1) await holdLast;
+    if (holds?.[i]) await holds[i];
     if (!(await ctx.textDelta(index, piece, delayMs))) return false;
   }
   if (limit !== Infinity) return true;

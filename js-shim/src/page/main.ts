@@ -88,7 +88,7 @@ if (app && params.has("related")) {
   });
   panel.mount();
 }
-const smarthole: { runtime: CoreRuntime; opened: typeof opened; openFile: typeof openFile; editor?: PageEditor["view"]; editorSaved?: () => Promise<void> } = { runtime, opened, openFile };
+const smarthole: { runtime: CoreRuntime; opened: typeof opened; openFile: typeof openFile; editor?: PageEditor["view"]; editorSaved?: () => Promise<void>; inlineDraws?: PageEditor["draws"] } = { runtime, opened, openFile };
 (window as unknown as { smarthole: unknown }).smarthole = smarthole;
 const editorPath = params.get("editor");
 if (editorPath && app) {
@@ -101,6 +101,7 @@ if (editorPath && app) {
       vault.open = editor;
       smarthole.editor = editor.view;
       smarthole.editorSaved = () => editor.saved();
+      smarthole.inlineDraws = editor.draws;
     },
     (error: unknown) => banner?.setText(String(error)),
   );

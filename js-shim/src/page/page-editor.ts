@@ -12,9 +12,18 @@ import type { OpenNote } from "./page-io.ts";
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
-/** The mounted editor: its view, and the open note as the page's vault sees it. */
+/** When an approval's hunks reached the editor, were installed (the dispatch done) and drawn (the
+ * next animation frame): performance.now() times. */
+export interface DrawTime {
+  arrived: number;
+  dispatched: number;
+  framed: number;
+}
+
+/** The mounted editor: its view, the open note as the page's vault sees it, and its draw times. */
 export interface PageEditor extends OpenNote {
   view: EditorView;
+  draws: DrawTime[];
 }
 
 /** Writes `after` over `before` on disk (the server refuses if the file is not `before`). */
@@ -45,9 +54,19 @@ export async function mountPageEditor(parent: HTMLElement, path: string, runtime
       // Told, and the next change tries again (the chain never stays failed).
       .catch((error: unknown) => notify(error instanceof Error ? error.message : String(error)));
   };
+  const draws: DrawTime[] = [];
   const host: InlineEditHost = {
     processor: runtime.processor,
-    subscribe: (listener) => runtime.subscribe(listener),
+    // The approval's hunks installed and drawn, timed (bench/inline-edit.mjs).
+    subscribe: (listener) =>
+      runtime.subscribe((event) => {
+        if (event.type !== "approval_requested" || event.request.toolUseId !== "edit-in-place") return listener(event);
+        const time: DrawTime = { arrived: performance.now(), dispatched: 0, framed: 0 };
+        listener(event);
+        time.dispatched = performance.now();
+        draws.push(time);
+        requestAnimationFrame(() => (time.framed = performance.now()));
+      }),
     pathOf: () => path,
   };
   const bar = parent.createDiv({ cls: "smarthole-page-editor-bar" });
@@ -74,6 +93,7 @@ export async function mountPageEditor(parent: HTMLElement, path: string, runtime
   });
   return {
     view,
+    draws,
     path,
     read: () => view.state.doc.toString(),
     async replace(next: string) {

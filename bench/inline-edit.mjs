@@ -107,6 +107,8 @@ export async function bigDiffDraw({ runs = 5 } = {}) {
   const dispatches = [];
   let hunks = 0;
   try {
+    // How many hunks the approval has (CodeMirror draws only the ones in view).
+    await page.evaluate(() => window.smarthole.runtime.subscribe((e) => e.type === "approval_requested" && (window.__hunks = e.request.change?.hunks.length)));
     for (let i = 0; i < runs; i++) {
       // A few big chunks: the scripted server would otherwise write 250,000 deltas.
       const chunks = answer.match(/[\s\S]{1,65536}/g);
@@ -114,7 +116,7 @@ export async function bigDiffDraw({ runs = 5 } = {}) {
       await ask(page, 0, old.length - 1, "Say orchard for garden, here and there");
       // The page times the dispatch that installs the approval's hunks and the frame after it.
       await page.waitForFunction((n) => window.smarthole.inlineDraws.length > n && window.smarthole.inlineDraws.at(-1).framed > 0, i, { timeout: 120_000 });
-      hunks = await page.locator(".smarthole-inline-hunk").count();
+      hunks = await page.evaluate(() => window.__hunks);
       const d = await page.evaluate(() => window.smarthole.inlineDraws.at(-1));
       draws.push(d.framed - d.arrived);
       dispatches.push(d.dispatched - d.arrived);

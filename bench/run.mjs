@@ -23,6 +23,7 @@ import { mobileBenchmarks, mobileSection } from "./mobile.mjs";
 import { longChatBenchmarks, longChatSection } from "./long-chat.mjs";
 import { attachmentBenchmarks, attachmentSection } from "./attachments.mjs";
 import { agentBenchmarks, agentSection } from "./agent.mjs";
+import { inlineEditBenchmarks, inlineEditSection } from "./inline-edit.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
@@ -332,6 +333,7 @@ const results = {
   ...(await longChatBenchmarks()),
   ...(await attachmentBenchmarks()),
   ...(await agentBenchmarks()),
+  ...(await inlineEditBenchmarks()),
 };
 console.log(JSON.stringify(results, null, 2));
 mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
@@ -340,5 +342,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + meaningSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + agentSection(results) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + meaningSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + agentSection(results) + inlineEditSection(results) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

@@ -71,7 +71,7 @@ fn a_selection_is_rewritten_hunk_by_hunk_onto_the_note_the_user_kept_typing_in()
     // Exactly hunk 1, and the user's typing.
     assert_eq!(host.note(NOTE).unwrap(), typed.replace("monday", "Tuesday"));
     let response = result.response.unwrap_or_default();
-    assert!(response.ends_with("hunk 1 applied, 2 rejected"), "{response}");
+    assert!(response.ends_with("Applied to Notes/Trip.md in part: hunk 1 applied, 2 rejected."), "{response}");
     // The request asked for words only: no tools, no earlier turns, the passage and the ask.
     let requests = host.requests();
     let body = requests.last().expect("a request").body.to_string();

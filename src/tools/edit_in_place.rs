@@ -57,10 +57,6 @@ async fn propose_step<H: Host>(ctx: &ToolContext<'_, H>, target: &EditTarget, an
     let details = json!({"path": file.path, "instruction": target.instruction});
     Ok(ToolOutput::ok(match review_and_apply(ctx, "edit_in_place", summary, details, base, change).await? {
         None => format!("Applied to {}.", file.path),
-        Some(applied) => format!(
-            "Applied to {} in part: {}",
-            file.path,
-            applied.split(". The note now reads").next().unwrap_or(&applied)
-        ),
+        Some(partial) => format!("Applied to {} in part: {}.", file.path, partial.applied),
     }))
 }

@@ -1,6 +1,7 @@
 //! The proposal drawn while the model writes it: the answer so far, and its hunks sent to the
-//! editor as `edit_proposal` events — at most one every `STREAM_EVERY_MS`, so a long passage is
-//! not diffed at every token — whichever agent writes it (the built-in one or an ACP agent).
+//! editor as `edit_proposal` events — at every piece of the answer, or for a long passage at most
+//! one every `STREAM_EVERY_MS`, so it is not diffed at every token — whichever agent writes it
+//! (the built-in one or an ACP agent).
 
 use std::cell::RefCell;
 
@@ -8,8 +9,10 @@ use crate::edit_in_place::{proposal_hunks, EditTarget};
 use crate::event::Event;
 use crate::host::Host;
 
-/// Least time between two streamed proposals.
+/// Least time between two streamed proposals of a long passage.
 const STREAM_EVERY_MS: u64 = 40;
+/// Passages up to this size are drawn at every piece of the answer (their diff costs little).
+const DRAWN_EACH_PIECE_BYTES: usize = 16 * 1024;
 
 /// The edit in place being answered, if the message in flight is one.
 #[derive(Default)]
@@ -48,7 +51,8 @@ impl EditStreams {
         let Some(s) = current.as_mut().filter(|s| s.message_id == message_id) else { return };
         s.answer.push_str(text);
         let now = host.now_ms();
-        if s.sent_ms.is_some_and(|sent| now.saturating_sub(sent) < STREAM_EVERY_MS) {
+        let long = s.target.lines.len() > DRAWN_EACH_PIECE_BYTES;
+        if long && s.sent_ms.is_some_and(|sent| now.saturating_sub(sent) < STREAM_EVERY_MS) {
             return;
         }
         s.sent_ms = Some(now);

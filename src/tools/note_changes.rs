@@ -53,9 +53,7 @@ pub(super) async fn write_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) -
             let path = entry.path.clone();
             Ok(ToolOutput::ok(match review_and_apply(ctx, "write_file", summary, details, base, change).await? {
                 None => format!("Replaced the content of {path} ({lines_count} lines)."),
-                Some(applied) => {
-                    format!("Changed the content of {path} in part: {applied}")
-                }
+                Some(partial) => format!("Changed the content of {path} in part: {}", partial.for_model()),
             }))
         }
         None => {
@@ -105,7 +103,7 @@ pub(super) async fn edit_file<H: Host>(ctx: &ToolContext<'_, H>, args: &Args) ->
     let details = json!({"path": file.path, "operation": op});
     Ok(ToolOutput::ok(match review_and_apply(ctx, "edit_file", summary, details, base, change).await? {
         None => format!("Edited {} ({op}).", file.path),
-        Some(applied) => format!("Edited {} ({op}) in part: {applied}", file.path),
+        Some(partial) => format!("Edited {} ({op}) in part: {}", file.path, partial.for_model()),
     }))
 }
 

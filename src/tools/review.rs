@@ -103,8 +103,8 @@ pub(super) fn size_words(change: &ProposedChange) -> String {
 }
 
 /// Asks for an edit or overwrite and applies the accepted hunks atomically, against the content
-/// the diff was made from (or that content with the user's edits elsewhere since); records its undo and tells the UI. Gives `None` when every hunk
-/// was applied, else what was ("hunks 1 and 3 applied, 2 rejected") and the note's content now.
+/// the diff was made from (or that content with the user's edits elsewhere since); records its
+/// undo and tells the UI. Gives `None` when every hunk was applied, else what was.
 pub(super) async fn review_and_apply<H: Host>(
     ctx: &ToolContext<'_, H>,
     action: &str,
@@ -112,7 +112,7 @@ pub(super) async fn review_and_apply<H: Host>(
     details: Value,
     base: String,
     change: ProposedChange,
-) -> Step<Option<String>> {
+) -> Step<Option<Partial>> {
     let accepted = approved(ctx, action, summary, details, Some(&change)).await?;
     let applied = applied_words(change.hunks.len(), &accepted);
     if accepted.is_empty() {
@@ -149,7 +149,7 @@ pub(super) async fn review_and_apply<H: Host>(
         ))),
         Applied::Unchanged => Err(ToolOutput::error(format!("{} was not changed.", change.path))),
         Applied::Done { before, after_hash, after } => {
-            let partial = (accepted.len() < change.hunks.len()).then(|| partial_words(&applied, &after));
+            let partial = (accepted.len() < change.hunks.len()).then_some(Partial { applied, after });
             record_applied(ctx, change, accepted, Some(before), Some(after_hash)).await;
             Ok(partial)
         }
@@ -159,13 +159,22 @@ pub(super) async fn review_and_apply<H: Host>(
 /// Longest note content the model is given back after a partial apply (past it, it reads again).
 const SHOW_AFTER_PARTIAL_CHARS: usize = 4000;
 
-/// What a partial apply tells the model: which hunks, and what the note holds now (it cannot
-/// guess which of its changes stand).
-fn partial_words(applied: &str, after: &str) -> String {
-    if after.len() <= SHOW_AFTER_PARTIAL_CHARS {
-        format!("{applied}. The note now reads:\n{after}")
-    } else {
-        format!("{applied}. Read it again to see what it holds now.")
+/// A change applied in part: which hunks ("hunks 1 and 3 applied, 2 rejected"), and the note now.
+pub(super) struct Partial {
+    pub(super) applied: String,
+    after: String,
+}
+
+impl Partial {
+    /// What the model is told: which hunks, and what the note holds now (it cannot guess which of
+    /// its changes stand).
+    pub(super) fn for_model(&self) -> String {
+        let applied = &self.applied;
+        if self.after.len() <= SHOW_AFTER_PARTIAL_CHARS {
+            format!("{applied}. The note now reads:\n{}", self.after)
+        } else {
+            format!("{applied}. Read it again to see what it holds now.")
+        }
     }
 }
 

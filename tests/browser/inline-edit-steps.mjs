@@ -28,14 +28,6 @@ export function scriptEdit(model, text) {
   return { next: second.open, last: last.open };
 }
 
-/** Records in the page when each streamed proposal arrives (window.__proposalAt). */
-export const watchProposals = (page) =>
-  page.evaluate(() => window.smarthole.runtime.subscribe((e) => e.type === "edit_proposal" && (window.__proposalAt = performance.now())));
-
-/** Waits until the core would stream the next chunk's proposal: it sends at most one every 40 ms
- * (STREAM_EVERY_MS, src/tools/edit_stream.rs) and drops, not delays, one that comes sooner. */
-export const proposalWindowOpen = (page) => page.waitForFunction(() => performance.now() - (window.__proposalAt ?? 0) >= 40);
-
 /** The editor's text now. */
 export const editorText = (page) => page.evaluate(() => window.smarthole.editor.state.doc.toString());
 

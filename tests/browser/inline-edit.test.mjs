@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openChat } from "./harness.mjs";
 import { tmpVault } from "../node/helpers.mjs";
-import { ask, BEFORE, editorText, lineOf, NOTE, proposalWindowOpen, REWRITTEN_LINES, scriptEdit, selectLines, watchProposals } from "./inline-edit-steps.mjs";
+import { ask, BEFORE, editorText, lineOf, NOTE, REWRITTEN_LINES, scriptEdit, selectLines } from "./inline-edit-steps.mjs";
 
 let chat;
 before(async () => {
@@ -20,7 +20,6 @@ before(async () => {
   chat = await openChat({ vault, query: `?model=scripted&editor=${encodeURIComponent(NOTE)}` });
   await chat.page.waitForSelector(".smarthole-send:not([disabled])");
   await chat.page.waitForFunction(() => window.smarthole.editor !== undefined);
-  await watchProposals(chat.page);
 });
 after(() => chat?.close());
 
@@ -57,7 +56,6 @@ test("select, ask, review by keys: the streamed proposal is drawn inline, the no
   assert.equal(await editorText(page), typed);
   assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first"]);
   // The answer goes on (its lines as at the ask): drawn on the lines they are now.
-  await proposalWindowOpen(page);
   answer.next();
   await page.waitForFunction(() => document.querySelectorAll(".smarthole-inline-removed").length === 2);
   assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first", "beta is second"]);

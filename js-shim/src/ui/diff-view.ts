@@ -38,7 +38,7 @@ export function renderDiff(parent: HTMLElement, change: ProposedChange, hooks: D
     const of = `${hunk.number} of ${change.hunks.length}`;
     const box = view.createDiv({ cls: "smarthole-hunk", attr: { "data-hunk": String(hunk.number), role: "group", "aria-label": hunkWords(hunk, change.hunks.length) } });
     const bar = box.createDiv({ cls: "smarthole-hunk-head" });
-    bar.createSpan({ text: `Change ${of} · line ${Math.max(hunk.newStart, 1)}` });
+    bar.createSpan({ text: `Change ${of} · line ${changedLine(hunk)}` });
     const pick = hooks.pick;
     if (pick && change.hunks.length > 1) {
       for (const [label, accept] of [["Accept", true], ["Reject", false]] as const) {
@@ -69,7 +69,13 @@ function hunkWords(hunk: DiffHunk, of: number): string {
   const added = hunk.lines.filter((l) => l.kind === "added").length;
   // "2 lines removed, 3 added"; "3 lines added" alone.
   const counts = removed > 0 ? [`${lines(removed)} removed`, added > 0 ? `${added} added` : ""] : [`${lines(added)} added`];
-  return `Change ${hunk.number} of ${of}, line ${Math.max(hunk.newStart, 1)}: ${counts.filter(Boolean).join(", ")}`;
+  return `Change ${hunk.number} of ${of}, line ${changedLine(hunk)}: ${counts.filter(Boolean).join(", ")}`;
+}
+
+/** The line (of the note as changed) where a hunk's first change is, past its context lines. */
+function changedLine(hunk: DiffHunk): number {
+  const context = hunk.lines.findIndex((l) => l.kind !== "context");
+  return Math.max(hunk.newStart + Math.max(context, 0), 1);
 }
 
 const SIGNS = { context: " ", removed: "−", added: "+" } as const;

@@ -65,6 +65,8 @@ test("a two-hunk change answered by keys only: Tab to hunk 1, accept it, focus i
     "Accept change 2 of 2",
   ]);
   const hint = await card.locator(".smarthole-key-hint").textContent();
+  const described = await hunks.first().getAttribute("aria-describedby");
+  assert.equal(await page.locator(`[id="${described}"]`).textContent(), hint, "a focused hunk is described by the keys");
   assert.match(hint, /Ctrl or Cmd\+Enter: accept this change/);
   assert.match(hint, /Ctrl or Cmd\+Backspace: reject this change/);
   assert.match(hint, /Alt\+\]: next change/);

@@ -103,7 +103,11 @@ export class ApprovalCards {
     const expires = new Date(request.expiresMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     const how = request.wholeOnly ? `${request.reason ?? "Only the whole change can be taken."} ` : several ? "Accept or reject each change, or all at once. " : "";
     card.createDiv({ cls: "smarthole-hint", text: `${how}Not done unless you approve by ${expires}.` });
-    if (change && change.hunks.length > 0) card.createDiv({ cls: "smarthole-hint smarthole-key-hint", text: keyHint(change.hunks.length, several) });
+    if (change && change.hunks.length > 0) {
+      const keys = card.createDiv({ cls: "smarthole-hint smarthole-key-hint", text: keyHint(change.hunks.length, several), attr: { id: `smarthole-keys-${request.id}` } });
+      // A screen reader says the keys when a hunk gets the focus.
+      for (const hunk of Array.from(card.querySelectorAll(".smarthole-hunk"))) hunk.setAttribute("aria-describedby", keys.id);
+    }
     const buttons = card.createDiv({ cls: "smarthole-options" });
     const conversation = external ? "for this session" : "for this conversation";
     const choices: [string, ApprovalDecision, string][] = several

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { glueFactory } from "./glue-factory.mjs";
 import { sdkTrim } from "./sdk-trim.mjs";
-import { pluginBundle } from "./plugin-bundle.mjs";
+import { CODEMIRROR, pluginBundle } from "./plugin-bundle.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, "..");
@@ -74,7 +74,14 @@ await Promise.all([
   build({ ...node, entryPoints: [path.join(here, "src/node/index.ts")], outfile: path.join(here, "dist/node.js") }),
   build({ ...node, entryPoints: [path.join(here, "src/node/panel-server.ts")], outfile: path.join(here, "dist/panel-server.js") }),
   build({ ...plugin, entryPoints: [path.join(here, "src/plugin/main.ts")], outfile: path.join(root, "dist/main.js") }),
-  build({ ...plugin, format: "esm", entryPoints: [path.join(here, "src/page/main.ts")], outfile: path.join(here, "dist/page.js") }),
+  // The page bundles CodeMirror (its editor, ?editor=PATH): no Obsidian supplies it there.
+  build({
+    ...plugin,
+    format: "esm",
+    external: plugin.external.filter((name) => !CODEMIRROR.includes(name)),
+    entryPoints: [path.join(here, "src/page/main.ts")],
+    outfile: path.join(here, "dist/page.js"),
+  }),
 ]);
 copyFileSync(path.join(root, "manifest.json"), path.join(root, "dist/manifest.json"));
 copyFileSync(path.join(root, "styles.css"), path.join(root, "dist/styles.css"));

@@ -1,4 +1,4 @@
-// Lint. The Obsidian plugin's code (js-shim/src/plugin, ui, core) under eslint-plugin-obsidianmd's
+// Lint. The Obsidian plugin's code (js-shim/src/plugin, ui, core, editor) under eslint-plugin-obsidianmd's
 // recommended config (ESLint core, typescript-eslint type-checked rules, Obsidian's rules); the
 // Node-only pieces (headless host, panel server) and the test page under typescript-eslint's
 // type-checked rules with Node and browser globals.
@@ -14,7 +14,7 @@ export default tseslint.config(
   // and the test page are not plugin code.
   ...obsidianmd.configs.recommended.map((config) => ({ ...config, ignores: [...(config.ignores ?? []), "js-shim/src/{node,page}/**"] })),
   {
-    files: ["js-shim/src/{plugin,ui,core}/**/*.ts"],
+    files: ["js-shim/src/{plugin,ui,core,editor}/**/*.ts"],
     languageOptions: { parserOptions: project },
     rules: { "obsidianmd/ui/sentence-case": ["warn", { ignoreWords: ["SmartHole"] }] },
   },

@@ -30,6 +30,14 @@
     hasClass(c) { return this.classList.contains(c); },
     toggleClass(c, v) { this.classList.toggle(c, v); },
   });
+  // And Obsidian's global makers of detached elements.
+  globalThis.createEl = (tag, info) => {
+    const el = make(document.createDocumentFragment(), tag, info);
+    el.remove();
+    return el;
+  };
+  globalThis.createDiv = (info) => globalThis.createEl("div", info);
+  globalThis.createSpan = (info) => globalThis.createEl("span", info);
   globalThis.activeWindow = window;
   globalThis.activeDocument = document;
 

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { chromium, devices } from "playwright-core";
+import { build } from "esbuild";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { ROOT, freePort } from "../node/helpers.mjs";
 import { CHROMIUM, SCREENSHOTS } from "./harness.mjs";
@@ -57,8 +58,22 @@ export async function startCorsFront(target, { cors = true, models = null } = {}
   return { url: `http://127.0.0.1:${port}`, seen, close: () => (server.closeAllConnections(), new Promise((r) => server.close(r))) };
 }
 
+/** CodeMirror 6 as the app supplies it to plugins: one script setting window.__codemirror
+ *  ({state, view}), from this project's own copies of the packages. */
+async function codemirrorScript() {
+  const out = await build({
+    stdin: { contents: 'export * as state from "@codemirror/state"; export * as view from "@codemirror/view";', resolveDir: ROOT },
+    bundle: true,
+    format: "iife",
+    globalName: "__codemirror",
+    write: false,
+  });
+  return out.outputFiles[0].text;
+}
+
 /** Serves the phone's page on http://localhost:<port> (the app's origin is a localhost one). */
 async function startPageServer() {
+  const made = { "/codemirror.js": [await codemirrorScript(), "text/javascript"] };
   const files = {
     "/": [path.join(ROOT, "tests/browser/mobile/index.html"), "text/html"],
     "/obsidian-mobile.js": [path.join(ROOT, "tests/browser/mobile/obsidian-mobile.js"), "text/javascript"],
@@ -66,10 +81,12 @@ async function startPageServer() {
     "/main.js": [path.join(ROOT, "dist/main.js"), "text/javascript"],
   };
   const server = http.createServer((req, res) => {
-    const file = files[new URL(req.url, "http://x").pathname];
-    if (!file) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": file[1], "cache-control": "no-store" });
-    res.end(readFileSync(file[0]));
+    const at = new URL(req.url, "http://x").pathname;
+    const file = files[at];
+    const text = made[at];
+    if (!file && !text) return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": (file ?? text)[1], "cache-control": "no-store" });
+    res.end(file ? readFileSync(file[0]) : text[0]);
   });
   const port = await listen(server);
   return { url: `http://localhost:${port}/`, close: () => (server.closeAllConnections(), new Promise((r) => server.close(r))) };

@@ -2,7 +2,8 @@
 // mobile `obsidian` stub (the one harness that runs the whole plugin): the command and the editor
 // menu item "Ask the agent about the selection" put the selected lines, quoted under their note
 // and line range, in the chat's input; the note open in the editor has a chip that goes with the
-// next message, then switches off, and a tap switches it back on.
+// next message, then switches off, and a tap switches it back on. "Edit selection with the agent"
+// (issue 36) is a command with no default hotkey and an item of the editor menu, for any note.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { openPhone, tapSend } from "./mobile-harness.mjs";
@@ -57,9 +58,66 @@ test("the editor menu offers the same, adding below what is already typed", asyn
     items.find((i) => i.title === "Ask the agent about the selection")?.click();
     return items.map((i) => i.title);
   }, EDITOR);
-  assert.deepEqual(titles, ["Ask the agent about the selection"]);
+  assert.deepEqual(titles, ["Ask the agent about the selection", "Edit selection with the agent"]);
   await page.waitForFunction(() => document.querySelector(".smarthole-input").value.split("From [[").length === 3);
   await page.fill(".smarthole-input", "");
+});
+
+test("\"Edit selection with the agent\": a command with no default hotkey and an editor menu item, each reaching the editor's CodeMirror view", async () => {
+  const { page } = phone;
+  const result = await page.evaluate(() => {
+    const command = window.mobile.plugin.registered.commands.find((c) => c.id === "edit-selection");
+    const cm = window.mobile.openInEditor("Projects/Plan.md");
+    const editor = window.mobile.app.workspace.getLeavesOfType("markdown").at(-1).view.editor;
+    const menuTitles = (info) => {
+      const items = [];
+      const menu = {
+        addItem(build) {
+          const item = { setTitle: (t) => ((item.title = t), item), setIcon: () => item, onClick: (cb) => ((item.click = cb), item) };
+          build(item);
+          items.push(item);
+          return menu;
+        },
+      };
+      window.mobile.app.workspace.trigger("editor-menu", menu, { ...editor, somethingSelected: () => false }, info);
+      return items;
+    };
+    const file = window.mobile.app.vault.getFileByPath("Projects/Plan.md");
+    const forNote = menuTitles({ file });
+    const noNote = menuTitles({ file: null });
+    // Both open the view's ask box, and nothing goes wrong (no notice).
+    const noticesBefore = window.mobile.notices.length;
+    command.editorCallback(editor, { file });
+    const askedByCommand = cm.dom.querySelectorAll('[aria-label="What should the agent do with the selection?"]').length;
+    cm.dom.querySelector(".smarthole-inline-ask-input")?.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    forNote.find((i) => i.title === "Edit selection with the agent").click();
+    const askedByMenu = cm.dom.querySelectorAll('[aria-label="What should the agent do with the selection?"]').length;
+    return {
+      name: command.name,
+      hotkeys: command.hotkeys ?? [],
+      plain: typeof command.callback,
+      forNote: forNote.map((i) => i.title),
+      noNote: noNote.map((i) => i.title),
+      extensions: window.mobile.plugin.registered.editorExtensions.length,
+      sameView: editor.cm === cm,
+      askedByCommand,
+      askedByMenu,
+      notices: window.mobile.notices.slice(noticesBefore),
+    };
+  });
+  assert.deepEqual(result, {
+    name: "Edit selection with the agent",
+    hotkeys: [],
+    plain: "undefined",
+    forNote: ["Edit selection with the agent"],
+    noNote: [],
+    extensions: 1,
+    sameView: true,
+    askedByCommand: 1,
+    askedByMenu: 1,
+    notices: [],
+  });
+  assert.deepEqual(phone.errors, []);
 });
 
 test("the note open in the editor has a chip: it goes with the next message, then switches off", async () => {

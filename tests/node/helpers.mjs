@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end tests: run the headless command, read a vault's state.
 import { spawn } from "node:child_process";
 import net from "node:net";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -154,14 +154,16 @@ export function toolResults(server, from) {
 }
 
 /**
- * dist/main.js installed in a fresh folder beside the stub `obsidian` module (as Obsidian gives a
- * plugin the real one), removed when the process exits. Returns `require` rooted at it:
- * `require("./main.js").default` is the plugin class, `require("obsidian")` the stub.
+ * dist/main.js installed in a fresh folder beside the stub `obsidian` module and CodeMirror 6 (as
+ * Obsidian gives a plugin the real ones), removed when the process exits. Returns `require` rooted
+ * at it: `require("./main.js").default` is the plugin class, `require("obsidian")` the stub.
  */
 export function installedPlugin() {
   const dir = tmpFolder("smarthole-plugin-");
   mkdirSync(path.join(dir, "node_modules"));
   cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
+  // The project's own copies (linked: their dependencies resolve beside them).
+  symlinkSync(path.join(ROOT, "node_modules/@codemirror"), path.join(dir, "node_modules/@codemirror"), "dir");
   cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
   return createRequire(path.join(dir, "main.js"));
 }

@@ -94,7 +94,8 @@ test("onload only registers; the core starts when the layout is ready", async ()
     const vault = tmpVault();
     const { plugin, app } = await started(vault, { baseUrl: server.url, hubEnabled: false });
     assert.deepEqual(plugin.registered.views.map((v) => v.type), ["smarthole-agent-chat", "smarthole-related-notes"]);
-    assert.deepEqual(plugin.registered.commands.map((c) => c.id), ["open-chat", "open-related-notes", "stop-answer", "export-conversation", "ask-about-selection", "download-agent-api-config"]);
+    assert.deepEqual(plugin.registered.commands.map((c) => c.id), ["open-chat", "open-related-notes", "stop-answer", "export-conversation", "ask-about-selection", "download-agent-api-config", "edit-selection"]);
+    assert.equal(plugin.registered.editorExtensions.length, 1, "the inline review, in every Markdown editor");
     assert.equal(plugin.registered.tabs.length, 1);
     assert.equal(plugin.runtime.ready, false, "nothing started in onload");
     assert.equal(probe.live.sockets.size, 0);

@@ -2,7 +2,8 @@
 // commands, the settings tab, the status bar, error listeners); the core starts once the
 // workspace is ready, through the runtime every host uses (core/runtime.ts); `onunload` stops
 // everything (the request in flight, the hub socket, timers). The settings live in
-// plugin-settings.ts, the status bar and notices in core-status.ts, the commands in commands.ts.
+// plugin-settings.ts, the status bar and notices in core-status.ts, the commands in commands.ts,
+// edit in place (the editor extension, its command and menu item) in edit-command.ts.
 import { Notice, Platform, Plugin, type TAbstractFile } from "obsidian";
 import type { LogLevel } from "smarthole-core";
 import { CoreRuntime } from "../core/runtime.ts";
@@ -15,6 +16,7 @@ import { SmartHoleSettingTab } from "./settings-tab.ts";
 import { PluginSettings } from "./plugin-settings.ts";
 import { showCoreStatus } from "./core-status.ts";
 import { addCommands } from "./commands.ts";
+import { addEditInPlace } from "./edit-command.ts";
 import { desktopAgentSystem, vaultFolder } from "./desktop-agent-system.ts";
 
 export default class SmartHoleAgentPlugin extends Plugin {
@@ -47,6 +49,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
     this.registerView(VIEW_TYPE, (leaf) => new ChatView(leaf, this.runtime));
     this.registerView(RELATED_VIEW_TYPE, (leaf) => new RelatedNotesView(leaf, this.runtime));
     addCommands(this, this.userSettings, { openChat: () => this.openChat(), openRelated: () => this.openView(RELATED_VIEW_TYPE) });
+    addEditInPlace(this, this.runtime);
     this.addSettingTab(new SmartHoleSettingTab(this.app, this, this.userSettings));
     showCoreStatus(this, this.runtime, {
       chatOpen: () => this.app.workspace.getLeavesOfType(VIEW_TYPE).length > 0,

@@ -1,13 +1,15 @@
 // The notes, through Obsidian's own API so that the editor, the file explorer and links stay in
 // step: Vault.create/process, FileManager.trashFile (the user's trash setting) and renameFile
 // (links updated). Paths arrive normalised and checked by the core; a note that is not valid UTF-8
-// is never rewritten (vaultProcess refuses it). On desktop, the listing says
+// is never rewritten (vaultProcess refuses it). A note open in an editor is read and changed
+// there (open-editor.ts), so unsaved typing is seen and the cursor survives. On desktop, the listing says
 // what each symbolic link really is and every operation checks the real location first
 // (real-location.ts); on mobile there are no symbolic links.
 import { TFile, TFolder, type App, type TAbstractFile } from "obsidian";
 import type { VaultEntry } from "smarthole-core";
 import type { VaultIO } from "../core/compose-host.ts";
 import { RealLocator } from "./real-location.ts";
+import { applyInEditor, editorBytes, noteEditor } from "./open-editor.ts";
 
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
 const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -79,11 +81,16 @@ export class ObsidianVault implements VaultIO {
   }
 
   vaultRead(path: string): Promise<string> {
-    return this.guarded([path], "read", () => this.app.vault.cachedRead(this.file(path)));
+    return this.guarded([path], "read", async () => noteEditor(this.app, path)?.getValue() ?? (await this.app.vault.cachedRead(this.file(path))));
   }
 
   vaultReadBytes(path: string): Promise<Uint8Array> {
-    return this.guarded([path], "read", async () => new Uint8Array(await this.app.vault.readBinary(this.file(path))));
+    return this.guarded([path], "read", async () => {
+      const saved = new Uint8Array(await this.app.vault.readBinary(this.file(path)));
+      // Open in an editor: the bytes of the text it holds, as vaultRead gives that text.
+      const text = noteEditor(this.app, path)?.getValue();
+      return text === undefined ? saved : editorBytes(saved, text);
+    });
   }
 
   vaultCreate(path: string, text: string): Promise<void> {
@@ -102,6 +109,15 @@ export class ObsidianVault implements VaultIO {
         EXACT_UTF8.decode(bytes);
       } catch {
         throw new Error(`${path} is not valid UTF-8 text; it was not changed`);
+      }
+      // Open in an editor: its text is the newest, and the change goes there.
+      const editor = noteEditor(this.app, path);
+      if (editor) {
+        const text = editor.getValue();
+        const next = edit(text);
+        if (next === undefined) return false;
+        applyInEditor(editor, text, next);
+        return true;
       }
       let written = false;
       await this.app.vault.process(this.file(path), (data) => {

@@ -1,13 +1,14 @@
 // The chat panel's cards: a question from the agent (buttons for a confirmation or a choice; a
 // free answer goes in the box), approval requests (what will happen and the answers; a change to
-// a note as its diff, accepted or rejected hunk by hunk; the outcome in the words of chat-text.ts
-// once the core settles it), and changes applied without asking (a new note, an auto-approved
+// a note as its diff, accepted or rejected hunk by hunk, by pointer or by keys (card-keys.ts); the
+// outcome in the words of chat-text.ts once the core settles it), and changes applied without asking (a new note, an auto-approved
 // edit), each shown as a diff that says whether it was undone.
 import type {} from "obsidian";
 import type { ApprovalDecision, ApprovalRequest, ProposedChange, QuestionType, UndoReport } from "smarthole-core";
 import type { CoreCalls } from "./panel-api.ts";
 import { appliedWords, approvalOutcome, changeTitle } from "./chat-text.ts";
 import { renderDiff } from "./diff-view.ts";
+import { answerByKeys, endKeys, keyHint } from "./card-keys.ts";
 
 /** Longest details shown on an approval card (a note's new content can be long). */
 const APPROVAL_DETAILS_CHARS = 4000;
@@ -72,19 +73,26 @@ export class ApprovalCards {
     card.createDiv({ cls: "smarthole-body", text: request.summary });
     const change = request.change;
     const picked = new Map<number, boolean>();
+    const several = !request.wholeOnly && (change?.hunks.length ?? 0) > 1;
     if (change) {
       this.remember(card, request.messageId, request.toolUseId, change);
-      renderDiff(card, change, {
-        openNote: (path, line) => this.hooks.openNote(path, line),
-        // A change taken whole or not at all has no answers per hunk.
-        pick: request.wholeOnly ? undefined : (hunk, accept) => {
-          picked.set(hunk, accept);
-          // Every hunk decided: that is the answer.
-          if (picked.size === change.hunks.length) {
-            const accepted = change.hunks.map((h) => h.number).filter((n) => picked.get(n));
-            void this.decide(request.id, accepted.length > 0 ? "approve_once" : "reject", accepted);
+      // A change taken whole or not at all has no answers per hunk.
+      const pick = several
+        ? (hunk: number, accept: boolean) => {
+            picked.set(hunk, accept);
+            // Every hunk decided: that is the answer.
+            if (picked.size === change.hunks.length) {
+              const accepted = change.hunks.map((h) => h.number).filter((n) => picked.get(n));
+              void this.decide(request.id, accepted.length > 0 ? "approve_once" : "reject", accepted);
+            }
           }
-        },
+        : undefined;
+      renderDiff(card, change, { openNote: (path, line) => this.hooks.openNote(path, line), pick });
+      answerByKeys(card, change.hunks.length, {
+        // Open until an answer is sent (decide disables the card's buttons).
+        open: () => !card.querySelector<HTMLButtonElement>(".smarthole-options button")?.disabled,
+        pick,
+        all: (accept) => void this.decide(request.id, accept ? "approve_once" : "reject"),
       });
     } else if (request.details !== undefined) {
       const details = card.createEl("details", { cls: "smarthole-approval-details" });
@@ -93,9 +101,13 @@ export class ApprovalCards {
       details.createEl("pre", { text: text.length > APPROVAL_DETAILS_CHARS ? `${text.slice(0, APPROVAL_DETAILS_CHARS)}…` : text });
     }
     const expires = new Date(request.expiresMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    const several = !request.wholeOnly && (change?.hunks.length ?? 0) > 1;
     const how = request.wholeOnly ? `${request.reason ?? "Only the whole change can be taken."} ` : several ? "Accept or reject each change, or all at once. " : "";
     card.createDiv({ cls: "smarthole-hint", text: `${how}Not done unless you approve by ${expires}.` });
+    if (change && change.hunks.length > 0) {
+      const keys = card.createDiv({ cls: "smarthole-hint smarthole-key-hint", text: keyHint(change.hunks.length, several), attr: { id: `smarthole-keys-${request.id}` } });
+      // A screen reader says the keys when a hunk gets the focus.
+      for (const hunk of Array.from(card.querySelectorAll(".smarthole-hunk"))) hunk.setAttribute("aria-describedby", keys.id);
+    }
     const buttons = card.createDiv({ cls: "smarthole-options" });
     const conversation = external ? "for this session" : "for this conversation";
     const choices: [string, ApprovalDecision, string][] = several
@@ -123,6 +135,7 @@ export class ApprovalCards {
     const card = this.cards.get(request.id);
     if (!card) return;
     card.addClass("smarthole-answered", `smarthole-approval-${request.status}`);
+    endKeys(card);
     for (const b of Array.from(card.querySelectorAll("button:not(.smarthole-open-note)"))) (b as HTMLButtonElement).disabled = true;
     const partial = request.status === "approved" && request.change && request.acceptedHunks;
     const outcome = partial ? appliedWords(request.change as ProposedChange, request.acceptedHunks as number[]) : approvalOutcome(request);

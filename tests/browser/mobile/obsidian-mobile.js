@@ -3,7 +3,10 @@
 // behind an adapter backed by the page — an in-memory tree written through to IndexedDB, so a
 // reload of the page (a crash) keeps what was written, and nothing else. No fs anywhere.
 // `requestUrl` goes through the test (window.__requestUrl, exposed by Playwright): like the app's,
-// it is not subject to CORS and does not stream. Loaded as a classic script; sets window.mobile.
+// it is not subject to CORS and does not stream. CodeMirror 6 (@codemirror/state and view) is
+// the app's own, as Obsidian supplies it (window.__codemirror, from /codemirror.js); a note can be
+// open in a Markdown view whose Editor is a real CodeMirror view (openInEditor). Loaded as a
+// classic script; sets window.mobile.
 "use strict";
 (() => {
   // Obsidian's DOM helpers on every element (as js-shim/src/page/dom-helpers.ts gives a page).
@@ -27,6 +30,14 @@
     hasClass(c) { return this.classList.contains(c); },
     toggleClass(c, v) { this.classList.toggle(c, v); },
   });
+  // And Obsidian's global makers of detached elements.
+  globalThis.createEl = (tag, info) => {
+    const el = make(document.createDocumentFragment(), tag, info);
+    el.remove();
+    return el;
+  };
+  globalThis.createDiv = (info) => globalThis.createEl("div", info);
+  globalThis.createSpan = (info) => globalThis.createEl("span", info);
   globalThis.activeWindow = window;
   globalThis.activeDocument = document;
 
@@ -263,7 +274,7 @@
       super();
       this.app = app;
       this.manifest = manifest;
-      this.registered = { views: [], commands: [], tabs: [], statusBar: [] };
+      this.registered = { views: [], commands: [], tabs: [], statusBar: [], editorExtensions: [] };
     }
     async loadData() {
       return this.app.__data;
@@ -283,6 +294,9 @@
     }
     addSettingTab(tab) {
       this.registered.tabs.push(tab);
+    }
+    registerEditorExtension(extension) {
+      this.registered.editorExtensions.push(extension);
     }
     addStatusBarItem() {
       const el = document.createElement("div");
@@ -439,6 +453,42 @@
     }
   }
 
+  const codemirror = window.__codemirror;
+  /** Which note a Markdown editor shows (Obsidian's StateField of the same name). */
+  const editorInfoField = codemirror.state.StateField.define({ create: () => ({ file: null }), update: (info) => info });
+  /** Obsidian's Editor over a CodeMirror view: positions as {line, ch} from 0. */
+  class Editor {
+    constructor(cm) {
+      this.cm = cm;
+    }
+    getValue() {
+      return this.cm.state.doc.toString();
+    }
+    offsetToPos(offset) {
+      const line = this.cm.state.doc.lineAt(offset);
+      return { line: line.number - 1, ch: offset - line.from };
+    }
+    posToOffset(pos) {
+      return this.cm.state.doc.line(pos.line + 1).from + pos.ch;
+    }
+    transaction(tx) {
+      const changes = (tx.changes ?? []).map((c) => ({ from: this.posToOffset(c.from), to: c.to ? this.posToOffset(c.to) : undefined, insert: c.text }));
+      this.cm.dispatch({ changes });
+    }
+  }
+  /** A note shown in the editor. */
+  class MarkdownView {
+    constructor(leaf, file, editor) {
+      this.leaf = leaf;
+      this.app = leaf.app;
+      this.file = file;
+      this.editor = editor;
+    }
+    getViewType() {
+      return "markdown";
+    }
+  }
+
   const MarkdownRenderer = {
     render: async (_app, markdown, el) => {
       for (const p of markdown.split(/\n{2,}/)) el.createEl("p", { text: p });
@@ -459,11 +509,14 @@
   const obsidian = {
     Notice, Component, Plugin, ItemView, PluginSettingTab, Modal, FuzzySuggestModal, Setting, SecretComponent, MarkdownRenderer,
     Platform, FileSystemAdapter, TAbstractFile, TFile, TFolder, normalizePath, requestUrl, Events: class {},
+    MarkdownView, editorInfoField,
   };
 
   /** A CommonJS `require` like the app's on a phone: `obsidian`, and no Node built-in at all. */
   function requireOnPhone(name) {
     if (name === "obsidian") return obsidian;
+    if (name === "@codemirror/state") return codemirror.state;
+    if (name === "@codemirror/view") return codemirror.view;
     refused.push(name);
     throw new Error(`Cannot find module '${name}' (no Node on mobile)`);
   }
@@ -540,6 +593,22 @@
     await leaf.setViewState({ type: "smarthole-agent-chat" });
     window.mobile.plugin = plugin;
     window.mobile.app = app;
+    /** The user opens `path` in a Markdown editor (text as on disk), the plugin's editor
+     *  extensions in it; returns its CodeMirror view. */
+    window.mobile.openInEditor = (path) => {
+      const file = new TFile(path);
+      const made = { app, type: "markdown" };
+      const cm = new codemirror.view.EditorView({
+        parent: root.createDiv({ cls: "markdown-source-view" }),
+        state: codemirror.state.EditorState.create({
+          doc: files.get(path)?.data ?? "",
+          extensions: [editorInfoField.init(() => ({ file })), plugin.registered.editorExtensions],
+        }),
+      });
+      made.view = new MarkdownView(made, file, new Editor(cm));
+      leaves.push(made);
+      return cm;
+    };
     return started;
   }
 

@@ -226,7 +226,7 @@ class Plugin extends Component {
     super();
     this.app = app;
     this.manifest = manifest;
-    this.registered = { views: [], ribbons: [], commands: [], tabs: [], statusBar: [] };
+    this.registered = { views: [], ribbons: [], commands: [], tabs: [], statusBar: [], editorExtensions: [] };
   }
   async loadData() {
     return this.app.__data ?? null;
@@ -248,6 +248,9 @@ class Plugin extends Component {
   addSettingTab(tab) {
     this.registered.tabs.push(tab);
   }
+  registerEditorExtension(extension) {
+    this.registered.editorExtensions.push(extension);
+  }
   addStatusBarItem() {
     const el = fakeElement();
     this.registered.statusBar.push(el);
@@ -262,6 +265,11 @@ class ItemView extends Component {
     this.contentEl = fakeElement();
   }
 }
+/** A note shown in the editor (none is open in these tests: no leaf is a Markdown view). */
+class MarkdownView extends ItemView {}
+/** Which note a Markdown editor shows: only read from an editor's state, and Node has no editor. */
+const editorInfoField = {};
+
 class PluginSettingTab {
   constructor(app, plugin) {
     this.app = app;
@@ -397,5 +405,7 @@ module.exports = {
   TFolder,
   normalizePath,
   requestUrl,
+  MarkdownView,
+  editorInfoField,
   __test: { notices, createApp, settings },
 };

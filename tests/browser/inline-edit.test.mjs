@@ -64,8 +64,8 @@ test("select, ask, review by keys: the streamed proposal is drawn inline, the no
   answer.last();
 
   // Review: two hunks, each with its labelled buttons; the removed lines still where they were.
-  await page.getByRole("button", { name: "Accept change 1 of 2" }).waitFor();
-  assert.equal(await page.getByRole("button", { name: "Reject change 2 of 2" }).count(), 1);
+  await page.locator(".cm-editor").getByRole("button", { name: "Accept change 1 of 2" }).waitFor();
+  assert.equal(await page.locator(".cm-editor").getByRole("button", { name: "Reject change 2 of 2" }).count(), 1);
   assert.deepEqual(await page.locator(".smarthole-inline-removed").allTextContents(), ["alpha is first", "beta is second", "omega is last"]);
   await chat.shot("inline-01-review");
 

@@ -27,9 +27,10 @@ const onDisk = async () => {
   return readFileSync(path.join(chat.vault, NOTE), "utf8");
 };
 
-/** Taps a button by its accessible name, after checking it is big enough for a finger. */
-async function tapButton(page, name) {
-  const button = page.getByRole("button", { name, exact: true });
+/** Taps a button by its accessible name (in the editor, unless `within` says where), after
+ *  checking it is big enough for a finger. The chat's cards have buttons of the same names. */
+async function tapButton(page, name, within = page.locator(".cm-editor")) {
+  const button = within.getByRole("button", { name, exact: true });
   await button.scrollIntoViewIfNeeded();
   const box = await button.boundingBox();
   assert.ok(box && box.height >= 44 && box.width >= 44, `${name}: ${JSON.stringify(box)} is big enough to tap`);
@@ -40,7 +41,7 @@ test("on a phone: tap in a paragraph, Edit selection, ask; tap Accept on one hun
   const { page, model } = chat;
   const answer = scriptEdit(model, REWRITTEN_LINES);
   await page.locator(".cm-line", { hasText: "beta is second" }).tap();
-  await tapButton(page, "Edit selection with the agent");
+  await tapButton(page, "Edit selection with the agent", page);
   await ask(page, "Capitalise the first word and tidy the last line");
   // No selection: the core edits the paragraph at the cursor and says so.
   assert.match(await page.locator(".smarthole-inline-said").textContent(), /paragraph/i);
@@ -50,7 +51,7 @@ test("on a phone: tap in a paragraph, Edit selection, ask; tap Accept on one hun
   answer.next();
   answer.last();
 
-  await page.getByRole("button", { name: "Accept change 1 of 2" }).waitFor();
+  await page.locator(".cm-editor").getByRole("button", { name: "Accept change 1 of 2" }).waitFor();
   await chat.shot("inline-phone-01-review");
   await tapButton(page, "Accept change 1 of 2");
   await tapButton(page, "Reject change 2 of 2");

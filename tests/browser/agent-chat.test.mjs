@@ -69,7 +69,7 @@ test("a turn of the user's own agent streams its plan, tool chips, diff card, to
   // The agent writes the file itself: the whole change or none of it, and the card says why.
   assert.equal(await card.locator(".smarthole-hunk-accept, .smarthole-hunk-reject").count(), 0, "no answer per hunk");
   assert.deepEqual(await card.locator(".smarthole-options button").allTextContents(), ["Approve once", "Approve for this conversation", "Reject"]);
-  assert.match(await card.locator(".smarthole-hint").textContent(), /^Claude Code writes this file itself, so it takes the whole change or none of it/);
+  assert.match(await card.locator(".smarthole-hint:not(.smarthole-key-hint)").textContent(), /^Claude Code writes this file itself, so it takes the whole change or none of it/);
   await chat.shot("agent-diff-card");
 
   await card.locator(".smarthole-approval-approve_once").click();

@@ -1,5 +1,9 @@
 // The steps the inline-edit browser tests share (desktop by keys, the phone by touch): the note,
 // the scripted model's answer for an edit in place, selecting lines by keyboard, asking.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { openChat } from "./harness.mjs";
+import { tmpVault } from "../node/helpers.mjs";
 
 export const NOTE = "Notes/Plan.md";
 /** Its first paragraph (lines 3 to 6) is what is edited; the heading is where the user types. */
@@ -52,4 +56,20 @@ export async function ask(page, instruction) {
   await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "What should the agent do with the selection?");
   await page.keyboard.type(instruction);
   await page.keyboard.press("Enter");
+}
+
+/** The page with NOTE open in its editor beside the chat (`phone`: on the emulated phone);
+ *  `onDisk()` gives the note's file once the editor's last change is saved. */
+export async function openEditorChat({ phone = false } = {}) {
+  const vault = tmpVault();
+  mkdirSync(path.join(vault, "Notes"), { recursive: true });
+  writeFileSync(path.join(vault, NOTE), BEFORE);
+  const chat = await openChat({ vault, query: `?model=scripted&editor=${encodeURIComponent(NOTE)}`, phone });
+  await chat.page.waitForSelector(".smarthole-send:not([disabled])");
+  await chat.page.waitForFunction(() => window.smarthole.editor !== undefined);
+  chat.onDisk = async () => {
+    await chat.page.evaluate(() => window.smarthole.editorSaved());
+    return readFileSync(path.join(vault, NOTE), "utf8");
+  };
+  return chat;
 }

@@ -6,27 +6,15 @@
 // proposal streams survives; Escape mid-answer leaves the note untouched.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { openChat } from "./harness.mjs";
-import { tmpVault } from "../node/helpers.mjs";
-import { ask, BEFORE, editorText, lineOf, NOTE, REWRITTEN_LINES, scriptEdit, selectLines } from "./inline-edit-steps.mjs";
+import { ask, BEFORE, editorText, lineOf, NOTE, REWRITTEN_LINES, scriptEdit, selectLines, openEditorChat } from "./inline-edit-steps.mjs";
 
 let chat;
 before(async () => {
-  const vault = tmpVault();
-  mkdirSync(path.join(vault, "Notes"), { recursive: true });
-  writeFileSync(path.join(vault, NOTE), BEFORE);
-  chat = await openChat({ vault, query: `?model=scripted&editor=${encodeURIComponent(NOTE)}` });
-  await chat.page.waitForSelector(".smarthole-send:not([disabled])");
-  await chat.page.waitForFunction(() => window.smarthole.editor !== undefined);
+  chat = await openEditorChat();
 });
 after(() => chat?.close());
 
-const onDisk = async () => {
-  await chat.page.evaluate(() => window.smarthole.editorSaved());
-  return readFileSync(path.join(chat.vault, NOTE), "utf8");
-};
+const onDisk = () => chat.onDisk();
 
 test("select, ask, review by keys: the streamed proposal is drawn inline, the note gets exactly the accepted hunk, Undo restores it", { timeout: 60_000 }, async () => {
   const { page, model } = chat;

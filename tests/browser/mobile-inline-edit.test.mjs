@@ -5,27 +5,15 @@
 // tapping their buttons (each big enough to tap), and "Undo changes" restores the note.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { openChat } from "./harness.mjs";
-import { tmpVault } from "../node/helpers.mjs";
-import { ask, BEFORE, editorText, FIRST_ACCEPTED, NOTE, REWRITTEN_LINES, scriptEdit } from "./inline-edit-steps.mjs";
+import { ask, BEFORE, editorText, FIRST_ACCEPTED, NOTE, REWRITTEN_LINES, scriptEdit, openEditorChat } from "./inline-edit-steps.mjs";
 
 let chat;
 before(async () => {
-  const vault = tmpVault();
-  mkdirSync(path.join(vault, "Notes"), { recursive: true });
-  writeFileSync(path.join(vault, NOTE), BEFORE);
-  chat = await openChat({ vault, query: `?model=scripted&editor=${encodeURIComponent(NOTE)}`, phone: true });
-  await chat.page.waitForSelector(".smarthole-send:not([disabled])");
-  await chat.page.waitForFunction(() => window.smarthole.editor !== undefined);
+  chat = await openEditorChat({ phone: true });
 });
 after(() => chat?.close());
 
-const onDisk = async () => {
-  await chat.page.evaluate(() => window.smarthole.editorSaved());
-  return readFileSync(path.join(chat.vault, NOTE), "utf8");
-};
+const onDisk = () => chat.onDisk();
 
 /** Taps a button by its accessible name (in the editor, unless `within` says where), after
  *  checking it is big enough for a finger. The chat's cards have buttons of the same names. */

@@ -313,6 +313,20 @@ ended by the model. Every message was answered and recorded exactly once.
 `;
 }
 
+// `node bench/run.mjs core` (or BENCH_ONLY=core): only the core overhead and the per-message
+// figures (bytes and time against stored history); merges them into target/bench/results.json
+// and prints them, leaving docs/BENCHMARKS.md alone (its other figures need the whole run).
+const ONLY = process.argv[2] ?? process.env.BENCH_ONLY;
+if (ONLY === "core") {
+  const core = { machine: machine(), ...(await overhead()), ...(await history()) };
+  console.log(JSON.stringify(core, null, 2));
+  mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
+  const file = path.join(ROOT, "target/bench/results.json");
+  const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  writeFileSync(file, JSON.stringify({ ...previous, ...core }, null, 2) + "\n");
+  process.exit(0);
+}
+
 const results = {
   machine: machine(),
   ...sizes(),

@@ -234,9 +234,8 @@ pub(crate) async fn record_agent_call<H: Host>(host: &H, purpose: CallPurpose, u
 
 async fn append_call<H: Host>(host: &H, purpose: CallPurpose, usage: Usage) {
     let at = host.now_ms();
-    let line =
-        serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: LedgerUsage::from(&usage) })
-            .unwrap_or_default();
+    let line = serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: LedgerUsage::from(&usage) })
+        .unwrap_or_default();
     if let Err(e) = host.append_file(&ledger_path(at), &(line + "\n")).await {
         host.log(LogLevel::Warn, &format!("could not add to the usage ledger: {e}"));
     }

@@ -9,8 +9,8 @@ mod common;
 use common::*;
 use serde_json::Value;
 use smarthole_agent::testing::internals::{log_path, parse_log, ConversationIndex, INDEX_PATH};
-use smarthole_agent::HistoryLine;
 use smarthole_agent::testing::{FakeHost, Reply};
+use smarthole_agent::HistoryLine;
 
 /// The current conversation's file.
 fn current_file(host: &FakeHost) -> String {
@@ -74,7 +74,8 @@ fn an_old_format_history_still_reads_and_goes_on_in_the_new_format() {
     let p = processor(&host);
     host.run(p.process(direct("a", "start a conversation")));
     drop(p);
-    let path = log_path(&serde_json::from_str::<ConversationIndex>(&host.file(INDEX_PATH).unwrap()).unwrap().current.unwrap());
+    let path =
+        log_path(&serde_json::from_str::<ConversationIndex>(&host.file(INDEX_PATH).unwrap()).unwrap().current.unwrap());
     let old = |id: &str, minute: u32| {
         let context = format!("<context>\nCurrent time (UTC): 2026-02-05T10:{minute:02}:00.000Z. This message was typed in the Obsidian chat view.\n\nThis conversation is active.\n</context>");
         let user = format!(

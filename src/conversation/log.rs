@@ -189,6 +189,7 @@ pub(crate) fn parse_tail(text: &str, limit: usize) -> LoadedLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conversation::context_edit::ContextBase;
     use crate::conversation::line::{LineRole, TurnEnd};
     use crate::llm::ContentBlock;
     use crate::message::MessageSource;
@@ -372,5 +373,41 @@ mod tests {
         let Some(b) = page.before else { return };
         let older = parse_page(&text, Some(b), 5);
         assert_eq!(older.turns, whole.turns[whole.turns.len() - 10..whole.turns.len() - 5]);
+    }
+
+    /// A page or tail that starts after the newest full context resolves its first lines'
+    /// edits against it: each reads exactly as the whole file reads there.
+    #[test]
+    fn pages_and_tails_starting_between_full_contexts_read_every_context() {
+        let mut base = None;
+        let mut text = String::new();
+        for i in 0..150 {
+            let context =
+                format!("<context>\nCurrent time (UTC): 2026-01-01T00:{:02}:{:02}.000Z.\n</context>", i / 60, i % 60);
+            let user = line(&format!("m{i}"), 0, LineRole::User, false);
+            let stored = match ContextBase::store(&mut base, &context) {
+                Some(edit) => {
+                    format!("{},\"contextEdit\":{}}}\n", &user[..user.len() - 2], serde_json::to_string(&edit).unwrap())
+                }
+                None => {
+                    format!("{},\"context\":{}}}\n", &user[..user.len() - 2], serde_json::to_string(&context).unwrap())
+                }
+            };
+            text += &stored;
+            text += &line(&format!("m{i}"), 1, LineRole::Assistant, true);
+        }
+        assert_eq!(text.matches("\"context\":").count(), 3, "in full every 65th");
+        let whole = parse_log(&text);
+        assert!(whole.turns.iter().all(|t| t.lines[0].context.is_some()) && whole.unresolved_contexts == 0);
+        for limit in [1, 5, 64, 65, 66, 100, 149] {
+            let expected = &whole.turns[whole.turns.len() - limit..];
+            assert_eq!(parse_page(&text, None, limit).turns, expected, "page of {limit}");
+            assert_eq!(parse_tail(&text, limit).turns, expected, "tail of {limit}");
+            assert_eq!(parse_tail(&text, limit).context_base, whole.context_base, "the writer goes on alike");
+        }
+        // Without the lines before it, a region cannot resolve its edits: they read without.
+        let cut = page_start(&text, text.len(), 10).unwrap();
+        let alone = parse_log(&text[cut..]);
+        assert_eq!(alone.unresolved_contexts, 10);
     }
 }

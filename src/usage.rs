@@ -164,7 +164,48 @@ impl CallPurpose {
 struct LedgerLine<'a> {
     at: Millis,
     purpose: &'static str,
-    usage: &'a Usage,
+    usage: LedgerUsage<'a>,
+}
+
+/// A call's usage as the ledger stores it: what the totals add up, counts of zero left out, and
+/// no `modelCalls` (a line is one call: [`totals`] counts it so). The context filled is the turn's
+/// (its history line has it), not the day's, so it is not kept here (issue 37: a line a call,
+/// down from 170 to about 100 bytes).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LedgerUsage<'a> {
+    #[serde(skip_serializing_if = "is_zero")]
+    input_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    cache_creation_input_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    cache_creation_1h_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    cache_read_input_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    output_tokens: u64,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost_usd: Option<f64>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl<'a> From<&'a Usage> for LedgerUsage<'a> {
+    fn from(u: &'a Usage) -> Self {
+        LedgerUsage {
+            input_tokens: u.input_tokens,
+            cache_creation_input_tokens: u.cache_creation_input_tokens,
+            cache_creation_1h_tokens: u.cache_creation_1h_tokens,
+            cache_read_input_tokens: u.cache_read_input_tokens,
+            output_tokens: u.output_tokens,
+            model: &u.model,
+            cost_usd: u.cost_usd,
+        }
+    }
 }
 
 /// The ledger file of the UTC month of `at_ms`.
@@ -191,10 +232,10 @@ pub(crate) async fn record_agent_call<H: Host>(host: &H, purpose: CallPurpose, u
     append_call(host, purpose, usage.clone()).await;
 }
 
-async fn append_call<H: Host>(host: &H, purpose: CallPurpose, mut usage: Usage) {
-    usage.model_calls = 1;
+async fn append_call<H: Host>(host: &H, purpose: CallPurpose, usage: Usage) {
     let at = host.now_ms();
-    let line = serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: &usage }).unwrap_or_default();
+    let line = serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: LedgerUsage::from(&usage) })
+        .unwrap_or_default();
     if let Err(e) = host.append_file(&ledger_path(at), &(line + "\n")).await {
         host.log(LogLevel::Warn, &format!("could not add to the usage ledger: {e}"));
     }
@@ -255,7 +296,9 @@ pub(crate) async fn totals<H: Host>(host: &H) -> Result<UsageTotals, HostError> 
             let (Some(at), Some(usage)) = (value.get("at").and_then(Value::as_u64), value.get("usage")) else {
                 continue;
             };
-            let Ok(usage) = crate::lean::from_value::<Usage>(usage) else { continue };
+            let Ok(mut usage) = crate::lean::from_value::<Usage>(usage) else { continue };
+            // A line is one call (lines written before issue 37 say so, later ones leave it out).
+            usage.model_calls = usage.model_calls.max(1);
             if at >= month_start && at <= now {
                 totals.month.add(&usage);
             }

@@ -73,3 +73,30 @@ fn titles_summaries_and_retrospection_are_in_the_totals() {
     assert_eq!(totals.today.output_tokens, 4 * OUTPUT_PER_CALL);
     assert_eq!(purposes(&host), ["turn", "turn", "summary", "retrospection"]);
 }
+
+/// Issue 37: a ledger line holds what the totals add up and nothing twice — no counts of zero,
+/// no `modelCalls` (a line is one call), no context filled (the turn's history line has it) —
+/// and lines written before (with all of those) still count.
+#[test]
+fn a_ledger_line_holds_only_what_the_totals_add_up_and_older_lines_still_count() {
+    let host = FakeHost::new();
+    host.script([Reply::text("answer")]);
+    let p = processor(&host);
+    let result = host.run(p.process(direct("l1", "hello")));
+    assert!(result.usage.as_ref().is_some_and(|u| u.context_tokens > 0), "{:?}", result.usage);
+    let path = host.paths_under("usage").pop().unwrap();
+    let written = host.file(&path).unwrap();
+    let line: serde_json::Value = serde_json::from_str(written.trim()).unwrap();
+    let usage = line["usage"].as_object().unwrap();
+    for left_out in ["modelCalls", "contextTokens", "cacheReadInputTokens", "cacheCreationInputTokens"] {
+        assert!(!usage.contains_key(left_out), "{left_out} in {line}");
+    }
+    assert_eq!(usage["outputTokens"], OUTPUT_PER_CALL);
+    // A line as written before issue 37.
+    let old = json!({"at": host.now_ms(), "purpose": "turn", "usage": {"inputTokens": 7, "cacheCreationInputTokens": 0,
+        "cacheReadInputTokens": 0, "outputTokens": 3, "modelCalls": 1, "contextTokens": 10, "model": "m"}});
+    host.put_file(&path, &format!("{written}{old}\n"));
+    let totals = host.run(p.usage_totals()).unwrap();
+    assert_eq!(totals.today.model_calls, 2);
+    assert_eq!(totals.today.output_tokens, OUTPUT_PER_CALL + 3);
+}

@@ -6,6 +6,7 @@
 
 use serde::de::IgnoredAny;
 
+use super::context_edit::{base_before, read_context, ContextBase};
 use super::line::{HistoryLine, Turn};
 use crate::llm::Usage;
 
@@ -24,6 +25,12 @@ pub struct LoadedLog {
     /// The file's last kept line has no newline (a whole line written by someone else): one goes
     /// before the next append, so the two never run together.
     pub needs_newline: bool,
+    /// The newest full message context read, and the edits read of it since: where the writer
+    /// goes on from (`context_edit.rs`).
+    pub(crate) context_base: Option<ContextBase>,
+    /// User lines whose stored context could not be resolved (their base is not in what was
+    /// read): read without it.
+    pub(crate) unresolved_contexts: usize,
 }
 
 impl LoadedLog {
@@ -35,7 +42,12 @@ impl LoadedLog {
 
 /// Parses a history file.
 pub fn parse_log(text: &str) -> LoadedLog {
-    let mut out = LoadedLog { valid_len: text.len(), ..LoadedLog::default() };
+    parse_log_after(text, None)
+}
+
+/// Parses a history file, or a region of one after `base` (the newest full context before it).
+pub(crate) fn parse_log_after(text: &str, base: Option<ContextBase>) -> LoadedLog {
+    let mut out = LoadedLog { valid_len: text.len(), context_base: base, ..LoadedLog::default() };
     let mut open: Vec<HistoryLine> = Vec::new();
     // The end of the last line that must stay: a turn's closing line, a kept unreadable line, or
     // the start of a turn begun after an abandoned one.
@@ -50,7 +62,7 @@ pub fn parse_log(text: &str) -> LoadedLog {
         if line.trim().is_empty() {
             continue;
         }
-        let parsed: HistoryLine = match serde_json::from_str(line) {
+        let mut parsed: HistoryLine = match serde_json::from_str(line) {
             Ok(parsed) => parsed,
             Err(_) if !whole && serde_json::from_str::<IgnoredAny>(line).is_err() => {
                 out.warnings.push(format!("line {}: torn last line skipped (the plugin stopped mid-write)", n + 1));
@@ -66,6 +78,10 @@ pub fn parse_log(text: &str) -> LoadedLog {
             }
         };
         out.needs_newline = !whole;
+        if !read_context(&mut parsed, line, &mut out.context_base) {
+            out.warnings.push(format!("line {}: its message context could not be read; read without it", n + 1));
+            out.unresolved_contexts += 1;
+        }
         // A turn begun again (a retry after a crash wrote some of its lines) or another message's
         // turn: the earlier, unfinished lines are skipped (they stay in the file).
         if open
@@ -99,6 +115,8 @@ pub(crate) struct LogPage {
     /// Where the page begins (just after a turn's closing line): the cursor for the page before
     /// it; `None` when the page reaches the start of the file.
     pub before: Option<usize>,
+    /// User lines of the page read without their context (its base is before `text`).
+    pub unresolved_contexts: usize,
 }
 
 /// Adds the usage recorded on the closing lines of `text` (whole lines) to `total`: what a
@@ -128,8 +146,13 @@ fn closes_turn(line: &str) -> bool {
 pub(crate) fn parse_page(text: &str, before: Option<usize>, limit: usize) -> LogPage {
     let end = before.filter(|&b| b <= text.len() && text.is_char_boundary(b)).unwrap_or(text.len());
     let start = page_start(text, end, limit);
-    let region = parse_log(&text[start.unwrap_or(0)..end]);
-    LogPage { turns: region.turns, unreadable: region.unreadable, before: start }
+    let region = parse_log_after(&text[start.unwrap_or(0)..end], start.and_then(|s| base_before(text, s)));
+    LogPage {
+        turns: region.turns,
+        unreadable: region.unreadable,
+        before: start,
+        unresolved_contexts: region.unresolved_contexts,
+    }
 }
 
 /// Where the newest `limit` turns ending at `end` begin: just after the closing line of the turn
@@ -158,7 +181,7 @@ pub(crate) fn page_start(text: &str, end: usize, limit: usize) -> Option<usize> 
 /// with the conversation. Offsets are the whole file's.
 pub(crate) fn parse_tail(text: &str, limit: usize) -> LoadedLog {
     let start = page_start(text, text.len(), limit).unwrap_or(0);
-    let mut log = parse_log(&text[start..]);
+    let mut log = parse_log_after(&text[start..], base_before(text, start));
     log.valid_len += start;
     log
 }
@@ -166,6 +189,7 @@ pub(crate) fn parse_tail(text: &str, limit: usize) -> LoadedLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conversation::context_edit::ContextBase;
     use crate::conversation::line::{LineRole, TurnEnd};
     use crate::llm::ContentBlock;
     use crate::message::MessageSource;
@@ -349,5 +373,41 @@ mod tests {
         let Some(b) = page.before else { return };
         let older = parse_page(&text, Some(b), 5);
         assert_eq!(older.turns, whole.turns[whole.turns.len() - 10..whole.turns.len() - 5]);
+    }
+
+    /// A page or tail that starts after the newest full context resolves its first lines'
+    /// edits against it: each reads exactly as the whole file reads there.
+    #[test]
+    fn pages_and_tails_starting_between_full_contexts_read_every_context() {
+        let mut base = None;
+        let mut text = String::new();
+        for i in 0..150 {
+            let context =
+                format!("<context>\nCurrent time (UTC): 2026-01-01T00:{:02}:{:02}.000Z.\n</context>", i / 60, i % 60);
+            let user = line(&format!("m{i}"), 0, LineRole::User, false);
+            let stored = match ContextBase::store(&mut base, &context) {
+                Some(edit) => {
+                    format!("{},\"contextEdit\":{}}}\n", &user[..user.len() - 2], serde_json::to_string(&edit).unwrap())
+                }
+                None => {
+                    format!("{},\"context\":{}}}\n", &user[..user.len() - 2], serde_json::to_string(&context).unwrap())
+                }
+            };
+            text += &stored;
+            text += &line(&format!("m{i}"), 1, LineRole::Assistant, true);
+        }
+        assert_eq!(text.matches("\"context\":").count(), 3, "in full every 65th");
+        let whole = parse_log(&text);
+        assert!(whole.turns.iter().all(|t| t.lines[0].context.is_some()) && whole.unresolved_contexts == 0);
+        for limit in [1, 5, 64, 65, 66, 100, 149] {
+            let expected = &whole.turns[whole.turns.len() - limit..];
+            assert_eq!(parse_page(&text, None, limit).turns, expected, "page of {limit}");
+            assert_eq!(parse_tail(&text, limit).turns, expected, "tail of {limit}");
+            assert_eq!(parse_tail(&text, limit).context_base, whole.context_base, "the writer goes on alike");
+        }
+        // Without the lines before it, a region cannot resolve its edits: they read without.
+        let cut = page_start(&text, text.len(), 10).unwrap();
+        let alone = parse_log(&text[cut..]);
+        assert_eq!(alone.unresolved_contexts, 10);
     }
 }

@@ -1,12 +1,14 @@
 //! Conversations as plain values, no I/O (the store that keeps them on disk is `store`): the
 //! seed-001 model and its status transitions (`model.rs`), JSONL history lines grouped in turns
-//! (`line.rs`) and the parsers of a history file — whole, a page, its tail, its usage (`log.rs`),
+//! (`line.rs`), a user line's context stored as an edit of an earlier one (`context_edit.rs`),
+//! and the parsers of a history file — whole, a page, its tail, its usage (`log.rs`),
 //! the index and archive of their metadata (`metadata.rs`), the context the model sees
 //! (`context.rs`), when a conversation is over and a question stale (`boundary.rs`), a
 //! conversation as a transcript (`transcript.rs`) and as a Markdown note (`markdown.rs`).
 
 pub(crate) mod boundary;
 pub(crate) mod context;
+pub(crate) mod context_edit;
 pub(crate) mod line;
 pub(crate) mod log;
 pub(crate) mod markdown;

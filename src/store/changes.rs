@@ -72,6 +72,7 @@ impl ConversationStore {
             current.push(turn);
         }
         current.recent = recent;
+        current.context_base = log.context_base;
         let mut index = self.index.clone();
         index.current = Some(id.to_owned());
         if let Some(c) = index.get_mut(id) {

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::conversation::context::ContextCache;
+use crate::conversation::context_edit::ContextBase;
 use crate::conversation::line::Turn;
 use crate::conversation::log::page_start;
 use crate::host_types::Millis;
@@ -113,6 +114,9 @@ pub(super) struct CurrentLog {
     /// The end of its file as last read or written, for the chat view's pages.
     pub(super) recent: Option<TailText>,
     pub(super) usage: Option<UsageSoFar>,
+    /// The newest full message context of its file, that the next user line's is stored as an
+    /// edit of (`context_edit.rs`); `None` writes the next one in full.
+    pub(super) context_base: Option<ContextBase>,
 }
 
 impl CurrentLog {
@@ -124,6 +128,7 @@ impl CurrentLog {
             last_activity_ms: None,
             recent: None,
             usage: None,
+            context_base: None,
         }
     }
 

@@ -6,6 +6,9 @@
 use super::current::TailText;
 use super::error::StoreError;
 use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
+use serde::Serialize;
+
+use crate::conversation::context_edit::{ContextBase, ContextEdit};
 use crate::conversation::line::{HistoryLine, Turn};
 use crate::conversation::log::{parse_log, parse_tail, LoadedLog};
 use crate::conversation::metadata::{
@@ -150,12 +153,29 @@ pub(super) async fn read_index<H: Host>(host: &H, notices: &mut Vec<String>) -> 
     Ok(index)
 }
 
-/// Lines as JSONL text.
-pub(super) fn encode_lines(lines: &[HistoryLine]) -> Result<String, StoreError> {
+/// Lines as JSONL text, each user line's context stored as an edit of `base` where that is
+/// shorter (`base` goes on with the lines; `None` writes the next context in full).
+pub(super) fn encode_lines(lines: &[HistoryLine], base: &mut Option<ContextBase>) -> Result<String, StoreError> {
+    let encode = |e: serde_json::Error| StoreError::Encode(e.to_string());
     let mut text = String::new();
     for line in lines {
-        text.push_str(&serde_json::to_string(line).map_err(|e| StoreError::Encode(e.to_string()))?);
+        match line.context.as_deref().and_then(|context| ContextBase::store(base, context)) {
+            Some(edit) => {
+                let line = HistoryLine { context: None, ..line.clone() };
+                text.push_str(&serde_json::to_string(&EditedLine { line: &line, edit: &edit }).map_err(encode)?);
+            }
+            None => text.push_str(&serde_json::to_string(line).map_err(encode)?),
+        }
         text.push('\n');
     }
     Ok(text)
+}
+
+/// A user line as stored with its context as an edit.
+#[derive(Serialize)]
+struct EditedLine<'a> {
+    #[serde(flatten)]
+    line: &'a HistoryLine,
+    #[serde(rename = "contextEdit")]
+    edit: &'a ContextEdit,
 }

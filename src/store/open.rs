@@ -41,6 +41,7 @@ impl ConversationStore {
             let (log, recent) = load_log(host, &current.id, Some(&mut store.notices), Some(CURRENT_TAIL_TURNS)).await?;
             let turns = log.turns;
             current.recent = recent;
+            current.context_base = log.context_base;
             for turn in &turns {
                 current.push(turn);
             }

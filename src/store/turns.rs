@@ -88,8 +88,8 @@ impl ConversationStore {
                     return Err(StoreError::Unknown(id.to_owned()));
                 }
                 // Made safe to append to first (a torn tail, a missing newline).
-                load_log(host, id, Some(&mut self.notices), Some(1)).await?;
-                host.append_file(&log_path(id), &encode_lines(&lines)?).await?;
+                let (mut log, _) = load_log(host, id, Some(&mut self.notices), Some(1)).await?;
+                host.append_file(&log_path(id), &encode_lines(&lines, &mut log.context_base)?).await?;
                 Ok(())
             }
             _ => self.append_to_current(host, lines).await,
@@ -109,11 +109,14 @@ impl ConversationStore {
             Some(c) => c.id.clone(),
             None => self.open_conversation(host, provisional_title(&lines)).await?,
         };
-        let encoded = encode_lines(&lines)?;
+        let mut base = self.current.as_mut().and_then(|c| c.context_base.take());
+        let encoded = encode_lines(&lines, &mut base)?;
+        // Taken out above: after a failed append the file's newest base is not known.
         host.append_file(&log_path(&id), &encoded).await?;
         let untitled = self.index.get(&id).is_some_and(|c| c.title.is_none());
         let title = if untitled { provisional_title(&lines) } else { None };
         if let Some(current) = &mut self.current {
+            current.context_base = base;
             current.recent = current.recent.take().and_then(|recent| recent.appended(&encoded));
             if let Some(kept) = &mut current.usage {
                 add_turn_usage(&encoded, &mut kept.total);

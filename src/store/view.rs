@@ -93,8 +93,9 @@ impl ConversationStore {
             None => None,
         };
         let page = parse_page(&recent.text, local, limit);
-        // A page reaching the start of the kept text may go on before it: the file says.
-        let start = page.before?;
+        // A page reaching the start of the kept text may go on before it, and a context stored
+        // as an edit of a line before it resolves there: the file says.
+        let start = page.before.filter(|_| page.unresolved_contexts == 0)?;
         let lines = page.turns.into_iter().flat_map(|t| t.lines).collect();
         Some((lines, page.unreadable, Some(start + recent.start)))
     }

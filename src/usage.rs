@@ -168,9 +168,9 @@ struct LedgerLine<'a> {
 }
 
 /// A call's usage as the ledger stores it: what the totals add up, counts of zero left out, and
-/// no `modelCalls` (a line is one call: [`totals`] counts it so). The context filled is the turn's
-/// (its history line has it), not the day's, so it is not kept here (issue 37: a line a call,
-/// down from 170 to about 100 bytes).
+/// no `modelCalls` (a line is one call: [`totals`] counts it so). The context a turn's call filled
+/// is in the turn's history line, so only other calls (a title, a summary) keep it here (issue 37:
+/// a line a call, down from 170 to about 100 bytes).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct LedgerUsage<'a> {
@@ -184,6 +184,8 @@ struct LedgerUsage<'a> {
     cache_read_input_tokens: u64,
     #[serde(skip_serializing_if = "is_zero")]
     output_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    context_tokens: u64,
     #[serde(skip_serializing_if = "str::is_empty")]
     model: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,9 +196,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-impl<'a> From<&'a Usage> for LedgerUsage<'a> {
-    fn from(u: &'a Usage) -> Self {
+impl<'a> LedgerUsage<'a> {
+    fn of(u: &'a Usage, purpose: CallPurpose) -> Self {
         LedgerUsage {
+            context_tokens: if purpose == CallPurpose::Turn { 0 } else { u.context_tokens },
             input_tokens: u.input_tokens,
             cache_creation_input_tokens: u.cache_creation_input_tokens,
             cache_creation_1h_tokens: u.cache_creation_1h_tokens,
@@ -234,8 +237,9 @@ pub(crate) async fn record_agent_call<H: Host>(host: &H, purpose: CallPurpose, u
 
 async fn append_call<H: Host>(host: &H, purpose: CallPurpose, usage: Usage) {
     let at = host.now_ms();
-    let line = serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: LedgerUsage::from(&usage) })
-        .unwrap_or_default();
+    let line =
+        serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: LedgerUsage::of(&usage, purpose) })
+            .unwrap_or_default();
     if let Err(e) = host.append_file(&ledger_path(at), &(line + "\n")).await {
         host.log(LogLevel::Warn, &format!("could not add to the usage ledger: {e}"));
     }

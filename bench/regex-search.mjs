@@ -83,6 +83,37 @@ export async function regexBenchmarks() {
   return { regex_search: out };
 }
 
+/** What the numbers say, kept with the table. */
+const REGEX_NOTES = `
+Before (the same benchmark on the code before issue 37, one run): 758 / 3,451 / 4,345 ms against
+ripgrep's 35.5 / 29.7 / 114.8 ms (21x, 116x, 38x). Where that went, profiled: regex-lite itself,
+about 1.0-1.4 s natively over the 20 MB on every line whatever the pattern (it has no literal
+optimisations) and 2-3x that in wasm; then each note's text crossing into wasm as a string
+(wasm-bindgen's \`passStringToWasm0\` copies a mostly-ASCII string a character at a time in JS:
+about 200 ms a search), then the reads one after another (about 380 ms for 2,007 notes through
+nodeHost's checked reads; 200 ms with reads overlapped). \`Budget::pace\` and \`FileScan\`'s slicing
+were not visible in the profile.
+
+What changed: (1) a literal prefilter (\`src/vault/regex_literals.rs\`): the set of strings every
+match contains one of, read from the pattern (\`[[\` for the wikilink, \`get_\`/\`set_\` any case for
+the third), is looked for in the whole note with a \`memchr\` scan for its rarest byte, and the
+regex runs on the lines holding one only; a pattern it cannot read plainly keeps the old line by
+line search. A property test (\`a_prefiltered_search_finds_what_a_full_one_does\`) checks over
+random patterns and texts that the answer is the one the plain regex gives on every line.
+(2) \`search_files\` reads the notes it scans as bytes (one copy into wasm, decoded there as the host
+decodes), 16 at a time. Wasm cost of (1): +21 KB raw, +6.4 KB gzip
+(\`pkg/smarthole_agent_bg.wasm\` 1,705,569 → 1,726,554 bytes; gzip 637,242 → 643,689). The \`regex\`
+crate in regex-lite's place (its lazy DFA and literal optimisations, default features) measured
++762 KB raw, +266 KB gzip: not taken.
+
+What is left, for patterns the index cannot narrow (about 10x ripgrep): every note is still read
+through the host, each with its own checked read (realpath, open, fstat, read, close: about 150 ms
+of fs calls for 2,007 notes in the profile, and the wasm work of about 60 ms — UTF-8 checks and the
+byte scan over 20 MB without SIMD). Reading the same files raw and synchronously takes 25-48 ms here,
+so 2x needs either a host call that reads many notes at once, or the index narrowing such
+patterns (it keeps words only: a pattern of punctuation like \`[[\` narrows nothing).
+`;
+
 export function regexSection(results) {
   const r = results.regex_search;
   if (!r) return "";
@@ -101,7 +132,7 @@ turns on nodeHost with the search index built, warm, the median of ${RUNS}. ripg
 | pattern | query | core | ripgrep | core / ripgrep | notes matching (core / ripgrep) |
 |---|---|---|---|---|---|
 ${rows}
-`;
+${REGEX_NOTES}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

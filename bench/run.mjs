@@ -18,6 +18,7 @@ import { diffBenchmarks, diffSection } from "./diff.mjs";
 import { hubDisplayBenchmarks, hubDisplaySection } from "./hub-display.mjs";
 import { promptCacheBenchmarks, promptCacheSection } from "./prompt-cache.mjs";
 import { searchBenchmarks, searchSection } from "./search.mjs";
+import { regexBenchmarks, regexSection } from "./regex-search.mjs";
 import { meaningBenchmarks, meaningSection } from "./meaning.mjs";
 import { mobileBenchmarks, mobileSection } from "./mobile.mjs";
 import { longChatBenchmarks, longChatSection } from "./long-chat.mjs";
@@ -372,6 +373,7 @@ const results = {
   ...(await hubDisplayBenchmarks()),
   ...(await promptCacheBenchmarks()),
   ...(await searchBenchmarks()),
+  ...(await regexBenchmarks()),
   ...(await meaningBenchmarks()),
   ...(await mobileBenchmarks()),
   ...(await longChatBenchmarks()),
@@ -386,5 +388,5 @@ const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
 const soak = lastSoak();
 plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + BYTES_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + meaningSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + agentSection(results) + inlineEditSection(results) + soakSection(soak));
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + BYTES_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + regexSection(results) + meaningSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + agentSection(results) + inlineEditSection(results) + soakSection(soak));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

@@ -82,7 +82,11 @@ struct Found {
     stopped: bool,
 }
 
-/// Reads notes and searches their lines, within the budget.
+/// Notes read at once by a search (their reads overlap in the host: about half the time of one
+/// after another on Node, for a vault of notes; the texts of that many notes held at once).
+const READ_AHEAD: usize = 16;
+
+/// Reads notes (a few at once) and searches their lines, within the budget.
 async fn scan<H: Host>(
     ctx: &ToolContext<'_, H>,
     matcher: &Matcher,
@@ -90,27 +94,38 @@ async fn scan<H: Host>(
     budget: &mut Budget<'_, H>,
     found: &mut Found,
 ) {
-    'files: for entry in notes {
+    for batch in notes.chunks(READ_AHEAD) {
         if !budget.pace().await {
             found.stopped = true;
             break;
         }
-        let Ok(text) = ctx.host.vault_read(&entry.path).await else {
-            found.scanned += 1;
-            continue;
-        };
-        let mut scan = FileScan::new(matcher, entry, &text);
-        while scan.step(matcher, SLICE_WORK) {
+        // As bytes: a note's text crossing from the host as a string costs more than searching it
+        // (wasm-bindgen copies it a character at a time); bytes cross in one copy.
+        let texts = super::budget::join_all(batch.iter().map(|entry| ctx.host.vault_read_bytes(&entry.path))).await;
+        for (entry, text) in batch.iter().zip(texts) {
             if !budget.pace().await {
                 found.stopped = true;
-                found.cut_lines += scan.cut_lines;
-                found.hits.extend(scan.finish());
-                break 'files;
+                return;
             }
+            let Ok(bytes) = text else {
+                found.scanned += 1;
+                continue;
+            };
+            // Read as the host reads text: a byte sequence that is not UTF-8 becomes U+FFFD.
+            let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let mut scan = FileScan::new(matcher, entry, &text);
+            while scan.step(matcher, SLICE_WORK) {
+                if !budget.pace().await {
+                    found.stopped = true;
+                    found.cut_lines += scan.cut_lines;
+                    found.hits.extend(scan.finish());
+                    return;
+                }
+            }
+            found.cut_lines += scan.cut_lines;
+            found.hits.extend(scan.finish());
+            found.scanned += 1;
         }
-        found.cut_lines += scan.cut_lines;
-        found.hits.extend(scan.finish());
-        found.scanned += 1;
     }
 }
 

@@ -12,6 +12,7 @@
 use crate::lean::fold_case;
 use regex_lite::{Regex, RegexBuilder};
 
+use super::regex_literals::Prefilter;
 use super::resolve::VaultEntry;
 
 /// Most excerpts shown per file.
@@ -32,8 +33,9 @@ pub(crate) enum Matcher {
         needle: String,
         case_sensitive: bool,
     },
-    /// A compiled pattern and its weight (its compiled size in KB, rounded up to a tier).
-    Regex(Regex, usize),
+    /// A compiled pattern, its weight (its compiled size in KB, rounded up to a tier), and the
+    /// literals every match contains one of (then only the lines holding one are searched).
+    Regex(Regex, usize, Option<Prefilter>),
 }
 
 impl Matcher {
@@ -53,7 +55,7 @@ impl Matcher {
         for tier in REGEX_SIZE_TIERS {
             let limit = scale(tier);
             match RegexBuilder::new(query).case_insensitive(!case_sensitive).size_limit(limit).build() {
-                Ok(re) => return Ok(Matcher::Regex(re, tier >> 10)),
+                Ok(re) => return Ok(Matcher::Regex(re, tier >> 10, Prefilter::new(query, !case_sensitive))),
                 Err(e) if e.to_string().contains("size limit") => last = e.to_string(),
                 Err(e) => return Err(format!("the regular expression is not valid: {e}")),
             }
@@ -68,7 +70,7 @@ impl Matcher {
     pub(crate) fn weight(&self) -> usize {
         match self {
             Matcher::Plain { .. } => 1,
-            Matcher::Regex(_, weight) => (*weight).max(1),
+            Matcher::Regex(_, weight, _) => (*weight).max(1),
         }
     }
 
@@ -96,7 +98,7 @@ impl Matcher {
                 let first = haystack.find(needle.as_str()).map(|b| haystack[..b].chars().count());
                 (count, first)
             }
-            Matcher::Regex(re, _) => {
+            Matcher::Regex(re, ..) => {
                 let mut count = 0;
                 let mut first = None;
                 for m in re.find_iter(line) {
@@ -185,7 +187,10 @@ fn excerpt(line: &str, at_char: usize) -> String {
 
 /// One file's search under way, a slice of work at a time.
 pub(crate) struct FileScan<'t> {
-    lines: std::iter::Enumerate<std::str::Lines<'t>>,
+    text: &'t str,
+    /// Where the next line starts, and its number (from 0).
+    at: usize,
+    line: usize,
     hit: FileHit,
     /// Lines searched in their first part only (longer than the pattern's weight allows).
     pub(crate) cut_lines: usize,
@@ -203,15 +208,63 @@ impl<'t> FileScan<'t> {
             modified_ms: entry.modified_ms,
             size: entry.size,
         };
-        FileScan { lines: text.lines().enumerate(), hit, cut_lines: 0 }
+        FileScan { text, at: 0, line: 0, hit, cut_lines: 0 }
+    }
+
+    /// The line starting at `at` (as `str::lines` gives it) and where the next one starts.
+    fn next_line(&self) -> (&'t str, usize) {
+        let rest = &self.text[self.at..];
+        match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(k) => (rest[..k].strip_suffix('\r').unwrap_or(&rest[..k]), self.at + k + 1),
+            None => (rest, self.text.len()),
+        }
+    }
+
+    /// Passes over the lines up to `upto` (a line's start, or the end) unsearched: counted, and
+    /// those longer than `limit` counted as cut (a scan that searched them would have cut them).
+    fn skip_to(&mut self, upto: usize, limit: usize) {
+        let skipped = &self.text.as_bytes()[self.at..upto];
+        if skipped.len() <= limit {
+            self.line += memchr::memchr_iter(b'\n', skipped).count();
+        } else {
+            let mut start = 0;
+            for end in memchr::memchr_iter(b'\n', skipped) {
+                let len = end - start - usize::from(end > start && skipped[end - 1] == b'\r');
+                self.cut_lines += usize::from(len > limit);
+                self.line += 1;
+                start = end + 1;
+            }
+            self.cut_lines += usize::from(skipped.len() - start > limit);
+        }
+        self.at = upto;
     }
 
     /// Searches lines until about `work` (bytes × the matcher's weight) is spent; returns
-    /// whether lines remain.
+    /// whether lines remain. With a prefilter, the lines before the next one holding a literal
+    /// are passed over at the cost of a byte scan.
     pub(crate) fn step(&mut self, matcher: &Matcher, work: usize) -> bool {
         let (weight, limit) = (matcher.weight(), matcher.line_limit());
+        let prefilter = match matcher {
+            Matcher::Regex(_, _, prefilter) => prefilter.as_ref(),
+            Matcher::Plain { .. } => None,
+        };
         let mut spent = 0usize;
-        for (n, line) in self.lines.by_ref() {
+        while self.at < self.text.len() {
+            if let Some(prefilter) = prefilter {
+                let bytes = self.text.as_bytes();
+                let next = match prefilter.find(bytes, self.at) {
+                    Some(hit) => memchr::memrchr(b'\n', &bytes[self.at..hit]).map_or(self.at, |k| self.at + k + 1),
+                    None => bytes.len(),
+                };
+                spent = spent.saturating_add(next - self.at);
+                self.skip_to(next, limit);
+                if self.at >= self.text.len() {
+                    break;
+                }
+            }
+            let (line, next) = self.next_line();
+            let n = self.line;
+            (self.at, self.line) = (next, n + 1);
             let mut end = line.len().min(limit);
             while !line.is_char_boundary(end) {
                 end -= 1;

@@ -1,0 +1,361 @@
+//! A regular expression's literal prefilter: a set of strings every match contains one of (read
+//! from the pattern), found in a note's whole text with a `memchr` scan for their rarest byte, so
+//! the regex runs only on the lines holding one (issue 37: regex-lite has no literal
+//! optimisations of its own and costs about 70 ns a byte on any line; `memchr` a few tenths of
+//! one). `regex` has these built in, at about 10x regex-lite's wasm size.
+//!
+//! The reading is conservative: whatever it does not understand (inline flags, `\x`/`\u`/`\p`
+//! escapes, a counted repetition it cannot parse) gives no prefilter, and then every line is
+//! searched, as before. Literals follow regex-lite's rules: case-insensitivity is ASCII only.
+
+/// Most strings in one set (a cross product or an alternation past it is not a literal set).
+const MOST_STRINGS: usize = 16;
+/// Longest literal kept (a longer run is cut: a prefix of a required string is required too).
+const LONGEST: usize = 64;
+
+/// What a part of a pattern tells: the strings it matches exactly (a finite set), and a set of
+/// strings every match of it contains one of.
+#[derive(Debug, Clone, Default)]
+struct Info {
+    exact: Option<Vec<String>>,
+    need: Option<Vec<String>>,
+}
+
+impl Info {
+    /// The set every match contains one of: its own, else its exact strings if none is empty.
+    fn need(&self) -> Option<Vec<String>> {
+        self.need.clone().or_else(|| self.exact.clone().filter(|set| set.iter().all(|s| !s.is_empty())))
+    }
+}
+
+/// The better of two required sets: longer shortest string, then fewer strings.
+fn better(a: Option<Vec<String>>, b: Vec<String>) -> Option<Vec<String>> {
+    let key = |set: &[String]| (set.iter().map(String::len).min().unwrap_or(0), usize::MAX - set.len());
+    match a {
+        Some(a) if key(&a) >= key(&b) => Some(a),
+        _ => Some(b),
+    }
+}
+
+/// A pattern being read, a character at a time.
+struct Reader {
+    chars: Vec<char>,
+    at: usize,
+    case_insensitive: bool,
+}
+
+impl Reader {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        let found = self.peek() == Some(c);
+        self.at += usize::from(found);
+        found
+    }
+
+    /// Branches separated by `|`, up to a `)` or the end.
+    fn alternation(&mut self) -> Option<Info> {
+        let mut branches = vec![self.concat()?];
+        while self.eat('|') {
+            branches.push(self.concat()?);
+        }
+        if branches.len() == 1 {
+            return branches.pop();
+        }
+        let union = |sets: Vec<Option<Vec<String>>>| -> Option<Vec<String>> {
+            let mut all: Vec<String> = Vec::new();
+            for set in sets {
+                all.extend(set?);
+            }
+            all.sort();
+            all.dedup();
+            (all.len() <= MOST_STRINGS).then_some(all)
+        };
+        let exact = union(branches.iter().map(|b| b.exact.clone()).collect());
+        let need = union(branches.iter().map(Info::need).collect());
+        Some(Info { exact, need })
+    }
+
+    /// Atoms with their repetitions, up to a `|`, a `)` or the end.
+    fn concat(&mut self) -> Option<Info> {
+        let mut run: Option<Vec<String>> = Some(vec![String::new()]);
+        let mut exact = true;
+        let mut need: Option<Vec<String>> = None;
+        let flush = |run: &mut Option<Vec<String>>, need: &mut Option<Vec<String>>| {
+            if let Some(set) = run.take().filter(|set| set.iter().all(|s| !s.is_empty())) {
+                *need = better(need.take(), set);
+            }
+        };
+        while let Some(c) = self.peek() {
+            if c == '|' || c == ')' {
+                break;
+            }
+            let atom = self.atom()?;
+            let atom = self.repetition(atom)?;
+            match (&atom.exact, run.as_mut()) {
+                (Some(strings), Some(current)) => {
+                    let product: Vec<String> =
+                        current.iter().flat_map(|a| strings.iter().map(move |b| format!("{a}{b}"))).collect();
+                    if product.len() <= MOST_STRINGS && product.iter().all(|s| s.len() <= LONGEST) {
+                        *current = product;
+                    } else {
+                        exact = false;
+                        flush(&mut run, &mut need);
+                        run = Some(strings.clone());
+                    }
+                }
+                (Some(strings), None) => run = Some(strings.clone()),
+                (None, _) => {
+                    exact = false;
+                    flush(&mut run, &mut need);
+                    if let Some(set) = atom.need() {
+                        need = better(need, set);
+                    }
+                }
+            }
+        }
+        let whole = if exact { run.clone() } else { None };
+        flush(&mut run, &mut need);
+        Some(Info { exact: whole, need })
+    }
+
+    /// One atom: a literal, an escape, a class, a group or `.`/`^`/`$`.
+    fn atom(&mut self) -> Option<Info> {
+        let c = self.peek()?;
+        self.at += 1;
+        match c {
+            '\\' => {
+                let e = self.peek()?;
+                self.at += 1;
+                match e {
+                    // Escapes with arguments (and classes by name): beyond this reader.
+                    'x' | 'u' | 'U' | 'p' | 'P' => None,
+                    'b' | 'B' if self.peek() == Some('{') => None,
+                    e if e.is_ascii_alphanumeric() || e == '<' || e == '>' || e == '\n' => Some(Info::default()),
+                    e => Some(self.literal(e)),
+                }
+            }
+            '[' => {
+                self.class()?;
+                Some(Info::default())
+            }
+            '(' => {
+                if self.eat('?') {
+                    if self.eat('P') && self.peek() != Some('<') {
+                        return None;
+                    }
+                    if self.eat('<') {
+                        while !self.eat('>') {
+                            self.peek()?;
+                            self.at += 1;
+                        }
+                    } else if !self.eat(':') {
+                        return None; // inline flags
+                    }
+                }
+                let inner = self.alternation()?;
+                self.eat(')').then_some(inner)
+            }
+            '.' | '^' | '$' | '\n' => Some(Info::default()),
+            '*' | '+' | '?' | '{' | ')' | ']' => None,
+            c => Some(self.literal(c)),
+        }
+    }
+
+    fn literal(&self, c: char) -> Info {
+        let c = if self.case_insensitive { c.to_ascii_lowercase() } else { c };
+        Info { exact: Some(vec![c.to_string()]), need: None }
+    }
+
+    /// Skips a bracketed class (nested ones too; a `]` first in one is literal).
+    fn class(&mut self) -> Option<()> {
+        let mut depth = 1;
+        let mut first = true;
+        while depth > 0 {
+            let c = self.peek()?;
+            self.at += 1;
+            match c {
+                '^' if first => continue,
+                ']' if first => {}
+                '\\' => self.at += 1,
+                '[' => {
+                    depth += 1;
+                    first = true;
+                    continue;
+                }
+                ']' => depth -= 1,
+                _ => {}
+            }
+            first = false;
+        }
+        Some(())
+    }
+
+    /// The repetition after an atom, if any, applied to it.
+    fn repetition(&mut self, atom: Info) -> Option<Info> {
+        let (min, max) = match self.peek() {
+            Some('*') => (0, None),
+            Some('+') => (1, None),
+            Some('?') => (0, Some(1)),
+            Some('{') => {
+                self.at += 1;
+                let number = |r: &mut Self| -> Option<u32> {
+                    let start = r.at;
+                    while r.peek().is_some_and(|c| c.is_ascii_digit()) {
+                        r.at += 1;
+                    }
+                    r.chars[start..r.at].iter().collect::<String>().parse().ok()
+                };
+                let min = number(self)?;
+                let max = if self.eat(',') {
+                    if self.peek() == Some('}') {
+                        None
+                    } else {
+                        Some(number(self)?)
+                    }
+                } else {
+                    Some(min)
+                };
+                if self.peek() != Some('}') {
+                    return None;
+                }
+                (min, max)
+            }
+            _ => return Some(atom),
+        };
+        self.at += 1;
+        self.eat('?'); // lazy
+        if min == 0 {
+            return Some(Info::default());
+        }
+        let exact = if (min, max) == (1, Some(1)) { atom.exact.clone() } else { None };
+        Some(Info { exact, need: atom.need() })
+    }
+}
+
+/// The strings every match of `pattern` contains one of (ASCII-lowercased when the search
+/// ignores case), if the pattern says so plainly.
+pub(crate) fn required_any(pattern: &str, case_insensitive: bool) -> Option<Vec<String>> {
+    let mut reader = Reader { chars: pattern.chars().collect(), at: 0, case_insensitive };
+    let info = reader.alternation()?;
+    if reader.at != reader.chars.len() {
+        return None;
+    }
+    info.need().filter(|set| !set.is_empty())
+}
+
+/// How common a byte is in notes (higher: more common), to pick the byte of a literal to scan
+/// for: spaces and frequent letters high, punctuation low.
+fn commonness(b: u8) -> u8 {
+    const LETTERS: &[u8] = b"zqjxkvbpygfwmucldrhsnioate";
+    match b {
+        b' ' => 255,
+        b'a'..=b'z' => 120 + LETTERS.iter().position(|&l| l == b).unwrap_or(0) as u8 * 4,
+        b'A'..=b'Z' => 60 + commonness(b.to_ascii_lowercase()) / 4,
+        b'0'..=b'9' => 80,
+        b'.' | b',' | b'-' | b'\n' | b'\'' | b'"' => 100,
+        0x80.. => 20,
+        _ => 40,
+    }
+}
+
+/// The strings a regular expression's every match contains one of, found fast in a text.
+#[derive(Debug)]
+pub(crate) struct Prefilter {
+    /// The literals (ASCII-lowercased when case is ignored), each with the offset of the byte
+    /// scanned for.
+    literals: Vec<(Vec<u8>, usize)>,
+    case_insensitive: bool,
+    /// The distinct bytes scanned for (both cases of a letter when case is ignored).
+    needles: Vec<u8>,
+}
+
+impl Prefilter {
+    /// The prefilter of a pattern, if it has one (see [`required_any`]).
+    pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Option<Self> {
+        let set = required_any(pattern, case_insensitive)?;
+        let mut needles = Vec::new();
+        let literals = set
+            .into_iter()
+            .map(|s| {
+                let bytes = s.into_bytes();
+                let at = (0..bytes.len()).min_by_key(|&k| commonness(bytes[k])).unwrap_or(0);
+                needles.push(bytes[at]);
+                if case_insensitive {
+                    needles.push(bytes[at].to_ascii_uppercase());
+                }
+                (bytes, at)
+            })
+            .collect();
+        needles.sort_unstable();
+        needles.dedup();
+        Some(Prefilter { literals, case_insensitive, needles })
+    }
+
+    /// Where the next needle byte is, at or after `from`.
+    fn next_needle(&self, text: &[u8], from: usize) -> Option<usize> {
+        let rest = &text[from..];
+        let found = match self.needles[..] {
+            [a] => memchr::memchr(a, rest),
+            [a, b] => memchr::memchr2(a, b, rest),
+            [a, b, c] => memchr::memchr3(a, b, c, rest),
+            _ => rest.iter().position(|b| self.needles.binary_search(b).is_ok()),
+        };
+        found.map(|k| from + k)
+    }
+
+    /// A position at or after `from` inside an occurrence of one of the literals (none at or
+    /// after `from` whose scanned byte comes earlier), if there is one.
+    pub(crate) fn find(&self, text: &[u8], from: usize) -> Option<usize> {
+        let mut at = from;
+        while at < text.len() {
+            let hit = self.next_needle(text, at)?;
+            for (literal, k) in &self.literals {
+                let Some(start) = hit.checked_sub(*k) else { continue };
+                let Some(there) = text.get(start..start + literal.len()) else { continue };
+                let same = if self.case_insensitive { there.eq_ignore_ascii_case(literal) } else { there == literal };
+                if same {
+                    return Some(hit);
+                }
+            }
+            at = hit + 1;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn need(pattern: &str, ci: bool) -> Option<Vec<String>> {
+        required_any(pattern, ci)
+    }
+
+    #[test]
+    fn literal_sets_of_patterns() {
+        let v = |s: &[&str]| Some(s.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(need(r"\[\[[^\]|]+\|[^\]]+\]\]", false), v(&["[["]));
+        assert_eq!(need(r"ForeignKey\(\w+", false), v(&["ForeignKey("]));
+        assert_eq!(need(r"ForeignKey\(\w+", true), v(&["foreignkey("]));
+        assert_eq!(need(r"\b(get|set)_\w+_(id|name)\b", true), v(&["get_", "set_"]));
+        assert_eq!(need("colou?r", false), v(&["colo"]));
+        assert_eq!(need("(a|b)c(d|e)", false), v(&["acd", "ace", "bcd", "bce"]));
+        assert_eq!(need("x(?:ab)+y", false), v(&["ab"]));
+        assert_eq!(need("(?P<n>abc)|(?<m>de)", false), v(&["abc", "de"]));
+        assert_eq!(need("[]a]bcd[[:alpha:]]ef", false), v(&["bcd"]));
+        assert_eq!(need("a{2,3}b", false), v(&["a"]));
+        assert_eq!(need("ab{0}c", false), v(&["a"]));
+        // Nothing plainly required, or beyond the reader: no prefilter.
+        for none in [r"\w+", "a|", "(a|b*)", "(?i)abc", r"\x41", r"\p{L}", "(ab)?", r"\b{start}x", "a{,3}"] {
+            assert_eq!(need(none, false), None, "{none}");
+        }
+    }
+}
+
+/// The prefilter never changes an answer (a property test over random patterns and texts).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+#[path = "regex_literals_tests.rs"]
+mod never_misses;

@@ -4,12 +4,10 @@
 // per package, with `.sources.json` saying what was taken, from which archive (its sha256) and
 // how; each package's license sits beside its notes. Every package here is MIT.
 // Alone: `node bench/meaning-vault.mjs` prints the folder, its notes and size.
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { filesUnder, madeOnce, unpackPinned } from "./pinned-vault.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const VAULT = path.join(ROOT, "target/bench-vaults/docs");
@@ -28,29 +26,8 @@ export const PACKAGES = [
   { name: "black", version: "26.10.1", via: "pip", sha256: "5f9f83beae62437e060dafd53d7f1fc327e3d3494f74d72ee5c2b73eb90fc4e7", docs: "black-26.10.1/docs", license: "black-26.10.1/LICENSE" },
 ];
 
-/** Downloads one package's archive into `dir` with its manager's client; returns the file's path. */
-function download(pkg, dir) {
-  const spec = pkg.via === "npm" ? `${pkg.name}@${pkg.version}` : `${pkg.name}==${pkg.version}`;
-  const before = new Set(readdirSync(dir));
-  if (pkg.via === "npm") {
-    execFileSync("npm", ["pack", spec, "--pack-destination", dir, "--silent"], { stdio: ["ignore", "ignore", "inherit"] });
-  } else {
-    const pip = process.env.PIP ?? "pip";
-    execFileSync(pip, ["download", "--no-deps", "--no-binary", ":all:", "--quiet", "-d", dir, spec], { stdio: ["ignore", "ignore", "inherit"] });
-  }
-  const added = readdirSync(dir).filter((f) => !before.has(f));
-  if (added.length !== 1) throw new Error(`${spec}: expected one archive, got ${added.join(", ") || "none"}`);
-  return path.join(dir, added[0]);
-}
-
 /** Every `.md` file under `dir`, as paths relative to it. */
-function markdownFiles(dir, prefix = "") {
-  return readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.join(prefix, entry.name);
-    if (entry.isDirectory()) return markdownFiles(dir, rel);
-    return entry.isFile() && entry.name.endsWith(".md") ? [rel] : [];
-  });
-}
+const markdownFiles = (dir) => filesUnder(dir, (name) => name.endsWith(".md"));
 
 /** The notes of the vault (vault-relative paths with "/"), sorted. */
 export function vaultNotes(dir = VAULT) {
@@ -62,21 +39,9 @@ export function vaultNotes(dir = VAULT) {
  * downloaded) and reused after: what later benchmarks of search by meaning run on.
  */
 export function meaningVault() {
-  const stamp = path.join(VAULT, ".sources.json");
-  if (existsSync(stamp) && JSON.parse(readFileSync(stamp, "utf8")).layout === LAYOUT) return VAULT;
-  const work = mkdtempSync(path.join(tmpdir(), "meaning-vault-"));
-  // Made beside the vault and renamed into place: a run cut short leaves no half vault.
-  const staging = `${VAULT}.partial`;
-  rmSync(staging, { recursive: true, force: true });
-  const sources = [];
-  try {
-    for (const pkg of PACKAGES) {
-      const archive = download(pkg, work);
-      const sha256 = createHash("sha256").update(readFileSync(archive)).digest("hex");
-      if (sha256 !== pkg.sha256) throw new Error(`${path.basename(archive)}: sha256 ${sha256}, pinned ${pkg.sha256}`);
-      const unpacked = path.join(work, pkg.name);
-      mkdirSync(unpacked);
-      execFileSync("tar", ["xzf", archive, "-C", unpacked]);
+  return madeOnce(VAULT, LAYOUT, (staging, work) =>
+    PACKAGES.map((pkg) => {
+      const { unpacked, archive, sha256 } = unpackPinned(pkg, work);
       const docs = path.join(unpacked, pkg.docs);
       const notes = markdownFiles(docs);
       for (const note of notes) {
@@ -84,24 +49,17 @@ export function meaningVault() {
         cpSync(path.join(docs, note), path.join(staging, pkg.name, note));
       }
       cpSync(path.join(unpacked, pkg.license), path.join(staging, pkg.name, "LICENSE.txt"));
-      sources.push({
+      return {
         package: `${pkg.name} ${pkg.version}`,
         how: pkg.via === "npm" ? `npm pack ${pkg.name}@${pkg.version}` : `pip download --no-deps --no-binary :all: ${pkg.name}==${pkg.version}`,
-        archive: path.basename(archive),
+        archive,
         sha256,
         took: `${pkg.docs}/**/*.md → ${pkg.name}/`,
         notes: notes.length,
         license: "MIT",
-      });
-    }
-    writeFileSync(path.join(staging, ".sources.json"), JSON.stringify({ layout: LAYOUT, made: new Date().toISOString(), sources }, null, 2) + "\n");
-    rmSync(VAULT, { recursive: true, force: true });
-    mkdirSync(path.dirname(VAULT), { recursive: true });
-    renameSync(staging, VAULT);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-  return VAULT;
+      };
+    }),
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

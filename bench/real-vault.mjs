@@ -9,12 +9,10 @@
 // taken (archive, sha256, license); each package's license sits beside its notes as `LICENSE`
 // (not a note: neither the core nor the benchmark's ripgrep, limited to `*.md`, reads it).
 // Alone: `node bench/real-vault.mjs` prints the folder, its notes and size.
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { filesUnder, madeOnce, unpackPinned } from "./pinned-vault.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const VAULT = path.join(ROOT, "target/bench-vaults/real");
@@ -40,25 +38,8 @@ function random(seed) {
   return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 4294967296);
 }
 
-/** Downloads one package's source archive into `dir`; returns the file's path. */
-function download(pkg, dir) {
-  const spec = `${pkg.name}==${pkg.version}`;
-  const before = new Set(readdirSync(dir));
-  const pip = process.env.PIP ?? "pip";
-  execFileSync(pip, ["download", "--no-deps", "--no-binary", ":all:", "--quiet", "-d", dir, spec], { stdio: ["ignore", "ignore", "inherit"] });
-  const added = readdirSync(dir).filter((f) => !before.has(f));
-  if (added.length !== 1) throw new Error(`${spec}: expected one archive, got ${added.join(", ") || "none"}`);
-  return path.join(dir, added[0]);
-}
-
 /** Every text file under `dir`, as paths relative to it. */
-function textFiles(dir, prefix = "") {
-  return readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
-    const rel = path.join(prefix, entry.name);
-    if (entry.isDirectory()) return textFiles(dir, rel);
-    return entry.isFile() && TEXT.includes(path.extname(entry.name)) ? [rel] : [];
-  });
-}
+const textFiles = (dir) => filesUnder(dir, (name) => TEXT.includes(path.extname(name)));
 
 /** The notes of the vault (vault-relative paths with "/"), sorted. */
 export function realVaultNotes(dir = VAULT) {
@@ -90,52 +71,34 @@ function plantLinks(text, names, next) {
 
 /** The real-text vault's folder, made on first use (about 40 MB of archives downloaded) and reused after. */
 export function realVault() {
-  const stamp = path.join(VAULT, ".sources.json");
-  if (existsSync(stamp) && JSON.parse(readFileSync(stamp, "utf8")).layout === LAYOUT) return VAULT;
-  const work = mkdtempSync(path.join(tmpdir(), "real-vault-"));
-  // Made beside the vault and renamed into place: a run cut short leaves no half vault.
-  const staging = `${VAULT}.partial`;
-  rmSync(staging, { recursive: true, force: true });
-  const sources = [];
-  const next = random(37);
-  try {
+  return madeOnce(VAULT, LAYOUT, (staging, work) => {
+    const next = random(37);
     const files = [];
-    for (const pkg of PACKAGES) {
-      const archive = download(pkg, work);
-      const sha256 = createHash("sha256").update(readFileSync(archive)).digest("hex");
-      if (sha256 !== pkg.sha256) throw new Error(`${path.basename(archive)}: sha256 ${sha256}, pinned ${pkg.sha256}`);
-      const unpacked = path.join(work, pkg.name);
-      mkdirSync(unpacked);
-      execFileSync("tar", ["xzf", archive, "-C", unpacked]);
+    const sources = PACKAGES.map((pkg) => {
+      const { unpacked, archive, sha256 } = unpackPinned(pkg, work);
       const docs = path.join(unpacked, pkg.docs);
       const taken = new Set();
       const found = textFiles(docs).sort();
       for (const rel of found) files.push({ from: path.join(docs, rel), to: notePath(pkg.name, rel, taken) });
       mkdirSync(path.join(staging, pkg.name), { recursive: true });
       cpSync(path.join(unpacked, pkg.license), path.join(staging, pkg.name, "LICENSE"));
-      sources.push({
+      return {
         package: `${pkg.name} ${pkg.version}`,
         how: `pip download --no-deps --no-binary :all: ${pkg.name}==${pkg.version}`,
-        archive: path.basename(archive),
+        archive,
         sha256,
         took: `${pkg.docs}/**/*{${TEXT.join(",")}} → ${pkg.name}/**/*.md`,
         notes: found.length,
         license: pkg.spdx,
-      });
-    }
+      };
+    });
     const names = files.map((f) => path.basename(f.to, ".md"));
     for (const { from, to } of files) {
       mkdirSync(path.dirname(path.join(staging, to)), { recursive: true });
       writeFileSync(path.join(staging, to), plantLinks(readFileSync(from, "utf8"), names, next));
     }
-    writeFileSync(path.join(staging, ".sources.json"), JSON.stringify({ layout: LAYOUT, made: new Date().toISOString(), sources }, null, 2) + "\n");
-    rmSync(VAULT, { recursive: true, force: true });
-    mkdirSync(path.dirname(VAULT), { recursive: true });
-    renameSync(staging, VAULT);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-  return VAULT;
+    return sources;
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -44,17 +44,8 @@ test("the editor menu offers the same, adding below what is already typed", asyn
   const { page } = phone;
   const titles = await page.evaluate((editorSource) => {
     const editor = (0, eval)(editorSource);
-    const items = [];
-    const menu = {
-      addItem(build) {
-        const item = { setTitle: (t) => ((item.title = t), item), setIcon: () => item, onClick: (cb) => ((item.click = cb), item) };
-        build(item);
-        items.push(item);
-        return menu;
-      },
-    };
     const file = window.mobile.app.vault.getFileByPath("Projects/Plan.md");
-    window.mobile.app.workspace.trigger("editor-menu", menu, editor, { file });
+    const items = window.mobile.editorMenu(editor, { file });
     items.find((i) => i.title === "Ask the agent about the selection")?.click();
     return items.map((i) => i.title);
   }, EDITOR);
@@ -69,19 +60,7 @@ test("\"Edit selection with the agent\": a command with no default hotkey and an
     const command = window.mobile.plugin.registered.commands.find((c) => c.id === "edit-selection");
     const cm = window.mobile.openInEditor("Projects/Plan.md");
     const editor = window.mobile.app.workspace.getLeavesOfType("markdown").at(-1).view.editor;
-    const menuTitles = (info) => {
-      const items = [];
-      const menu = {
-        addItem(build) {
-          const item = { setTitle: (t) => ((item.title = t), item), setIcon: () => item, onClick: (cb) => ((item.click = cb), item) };
-          build(item);
-          items.push(item);
-          return menu;
-        },
-      };
-      window.mobile.app.workspace.trigger("editor-menu", menu, { ...editor, somethingSelected: () => false }, info);
-      return items;
-    };
+    const menuTitles = (info) => window.mobile.editorMenu({ ...editor, somethingSelected: () => false }, info);
     const file = window.mobile.app.vault.getFileByPath("Projects/Plan.md");
     const forNote = menuTitles({ file });
     const noNote = menuTitles({ file: null });

@@ -609,6 +609,21 @@
       leaves.push(made);
       return cm;
     };
+    /** The editor menu as the app builds it for `editor` and `info`: its items, each with the
+     *  title and the click the plugin gave it. */
+    window.mobile.editorMenu = (editor, info) => {
+      const items = [];
+      const menu = {
+        addItem(build) {
+          const item = { setTitle: (t) => ((item.title = t), item), setIcon: () => item, onClick: (cb) => ((item.click = cb), item) };
+          build(item);
+          items.push(item);
+          return menu;
+        },
+      };
+      app.workspace.trigger("editor-menu", menu, editor, info);
+      return items;
+    };
     return started;
   }
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel, Millis};
+use crate::llm::stored_usage::StoredUsage;
 use crate::llm::Usage;
 use crate::time::format_iso;
 
@@ -164,51 +165,9 @@ impl CallPurpose {
 struct LedgerLine<'a> {
     at: Millis,
     purpose: &'static str,
-    usage: LedgerUsage<'a>,
-}
-
-/// A call's usage as the ledger stores it: what the totals add up, counts of zero left out, and
-/// no `modelCalls` (a line is one call: [`totals`] counts it so). The context a turn's call filled
-/// is in the turn's history line, so only other calls (a title, a summary) keep it here (issue 37:
-/// a line a call, down from 170 to about 100 bytes).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LedgerUsage<'a> {
-    #[serde(skip_serializing_if = "is_zero")]
-    input_tokens: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    cache_creation_input_tokens: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    cache_creation_1h_tokens: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    cache_read_input_tokens: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    output_tokens: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    context_tokens: u64,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    model: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cost_usd: Option<f64>,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-impl<'a> LedgerUsage<'a> {
-    fn of(u: &'a Usage, purpose: CallPurpose) -> Self {
-        LedgerUsage {
-            context_tokens: if purpose == CallPurpose::Turn { 0 } else { u.context_tokens },
-            input_tokens: u.input_tokens,
-            cache_creation_input_tokens: u.cache_creation_input_tokens,
-            cache_creation_1h_tokens: u.cache_creation_1h_tokens,
-            cache_read_input_tokens: u.cache_read_input_tokens,
-            output_tokens: u.output_tokens,
-            model: &u.model,
-            cost_usd: u.cost_usd,
-        }
-    }
+    /// Zero counts, the count of calls and a turn's context filled left out (issue 37: a line a
+    /// call, down from 170 to about 100 bytes; the turn's history line holds its context).
+    usage: StoredUsage<'a>,
 }
 
 /// The ledger file of the UTC month of `at_ms`.
@@ -237,9 +196,12 @@ pub(crate) async fn record_agent_call<H: Host>(host: &H, purpose: CallPurpose, u
 
 async fn append_call<H: Host>(host: &H, purpose: CallPurpose, usage: Usage) {
     let at = host.now_ms();
-    let line =
-        serde_json::to_string(&LedgerLine { at, purpose: purpose.name(), usage: LedgerUsage::of(&usage, purpose) })
-            .unwrap_or_default();
+    let line = serde_json::to_string(&LedgerLine {
+        at,
+        purpose: purpose.name(),
+        usage: StoredUsage::of_call(&usage, purpose != CallPurpose::Turn),
+    })
+    .unwrap_or_default();
     if let Err(e) = host.append_file(&ledger_path(at), &(line + "\n")).await {
         host.log(LogLevel::Warn, &format!("could not add to the usage ledger: {e}"));
     }

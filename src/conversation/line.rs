@@ -27,13 +27,17 @@ pub struct TurnEnd {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_conversation: Option<String>,
     /// What the turn's model calls consumed, as the server reported it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::llm::stored_usage::read_turn_usage"
+    )]
     pub usage: Option<Usage>,
 }
 
-/// A history line.
+/// A history line. Read from the file's form or this whole one (`stored_line.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "super::stored_line::ReadLine")]
 pub struct HistoryLine {
     /// Unique line id (`<message id>#<n>`).
     pub id: String,

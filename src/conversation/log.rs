@@ -8,6 +8,7 @@ use serde::de::IgnoredAny;
 
 use super::context_edit::{base_before, read_context, ContextBase};
 use super::line::{HistoryLine, Turn};
+use super::stored_line::ReadLine;
 use crate::llm::Usage;
 
 /// The result of reading a history file.
@@ -62,8 +63,8 @@ pub(crate) fn parse_log_after(text: &str, base: Option<ContextBase>) -> LoadedLo
         if line.trim().is_empty() {
             continue;
         }
-        let mut parsed: HistoryLine = match serde_json::from_str(line) {
-            Ok(parsed) => parsed,
+        let read: ReadLine = match serde_json::from_str(line) {
+            Ok(read) => read,
             Err(_) if !whole && serde_json::from_str::<IgnoredAny>(line).is_err() => {
                 out.warnings.push(format!("line {}: torn last line skipped (the plugin stopped mid-write)", n + 1));
                 out.valid_len = keep_end;
@@ -78,6 +79,7 @@ pub(crate) fn parse_log_after(text: &str, base: Option<ContextBase>) -> LoadedLo
             }
         };
         out.needs_newline = !whole;
+        let mut parsed = read.into_line(open.first());
         if !read_context(&mut parsed, line, &mut out.context_base) {
             out.warnings.push(format!("line {}: its message context could not be read; read without it", n + 1));
             out.unresolved_contexts += 1;

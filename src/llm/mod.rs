@@ -15,6 +15,7 @@ pub(crate) mod request;
 pub(crate) mod retry;
 pub(crate) mod server;
 pub(crate) mod sse;
+pub(crate) mod stored_usage;
 pub(crate) mod stream;
 pub(crate) mod types;
 

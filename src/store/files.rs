@@ -6,14 +6,14 @@
 use super::current::TailText;
 use super::error::StoreError;
 use crate::bounded::{read_bounded, set_aside, too_large, Bounded, MAX_INDEX_BYTES, MAX_LOG_BYTES};
-use serde::Serialize;
 
-use crate::conversation::context_edit::{ContextBase, ContextEdit};
+use crate::conversation::context_edit::ContextBase;
 use crate::conversation::line::{HistoryLine, Turn};
 use crate::conversation::log::{parse_log, parse_tail, LoadedLog};
 use crate::conversation::metadata::{
     log_path, parse_index, ConversationIndex, Quarantined, INDEX_PATH, QUARANTINE_PATH,
 };
+use crate::conversation::stored_line::StoredLine;
 use crate::host::Host;
 use crate::host_types::LogLevel;
 use crate::time::format_iso;
@@ -153,29 +153,18 @@ pub(super) async fn read_index<H: Host>(host: &H, notices: &mut Vec<String>) -> 
     Ok(index)
 }
 
-/// Lines as JSONL text, each user line's context stored as an edit of `base` where that is
-/// shorter (`base` goes on with the lines; `None` writes the next context in full).
+/// Lines as JSONL text in their stored form (`conversation::stored_line`), each user line's
+/// context stored as an edit of `base` where that is shorter (`base` goes on with the lines;
+/// `None` writes the next context in full).
 pub(super) fn encode_lines(lines: &[HistoryLine], base: &mut Option<ContextBase>) -> Result<String, StoreError> {
-    let encode = |e: serde_json::Error| StoreError::Encode(e.to_string());
     let mut text = String::new();
-    for line in lines {
-        match line.context.as_deref().and_then(|context| ContextBase::store(base, context)) {
-            Some(edit) => {
-                let line = HistoryLine { context: None, ..line.clone() };
-                text.push_str(&serde_json::to_string(&EditedLine { line: &line, edit: &edit }).map_err(encode)?);
-            }
-            None => text.push_str(&serde_json::to_string(line).map_err(encode)?),
-        }
+    for (n, line) in lines.iter().enumerate() {
+        let edit = line.context.as_deref().and_then(|context| ContextBase::store(base, context));
+        // The first line of this line's turn in this append, when it is an earlier one.
+        let first = lines[..n].iter().rev().take_while(|l| l.message_id == line.message_id).last();
+        let stored = serde_json::to_string(&StoredLine::of(line, edit.as_ref(), first));
+        text.push_str(&stored.map_err(|e| StoreError::Encode(e.to_string()))?);
         text.push('\n');
     }
     Ok(text)
-}
-
-/// A user line as stored with its context as an edit.
-#[derive(Serialize)]
-struct EditedLine<'a> {
-    #[serde(flatten)]
-    line: &'a HistoryLine,
-    #[serde(rename = "contextEdit")]
-    edit: &'a ContextEdit,
 }

@@ -76,6 +76,27 @@ export async function once(vault, baseUrl, text, extra = [], options = {}) {
   return { ...run, result };
 }
 
+/** A history file's lines as whole lines (the core's reader, `src/conversation/stored_line.rs`):
+ * the stored form leaves out the message id its line id holds, `visible` when true, and the source
+ * and time a later line of a turn shares with the first; one text block is stored as its text. */
+export function historyFileLines(text) {
+  const lines = [];
+  let first = null;
+  for (const raw of text.split("\n").filter(Boolean)) {
+    const line = JSON.parse(raw);
+    line.messageId ??= line.id.slice(0, line.id.lastIndexOf("#"));
+    if (first?.messageId !== line.messageId || lines.at(-1)?.turn) first = null;
+    line.source ??= first?.source ?? "direct";
+    line.ts ??= first?.ts;
+    line.visible ??= true;
+    if (typeof line.content === "string") line.content = [{ type: "text", text: line.content }];
+    if (line.turn) line.turn.toolsUsed ??= [];
+    first ??= line;
+    lines.push(line);
+  }
+  return lines;
+}
+
 /** Every history line of the vault, in the order of the index. */
 export function history(vault) {
   const dir = path.join(vault, ".smarthole/conversations");
@@ -85,10 +106,7 @@ export function history(vault) {
   return index.conversations.flatMap((c) => {
     const file = path.join(dir, `${c.id}.jsonl`);
     if (!existsSync(file)) return [];
-    return readFileSync(file, "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    return historyFileLines(readFileSync(file, "utf8"));
   });
 }
 
@@ -98,7 +116,7 @@ export function allHistory(vault) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".jsonl") && f !== "archive.jsonl")
-    .flatMap((f) => readFileSync(path.join(dir, f), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line)));
+    .flatMap((f) => historyFileLines(readFileSync(path.join(dir, f), "utf8")));
 }
 
 /** Files in the inbox. */

@@ -220,7 +220,6 @@ export class CoreRuntime {
     // Checked by the core just now: connect the integrations it accepted.
     this.links.configureMcp(settings);
     await this.own.initialize();
-    this.processor.startSearchIndex();
     this.apiReady = true;
     const listening = this.configureApi();
     performance.mark("smarthole:initialized");
@@ -229,6 +228,9 @@ export class CoreRuntime {
     if (pending.results.length > 0) this.log("info", `finished ${pending.results.length} message(s) left by an earlier run`);
     this.readyFlag = true;
     this.dispatch({ type: "ready" });
+    // Background work waits until Send is enabled: at 10,000 notes the index's listing and
+    // its file would otherwise share the start with the inbox (issue 37).
+    this.processor.startSearchIndex();
     return { pending, listeners: await listening };
   }
 

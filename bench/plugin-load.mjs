@@ -11,6 +11,9 @@ import { fileURLToPath } from "node:url";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const CHILD = `
+// Obsidian has CodeMirror loaded before any plugin: main.js only takes it.
+require("@codemirror/state");
+require("@codemirror/view");
 const start = performance.now();
 globalThis.window = { addEventListener() {}, removeEventListener() {}, fetch: (...a) => fetch(...a) };
 globalThis.activeWindow = globalThis.window;

@@ -9,7 +9,7 @@ import type { CoreEvent, CoreHost, CoreSettings, LogLevel, MessageProcessor, Pla
 import type { SocketLike } from "./hub-sockets.ts";
 import type { McpConnections, StdioFactory } from "./mcp.ts";
 import type { AgentSystem } from "./agent-process.ts";
-import { newCore, type Core } from "./load.ts";
+import { newCore, type Core, type Inflate } from "./load.ts";
 import type { ApiListenerState } from "./agent-api-server.ts";
 import { CoreLinks } from "./links.ts";
 import { composeHost, type HostIO, type VaultIO } from "./compose-host.ts";
@@ -36,6 +36,8 @@ export interface Platform {
   agentSystem?: (() => AgentSystem | null) | null;
   /** The vault's folder on disk (where an agent works); null where it has none. */
   vaultFolder?: () => string | null;
+  /** Inflates the core's wasm synchronously where the platform can (core/load.ts). */
+  inflate?: Inflate | null;
   /** The vault's configuration folder (Obsidian's `Vault#configDir`): the core protects it. */
   configFolder: string;
   /** Reports the vault's changes, for the search index; returns how to stop, if it must be told. */
@@ -185,7 +187,7 @@ export class CoreRuntime {
   /** Loads the core module (once per instance): its defaults and presets are known from then. */
   async load(): Promise<Core> {
     if (this.loaded) return this.loaded;
-    const core = await newCore();
+    const core = await newCore(this.options.inflate);
     this.loaded = core;
     this.defaults = core.defaultSettings();
     this.presets = core.providerPresets();

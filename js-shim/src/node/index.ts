@@ -1,6 +1,13 @@
 // The core and its Node host as a library, for benchmarks and tools that drive the processor
 // in-process (the headless command runs the same pieces through CoreRuntime, behind a CLI).
-export { loadCore, newCore, wasmMemoryBytes } from "../core/load.ts";
+import { loadCore as loadShared, newCore as newOwn } from "../core/load.ts";
+import { nodeInflate } from "./inflate.ts";
+export { wasmMemoryBytes } from "../core/load.ts";
+
+/** The shared core, inflated by Node's zlib. */
+export const loadCore = () => loadShared(nodeInflate);
+/** A core of its own, inflated by Node's zlib. */
+export const newCore = () => newOwn(nodeInflate);
 export { nodeHost, nodePlatform } from "./node-host.ts";
 export { NodeIO } from "./node-io.ts";
 export { NodeVault } from "./node-vault.ts";

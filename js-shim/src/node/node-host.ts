@@ -17,6 +17,7 @@ import { composeHost } from "../core/compose-host.ts";
 import { agentSystem } from "../core/agent-process.ts";
 import type { Platform } from "../core/runtime.ts";
 import { NodeIO } from "./node-io.ts";
+import { nodeInflate } from "./inflate.ts";
 import { CONFIG_FOLDER, NodeVault } from "./node-vault.ts";
 
 /** Larger than the hub's 1 MB limit on purpose: an oversized frame reaches the core, which logs
@@ -42,6 +43,7 @@ export function nodePlatform(dataDir: string, options: NodePlatformOptions = {})
     loadHttp: () => import("node:http"),
     agentSystem: () => agentSystem(childProcess, process, { setTimeout, clearTimeout }, fs),
     vaultFolder: () => root,
+    inflate: nodeInflate,
     timeZone: () => process.env.SMARTHOLE_TIME_ZONE ?? localTimeZone(),
     configFolder: CONFIG_FOLDER,
     watchVault: (changed) => vault.watch(changed),

@@ -22,6 +22,7 @@ import path from "node:path";
 import type { VaultEntry, VaultEntryKind } from "smarthole-core";
 import type { VaultIO } from "../core/compose-host.ts";
 import { loadCore } from "../core/load.ts";
+import { nodeInflate } from "./inflate.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
@@ -59,7 +60,7 @@ export class NodeVault implements VaultIO {
   }
 
   private hidden(): Promise<readonly string[]> {
-    this.hiddenList ??= loadCore().then((core) => core.alwaysProtectedFolders(CONFIG_FOLDER));
+    this.hiddenList ??= loadCore(nodeInflate).then((core) => core.alwaysProtectedFolders(CONFIG_FOLDER));
     return this.hiddenList;
   }
 

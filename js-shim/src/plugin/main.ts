@@ -17,6 +17,7 @@ import { PluginSettings } from "./plugin-settings.ts";
 import { showCoreStatus } from "./core-status.ts";
 import { addCommands } from "./commands.ts";
 import { addEditInPlace } from "./edit-command.ts";
+import { desktopInflate } from "./desktop-inflate.ts";
 import { desktopAgentSystem, vaultFolder } from "./desktop-agent-system.ts";
 
 export default class SmartHoleAgentPlugin extends Plugin {
@@ -37,6 +38,7 @@ export default class SmartHoleAgentPlugin extends Plugin {
       loadHttp: Platform.isDesktop ? () => import("node:http") : null,
       // The user's coding agent (ACP) is a program: the desktop app only.
       agentSystem: Platform.isDesktopApp ? desktopAgentSystem : null,
+      inflate: desktopInflate(),
       vaultFolder: () => vaultFolder(this.app),
       // The search index follows the vault's changes (a rename is a change at both paths).
       watchVault: (changed) => this.watchVault(changed),

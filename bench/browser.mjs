@@ -5,7 +5,7 @@ import path from "node:path";
 import { openChat, type } from "../tests/browser/harness.mjs";
 import { tmpVault } from "../tests/node/helpers.mjs";
 import { writeHistory } from "./fixtures.mjs";
-import { pluginLoadMs } from "./plugin-load.mjs";
+import { indexedVault, pluginLoadMs } from "./plugin-load.mjs";
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const round = (x) => Number(x.toFixed(2));
@@ -119,6 +119,7 @@ export async function browserBenchmarks() {
     ...stop,
     plugin_load_to_ready_empty_ms: pluginLoadMs(tmpVault()),
     plugin_load_to_ready_1000_conversations_ms: pluginLoadMs(big),
+    plugin_load_to_ready_indexed_ms: pluginLoadMs(await indexedVault(100_000)),
     page_load_to_send_empty_ms: pageEmpty.navigation,
     page_load_to_send_1000_conversations_ms: pageBig.navigation,
     page_script_to_send_empty_ms: pageEmpty.script,

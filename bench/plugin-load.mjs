@@ -3,12 +3,33 @@
 // vault folder — the desktop app's path: main.js parsed, onload, layout ready, the core inflated,
 // compiled, initialised and the inbox checked.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { harness, persisted, vault as searchVault } from "./search.mjs";
+import { writeHistory } from "./fixtures.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** A vault with `bench/search.mjs`'s 10,000 notes and their search index built and written by the
+ * core (what a restart of the plugin finds), `history` messages stored beside them. */
+export async function indexedVault(history) {
+  const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+  const notes = searchVault(10_000);
+  const dir = mkdtempSync(path.join(tmpdir(), "smarthole-load-indexed-"));
+  for (const name of readdirSync(notes).filter((n) => n.startsWith("folder-"))) {
+    cpSync(path.join(notes, name), path.join(dir, name), { recursive: true });
+  }
+  const dataDir = path.join(dir, ".smarthole");
+  const built = await harness(await loadCore(), nodeHost, dir, {}, dataDir);
+  built.processor.startSearchIndex();
+  await built.indexReady;
+  await persisted(dataDir);
+  await built.close();
+  writeHistory(dataDir, { messages: history, perConversation: 100 });
+  return dir;
+}
 
 const CHILD = `
 // Obsidian has CodeMirror loaded before any plugin: main.js only takes it.

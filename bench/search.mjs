@@ -122,7 +122,7 @@ export function stallMeter() {
 }
 
 /** Resolves once the persisted index is written (its replacement lands whole, by rename). */
-async function persisted(dataDir) {
+export async function persisted(dataDir) {
   for (const since = performance.now(); !existsSync(path.join(dataDir, "search-index.txt")); ) {
     if (performance.now() - since > 300_000) throw new Error("the search index was never written");
     await new Promise((r) => setTimeout(r, 20));

@@ -3,7 +3,7 @@
 // vault folder — the desktop app's path: main.js parsed, onload, layout ready, the core inflated,
 // compiled, initialised and the inbox checked.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +40,8 @@ export function pluginLoadMs(vault, runs = 7) {
   const dir = mkdtempSync(path.join(tmpdir(), "smarthole-load-"));
   mkdirSync(path.join(dir, "node_modules"));
   cpSync(path.join(ROOT, "tests/node/obsidian-stub"), path.join(dir, "node_modules/obsidian"), { recursive: true });
+  // Obsidian supplies CodeMirror to plugins (external in main.js): the pinned copy stands in.
+  symlinkSync(path.join(ROOT, "node_modules/@codemirror"), path.join(dir, "node_modules/@codemirror"), "dir");
   cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
   writeFileSync(path.join(dir, "load.cjs"), CHILD);
   const times = [];

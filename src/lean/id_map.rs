@@ -1,6 +1,7 @@
-//! A map by numeric id kept as a list: for the few entries waiting on an answer (requests in
-//! flight, side sessions' waiters), where each `BTreeMap` of a new key and value type adds
-//! ~7 KB of tree code to the wasm and a list's lookups cost nothing at these sizes.
+//! A map by numeric id kept as a list: for the few entries waiting on something (requests in
+//! flight, side sessions' waiters, queued messages' wakers, running tasks), where each `BTreeMap` of a new key and value type adds
+//! ~7 KB of tree code to the wasm (a `HashMap`, ~3 KB) and a list's lookups cost nothing at
+//! these sizes.
 
 /// Entries by `u64` id, in the order they were first inserted.
 #[derive(Debug)]
@@ -46,6 +47,16 @@ impl<V> IdMap<V> {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
     }
+
+    /// How many entries there are.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Takes every entry out, in insertion order.
+    pub(crate) fn drain(&mut self) -> impl Iterator<Item = (u64, V)> + '_ {
+        self.entries.drain(..)
+    }
 }
 
 #[cfg(test)]
@@ -63,6 +74,11 @@ mod tests {
         assert_eq!(map.remove(3), Some("c"));
         assert_eq!(map.remove(3), None);
         assert!(!map.contains_key(3));
+        map.insert(9, "d");
+        assert_eq!(map.len(), 2);
+        assert_eq!(map.drain().collect::<Vec<_>>(), [(1, "b"), (9, "d")]);
+        assert_eq!(map.len(), 0);
+        map.insert(4, "e");
         map.clear();
         assert_eq!(map.values().count(), 0);
     }

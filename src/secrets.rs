@@ -57,7 +57,7 @@ impl Secrets {
             add(value, name);
         }
         // The longest first, so a secret that contains another is hidden whole.
-        list.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
+        crate::lean::sort_by_key(&mut list, |(value, _)| std::cmp::Reverse(value.len()));
         *self.list.borrow_mut() = list;
     }
 
@@ -72,7 +72,7 @@ impl Secrets {
         let mut list = self.list.borrow_mut();
         if value.chars().count() >= MIN_SECRET_CHARS && !list.iter().any(|(v, _)| v == value) {
             list.push((value.to_owned(), name));
-            list.sort_by_key(|(value, _)| std::cmp::Reverse(value.len()));
+            crate::lean::sort_by_key(&mut list, |(value, _)| std::cmp::Reverse(value.len()));
         }
     }
 

@@ -5,8 +5,6 @@
 //! `authenticate` only where it needs no credentials from us), the bounds on what the agent
 //! may write, and the answer to whatever the client does not serve (`-32601`).
 
-use std::collections::BTreeMap;
-
 use serde_json::{json, Value};
 
 use super::codec::{self, Inbound, LineBuffer, RpcError, RpcId, METHOD_NOT_FOUND};
@@ -59,7 +57,7 @@ pub(crate) struct AcpClient {
     phase: Phase,
     next_id: u64,
     /// Our requests not answered yet: id → method.
-    pending: BTreeMap<u64, String>,
+    pending: crate::lean::IdMap<String>,
     lines: LineBuffer,
     /// Bytes written by the agent since the last prompt began.
     output: u64,
@@ -79,7 +77,7 @@ impl Default for AcpClient {
             next_process: 1,
             phase: Phase::Stopped,
             next_id: 1,
-            pending: BTreeMap::new(),
+            pending: crate::lean::IdMap::default(),
             lines: LineBuffer::default(),
             output: 0,
             initialized: InitializeResult::default(),
@@ -255,8 +253,8 @@ impl AcpClient {
     fn on_inbound(&mut self, inbound: Inbound, actions: &mut Vec<AcpAction>, deliveries: &mut Vec<Delivery>) {
         match inbound {
             Inbound::Response { id, outcome } => {
-                let Some(id) = id.as_u64().filter(|id| self.pending.contains_key(id)) else { return };
-                self.pending.remove(&id);
+                let Some(id) = id.as_u64().filter(|id| self.pending.contains_key(*id)) else { return };
+                self.pending.remove(id);
                 match self.phase {
                     Phase::Initializing { id: init } if init == id => self.on_initialized(outcome, actions, deliveries),
                     Phase::Authenticating { id: auth } if auth == id => match outcome {

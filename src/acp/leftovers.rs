@@ -49,7 +49,7 @@ fn recorded_agents(text: &str) -> Result<Vec<AgentRecord>, serde_json::Error> {
         Value::Array(entries) => entries,
         _ => Vec::new(),
     };
-    let records = entries.into_iter().filter_map(|entry| serde_json::from_value::<AgentRecord>(entry).ok());
+    let records = entries.into_iter().filter_map(|entry| crate::lean::from_value::<AgentRecord>(&entry).ok());
     Ok(records.filter(|record| record.pid > 1 && record.pid <= i32::MAX as u32).collect())
 }
 

@@ -62,7 +62,7 @@ pub(crate) fn over_limit(other_bytes: u64, message: &[Attachment], history: &[At
         size_text(MAX_REQUEST_BYTES)
     );
     let mut own: Vec<&Attachment> = message.iter().collect();
-    own.sort_by_key(|a| std::cmp::Reverse(sent_bytes(a)));
+    crate::lean::sort_by_key(&mut own, |a| std::cmp::Reverse(sent_bytes(a)));
     let mut left = total;
     let mut drop = Vec::new();
     for attachment in own {
@@ -76,7 +76,7 @@ pub(crate) fn over_limit(other_bytes: u64, message: &[Attachment], history: &[At
         return Some(format!("{head} Send it again without {}.", drop.join(" and ")));
     }
     let mut earlier: Vec<&Attachment> = history.iter().collect();
-    earlier.sort_by_key(|a| std::cmp::Reverse(sent_bytes(a)));
+    crate::lean::sort_by_key(&mut earlier, |a| std::cmp::Reverse(sent_bytes(a)));
     let earlier: Vec<String> = earlier.iter().take(3).map(|a| named(a)).collect();
     Some(format!(
         "{head} Attachments from earlier in this conversation ({}) go with every message: start a new chat to leave them behind{}.",

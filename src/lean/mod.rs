@@ -1,4 +1,4 @@
-//! Lean stand-ins for three operations whose WebAssembly code is large, kept here so the bundle
+//! Lean stand-ins for operations whose WebAssembly code is large, kept here so the bundle
 //! stays within its budget (DESIGN.md §6); the core calls these instead of the std ones:
 //! - Unicode lower-casing (`fold_case`): Rust's case tables add ~25 KB; in wasm the JS engine's
 //!   own `toLowerCase` (the same Unicode mapping, `lean/js.rs`) is used instead, natively
@@ -9,9 +9,13 @@
 //! - typed reads of a `serde_json::Value` (`from_value`): `serde_json::from_value` brings a
 //!   second deserializer (and a second copy of every type's `Deserialize`); going through text
 //!   reuses the one that parses everything else.
+//! - small maps by numeric id (`IdMap`): a list, not another `BTreeMap` instantiation.
 
+mod id_map;
 #[cfg(target_arch = "wasm32")]
 mod js;
+
+pub(crate) use id_map::IdMap;
 
 use std::cmp::Ordering;
 

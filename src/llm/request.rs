@@ -57,7 +57,7 @@ pub(crate) fn tools_json(tools: &[ToolDef]) -> String {
 
 /// Inserts a `cache_control` member before the closing `}` at each offset (any order).
 fn mark_blocks(json: &mut String, mut at: Vec<usize>, ttl: CacheTtl) {
-    at.sort_unstable();
+    crate::lean::sort_by(&mut at, Ord::cmp);
     at.dedup();
     for offset in at.into_iter().rev() {
         if json.as_bytes().get(offset) == Some(&b'}') {

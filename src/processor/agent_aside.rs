@@ -75,7 +75,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Gives up a side session that took too long: a process that never finished its handshake
     /// is stopped (as a turn's start is), else the side session's prompt is cancelled.
     fn aside_timed_out(&self, asked: &AsidePrompt<'_>, launch: &crate::acp::launch::Launch, key: u64) -> AcpError {
-        self.inner.acp.aside_waiters.borrow_mut().remove(&key);
+        self.inner.acp.aside_waiters.borrow_mut().remove(key);
         let mut client = self.inner.acp.client.borrow_mut();
         if client.starting_as(asked.kind, launch) {
             let (actions, error) = client.silent("initialize", AGENT_SETUP_MS / 1000);

@@ -108,7 +108,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
     /// Hands the side sessions that ended to whoever waits on them.
     fn asides_ended(&self, ended: Vec<AsideEnd>) {
         for (key, result) in ended {
-            if let Some(waiter) = self.inner.acp.aside_waiters.borrow_mut().remove(&key) {
+            if let Some(waiter) = self.inner.acp.aside_waiters.borrow_mut().remove(key) {
                 let _ = waiter.send(result);
             }
         }

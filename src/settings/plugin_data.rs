@@ -31,7 +31,7 @@ fn fits(name: &str, value: &Value) -> bool {
     }
     let mut one = Map::new();
     one.insert(name.to_owned(), value.clone());
-    serde_json::from_value::<Settings>(Value::Object(one)).is_ok()
+    crate::lean::from_value::<Settings>(&Value::Object(one)).is_ok()
 }
 
 /// Splits `data.json` (anything that is not an object has nothing to use).

@@ -304,7 +304,7 @@ pub(crate) fn apply_hunks_onto(base: &str, current: &str, hunks: &[Hunk], accept
         };
         places.push((at, hunk));
     }
-    places.sort_by_key(|((from, _), _)| *from);
+    crate::lean::sort_by_key(&mut places, |((from, _), _)| *from);
     let mut out = String::with_capacity(current.len());
     let mut at = 0;
     for ((from, to), hunk) in places {

@@ -69,7 +69,7 @@ impl Reader {
             for set in sets {
                 all.extend(set?);
             }
-            all.sort();
+            crate::lean::sort_by(&mut all, Ord::cmp);
             all.dedup();
             (all.len() <= MOST_STRINGS).then_some(all)
         };
@@ -289,7 +289,7 @@ impl Prefilter {
                 (bytes, at)
             })
             .collect();
-        needles.sort_unstable();
+        crate::lean::sort_by(&mut needles, Ord::cmp);
         needles.dedup();
         Some(Prefilter { literals, case_insensitive, needles })
     }

@@ -4,6 +4,7 @@
 
 use futures::future::LocalBoxFuture;
 use js_sys::Promise;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -21,6 +22,14 @@ pub fn from_js(value: &JsValue) -> serde_json::Value {
         .and_then(|s| s.as_string())
         .and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or(serde_json::Value::Null)
+}
+
+/// A value crossing from JS read as a typed one, through its JSON text (`undefined` reads as
+/// `null`): the same reader as every other JSON the core takes, not a second one over a
+/// `serde_json::Value` (bundle size, `lean.rs`).
+pub fn from_js_as<T: DeserializeOwned>(value: &JsValue) -> Result<T, serde_json::Error> {
+    let text = js_sys::JSON::stringify(value).ok().and_then(|s| s.as_string());
+    serde_json::from_str(text.as_deref().unwrap_or("null"))
 }
 
 /// A JS `Error` with the message, for a call that throws or a promise that rejects.

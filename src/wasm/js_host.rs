@@ -329,7 +329,14 @@ impl Host for JsHost {
     fn environment(&self) -> std::collections::BTreeMap<String, String> {
         let value = self.object.environment().map(|v| from_js(&v)).unwrap_or_default();
         let variables = value.as_object().into_iter().flatten();
-        variables.filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned()))).collect()
+        // Inserted one by one: collecting would sort them first (one more stable sort in the wasm).
+        let mut env = std::collections::BTreeMap::new();
+        for (name, value) in variables {
+            if let Some(value) = value.as_str() {
+                env.insert(name.clone(), value.to_owned());
+            }
+        }
+        env
     }
 
     fn agent_folder(&self) -> Option<String> {

@@ -3,13 +3,13 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, to_js};
+use super::convert::{from_js_as, to_js};
 use super::processor::WasmMessageProcessor;
 use crate::PlatformFacts;
 
 /// Facts crossing from JS; a missing or wrong field counts as its default.
 fn facts(value: &JsValue) -> PlatformFacts {
-    serde_json::from_value(from_js(value)).unwrap_or_default()
+    from_js_as(value).unwrap_or_default()
 }
 
 #[wasm_bindgen(js_class = MessageProcessor)]

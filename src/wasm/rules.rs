@@ -6,7 +6,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, js_error, to_js};
+use super::convert::{from_js, from_js_as, js_error, to_js};
 
 /// The folders protected whatever the settings, lower-cased (`.obsidian`, `.smarthole`, `.git`,
 /// `.trash` and the vault's configuration folder `configFolder`): what a host's own check of a
@@ -33,7 +33,7 @@ pub fn price_table_text(
     #[wasm_bindgen(unchecked_param_type = "ModelPrice[]")] prices: JsValue,
 ) -> Result<String, JsValue> {
     let prices: Vec<crate::ModelPrice> =
-        serde_json::from_value(from_js(&prices)).map_err(|e| js_error(format!("not a price table: {e}")))?;
+        from_js_as(&prices).map_err(|e| js_error(format!("not a price table: {e}")))?;
     Ok(crate::price_table_text(&prices))
 }
 

@@ -2,7 +2,6 @@
 //! (`acp::client`), and the turn listening to it (one at a time, as the FIFO gate runs them).
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 
 use futures::channel::mpsc::UnboundedSender;
 use futures::channel::oneshot;
@@ -55,7 +54,7 @@ pub(crate) struct AcpLink {
     /// Background prompts in side sessions of the process (`acp::aside`), and who waits on
     /// each (by key).
     pub(crate) asides: RefCell<Asides>,
-    pub(crate) aside_waiters: RefCell<BTreeMap<u64, oneshot::Sender<Result<AsideAnswer, AcpError>>>>,
+    pub(crate) aside_waiters: RefCell<crate::lean::IdMap<oneshot::Sender<Result<AsideAnswer, AcpError>>>>,
     /// Held while deciding to start the process and starting it, so a turn and a background
     /// prompt arriving together start one process, not two.
     pub(crate) start_lock: Mutex<()>,

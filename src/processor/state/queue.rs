@@ -3,7 +3,7 @@
 //! on, and releases the gate when dropped — even if its message is abandoned mid-way.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -14,14 +14,14 @@ struct State {
     next: u64,
     waiting: VecDeque<u64>,
     running: Option<u64>,
-    wakers: HashMap<u64, Waker>,
+    wakers: crate::lean::IdMap<Waker>,
 }
 
 impl State {
     fn wake_front(&mut self) {
         if self.running.is_none() {
             if let Some(front) = self.waiting.front() {
-                if let Some(waker) = self.wakers.remove(front) {
+                if let Some(waker) = self.wakers.remove(*front) {
                     waker.wake();
                 }
             }
@@ -71,7 +71,7 @@ impl Drop for Ticket {
             state.running = None;
         } else {
             state.waiting.retain(|id| *id != self.id);
-            state.wakers.remove(&self.id);
+            state.wakers.remove(self.id);
         }
         state.wake_front();
     }

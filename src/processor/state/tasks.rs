@@ -3,7 +3,6 @@
 //! of it at once.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::future::Future;
 use std::rc::Rc;
 
@@ -13,7 +12,7 @@ use futures::future::{AbortHandle, Abortable};
 #[derive(Default)]
 pub(crate) struct TaskSet {
     next: Cell<u64>,
-    handles: RefCell<HashMap<u64, AbortHandle>>,
+    handles: RefCell<crate::lean::IdMap<AbortHandle>>,
     closed: Cell<bool>,
 }
 
@@ -35,7 +34,7 @@ impl TaskSet {
         async move {
             let out = Abortable::new(fut, registration).await.ok();
             if let Some(set) = set.upgrade() {
-                set.handles.borrow_mut().remove(&id);
+                set.handles.borrow_mut().remove(id);
             }
             out
         }

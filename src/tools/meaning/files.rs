@@ -102,7 +102,7 @@ impl Meaning {
                 let result = host.write_file_atomic(&saved::shard_file(shard), &text).await;
                 if result.is_ok() {
                     let mut unsaved = self.unsaved.borrow_mut();
-                    unsaved.rewrite_shards.remove(&shard);
+                    unsaved.rewrite_shards.remove(shard);
                     unsaved.shard_lines[shard] = lines;
                     unsaved.shard_dead[shard] = 0;
                 }

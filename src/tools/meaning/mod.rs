@@ -216,7 +216,7 @@ impl Meaning {
                 self.index.borrow_mut().drop_vectors();
                 let mut unsaved = self.unsaved.borrow_mut();
                 unsaved.rewrite_notes = true;
-                unsaved.rewrite_shards.extend(0..saved::SHARDS);
+                unsaved.rewrite_shards = saved::ShardSet::ALL;
                 unsaved.vectors.clear();
                 self.queries.borrow_mut().clear();
                 *made = Some(Made { model, dims: 0 });

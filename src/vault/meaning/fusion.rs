@@ -30,7 +30,7 @@ pub(crate) fn fuse<K: Clone + Eq + Hash + Ord>(
         }
     }
     let mut out: Vec<(K, f32)> = fused.into_iter().collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    crate::lean::sort_by(&mut out, |a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     out
 }
 

@@ -219,6 +219,42 @@ pub(crate) fn read_shard(text: &str, shard: usize, dims: usize) -> Result<ReadSh
     Ok((out, torn))
 }
 
+/// A set of shards, one bit each (a `BTreeSet<usize>` here added ~7 KB of tree code to the wasm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct ShardSet(u32);
+
+const _: () = assert!(SHARDS <= 32, "a shard set has a bit for each shard");
+
+impl ShardSet {
+    /// Every shard.
+    pub(crate) const ALL: ShardSet = ShardSet((((1u64 << SHARDS) - 1) & 0xFFFF_FFFF) as u32);
+
+    /// Adds `shard` (below `SHARDS`).
+    pub(crate) fn insert(&mut self, shard: usize) {
+        self.0 |= 1 << shard;
+    }
+
+    /// Takes `shard` out.
+    pub(crate) fn remove(&mut self, shard: usize) {
+        self.0 &= !(1 << shard);
+    }
+
+    /// Whether `shard` is in.
+    pub(crate) fn contains(self, shard: usize) -> bool {
+        shard < SHARDS && self.0 & (1 << shard) != 0
+    }
+
+    /// Takes every shard out.
+    pub(crate) fn clear(&mut self) {
+        self.0 = 0;
+    }
+
+    /// Whether no shard is in.
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
 /// What is not written yet, and what the files hold, so a save appends what changed and
 /// rewrites a file only when it must (damaged, torn, a new model, or mostly dead lines).
 #[derive(Debug)]
@@ -228,7 +264,7 @@ pub(crate) struct Unsaved {
     /// Vectors to append, by key.
     pub(crate) vectors: Vec<u64>,
     pub(crate) rewrite_notes: bool,
-    pub(crate) rewrite_shards: std::collections::BTreeSet<usize>,
+    pub(crate) rewrite_shards: ShardSet,
     /// Lines in the notes file after its header.
     pub(crate) note_lines: usize,
     /// Lines in each shard, and how many of them are dead (their vector dropped).
@@ -245,7 +281,7 @@ impl Default for Unsaved {
             notes: Default::default(),
             vectors: Vec::new(),
             rewrite_notes: true,
-            rewrite_shards: (0..SHARDS).collect(),
+            rewrite_shards: ShardSet::ALL,
             note_lines: 0,
             shard_lines: [0; SHARDS],
             shard_dead: [0; SHARDS],
@@ -273,13 +309,29 @@ impl Unsaved {
     /// Whether a shard is rewritten rather than appended to.
     pub(crate) fn rewrites_shard(&self, shard: usize) -> bool {
         let (lines, dead) = (self.shard_lines[shard], self.shard_dead[shard]);
-        self.rewrite_shards.contains(&shard) || dead > lines.saturating_sub(dead).max(16)
+        self.rewrite_shards.contains(shard) || dead > lines.saturating_sub(dead).max(16)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shard_set_holds_each_shard_apart() {
+        assert!((0..SHARDS).all(|shard| ShardSet::ALL.contains(shard)));
+        assert!(Unsaved::default().rewrites_shard(SHARDS - 1), "a first save rewrites every shard");
+        let mut set = ShardSet::default();
+        assert!(set.is_empty() && !set.contains(0));
+        set.insert(0);
+        set.insert(SHARDS - 1);
+        set.insert(5);
+        set.remove(5);
+        assert_eq!((0..SHARDS).filter(|&s| set.contains(s)).collect::<Vec<_>>(), [0, SHARDS - 1]);
+        assert!(!set.contains(SHARDS));
+        set.clear();
+        assert!(set.is_empty());
+    }
 
     #[test]
     fn notes_and_vectors_read_back_as_written_and_damage_is_named() {

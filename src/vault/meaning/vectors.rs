@@ -115,7 +115,7 @@ impl Vectors {
             }
         }
         let mut out: Vec<(u32, f32)> = best.into_iter().map(|r| (r.slot, r.score)).collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        crate::lean::sort_by(&mut out, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         out
     }
 

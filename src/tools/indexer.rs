@@ -2,8 +2,8 @@
 //! first search), a slice of notes at a time so messages are never blocked; kept current by the
 //! host's vault events (`vault_changed`: the next search or listing first lists the vault again
 //! and re-reads only the notes whose size or modification time changed — the same repair that
-//! runs at start against the persisted index); persisted in `.smarthole/search-index.txt` (a
-//! damaged file is rebuilt, never trusted); its progress and size reported as `Event::SearchIndex`.
+//! runs at start against the persisted index); persisted in `.smarthole/search-index.txt` and the pieces it names
+//! (`vault::search_index::saved`; a damaged one is rebuilt, never trusted); its progress and size reported as `Event::SearchIndex`.
 //! The data structure itself is `vault::index`.
 
 use std::borrow::Cow;
@@ -12,20 +12,18 @@ use std::rc::Rc;
 
 use super::budget::Budget;
 use super::scope::{searchable, Scope, KEPT_SCOPES};
-use crate::bounded::{read_bounded, Bounded};
+use crate::bounded::{read_bounded, Bounded, MAX_RECORD_BYTES};
 use crate::event::Event;
 use crate::host::Host;
-use crate::host_types::LogLevel;
+use crate::host_types::{HostError, LogLevel};
 use crate::lean::fold_case;
 use crate::settings::Settings;
 use crate::vault::path::{is_protected, protected_folders};
 use crate::vault::real::listable;
-use crate::vault::search_index::saved::{TextReader, TextWriter};
+use crate::vault::search_index::saved::{Damaged, Manifest, Reader, Writer, Written, FOLDER, MANIFEST};
 use crate::vault::search_index::Index;
 use crate::vault::VaultEntry;
 
-/// Where the index is kept, in the plugin's data folder.
-pub(crate) const INDEX_FILE: &str = "search-index.txt";
 /// Notes read between two progress events.
 const PROGRESS_EVERY: usize = 500;
 /// Notes asked of the host at once while building: their reads overlap (the host's file system
@@ -279,56 +277,82 @@ impl SearchIndex {
         Ok(())
     }
 
-    /// Reads the persisted index, unless it is larger than the ceiling or damaged (then the
-    /// build starts from nothing, and says so in the log).
+    /// Reads the persisted index a piece at a time, unless it is larger than the ceiling or
+    /// damaged (then the build starts from nothing, and says so in the log).
     async fn load<H: Host>(&self, host: &H, settings: &Settings) {
         let ceiling = u64::from(settings.search_index_max_mb) * 1024 * 1024;
-        // Past twice the ceiling it is not read (rebuilt instead); not a regular file, set aside.
-        let Ok(Bounded::Text(text)) = read_bounded(host, INDEX_FILE, ceiling.saturating_mul(2)).await else { return };
-        // Read a piece at a time (10,000 notes held the event loop for 0.7 s in one go).
-        let mut pace = Budget::unbounded(host);
-        let read = match TextReader::new(&text) {
-            Ok(mut reader) => loop {
-                match reader.step() {
-                    Ok(Some(index)) => break Some(index),
-                    Ok(None) => {
-                        pace.pace().await;
-                    }
-                    Err(_) => break None,
-                }
-            },
-            Err(_) => None,
+        // Not a regular file: set aside by the bounded read, and rebuilt.
+        let Ok(Bounded::Text(text)) = read_bounded(host, MANIFEST, MAX_RECORD_BYTES).await else { return };
+        let read = match Manifest::read(&text) {
+            // Past twice the ceiling it is not read (rebuilt instead).
+            Ok(m) if m.pieces.iter().map(|p| p.chars as u64).sum::<u64>() > ceiling.saturating_mul(2) => None,
+            Ok(manifest) => read_pieces(host, Reader::new(manifest)).await,
+            Err(Damaged) => None,
         };
         match read {
             Some(index) => *self.index.borrow_mut() = index,
             None => {
-                host.log(LogLevel::Warn, "the persisted search index is damaged; rebuilding it");
+                host.log(LogLevel::Warn, "the persisted search index is damaged or of another version; rebuilding it");
                 self.unsaved.set(true);
             }
         }
     }
 
     /// Writes the index if it changed since last written: a piece at a time, under the lock a
-    /// sync takes, so the index holds still while its text is made.
+    /// sync takes, so the index holds still while its pieces are made; the manifest last, then
+    /// the last save's pieces are removed.
     pub(crate) async fn save<H: Host>(&self, host: &H) {
         let _one = self.work.lock().await;
         if !self.unsaved.replace(false) {
             return;
         }
-        let mut pace = Budget::unbounded(host);
-        let mut writer = TextWriter::new(&self.index.borrow());
-        let text = loop {
-            let piece = writer.step(&self.index.borrow());
-            match piece {
-                Some(text) => break text,
-                None => {
-                    pace.pace().await;
-                }
-            }
-        };
-        if let Err(e) = host.write_file_atomic(INDEX_FILE, &text).await {
+        if let Err(e) = self.write_pieces(host).await {
             self.unsaved.set(true);
             host.log(LogLevel::Warn, &format!("could not write the search index: {e}"));
         }
+    }
+
+    async fn write_pieces<H: Host>(&self, host: &H) -> Result<(), HostError> {
+        let mut pace = Budget::unbounded(host);
+        let mut writer = Writer::new(host.random_u64());
+        let mut written = std::collections::HashSet::new();
+        loop {
+            let step = writer.step(&self.index.borrow());
+            match step {
+                Some(Written::Piece(path, text)) => {
+                    host.write_file_atomic(&path, &text).await?;
+                    written.insert(path.trim_start_matches(&format!("{FOLDER}/")).to_owned());
+                }
+                Some(Written::Manifest(text)) => {
+                    host.write_file_atomic(MANIFEST, &text).await?;
+                    break;
+                }
+                None => {}
+            }
+            pace.pace().await;
+        }
+        for name in host.list_dir(FOLDER).await? {
+            if !written.contains(&name) {
+                host.remove_file(&format!("{FOLDER}/{name}")).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The pieces a manifest names, read and checked one at a time; `None` when one is missing,
+/// not what the manifest says, or does not read back.
+async fn read_pieces<H: Host>(host: &H, mut reader: Reader) -> Option<Index> {
+    let mut pace = Budget::unbounded(host);
+    loop {
+        if let Some(piece) = reader.wants() {
+            let (path, chars) = (piece.path.clone(), piece.chars as u64);
+            let Ok(Bounded::Text(text)) = read_bounded(host, &path, chars).await else { return None };
+            reader.feed(&text).ok()?;
+        }
+        if let Some(index) = reader.step().ok()? {
+            return Some(index);
+        }
+        pace.pace().await;
     }
 }

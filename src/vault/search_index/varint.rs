@@ -1,7 +1,12 @@
 //! The search index's byte encoding: unsigned varints (7 bits a byte, low first), and ascending
 //! numbers as varint deltas — postings, a note's terms and its positions are all kept so.
 
-pub(super) fn push_varint(out: &mut Vec<u8>, mut n: u32) {
+pub(super) fn push_varint(out: &mut Vec<u8>, n: u32) {
+    push_varint64(out, u64::from(n));
+}
+
+/// A u64 (a note's size or time) as a varint.
+pub(super) fn push_varint64(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
         n >>= 7;

@@ -30,6 +30,9 @@ const PROGRESS_EVERY: usize = 500;
 /// works on several at a time) instead of waiting for each in turn.
 const READ_BATCH: usize = 16;
 
+/// Notes read in one sync past which the index gives back the room its lists grew into.
+const SHRINK_AFTER: usize = 1024;
+
 /// Where the index stands.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Phase {
@@ -260,6 +263,9 @@ impl SearchIndex {
         let ids = {
             let mut index = self.index.borrow_mut();
             index.compact_if_worth_it();
+            if total >= SHRINK_AFTER {
+                index.shrink();
+            }
             entries.iter().map(|e| index.doc(&e.path).map_or(NO_DOC, |(id, _)| id)).collect()
         };
         self.listed_at.set(generation);

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::terms::tokens;
-use super::varint::{push_varint, read_ascending, read_varint, write_ascending};
+use super::varint::{push_varint, push_varint64, read_ascending, read_varint, read_varint64, write_ascending};
 use crate::lean::fold_case;
 use crate::vault::joined::Joined;
 use crate::vault::search::{bm25_idf, bm25_tf, LINE_WORK};
@@ -42,10 +42,15 @@ pub(super) struct Postings {
 }
 
 impl Postings {
+    /// A note's entry: its id's delta doubled, plus one when it holds the term more than once
+    /// (then the count follows) — most notes hold most of their terms once, so most entries are
+    /// a byte or two, not two varints.
     pub(super) fn push(&mut self, id: u32, count: u32) {
         let delta = if self.bytes.is_empty() { id } else { id - self.last };
-        push_varint(&mut self.bytes, delta);
-        push_varint(&mut self.bytes, count);
+        push_varint64(&mut self.bytes, u64::from(delta) << 1 | u64::from(count > 1));
+        if count > 1 {
+            push_varint(&mut self.bytes, count);
+        }
         self.last = id;
         self.live += 1;
     }
@@ -58,8 +63,9 @@ impl Postings {
             if at >= self.bytes.len() {
                 return None;
             }
-            id = id.wrapping_add(read_varint(&self.bytes, &mut at));
-            Some((id, read_varint(&self.bytes, &mut at)))
+            let entry = read_varint64(&self.bytes, &mut at);
+            id = id.wrapping_add((entry >> 1) as u32);
+            Some((id, if entry & 1 == 1 { read_varint(&self.bytes, &mut at) } else { 1 }))
         })
     }
 }
@@ -189,6 +195,20 @@ impl Index {
             self.dead += 1;
         }
         true
+    }
+
+    /// Gives back the room lists grew into (a list's bytes double as it grows): after a build
+    /// or a large repair, not after each note (a list shrunk and grown again at every edit would
+    /// be copied at every edit).
+    pub(crate) fn shrink(&mut self) {
+        for p in &mut self.postings {
+            p.bytes.shrink_to_fit();
+        }
+        self.postings.shrink_to_fit();
+        self.docs.shrink_to_fit();
+        self.by_path.shrink_to_fit();
+        self.term_ids.shrink_to_fit();
+        self.held = self.measure();
     }
 
     /// Renumbers the live notes densely and rewrites the postings without the dead ones, once
@@ -399,5 +419,22 @@ mod tests {
         assert_eq!(index.doc("a.md").unwrap().0, 0);
         assert_eq!(index.counts("tea"), vec![1]);
         assert_eq!(index.containing("tea"), vec![0]);
+    }
+
+    #[test]
+    fn shrinking_gives_room_back_and_keeps_the_answers() {
+        let mut index = Index::default();
+        for n in 0..3000 {
+            index.upsert(&format!("n{n}.md"), 1, 1, Some(&format!("common common w{} w{}", n % 7, n)));
+        }
+        let (before, counts) = (index.bytes(), index.counts("common"));
+        index.shrink();
+        assert!(index.bytes() < before, "{} < {before}", index.bytes());
+        assert_eq!(index.counts("common"), counts);
+        assert_eq!(counts.iter().filter(|&&c| c == 2).count(), 3000);
+        // Postings stay whole across one-byte and longer id deltas, once and many times.
+        assert_eq!(index.counts("w2999"), (0..3000).map(|n| u32::from(n == 2999)).collect::<Vec<_>>());
+        index.upsert("n5.md", 1, 1, Some("w3 w3 w3"));
+        assert_eq!(index.counts("w3")[3000], 3);
     }
 }

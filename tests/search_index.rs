@@ -238,6 +238,9 @@ fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
     assert!(call(&host, &third, "search_files", json!({"query": "milk"})).starts_with("30 notes match"));
 }
 
+/// Something done to the persisted index between two starts.
+type Damage = dyn Fn(&FakeHost);
+
 #[test]
 fn a_cut_or_missing_piece_or_the_one_text_form_of_before_is_rebuilt_and_replaced() {
     let host = FakeHost::new();
@@ -245,7 +248,7 @@ fn a_cut_or_missing_piece_or_the_one_text_form_of_before_is_rebuilt_and_replaced
         host.put_note(&format!("n{i}.md"), &format!("note {i} milk"));
     }
     restart(&host);
-    let damages: [(&str, &dyn Fn(&FakeHost)); 3] = [
+    let damages: [(&str, &Damage); 3] = [
         ("a piece cut short", &|h| {
             let piece = &pieces(h)[0];
             let text = h.file(piece).unwrap();

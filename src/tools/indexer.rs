@@ -11,15 +11,14 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::budget::Budget;
-use super::scope::{searchable, Scope, KEPT_SCOPES};
+use super::index_listing::{compare, ids, Compared};
+use super::scope::{Scope, KEPT_SCOPES};
 use crate::bounded::{read_bounded, Bounded, MAX_RECORD_BYTES};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel};
-use crate::lean::fold_case;
 use crate::settings::Settings;
-use crate::vault::path::{is_protected, protected_folders};
-use crate::vault::real::listable;
+use crate::vault::path::protected_folders;
 use crate::vault::search_index::saved::{Damaged, Manifest, Reader, Writer, Written, FOLDER, MANIFEST};
 use crate::vault::search_index::Index;
 use crate::vault::VaultEntry;
@@ -198,40 +197,16 @@ impl SearchIndex {
         let touched = std::mem::take(&mut *self.touched.borrow_mut());
         let protected = protected_folders(&host.config_folder(), &settings.protected_folders);
         let all = host.vault_list(settings.follow_linked_folders).await.map_err(|e| e.to_string())?;
-        let entries: Vec<VaultEntry> =
-            all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect();
-        let folded: Vec<String> = entries.iter().map(|e| fold_case(&e.path)).collect();
-        let notes: Vec<&VaultEntry> = entries
-            .iter()
-            .zip(&folded)
-            .filter(|(e, f)| searchable(e, f) && listable(e, &protected, settings.follow_linked_folders).is_ok())
-            .map(|(e, _)| e)
-            .collect();
-        let stale: Vec<&VaultEntry> = {
-            let mut index = self.index.borrow_mut();
-            let keep: std::collections::HashSet<&str> = notes.iter().map(|e| e.path.as_str()).collect();
-            let gone: Vec<String> =
-                index.docs().filter(|d| !keep.contains(d.path.as_str())).map(|d| d.path.clone()).collect();
-            for path in &gone {
-                index.remove(path);
-            }
-            if !gone.is_empty() {
-                self.unsaved.set(true);
-            }
-            notes
-                .iter()
-                .filter(|e| {
-                    touched.contains(&e.path)
-                        || index
-                            .doc(&e.path)
-                            .is_none_or(|(_, d)| d.size != e.size || d.modified_ms != e.modified_ms || d.unreadable)
-                })
-                .copied()
-                .collect()
-        };
+        let mut pace = Budget::unbounded(host);
+        let follow = settings.follow_linked_folders;
+        let Compared { entries, folded, stale, dropped } =
+            compare(&mut pace, &self.index, all, &protected, follow, &touched).await;
+        if dropped {
+            self.unsaved.set(true);
+        }
+        let stale: Vec<&VaultEntry> = stale.iter().map(|&k| &entries[k]).collect();
         let ceiling = u64::from(settings.search_index_max_mb) * 1024 * 1024;
         let total = stale.len();
-        let mut pace = Budget::unbounded(host);
         let mut reported = None;
         for (batch, entries) in stale.chunks(READ_BATCH).enumerate() {
             let done = batch * READ_BATCH;
@@ -260,14 +235,14 @@ impl SearchIndex {
                 }
             }
         }
-        let ids = {
+        {
             let mut index = self.index.borrow_mut();
             index.compact_if_worth_it();
             if total >= SHRINK_AFTER {
                 index.shrink();
             }
-            entries.iter().map(|e| index.doc(&e.path).map_or(NO_DOC, |(id, _)| id)).collect()
-        };
+        }
+        let ids = ids(&mut pace, &self.index, &entries).await;
         self.listed_at.set(generation);
         *self.listing.borrow_mut() = Some(Rc::new(Listing {
             entries,

@@ -21,7 +21,9 @@ use wasm_bindgen_futures::JsFuture;
 use super::callbacks::Callbacks;
 use super::convert::{from_js, to_js};
 use super::host_object::{JsHostObject, JsHttpHandle};
-use super::js_errors::{bytes_of, js_message, json_text, mcp_error, net_error, rethrow_trap, settle, AbortOnDrop};
+use super::js_errors::{
+    bytes_of, js_message, json_text, mcp_error, net_error, rethrow_trap, settle, string_of, AbortOnDrop,
+};
 use crate::host_types::HttpBody;
 use crate::{Event, Host, HostError, HttpRequest, HttpResponse, LogLevel, McpError, McpServer, Millis, VaultEntry};
 
@@ -116,7 +118,7 @@ impl Host for JsHost {
 
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
         let value = settle(self.object.read_file(path)).await?;
-        Ok(value.as_string())
+        Ok(string_of(&value))
     }
 
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
@@ -156,7 +158,7 @@ impl Host for JsHost {
 
     async fn vault_read(&self, path: &str) -> Result<String, HostError> {
         let value = settle(self.object.vault_read(path)).await?;
-        value.as_string().ok_or_else(|| HostError::Io(format!("{path} is not a text file")))
+        string_of(&value).ok_or_else(|| HostError::Io(format!("{path} is not a text file")))
     }
 
     async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {

@@ -6,8 +6,9 @@
 
 use std::collections::HashMap;
 
+use super::postings::Postings;
 use super::terms::tokens;
-use super::varint::{push_varint, push_varint64, read_ascending, read_varint, read_varint64, write_ascending};
+use super::varint::{push_varint, read_ascending, read_varint, write_ascending};
 use crate::lean::fold_case;
 use crate::vault::joined::Joined;
 use crate::vault::search::{bm25_idf, bm25_tf, LINE_WORK};
@@ -29,45 +30,6 @@ pub(crate) struct Doc {
     pub(super) terms: Box<[u8]>,
     /// For each term of `terms`, in order: varint count, then varint position deltas.
     pub(super) positions: Box<[u8]>,
-}
-
-/// One term's notes: (id delta, occurrences) varint pairs, ids ascending.
-#[derive(Debug, Default)]
-pub(super) struct Postings {
-    pub(super) bytes: Vec<u8>,
-    /// The last id written (what the next delta is from).
-    pub(super) last: u32,
-    /// Live notes holding the term.
-    pub(super) live: u32,
-}
-
-impl Postings {
-    /// A note's entry: its id's delta doubled, plus one when it holds the term more than once
-    /// (then the count follows) — most notes hold most of their terms once, so most entries are
-    /// a byte or two, not two varints.
-    pub(super) fn push(&mut self, id: u32, count: u32) {
-        let delta = if self.bytes.is_empty() { id } else { id - self.last };
-        push_varint64(&mut self.bytes, u64::from(delta) << 1 | u64::from(count > 1));
-        if count > 1 {
-            push_varint(&mut self.bytes, count);
-        }
-        self.last = id;
-        self.live += 1;
-    }
-
-    /// (id, occurrences), dead notes included.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let mut at = 0;
-        let mut id = 0u32;
-        std::iter::from_fn(move || {
-            if at >= self.bytes.len() {
-                return None;
-            }
-            let entry = read_varint64(&self.bytes, &mut at);
-            id = id.wrapping_add((entry >> 1) as u32);
-            Some((id, if entry & 1 == 1 { read_varint(&self.bytes, &mut at) } else { 1 }))
-        })
-    }
 }
 
 /// The inverted index: notes by id, terms by id, and each term's notes.
@@ -117,6 +79,16 @@ impl Index {
     /// The note with this id, if live.
     pub(crate) fn by_id(&self, id: u32) -> Option<&Doc> {
         self.docs.get(id as usize)?.as_ref()
+    }
+
+    /// Ids handed out (live and removed notes' slots).
+    pub(crate) fn slots(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// The live notes among the ids `from..to` (a slice of the notes, for work done in turns).
+    pub(crate) fn docs_between(&self, from: usize, to: usize) -> impl Iterator<Item = &Doc> {
+        self.docs.get(from..to.min(self.docs.len())).unwrap_or_default().iter().flatten()
     }
 
     /// Every indexed note.

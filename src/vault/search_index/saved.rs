@@ -17,9 +17,10 @@
 
 use base64::Engine;
 
-use super::inverted::{Doc, Index, Postings};
-use super::terms::is_term;
+use super::inverted::{Doc, Index};
 use super::varint::{push_varint, push_varint64};
+
+pub(crate) use super::saved_read::Reader;
 
 /// The manifest's file, in the plugin's data folder.
 pub(crate) const MANIFEST: &str = "search-index.txt";
@@ -30,7 +31,7 @@ const FORMAT: &str = "smarthole-search-index-2";
 /// Bytes of index in one piece (before base64).
 pub(crate) const PIECE_BYTES: usize = 1 << 20;
 /// Terms or notes written or read in one step.
-const PER_STEP: usize = 256;
+pub(super) const PER_STEP: usize = 256;
 
 /// The index's files are not an index this version wrote whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,17 +64,17 @@ pub(crate) struct PieceRef {
     pub(crate) path: String,
     /// Its text's length in bytes.
     pub(crate) chars: usize,
-    sum: u64,
+    pub(super) sum: u64,
 }
 
 /// What the manifest says.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Manifest {
     /// Live notes.
-    notes: usize,
+    pub(super) notes: usize,
     /// Note slots (live and removed).
-    slots: usize,
-    terms: usize,
+    pub(super) slots: usize,
+    pub(super) terms: usize,
     pub(crate) pieces: Vec<PieceRef>,
 }
 
@@ -211,158 +212,6 @@ fn write_doc(out: &mut Vec<u8>, doc: Option<&Doc>) {
     }
 }
 
-/// Reads records out of a piece's bytes; `None` past its end or for a number too long.
-struct Cursor<'b> {
-    bytes: &'b [u8],
-    at: usize,
-}
-
-impl<'b> Cursor<'b> {
-    fn varint64(&mut self) -> Option<u64> {
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = *self.bytes.get(self.at)?;
-            self.at += 1;
-            n |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(n);
-            }
-        }
-        None
-    }
-
-    fn varint(&mut self) -> Option<u32> {
-        self.varint64().and_then(|n| u32::try_from(n).ok())
-    }
-
-    fn bytes(&mut self) -> Option<&'b [u8]> {
-        let n = self.varint()? as usize;
-        let out = self.bytes.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(out)
-    }
-}
-
-/// An index read back a piece at a time: the caller reads the file [`Reader::wants`] and gives
-/// it to [`Reader::feed`], and calls [`Reader::step`] until the index comes out.
-pub(crate) struct Reader {
-    manifest: Manifest,
-    /// The next piece to be fed.
-    next_piece: usize,
-    bytes: Vec<u8>,
-    at: usize,
-    index: Index,
-}
-
-impl Reader {
-    pub(crate) fn new(manifest: Manifest) -> Self {
-        let mut index = Index::default();
-        index.docs.reserve_exact(manifest.slots);
-        index.postings.reserve_exact(manifest.terms);
-        index.by_path.reserve(manifest.notes);
-        index.term_ids.reserve(manifest.terms);
-        Reader { manifest, next_piece: 0, bytes: Vec::new(), at: 0, index }
-    }
-
-    /// The piece to read next, once the one before is used up.
-    pub(crate) fn wants(&self) -> Option<&PieceRef> {
-        (self.at >= self.bytes.len()).then(|| self.manifest.pieces.get(self.next_piece)).flatten()
-    }
-
-    /// The text of the piece [`Reader::wants`] named; damaged unless it is what the manifest says.
-    pub(crate) fn feed(&mut self, text: &str) -> Result<(), Damaged> {
-        let want = self.manifest.pieces.get(self.next_piece).ok_or(Damaged)?;
-        if text.len() != want.chars || checksum(text.as_bytes()) != want.sum {
-            return Err(Damaged);
-        }
-        self.bytes = base64::engine::general_purpose::STANDARD.decode(text).map_err(|_| Damaged)?;
-        self.at = 0;
-        self.next_piece += 1;
-        if self.bytes.is_empty() {
-            return Err(Damaged);
-        }
-        Ok(())
-    }
-
-    /// Reads some records of the piece fed; the index once the last is read.
-    pub(crate) fn step(&mut self) -> Result<Option<Index>, Damaged> {
-        let Manifest { notes, slots, terms, .. } = self.manifest;
-        for _ in 0..PER_STEP {
-            let (t, d) = (self.index.terms.len(), self.index.docs.len());
-            if t == terms && d == slots {
-                let done = self.at >= self.bytes.len() && self.next_piece == self.manifest.pieces.len();
-                if !done || self.index.len() != notes {
-                    return Err(Damaged);
-                }
-                let mut index = std::mem::take(&mut self.index);
-                index.held = index.measure();
-                return Ok(Some(index));
-            }
-            if self.at >= self.bytes.len() {
-                // The piece is used up: the next one is wanted (or there is none: damaged).
-                return if self.next_piece < self.manifest.pieces.len() { Ok(None) } else { Err(Damaged) };
-            }
-            let mut cursor = Cursor { bytes: &self.bytes, at: self.at };
-            let read = if t < terms {
-                read_term(&mut self.index, &mut cursor, slots)
-            } else {
-                read_doc(&mut self.index, &mut cursor)
-            };
-            read.ok_or(Damaged)?;
-            self.at = cursor.at;
-        }
-        Ok(None)
-    }
-}
-
-/// One term and its postings into the index; `None` when anything in it is off.
-fn read_term(index: &mut Index, c: &mut Cursor, slots: usize) -> Option<()> {
-    let term = std::str::from_utf8(c.bytes()?).ok().filter(|t| is_term(t))?;
-    let bytes = c.bytes()?.to_vec();
-    let (last, live) = (c.varint()?, c.varint()?);
-    if (!bytes.is_empty() && last as usize >= slots) || live as usize > slots || index.term_ids.contains_key(term) {
-        return None;
-    }
-    index.term_ids.insert(term.into(), index.terms.len() as u32);
-    index.terms.push(term);
-    index.postings.push(Postings { bytes, last, live });
-    Some(())
-}
-
-/// One note slot into the index; `None` when anything in it is off.
-fn read_doc(index: &mut Index, c: &mut Cursor) -> Option<()> {
-    let flags = *c.bytes.get(c.at)?;
-    c.at += 1;
-    if flags == 0 {
-        index.docs.push(None);
-        index.dead += 1;
-        return Some(());
-    }
-    if flags & !2 != 1 {
-        return None;
-    }
-    let path = std::str::from_utf8(c.bytes()?).ok()?;
-    let (size, modified_ms) = (c.varint64()?, c.varint64()?);
-    let (tokens, long_lines) = (c.varint()?, c.varint()?);
-    let (terms, positions) = (c.bytes()?.into(), c.bytes()?.into());
-    let id = index.docs.len() as u32;
-    if index.by_path.insert(path.to_owned(), id).is_some() {
-        return None;
-    }
-    let unreadable = flags & 2 != 0;
-    index.docs.push(Some(Doc {
-        path: path.to_owned(),
-        size,
-        modified_ms,
-        unreadable,
-        tokens,
-        long_lines,
-        terms,
-        positions,
-    }));
-    Some(())
-}
-
 #[cfg(test)]
 impl Index {
     /// Every file of the persisted form at once: (path, text), the manifest last.
@@ -398,152 +247,5 @@ impl Index {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An index of `notes` notes, each with 80 terms of its own, some removed (their slots and
-    /// dead postings are kept as they are).
-    fn big(notes: usize) -> Index {
-        let mut index = Index::default();
-        for n in 0..notes {
-            let words: Vec<String> = (0..80).map(|w| format!("w{}", n * 80 + w)).collect();
-            index.upsert(&format!("n{n}.md"), 10 + n as u64, n as u64, Some(&format!("{} shared", words.join(" "))));
-        }
-        index.upsert("gone.md", 1, 1, Some("shared"));
-        index.remove("gone.md");
-        index.upsert("unreadable.md", 5, 2, None);
-        index
-    }
-
-    fn same(a: &Index, b: &Index) {
-        assert_eq!(a.len(), b.len());
-        assert_eq!(a.docs, b.docs);
-        assert_eq!(a.dead, b.dead);
-        assert_eq!(a.terms.iter().collect::<Vec<_>>(), b.terms.iter().collect::<Vec<_>>());
-        for (p, q) in a.postings.iter().zip(&b.postings) {
-            assert_eq!((&p.bytes, p.last, p.live), (&q.bytes, q.last, q.live));
-        }
-        assert_eq!(a.counts("shared"), b.counts("shared"));
-    }
-
-    #[test]
-    fn an_index_comes_back_the_same_from_many_pieces_each_within_its_size() {
-        let index = big(4000);
-        let files = index.to_files();
-        assert!(files.len() > 3, "{} files", files.len());
-        for (path, text) in &files[..files.len() - 1] {
-            assert!(path.starts_with("search-index/"), "{path}");
-            assert!(text.len() <= PIECE_BYTES * 4 / 3 + 1024, "{path}: {}", text.len());
-        }
-        let back = Index::from_files(&files).expect("reads back");
-        same(&index, &back);
-        assert_eq!(back.doc("n17.md").map(|(id, d)| (id, d.size)), Some((17, 27)));
-        assert!(back.doc("unreadable.md").is_some_and(|(_, d)| d.unreadable));
-        assert!(back.doc("gone.md").is_none());
-        // The same files again, written from what was read.
-        assert_eq!(back.to_files(), files);
-        // An empty index too.
-        let empty = Index::default();
-        assert_eq!(Index::from_files(&empty.to_files()).map(|i| i.len()), Some(0));
-    }
-
-    #[test]
-    fn a_changed_byte_a_cut_piece_a_missing_piece_or_a_changed_manifest_is_damage() {
-        let files = big(4000).to_files();
-        let damaged = |f: &dyn Fn(&mut Vec<(String, String)>)| {
-            let mut files = files.clone();
-            f(&mut files);
-            Index::from_files(&files).map(|i| i.len())
-        };
-        assert_eq!(damaged(&|_| {}), Some(4001));
-        // A byte changed in a piece (its checksum no longer fits).
-        assert_eq!(
-            damaged(&|f| {
-                let other = if &f[1].1[100..101] == "A" { "B" } else { "A" };
-                f[1].1.replace_range(100..101, other);
-            }),
-            None
-        );
-        // A piece cut short, or cut and its manifest line changed to fit.
-        assert_eq!(damaged(&|f| f[1].1.truncate(1000)), None);
-        assert_eq!(
-            damaged(&|f| {
-                let (cut, old) = (f[2].1[..800].to_owned(), f[2].1.len());
-                f[2].1 = cut;
-                let m = f.len() - 1;
-                f[m].1 = f[m].1.replace(&format!(" {old} "), " 800 ");
-            }),
-            None
-        );
-        // A piece missing, or the manifest cut.
-        assert_eq!(damaged(&|f| drop(f.remove(0))), None);
-        assert_eq!(
-            damaged(&|f| {
-                let m = f.len() - 1;
-                let cut = f[m].1.len() - 2;
-                f[m].1.truncate(cut);
-            }),
-            None
-        );
-        // A manifest whose counts were changed (its own checksum no longer fits).
-        assert_eq!(
-            damaged(&|f| {
-                let m = f.len() - 1;
-                f[m].1 = f[m].1.replacen(" 4001 ", " 4000 ", 1)
-            }),
-            None
-        );
-    }
-
-    #[test]
-    fn the_one_text_form_of_before_and_other_files_read_as_damaged() {
-        let before =
-            "smarthole-search-index-1 1 0123456789abcdef0123456789abcdef b64v2\nmilk\n\na.md\t4\t1\t0\t1\t0\tAA\tAQA\n";
-        assert_eq!(Manifest::read(before), Err(Damaged));
-        for text in ["", "\n", "end 0\n", "smarthole-search-index-2 0 0 0\n"] {
-            assert_eq!(Manifest::read(text), Err(Damaged), "{text:?}");
-        }
-        // A manifest in order whose counts claim more than its pieces hold.
-        let claims = Manifest { notes: 5, slots: 5, terms: 0, pieces: Vec::new() }.text();
-        assert_eq!(Manifest::read(&claims), Err(Damaged));
-        let fine = Manifest { notes: 0, slots: 0, terms: 0, pieces: Vec::new() }.text();
-        assert!(Manifest::read(&fine).is_ok());
-    }
-
-    #[test]
-    fn records_that_do_not_read_back_are_damage_not_a_panic() {
-        let manifest = |bytes: &[u8]| {
-            let text = base64::engine::general_purpose::STANDARD.encode(bytes);
-            let m = Manifest {
-                notes: 1,
-                slots: 1,
-                terms: 1,
-                pieces: vec![PieceRef {
-                    path: "search-index/x-0.txt".into(),
-                    chars: text.len(),
-                    sum: checksum(text.as_bytes()),
-                }],
-            };
-            let files = vec![("search-index/x-0.txt".to_owned(), text), (MANIFEST.to_owned(), m.text())];
-            Index::from_files(&files).map(|i| i.len())
-        };
-        // term "ab", postings [0 1], last 0, live 1; a live note a.md.
-        let good: Vec<u8> =
-            [&[2, b'a', b'b', 2, 0, 1, 0, 1][..], &[1, 4, b'a', b'.', b'm', b'd', 4, 1, 1, 0, 1, 0, 1, 1][..]].concat();
-        assert_eq!(manifest(&good), Some(1));
-        let mut not_a_term = good.clone();
-        not_a_term[1] = b' ';
-        assert_eq!(manifest(&not_a_term), None);
-        let mut last_past_the_notes = good.clone();
-        last_past_the_notes[6] = 9;
-        assert_eq!(manifest(&last_past_the_notes), None);
-        let mut bad_flag = good.clone();
-        bad_flag[8] = 5;
-        assert_eq!(manifest(&bad_flag), None);
-        assert_eq!(manifest(&good[..good.len() - 1]), None, "a record cut short");
-        assert_eq!(manifest(&[&good[..], &[0]].concat()), None, "a byte past the last record");
-        let mut long_number = good.clone();
-        long_number.splice(15..16, [0xff; 11]);
-        assert_eq!(manifest(&long_number), None, "a number of more than 64 bits");
-    }
-}
+#[path = "saved_tests.rs"]
+mod tests;

@@ -83,6 +83,9 @@ fn wall_clock_ms() -> Millis {
     js_sys::Date::now() as Millis
 }
 
+/// Vault entries made from the host's listing between two turns of the event loop.
+const LIST_SLICE: u32 = 4096;
+
 impl Host for JsHost {
     type Body = JsBody;
 
@@ -152,8 +155,23 @@ impl Host for JsHost {
     }
 
     async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {
-        let json = json_text(&settle(self.object.vault_list(follow_linked_folders)).await?)?;
-        serde_json::from_str(&json).map_err(|e| HostError::Io(format!("the host listed the vault badly: {e}")))
+        let listed = settle(self.object.vault_list(follow_linked_folders)).await?;
+        let badly = |e: String| HostError::Io(format!("the host listed the vault badly: {e}"));
+        let all = listed.dyn_into::<js_sys::Array>().map_err(|_| badly("not a list".into()))?;
+        // Made into entries a slice at a time, with a turn of the event loop between: 100,000
+        // entries as one JSON text held it for about 200 ms.
+        let mut out = Vec::with_capacity(all.length() as usize);
+        let mut at = 0;
+        while at < all.length() {
+            let end = at.saturating_add(LIST_SLICE).min(all.length());
+            let json = json_text(&all.slice(at, end))?;
+            out.extend(serde_json::from_str::<Vec<VaultEntry>>(&json).map_err(|e| badly(e.to_string()))?);
+            at = end;
+            if at < all.length() {
+                self.sleep(0).await;
+            }
+        }
+        Ok(out)
     }
 
     async fn vault_read(&self, path: &str) -> Result<String, HostError> {

@@ -15,6 +15,9 @@ use crate::vault::real::listable;
 use crate::vault::search_index::Index;
 use crate::vault::VaultEntry;
 
+/// The id of an entry the index does not hold.
+pub(crate) const NO_DOC: u32 = u32::MAX;
+
 /// Entries handled between two turns of the event loop.
 const SLICE: usize = 2048;
 
@@ -91,13 +94,13 @@ pub(crate) async fn compare<H: Host>(
     Compared { entries, folded, stale, dropped: !gone.is_empty() }
 }
 
-/// Each entry's note id in the index ([`super::indexer::NO_DOC`] for none).
+/// Each entry's note id in the index ([`NO_DOC`] for none).
 pub(crate) async fn ids<H: Host>(pace: &mut Budget<'_, H>, index: &RefCell<Index>, entries: &[VaultEntry]) -> Vec<u32> {
     let mut ids = Vec::with_capacity(entries.len());
     for slice in entries.chunks(SLICE) {
         pace.pace().await;
         let index = index.borrow();
-        ids.extend(slice.iter().map(|e| index.doc(&e.path).map_or(super::indexer::NO_DOC, |(id, _)| id)));
+        ids.extend(slice.iter().map(|e| index.doc(&e.path).map_or(NO_DOC, |(id, _)| id)));
     }
     ids
 }

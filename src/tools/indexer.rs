@@ -19,7 +19,8 @@ use crate::host::Host;
 use crate::host_types::{HostError, LogLevel};
 use crate::settings::Settings;
 use crate::vault::path::protected_folders;
-use crate::vault::search_index::saved::{Damaged, Manifest, Reader, Writer, Written, FOLDER, MANIFEST};
+use crate::vault::search_index::saved::{Damaged, Manifest, Writer, Written, FOLDER, MANIFEST};
+use crate::vault::search_index::saved_read::Reader;
 use crate::vault::search_index::Index;
 use crate::vault::VaultEntry;
 
@@ -95,8 +96,7 @@ pub(crate) struct SearchIndex {
     work: futures::lock::Mutex<()>,
 }
 
-/// The id of an entry the index does not hold.
-pub(crate) const NO_DOC: u32 = u32::MAX;
+pub(crate) use super::index_listing::NO_DOC;
 
 impl SearchIndex {
     /// Where it stands.

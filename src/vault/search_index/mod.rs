@@ -33,7 +33,7 @@
 mod inverted;
 mod postings;
 pub(crate) mod saved;
-mod saved_read;
+pub(crate) mod saved_read;
 mod terms;
 mod varint;
 

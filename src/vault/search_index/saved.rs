@@ -20,8 +20,6 @@ use base64::Engine;
 use super::inverted::{Doc, Index};
 use super::varint::{push_varint, push_varint64};
 
-pub(crate) use super::saved_read::Reader;
-
 /// The manifest's file, in the plugin's data folder.
 pub(crate) const MANIFEST: &str = "search-index.txt";
 /// The pieces' folder.
@@ -38,23 +36,28 @@ pub(super) const PER_STEP: usize = 256;
 pub(crate) struct Damaged;
 
 /// A checksum of a piece's text: finds damage (a torn write, a sync tool's merge, a changed
-/// byte), not tampering. Word at a time: SHA-256 over 130 MB cost a restart about a second.
+/// byte), not tampering. Four words at a time in four lanes the processor can work on together:
+/// SHA-256 over the 190 MB of a 100,000-note index cost a restart about a second.
 pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mix = |h: u64| {
-        let h = h.wrapping_mul(K);
+    let mix = |h: u64, word: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..word.len()].copy_from_slice(word);
+        let h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
         h ^ (h >> 29)
     };
-    let mut h = mix(bytes.len() as u64 ^ K);
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        h = mix(h ^ u64::from_le_bytes(word));
+    let mut lanes = [1u64, 2, 3, 4].map(|l| (bytes.len() as u64).wrapping_add(l).wrapping_mul(K));
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            *lane = mix(*lane, word);
+        }
     }
-    let mut last = [0u8; 8];
-    last[..words.remainder().len()].copy_from_slice(words.remainder());
-    mix(mix(h ^ u64::from_le_bytes(last)))
+    let mut h = lanes.iter().fold(K, |h, &lane| mix(h, &lane.to_le_bytes()));
+    for word in blocks.remainder().chunks(8) {
+        h = mix(h, word);
+    }
+    mix(h, &[])
 }
 
 /// One piece as the manifest names it.
@@ -226,21 +229,6 @@ impl Index {
                     return files;
                 }
                 None => {}
-            }
-        }
-    }
-
-    /// An index read back from [`Index::to_files`] at once; `None` when anything is off.
-    pub(crate) fn from_files(files: &[(String, String)]) -> Option<Index> {
-        let find = |path: &str| files.iter().find(|(p, _)| p == path).map(|(_, t)| t.as_str());
-        let mut reader = Reader::new(Manifest::read(find(MANIFEST)?).ok()?);
-        loop {
-            if let Some(piece) = reader.wants() {
-                let text = find(&piece.path)?;
-                reader.feed(text).ok()?;
-            }
-            if let Some(index) = reader.step().ok()? {
-                return Some(index);
             }
         }
     }

@@ -6,6 +6,8 @@ use base64::Engine;
 
 use super::inverted::{Doc, Index};
 use super::postings::Postings;
+#[cfg(test)]
+use super::saved::MANIFEST;
 use super::saved::{checksum, Damaged, Manifest, PieceRef, PER_STEP};
 use super::terms::is_term;
 
@@ -159,4 +161,22 @@ fn read_doc(index: &mut Index, c: &mut Cursor) -> Option<()> {
         positions,
     }));
     Some(())
+}
+
+#[cfg(test)]
+impl Index {
+    /// An index read back from [`Index::to_files`] at once; `None` when anything is off.
+    pub(crate) fn from_files(files: &[(String, String)]) -> Option<Index> {
+        let find = |path: &str| files.iter().find(|(p, _)| p == path).map(|(_, t)| t.as_str());
+        let mut reader = Reader::new(Manifest::read(find(MANIFEST)?).ok()?);
+        loop {
+            if let Some(piece) = reader.wants() {
+                let text = find(&piece.path)?;
+                reader.feed(text).ok()?;
+            }
+            if let Some(index) = reader.step().ok()? {
+                return Some(index);
+            }
+        }
+    }
 }

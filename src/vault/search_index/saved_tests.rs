@@ -150,3 +150,24 @@ fn records_that_do_not_read_back_are_damage_not_a_panic() {
     long_number.splice(15..16, [0xff; 11]);
     assert_eq!(manifest(&long_number), None, "a number of more than 64 bits");
 }
+
+#[test]
+fn the_checksum_sees_a_changed_swapped_or_missing_byte_anywhere() {
+    let text: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let sum = checksum(&text);
+    for at in [0, 7, 8, 31, 32, 500, 990, 999] {
+        let mut changed = text.clone();
+        changed[at] ^= 1;
+        assert_ne!(checksum(&changed), sum, "a byte changed at {at}");
+        let mut cut = text.clone();
+        cut.remove(at);
+        assert_ne!(checksum(&cut), sum, "a byte gone at {at}");
+    }
+    let mut swapped = text.clone();
+    swapped.swap(0, 8);
+    assert_ne!(checksum(&swapped), sum, "two words' bytes swapped");
+    let mut lanes = text.clone();
+    lanes[..16].rotate_left(8);
+    assert_ne!(checksum(&lanes), sum, "two lanes' words swapped");
+    assert_ne!(checksum(&[0; 8]), checksum(&[0; 9]), "zeros of another length");
+}

@@ -55,7 +55,7 @@ test("a note and index pieces past 64 KB, with text beyond ASCII, cross into the
   const wait = { kind: "tool_use", text: "wait ".repeat(8), chunks: Array(8).fill("wait "), delayMs: 300 };
   const run = async (tools) => {
     const from = server.requests.length;
-    server.enqueue({ ...wait, tools: [] }, { ...wait, tools }, { kind: "text", text: "Done." });
+    server.enqueue({ ...wait, tools: [{ id: "w", name: "list_files", input: {} }] }, { ...wait, tools }, { kind: "text", text: "Done." });
     const out = await once(vault, server.url, "find it");
     assert.equal(out.result.success, true, out.stderr);
     return toolResults(server, from);

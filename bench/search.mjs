@@ -222,7 +222,7 @@ export async function searchBenchmarks() {
 /** What the numbers say against the goals (kept with the table). */
 const SEARCH_NOTES = `
 What changed for issue 37 (2026-11-27; the table above is after): the index is persisted as a
-small checksummed manifest, \`.smarthole/search-index.txt\`, naming 1 MB pieces under
+small checksummed manifest, \`.smarthole/search-index.txt\`, naming 512 KB pieces under
 \`.smarthole/search-index/\` that hold the terms with their postings and every note slot as they
 are in memory; each piece is made, written and dropped (or read, checked and dropped) before the
 next, so no whole-index text lives in the wasm memory beside the index, and a restart copies

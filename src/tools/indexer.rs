@@ -32,6 +32,8 @@ const READ_BATCH: usize = 16;
 
 /// Notes read in one sync past which the index gives back the room its lists grew into.
 const SHRINK_AFTER: usize = 1024;
+/// Terms whose postings are shrunk between two turns of the event loop.
+const SHRINK_SLICE: usize = 4096;
 
 /// Where the index stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -235,11 +237,12 @@ impl SearchIndex {
                 }
             }
         }
-        {
-            let mut index = self.index.borrow_mut();
-            index.compact_if_worth_it();
-            if total >= SHRINK_AFTER {
-                index.shrink();
+        self.index.borrow_mut().compact_if_worth_it();
+        if total >= SHRINK_AFTER {
+            let terms = self.index.borrow().terms();
+            for from in (0..terms.max(1)).step_by(SHRINK_SLICE) {
+                pace.pace().await;
+                self.index.borrow_mut().shrink(from, from + SHRINK_SLICE);
             }
         }
         let ids = ids(&mut pace, &self.index, &entries).await;
@@ -329,6 +332,8 @@ async fn read_pieces<H: Host>(host: &H, mut reader: Reader) -> Option<Index> {
         if let Some(piece) = reader.wants() {
             let (path, chars) = (piece.path.clone(), piece.chars as u64);
             let Ok(Bounded::Text(text)) = read_bounded(host, &path, chars).await else { return None };
+            // A turn between the read and the check: each is some milliseconds of a piece.
+            pace.pace().await;
             reader.feed(&text).ok()?;
         }
         if let Some(index) = reader.step().ok()? {

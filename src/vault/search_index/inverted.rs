@@ -81,6 +81,11 @@ impl Index {
         self.docs.get(id as usize)?.as_ref()
     }
 
+    /// Terms known (live or not).
+    pub(crate) fn terms(&self) -> usize {
+        self.terms.len()
+    }
+
     /// Ids handed out (live and removed notes' slots).
     pub(crate) fn slots(&self) -> usize {
         self.docs.len()
@@ -169,18 +174,21 @@ impl Index {
         true
     }
 
-    /// Gives back the room lists grew into (a list's bytes double as it grows): after a build
-    /// or a large repair, not after each note (a list shrunk and grown again at every edit would
-    /// be copied at every edit).
-    pub(crate) fn shrink(&mut self) {
-        for p in &mut self.postings {
+    /// Gives back the room the postings of terms `from..to` grew into (a list's bytes double as
+    /// it grows): after a build or a large repair, a slice of terms at a time, not after each note
+    /// (a list shrunk and grown again at every edit would be copied at every edit). The maps keep
+    /// their room: rehashing 100,000 paths at once would hold the event loop.
+    pub(crate) fn shrink(&mut self, from: usize, to: usize) {
+        let end = to.min(self.postings.len());
+        for p in self.postings.get_mut(from..end).unwrap_or_default() {
+            let before = p.bytes.capacity();
             p.bytes.shrink_to_fit();
+            self.held = self.held.saturating_sub(before - p.bytes.capacity());
         }
-        self.postings.shrink_to_fit();
-        self.docs.shrink_to_fit();
-        self.by_path.shrink_to_fit();
-        self.term_ids.shrink_to_fit();
-        self.held = self.measure();
+        if end == self.postings.len() {
+            self.postings.shrink_to_fit();
+            self.docs.shrink_to_fit();
+        }
     }
 
     /// Renumbers the live notes densely and rewrites the postings without the dead ones, once
@@ -400,7 +408,8 @@ mod tests {
             index.upsert(&format!("n{n}.md"), 1, 1, Some(&format!("common common w{} w{}", n % 7, n)));
         }
         let (before, counts) = (index.bytes(), index.counts("common"));
-        index.shrink();
+        index.shrink(0, 2);
+        index.shrink(2, usize::MAX);
         assert!(index.bytes() < before, "{} < {before}", index.bytes());
         assert_eq!(index.counts("common"), counts);
         assert_eq!(counts.iter().filter(|&&c| c == 2).count(), 3000);

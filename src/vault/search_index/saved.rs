@@ -1,6 +1,6 @@
 //! The search index on disk: a small manifest, `.smarthole/search-index.txt` (format, counts, and
 //! each piece's file, length and checksum, then a checksum of those lines), naming pieces in
-//! `.smarthole/search-index/` of at most [`PIECE_BYTES`] bytes each (base64 text, as the data
+//! `.smarthole/search-index/` of about [`PIECE_BYTES`] bytes each (base64 text, as the data
 //! folder's host calls carry text). The pieces hold the index as it is in memory — every term with
 //! its postings, then every note slot (a removed note's too, so ids stay as they were) — so a
 //! restart copies postings back instead of rebuilding them from each note's terms.
@@ -27,7 +27,7 @@ pub(crate) const FOLDER: &str = "search-index";
 /// The persisted format's name and version (the manifest's first word).
 const FORMAT: &str = "smarthole-search-index-2";
 /// Bytes of index in one piece (before base64).
-pub(crate) const PIECE_BYTES: usize = 1 << 20;
+pub(crate) const PIECE_BYTES: usize = 1 << 19;
 /// Terms or notes written or read in one step.
 pub(super) const PER_STEP: usize = 256;
 

@@ -13,7 +13,7 @@ use common::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use smarthole_agent::testing::FakeHost;
-use smarthole_agent::{Event, MessageProcessor, Settings};
+use smarthole_agent::{Event, Host, MessageProcessor, Settings};
 
 /// The processor answering from the index, once built.
 fn indexed(host: &FakeHost) -> MessageProcessor<FakeHost> {
@@ -188,17 +188,30 @@ fn read_count(host: &FakeHost) -> Vec<String> {
     host.logs().into_iter().map(|(_, l)| l).filter(|l| l.starts_with("search index:")).collect()
 }
 
+/// The persisted index's pieces (`.smarthole/search-index/`), by path.
+fn pieces(host: &FakeHost) -> Vec<String> {
+    host.paths().into_iter().filter(|p| p.starts_with("search-index/")).collect()
+}
+
+/// A processor made, its index built or loaded, then disposed of (a restart).
+fn restart(host: &FakeHost) {
+    let p = indexed(host);
+    p.dispose();
+    drop(p);
+}
+
 #[test]
 fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
     let host = FakeHost::new();
     for i in 0..30 {
         host.put_note(&format!("n{i}.md"), &format!("note {i} milk"));
     }
-    let first = indexed(&host);
-    first.dispose();
-    drop(first);
+    restart(&host);
     let saved = host.file("search-index.txt").expect("the index is persisted under .smarthole/");
-    assert!(saved.starts_with("smarthole-search-index-1 30 "), "{}", &saved[..40]);
+    assert!(saved.starts_with("smarthole-search-index-2 30 "), "{}", &saved[..40]);
+    let piece = pieces(&host);
+    assert_eq!(piece.len(), 1, "{piece:?}");
+    assert!(saved.contains(&piece[0]), "the manifest names its piece: {saved}");
 
     // A restart with nothing changed reads no note.
     let second = indexed(&host);
@@ -211,8 +224,10 @@ fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
     second.dispose();
     drop(second);
 
-    // Damaged (one term changed, the checksum no longer fits): never trusted, rebuilt.
-    host.put_file("search-index.txt", &saved.replace("milk", "silk"));
+    // Damaged (a byte of the piece changed, its checksum no longer fits): never trusted, rebuilt.
+    let text = host.file(&piece[0]).unwrap();
+    let other = if text.starts_with('A') { "B" } else { "A" };
+    host.put_file(&piece[0], &format!("{other}{}", &text[1..]));
     let third = indexed(&host);
     assert!(host.logs().iter().any(|(_, l)| l.contains("search index is damaged")));
     assert!(
@@ -220,9 +235,55 @@ fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
         "{:?}",
         read_count(&host)
     );
-    let out = call(&host, &third, "search_files", json!({"query": "silk"}));
-    assert!(out.starts_with("No note matches"), "{out}");
     assert!(call(&host, &third, "search_files", json!({"query": "milk"})).starts_with("30 notes match"));
+}
+
+/// Something done to the persisted index between two starts.
+type Damage = dyn Fn(&FakeHost);
+
+#[test]
+fn a_cut_or_missing_piece_or_the_one_text_form_of_before_is_rebuilt_and_replaced() {
+    let host = FakeHost::new();
+    for i in 0..30 {
+        host.put_note(&format!("n{i}.md"), &format!("note {i} milk"));
+    }
+    restart(&host);
+    let damages: [(&str, &Damage); 3] = [
+        ("a piece cut short", &|h| {
+            let piece = &pieces(h)[0];
+            let text = h.file(piece).unwrap();
+            h.put_file(piece, &text[..text.len() / 2]);
+        }),
+        ("a piece missing", &|h| h.run(Host::remove_file(h, &pieces(h)[0])).unwrap()),
+        ("the one-text form of before", &|h| {
+            h.put_file(
+                "search-index.txt",
+                "smarthole-search-index-1 1 0123456789abcdef0123456789abcdef b64v2\nmilk\n\nn1.md\t4\t1\t0\t1\t0\tAA\tAQA\n",
+            )
+        }),
+    ];
+    for (what, damage) in damages {
+        let logs = host.logs().len();
+        damage(&host);
+        let p = indexed(&host);
+        let since: Vec<String> = host.logs()[logs..].iter().map(|(_, l)| l.clone()).collect();
+        assert!(since.iter().any(|l| l.contains("search index is damaged or of another version")), "{what}: {since:?}");
+        assert!(since.iter().any(|l| l.starts_with("search index: 30 notes read")), "{what}: rebuilt: {since:?}");
+        assert!(call(&host, &p, "search_files", json!({"query": "milk"})).starts_with("30 notes match"), "{what}");
+        p.dispose();
+        drop(p);
+        // Written again, whole: the next start reads it and no note.
+        let saved = host.file("search-index.txt").unwrap();
+        assert!(saved.starts_with("smarthole-search-index-2 30 "), "{what}: {saved}");
+        assert_eq!(pieces(&host).len(), 1, "{what}: the last save's pieces removed: {:?}", pieces(&host));
+        let logs = host.logs().len();
+        restart(&host);
+        assert!(
+            host.logs()[logs..].iter().any(|(_, l)| l.starts_with("search index: 0 notes read, 30 held")),
+            "{what}: {:?}",
+            &host.logs()[logs..]
+        );
+    }
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! first search), a slice of notes at a time so messages are never blocked; kept current by the
 //! host's vault events (`vault_changed`: the next search or listing first lists the vault again
 //! and re-reads only the notes whose size or modification time changed — the same repair that
-//! runs at start against the persisted index); persisted in `.smarthole/search-index.txt` (a
-//! damaged file is rebuilt, never trusted); its progress and size reported as `Event::SearchIndex`.
+//! runs at start against the persisted index); persisted in `.smarthole/search-index.txt` and the pieces it names
+//! (`vault::search_index::saved`; a damaged one is rebuilt, never trusted); its progress and size reported as `Event::SearchIndex`.
 //! The data structure itself is `vault::index`.
 
 use std::borrow::Cow;
@@ -11,26 +11,29 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::budget::Budget;
-use super::scope::{searchable, Scope, KEPT_SCOPES};
-use crate::bounded::{read_bounded, Bounded};
+use super::index_listing::{compare, ids, Compared};
+use super::scope::{Scope, KEPT_SCOPES};
+use crate::bounded::{read_bounded, Bounded, MAX_RECORD_BYTES};
 use crate::event::Event;
 use crate::host::Host;
-use crate::host_types::LogLevel;
-use crate::lean::fold_case;
+use crate::host_types::{HostError, LogLevel};
 use crate::settings::Settings;
-use crate::vault::path::{is_protected, protected_folders};
-use crate::vault::real::listable;
-use crate::vault::search_index::saved::{TextReader, TextWriter};
+use crate::vault::path::protected_folders;
+use crate::vault::search_index::saved::{Damaged, Manifest, Writer, Written, FOLDER, MANIFEST};
+use crate::vault::search_index::saved_read::Reader;
 use crate::vault::search_index::Index;
 use crate::vault::VaultEntry;
 
-/// Where the index is kept, in the plugin's data folder.
-pub(crate) const INDEX_FILE: &str = "search-index.txt";
 /// Notes read between two progress events.
 const PROGRESS_EVERY: usize = 500;
 /// Notes asked of the host at once while building: their reads overlap (the host's file system
 /// works on several at a time) instead of waiting for each in turn.
 const READ_BATCH: usize = 16;
+
+/// Notes read in one sync past which the index gives back the room its lists grew into.
+const SHRINK_AFTER: usize = 1024;
+/// Terms whose postings are shrunk between two turns of the event loop.
+const SHRINK_SLICE: usize = 4096;
 
 /// Where the index stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,8 +98,7 @@ pub(crate) struct SearchIndex {
     work: futures::lock::Mutex<()>,
 }
 
-/// The id of an entry the index does not hold.
-pub(crate) const NO_DOC: u32 = u32::MAX;
+pub(crate) use super::index_listing::NO_DOC;
 
 impl SearchIndex {
     /// Where it stands.
@@ -197,40 +199,16 @@ impl SearchIndex {
         let touched = std::mem::take(&mut *self.touched.borrow_mut());
         let protected = protected_folders(&host.config_folder(), &settings.protected_folders);
         let all = host.vault_list(settings.follow_linked_folders).await.map_err(|e| e.to_string())?;
-        let entries: Vec<VaultEntry> =
-            all.into_iter().filter(|e| is_protected(&e.path, &protected).is_none()).collect();
-        let folded: Vec<String> = entries.iter().map(|e| fold_case(&e.path)).collect();
-        let notes: Vec<&VaultEntry> = entries
-            .iter()
-            .zip(&folded)
-            .filter(|(e, f)| searchable(e, f) && listable(e, &protected, settings.follow_linked_folders).is_ok())
-            .map(|(e, _)| e)
-            .collect();
-        let stale: Vec<&VaultEntry> = {
-            let mut index = self.index.borrow_mut();
-            let keep: std::collections::HashSet<&str> = notes.iter().map(|e| e.path.as_str()).collect();
-            let gone: Vec<String> =
-                index.docs().filter(|d| !keep.contains(d.path.as_str())).map(|d| d.path.clone()).collect();
-            for path in &gone {
-                index.remove(path);
-            }
-            if !gone.is_empty() {
-                self.unsaved.set(true);
-            }
-            notes
-                .iter()
-                .filter(|e| {
-                    touched.contains(&e.path)
-                        || index
-                            .doc(&e.path)
-                            .is_none_or(|(_, d)| d.size != e.size || d.modified_ms != e.modified_ms || d.unreadable)
-                })
-                .copied()
-                .collect()
-        };
+        let mut pace = Budget::unbounded(host);
+        let follow = settings.follow_linked_folders;
+        let Compared { entries, folded, stale, dropped } =
+            compare(&mut pace, &self.index, all, &protected, follow, &touched).await;
+        if dropped {
+            self.unsaved.set(true);
+        }
+        let stale: Vec<&VaultEntry> = stale.iter().map(|&k| &entries[k]).collect();
         let ceiling = u64::from(settings.search_index_max_mb) * 1024 * 1024;
         let total = stale.len();
-        let mut pace = Budget::unbounded(host);
         let mut reported = None;
         for (batch, entries) in stale.chunks(READ_BATCH).enumerate() {
             let done = batch * READ_BATCH;
@@ -259,11 +237,15 @@ impl SearchIndex {
                 }
             }
         }
-        let ids = {
-            let mut index = self.index.borrow_mut();
-            index.compact_if_worth_it();
-            entries.iter().map(|e| index.doc(&e.path).map_or(NO_DOC, |(id, _)| id)).collect()
-        };
+        self.index.borrow_mut().compact_if_worth_it();
+        if total >= SHRINK_AFTER {
+            let terms = self.index.borrow().terms();
+            for from in (0..terms.max(1)).step_by(SHRINK_SLICE) {
+                pace.pace().await;
+                self.index.borrow_mut().shrink(from, from + SHRINK_SLICE);
+            }
+        }
+        let ids = ids(&mut pace, &self.index, &entries).await;
         self.listed_at.set(generation);
         *self.listing.borrow_mut() = Some(Rc::new(Listing {
             entries,
@@ -279,56 +261,84 @@ impl SearchIndex {
         Ok(())
     }
 
-    /// Reads the persisted index, unless it is larger than the ceiling or damaged (then the
-    /// build starts from nothing, and says so in the log).
+    /// Reads the persisted index a piece at a time, unless it is larger than the ceiling or
+    /// damaged (then the build starts from nothing, and says so in the log).
     async fn load<H: Host>(&self, host: &H, settings: &Settings) {
         let ceiling = u64::from(settings.search_index_max_mb) * 1024 * 1024;
-        // Past twice the ceiling it is not read (rebuilt instead); not a regular file, set aside.
-        let Ok(Bounded::Text(text)) = read_bounded(host, INDEX_FILE, ceiling.saturating_mul(2)).await else { return };
-        // Read a piece at a time (10,000 notes held the event loop for 0.7 s in one go).
-        let mut pace = Budget::unbounded(host);
-        let read = match TextReader::new(&text) {
-            Ok(mut reader) => loop {
-                match reader.step() {
-                    Ok(Some(index)) => break Some(index),
-                    Ok(None) => {
-                        pace.pace().await;
-                    }
-                    Err(_) => break None,
-                }
-            },
-            Err(_) => None,
+        // Not a regular file: set aside by the bounded read, and rebuilt.
+        let Ok(Bounded::Text(text)) = read_bounded(host, MANIFEST, MAX_RECORD_BYTES).await else { return };
+        let read = match Manifest::read(&text) {
+            // Past twice the ceiling it is not read (rebuilt instead).
+            Ok(m) if m.pieces.iter().map(|p| p.chars as u64).sum::<u64>() > ceiling.saturating_mul(2) => None,
+            Ok(manifest) => read_pieces(host, Reader::new(manifest)).await,
+            Err(Damaged) => None,
         };
         match read {
             Some(index) => *self.index.borrow_mut() = index,
             None => {
-                host.log(LogLevel::Warn, "the persisted search index is damaged; rebuilding it");
+                host.log(LogLevel::Warn, "the persisted search index is damaged or of another version; rebuilding it");
                 self.unsaved.set(true);
             }
         }
     }
 
     /// Writes the index if it changed since last written: a piece at a time, under the lock a
-    /// sync takes, so the index holds still while its text is made.
+    /// sync takes, so the index holds still while its pieces are made; the manifest last, then
+    /// the last save's pieces are removed.
     pub(crate) async fn save<H: Host>(&self, host: &H) {
         let _one = self.work.lock().await;
         if !self.unsaved.replace(false) {
             return;
         }
-        let mut pace = Budget::unbounded(host);
-        let mut writer = TextWriter::new(&self.index.borrow());
-        let text = loop {
-            let piece = writer.step(&self.index.borrow());
-            match piece {
-                Some(text) => break text,
-                None => {
-                    pace.pace().await;
-                }
-            }
-        };
-        if let Err(e) = host.write_file_atomic(INDEX_FILE, &text).await {
+        if let Err(e) = self.write_pieces(host).await {
             self.unsaved.set(true);
             host.log(LogLevel::Warn, &format!("could not write the search index: {e}"));
         }
+    }
+
+    async fn write_pieces<H: Host>(&self, host: &H) -> Result<(), HostError> {
+        let mut pace = Budget::unbounded(host);
+        let mut writer = Writer::new(host.random_u64());
+        let mut written = std::collections::HashSet::new();
+        loop {
+            let step = writer.step(&self.index.borrow());
+            match step {
+                Some(Written::Piece(path, text)) => {
+                    host.write_file_atomic(&path, &text).await?;
+                    written.insert(path.trim_start_matches(&format!("{FOLDER}/")).to_owned());
+                }
+                Some(Written::Manifest(text)) => {
+                    host.write_file_atomic(MANIFEST, &text).await?;
+                    break;
+                }
+                None => {}
+            }
+            pace.pace().await;
+        }
+        for name in host.list_dir(FOLDER).await? {
+            if !written.contains(&name) {
+                host.remove_file(&format!("{FOLDER}/{name}")).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The pieces a manifest names, read and checked one at a time; `None` when one is missing,
+/// not what the manifest says, or does not read back.
+async fn read_pieces<H: Host>(host: &H, mut reader: Reader) -> Option<Index> {
+    let mut pace = Budget::unbounded(host);
+    loop {
+        if let Some(piece) = reader.wants() {
+            let (path, chars) = (piece.path.clone(), piece.chars as u64);
+            let Ok(Bounded::Text(text)) = read_bounded(host, &path, chars).await else { return None };
+            // A turn between the read and the check: each is some milliseconds of a piece.
+            pace.pace().await;
+            reader.feed(&text).ok()?;
+        }
+        if let Some(index) = reader.step().ok()? {
+            return Some(index);
+        }
+        pace.pace().await;
     }
 }

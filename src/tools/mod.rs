@@ -22,6 +22,7 @@ mod end_conversation;
 mod find;
 pub(crate) mod find_meaning;
 mod get_conversation;
+pub(crate) mod index_listing;
 pub(crate) mod indexer;
 mod integrations;
 mod list;

@@ -21,7 +21,9 @@ use wasm_bindgen_futures::JsFuture;
 use super::callbacks::Callbacks;
 use super::convert::{from_js, to_js};
 use super::host_object::{JsHostObject, JsHttpHandle};
-use super::js_errors::{bytes_of, js_message, json_text, mcp_error, net_error, rethrow_trap, settle, AbortOnDrop};
+use super::js_errors::{
+    bytes_of, js_message, json_text, mcp_error, net_error, rethrow_trap, settle, string_of, AbortOnDrop,
+};
 use crate::host_types::HttpBody;
 use crate::{Event, Host, HostError, HttpRequest, HttpResponse, LogLevel, McpError, McpServer, Millis, VaultEntry};
 
@@ -81,6 +83,9 @@ fn wall_clock_ms() -> Millis {
     js_sys::Date::now() as Millis
 }
 
+/// Vault entries made from the host's listing between two turns of the event loop.
+const LIST_SLICE: u32 = 4096;
+
 impl Host for JsHost {
     type Body = JsBody;
 
@@ -116,7 +121,7 @@ impl Host for JsHost {
 
     async fn read_file(&self, path: &str) -> Result<Option<String>, HostError> {
         let value = settle(self.object.read_file(path)).await?;
-        Ok(value.as_string())
+        Ok(string_of(&value))
     }
 
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
@@ -150,13 +155,28 @@ impl Host for JsHost {
     }
 
     async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {
-        let json = json_text(&settle(self.object.vault_list(follow_linked_folders)).await?)?;
-        serde_json::from_str(&json).map_err(|e| HostError::Io(format!("the host listed the vault badly: {e}")))
+        let listed = settle(self.object.vault_list(follow_linked_folders)).await?;
+        let badly = |e: String| HostError::Io(format!("the host listed the vault badly: {e}"));
+        let all = listed.dyn_into::<js_sys::Array>().map_err(|_| badly("not a list".into()))?;
+        // Made into entries a slice at a time, with a turn of the event loop between: 100,000
+        // entries as one JSON text held it for about 200 ms.
+        let mut out = Vec::with_capacity(all.length() as usize);
+        let mut at = 0;
+        while at < all.length() {
+            let end = at.saturating_add(LIST_SLICE).min(all.length());
+            let json = json_text(&all.slice(at, end))?;
+            out.extend(serde_json::from_str::<Vec<VaultEntry>>(&json).map_err(|e| badly(e.to_string()))?);
+            at = end;
+            if at < all.length() {
+                self.sleep(0).await;
+            }
+        }
+        Ok(out)
     }
 
     async fn vault_read(&self, path: &str) -> Result<String, HostError> {
         let value = settle(self.object.vault_read(path)).await?;
-        value.as_string().ok_or_else(|| HostError::Io(format!("{path} is not a text file")))
+        string_of(&value).ok_or_else(|| HostError::Io(format!("{path} is not a text file")))
     }
 
     async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {

@@ -4,7 +4,7 @@
 // next search, answered from the index. The index is persisted under .smarthole/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { tmpVault, once, toolResults } from "./helpers.mjs";
@@ -45,4 +45,30 @@ test("planted notes are found, and a note written while the command runs is foun
   assert.doesNotMatch(results.b.content, /full scan/, "the second search was answered from the index");
   assert.match(run.stderr, /Search index ready: 40\d notes/);
   assert.ok(existsSync(path.join(vault, ".smarthole/search-index.txt")));
+});
+
+test("a note and index pieces past 64 KB, with text beyond ASCII, cross into the core whole; a restart answers from the pieces", async () => {
+  const vault = tmpVault();
+  // About 330 KB and 8,000 distinct words: the note, and the index's piece, cross as long strings.
+  const lines = Array.from({ length: 8000 }, (_, i) => `línea ${i} café 🌿 日本語 zebra${i}`);
+  writeFileSync(path.join(vault, "long.md"), `# Lång nøte\n${lines.join("\n")}\n`);
+  const wait = { kind: "tool_use", text: "wait ".repeat(8), chunks: Array(8).fill("wait "), delayMs: 300 };
+  const run = async (tools) => {
+    const from = server.requests.length;
+    server.enqueue({ ...wait, tools: [{ id: "w", name: "list_files", input: {} }] }, { ...wait, tools }, { kind: "text", text: "Done." });
+    const out = await once(vault, server.url, "find it");
+    assert.equal(out.result.success, true, out.stderr);
+    return toolResults(server, from);
+  };
+  const first = await run([
+    { id: "a", name: "search_files", input: { query: "zebra7777" } },
+    { id: "b", name: "read_file", input: { path: "long.md", start_line: 7000, end_line: 7001 } },
+  ]);
+  assert.match(first.a.content, /^1 notes match "zebra7777"/, first.a.content);
+  assert.match(first.b.content, /línea 6998 café 🌿 日本語 zebra6998\n.*línea 6999 café 🌿 日本語 zebra6999/s, first.b.content);
+  const pieces = readdirSync(path.join(vault, ".smarthole/search-index"));
+  assert.ok(pieces.some((p) => statSync(path.join(vault, ".smarthole/search-index", p)).size > 65_536), `${pieces}`);
+  const second = await run([{ id: "c", name: "search_files", input: { query: "zebra4242" } }]);
+  assert.match(second.c.content, /^1 notes match "zebra4242"/, second.c.content);
+  assert.doesNotMatch(second.c.content, /full scan/, "answered from the index read back");
 });

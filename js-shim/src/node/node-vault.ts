@@ -31,6 +31,8 @@ const TRASH = ".trash";
 export const CONFIG_FOLDER = ".obsidian";
 /** Deepest folder nesting listed (a guard, not a limit anyone meets). */
 const MAX_DEPTH = 64;
+/** Entries of a folder whose lstat is asked at once while listing. */
+const LSTAT_BATCH = 64;
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
 const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -237,12 +239,19 @@ export class NodeVault implements VaultIO {
     const walk = async (dir: string, prefix: string, linked: string | undefined, depth: number): Promise<void> => {
       if (depth > MAX_DEPTH) return;
       const inLinked = linked ? "linked" : undefined;
-      for (const dirent of await readdir(dir, { withFileTypes: true })) {
-        // Hidden files and folders (.obsidian, .smarthole, .git, .trash) are not part of the vault.
-        if (dirent.name.startsWith(".")) continue;
+      // Hidden files and folders (.obsidian, .smarthole, .git, .trash) are not part of the vault.
+      const dirents = (await readdir(dir, { withFileTypes: true })).filter((d) => !d.name.startsWith("."));
+      // A folder's entries asked of the file system LSTAT_BATCH at a time, not one after another
+      // (100,000 notes took 1.7 s to list so).
+      const owns: (Stats | undefined)[] = [];
+      for (let i = 0; i < dirents.length; i += LSTAT_BATCH) {
+        const batch = dirents.slice(i, i + LSTAT_BATCH).map((d) => lstat(path.join(dir, d.name)).catch(() => undefined));
+        owns.push(...(await Promise.all(batch)));
+      }
+      for (const [k, dirent] of dirents.entries()) {
         const relative = prefix ? `${prefix}/${dirent.name}` : dirent.name;
         const full = path.join(dir, dirent.name);
-        const own = await lstat(full).catch(() => undefined);
+        const own = owns[k];
         if (!own) continue;
         if (own.isSymbolicLink()) {
           let real: string;

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::postings::Postings;
 use super::terms::tokens;
 use super::varint::{push_varint, read_ascending, read_varint, write_ascending};
 use crate::lean::fold_case;
@@ -29,39 +30,6 @@ pub(crate) struct Doc {
     pub(super) terms: Box<[u8]>,
     /// For each term of `terms`, in order: varint count, then varint position deltas.
     pub(super) positions: Box<[u8]>,
-}
-
-/// One term's notes: (id delta, occurrences) varint pairs, ids ascending.
-#[derive(Debug, Default)]
-pub(super) struct Postings {
-    pub(super) bytes: Vec<u8>,
-    /// The last id written (what the next delta is from).
-    pub(super) last: u32,
-    /// Live notes holding the term.
-    pub(super) live: u32,
-}
-
-impl Postings {
-    pub(super) fn push(&mut self, id: u32, count: u32) {
-        let delta = if self.bytes.is_empty() { id } else { id - self.last };
-        push_varint(&mut self.bytes, delta);
-        push_varint(&mut self.bytes, count);
-        self.last = id;
-        self.live += 1;
-    }
-
-    /// (id, occurrences), dead notes included.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let mut at = 0;
-        let mut id = 0u32;
-        std::iter::from_fn(move || {
-            if at >= self.bytes.len() {
-                return None;
-            }
-            id = id.wrapping_add(read_varint(&self.bytes, &mut at));
-            Some((id, read_varint(&self.bytes, &mut at)))
-        })
-    }
 }
 
 /// The inverted index: notes by id, terms by id, and each term's notes.
@@ -111,6 +79,21 @@ impl Index {
     /// The note with this id, if live.
     pub(crate) fn by_id(&self, id: u32) -> Option<&Doc> {
         self.docs.get(id as usize)?.as_ref()
+    }
+
+    /// Terms known (live or not).
+    pub(crate) fn terms(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Ids handed out (live and removed notes' slots).
+    pub(crate) fn slots(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// The live notes among the ids `from..to` (a slice of the notes, for work done in turns).
+    pub(crate) fn docs_between(&self, from: usize, to: usize) -> impl Iterator<Item = &Doc> {
+        self.docs.get(from..to.min(self.docs.len())).unwrap_or_default().iter().flatten()
     }
 
     /// Every indexed note.
@@ -191,6 +174,23 @@ impl Index {
         true
     }
 
+    /// Gives back the room the postings of terms `from..to` grew into (a list's bytes double as
+    /// it grows): after a build or a large repair, a slice of terms at a time, not after each note
+    /// (a list shrunk and grown again at every edit would be copied at every edit). The maps keep
+    /// their room: rehashing 100,000 paths at once would hold the event loop.
+    pub(crate) fn shrink(&mut self, from: usize, to: usize) {
+        let end = to.min(self.postings.len());
+        for p in self.postings.get_mut(from..end).unwrap_or_default() {
+            let before = p.bytes.capacity();
+            p.bytes.shrink_to_fit();
+            self.held = self.held.saturating_sub(before - p.bytes.capacity());
+        }
+        if end == self.postings.len() {
+            self.postings.shrink_to_fit();
+            self.docs.shrink_to_fit();
+        }
+    }
+
     /// Renumbers the live notes densely and rewrites the postings without the dead ones, once
     /// they outnumber the live (ids change: callers holding ids take them again).
     pub(crate) fn compact_if_worth_it(&mut self) {
@@ -208,7 +208,11 @@ impl Index {
         self.dead = 0;
         for (id, doc) in docs.iter().enumerate() {
             for (t, n) in term_counts(doc) {
-                self.postings[t as usize].push(id as u32, n);
+                // A note's terms are known ones (a persisted index is checked by its checksums,
+                // not term by term: an unknown id is skipped, never a panic).
+                if let Some(p) = self.postings.get_mut(t as usize) {
+                    p.push(id as u32, n);
+                }
             }
             self.by_path.insert(doc.path.clone(), id as u32);
         }
@@ -398,16 +402,20 @@ mod tests {
     }
 
     #[test]
-    fn the_text_form_round_trips_and_damage_is_refused() {
+    fn shrinking_gives_room_back_and_keeps_the_answers() {
         let mut index = Index::default();
-        index.upsert("x/a.md", 10, 1, Some("alpha beta alpha"));
-        index.upsert("b.md", 5, 2, None);
-        let text = index.to_text();
-        let back = Index::from_text(&text).unwrap();
-        assert_eq!(back.to_text(), text);
-        assert!(back.doc("b.md").unwrap().1.unreadable);
-        assert!(Index::from_text(&text.replace("alpha", "alphb")).is_none());
-        assert!(Index::from_text(&text[..text.len() - 3]).is_none());
-        assert!(Index::from_text("").is_none());
+        for n in 0..3000 {
+            index.upsert(&format!("n{n}.md"), 1, 1, Some(&format!("common common w{} w{}", n % 7, n)));
+        }
+        let (before, counts) = (index.bytes(), index.counts("common"));
+        index.shrink(0, 2);
+        index.shrink(2, usize::MAX);
+        assert!(index.bytes() < before, "{} < {before}", index.bytes());
+        assert_eq!(index.counts("common"), counts);
+        assert_eq!(counts.iter().filter(|&&c| c == 2).count(), 3000);
+        // Postings stay whole across one-byte and longer id deltas, once and many times.
+        assert_eq!(index.counts("w2999"), (0..3000).map(|n| u32::from(n == 2999)).collect::<Vec<_>>());
+        index.upsert("n5.md", 1, 1, Some("w3 w3 w3"));
+        assert_eq!(index.counts("w3")[3000], 3);
     }
 }

@@ -15,8 +15,8 @@
 //! require) and confirmed on the candidate notes' text by the caller.
 
 //!
-//! Layout (sized for 100,000 notes): each term's postings are one byte string of (note id delta,
-//! occurrences) varint pairs, appended to as notes are added — a note added or changed takes a new
+//! Layout (sized for 100,000 notes): each term's postings are one byte string of note id deltas
+//! (doubled, plus one when a count follows: most notes hold a term once), appended to as notes are added — a note added or changed takes a new
 //! id, larger than any before, so a list only ever grows at its end. A removed note leaves its
 //! postings behind as dead entries (skipped by a look at `docs`); once dead notes outnumber the
 //! live ones, [`Index::compact`] renumbers the notes and rewrites the postings. Each note keeps
@@ -24,12 +24,16 @@
 //! deltas) for phrases and for that rewrite.
 //!
 //! Its parts: `inverted.rs` (the [`Index`]: notes, terms and postings, added, removed,
-//! compacted, asked), `terms.rs` (what a term is, and the literals a regex cannot match
-//! without), `varint.rs` (the byte encoding of postings and positions), `saved.rs` (the index's
-//! text form in `.smarthole/search-index.txt`, written and read a piece at a time).
+//! compacted, asked), `postings.rs` (one term's list), `terms.rs` (what a term is, and the
+//! literals a regex cannot match without), `varint.rs` (the byte encoding of postings and
+//! positions), `saved.rs` and `saved_read.rs` (the persisted form: a manifest,
+//! `.smarthole/search-index.txt`, naming 512 KB pieces under `.smarthole/search-index/`, written
+//! and read a piece at a time).
 
 mod inverted;
+mod postings;
 pub(crate) mod saved;
+pub(crate) mod saved_read;
 mod terms;
 mod varint;
 

@@ -1,392 +1,239 @@
-//! The search index's text form (`.smarthole/search-index.txt`): a header line (format, notes, a
-//! checksum of the rest, layout), the terms, then one line per note with its term ids and
-//! positions as base64 of their varints — read back without parsing a number per position.
+//! The search index on disk: a small manifest, `.smarthole/search-index.txt` (format, counts, and
+//! each piece's file, length and checksum, then a checksum of those lines), naming pieces in
+//! `.smarthole/search-index/` of about [`PIECE_BYTES`] bytes each (base64 text, as the data
+//! folder's host calls carry text). The pieces hold the index as it is in memory — every term with
+//! its postings, then every note slot (a removed note's too, so ids stay as they were) — so a
+//! restart copies postings back instead of rebuilding them from each note's terms.
 //!
-//! Written and read a piece at a time: at 100,000 notes the text is about 150 MB and takes
-//! seconds either way, and the core shares its thread with the chat, the hub and Stop. The
-//! caller gives the event loop a turn between pieces (`tools::budget::Budget::pace`); the unit
-//! tests read and write a whole text at once (`Index::to_text`, `Index::from_text`).
+//! Why pieces: at 100,000 notes the index is about 100 MB; written or read as one text it crossed
+//! the wasm boundary in one string and was held whole beside the index (the wasm memory, which
+//! never shrinks, grew to about 800 MB) and stalled the event loop for over a second. A piece is
+//! made, written and dropped, or read, checked and dropped, before the next; the caller gives the
+//! event loop a turn between steps (`tools::budget::Budget::pace`).
+//!
+//! Anything off — a checksum, a length, a record, a count — and the whole is damaged: the caller
+//! rebuilds, never trusting it. A file of another format (the one-text form of before) is damaged
+//! the same way, and replaced at the next save.
 
-use sha2::{Digest, Sha256};
+use base64::Engine;
 
-use super::inverted::{doc_bytes, term_counts, Doc, Index};
-use super::terms::is_term;
-use super::varint::{read_ascending, read_varint, write_ascending};
+use super::inverted::{Doc, Index};
+use super::varint::{push_varint, push_varint64};
 
-/// The persisted format's name and version.
-const FORMAT: &str = "smarthole-search-index-1";
-/// The layout of its note lines (a file without it, or with another, is rebuilt).
-const LAYOUT: &str = "b64v2";
-/// Terms written or read in one piece.
-const TERMS_PER_PIECE: usize = 4096;
-/// Notes written or read in one piece.
-const NOTES_PER_PIECE: usize = 64;
-/// Bytes of the body hashed in one piece.
-const HASHED_PER_PIECE: usize = 1 << 20;
+/// The manifest's file, in the plugin's data folder.
+pub(crate) const MANIFEST: &str = "search-index.txt";
+/// The pieces' folder.
+pub(crate) const FOLDER: &str = "search-index";
+/// The persisted format's name and version (the manifest's first word).
+const FORMAT: &str = "smarthole-search-index-2";
+/// Bytes of index in one piece (before base64).
+pub(crate) const PIECE_BYTES: usize = 1 << 19;
+/// Terms or notes written or read in one step.
+pub(super) const PER_STEP: usize = 256;
 
-const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Bytes as base64 without padding.
-fn base64(bytes: &[u8], out: &mut String) {
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for k in 0..=chunk.len() {
-            out.push(char::from(BASE64[(n >> (18 - 6 * k) & 63) as usize]));
-        }
-    }
-}
-
-/// [`base64`] back, into `scratch`; `None` for a character out of the alphabet or a bad length.
-fn unbase64<'s>(text: &str, scratch: &'s mut Vec<u8>) -> Option<&'s [u8]> {
-    scratch.clear();
-    if text.len() % 4 == 1 {
-        return None;
-    }
-    let value = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        }))
-    };
-    for chunk in text.as_bytes().chunks(4) {
-        let mut n = 0u32;
-        for (k, &c) in chunk.iter().enumerate() {
-            n |= value(c)? << (18 - 6 * k);
-        }
-        for k in 0..chunk.len() - 1 {
-            scratch.push((n >> (16 - 8 * k)) as u8);
-        }
-    }
-    Some(scratch)
-}
-
-/// Hashes `body` a piece at a time; the checksum once all of it is hashed.
-struct Hashing {
-    hasher: Sha256,
-    at: usize,
-}
-
-impl Hashing {
-    fn new() -> Self {
-        Hashing { hasher: Sha256::new(), at: 0 }
-    }
-
-    fn step(&mut self, body: &str) -> Option<String> {
-        let end = (self.at + HASHED_PER_PIECE).min(body.len());
-        self.hasher.update(&body.as_bytes()[self.at..end]);
-        self.at = end;
-        (end == body.len()).then(|| {
-            let digest = std::mem::take(&mut self.hasher).finalize();
-            digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
-        })
-    }
-}
-
-/// Where a writer is.
-enum Writing {
-    Terms(usize),
-    Notes(usize),
-    Checksum(Hashing),
-}
-
-/// The text of an index, written a piece at a time. The index must not change between pieces
-/// (the indexer writes under the lock its changes take).
-pub(crate) struct TextWriter {
-    /// Terms renumbered densely in the order written (the order, and so the deltas, kept).
-    renumber: Vec<u32>,
-    written: u32,
-    body: String,
-    at: Writing,
-}
-
-impl TextWriter {
-    pub(crate) fn new(index: &Index) -> Self {
-        TextWriter { renumber: vec![0; index.terms.len()], written: 0, body: String::new(), at: Writing::Terms(0) }
-    }
-
-    /// Writes the next piece; the whole text once it is written.
-    pub(crate) fn step(&mut self, index: &Index) -> Option<String> {
-        match &mut self.at {
-            Writing::Terms(next) => {
-                let end = (*next + TERMS_PER_PIECE).min(index.terms.len());
-                for t in *next..end {
-                    if index.postings[t].live > 0 {
-                        self.renumber[t] = self.written;
-                        self.written += 1;
-                        self.body.push_str(index.terms.get(t));
-                        self.body.push('\n');
-                    }
-                }
-                *next = end;
-                if end == index.terms.len() {
-                    self.body.push('\n');
-                    self.at = Writing::Notes(0);
-                }
-                None
-            }
-            Writing::Notes(next) => {
-                let end = (*next + NOTES_PER_PIECE).min(index.docs.len());
-                for doc in index.docs[*next..end].iter().flatten() {
-                    note_line(&mut self.body, &self.renumber, doc);
-                }
-                *next = end;
-                if end == index.docs.len() {
-                    self.at = Writing::Checksum(Hashing::new());
-                }
-                None
-            }
-            Writing::Checksum(hashing) => {
-                let sum = hashing.step(&self.body)?;
-                let header = format!("{FORMAT} {} {sum} {LAYOUT}\n", index.len());
-                let mut text = String::with_capacity(header.len() + self.body.len());
-                text.push_str(&header);
-                text.push_str(&self.body);
-                Some(text)
-            }
-        }
-    }
-}
-
-/// One note's line: path, size, time, unreadable, tokens, long lines, then its terms (renumbered)
-/// and positions as base64.
-fn note_line(body: &mut String, renumber: &[u32], doc: &Doc) {
-    let terms = write_ascending(read_ascending(&doc.terms).map(|t| renumber[t as usize]));
-    body.push_str(&doc.path.replace(['\t', '\n'], " "));
-    body.push_str(&format!(
-        "\t{}\t{}\t{}\t{}\t{}\t",
-        doc.size,
-        doc.modified_ms,
-        u8::from(doc.unreadable),
-        doc.tokens,
-        doc.long_lines
-    ));
-    base64(&terms, body);
-    body.push('\t');
-    base64(&doc.positions, body);
-    body.push('\n');
-}
-
-/// Where a reader is.
-enum Reading<'t> {
-    Checksum(Hashing),
-    Terms(std::str::Split<'t, char>),
-    Notes(std::str::Lines<'t>),
-}
-
-/// An index read back from its text a piece at a time. Anything off — the checksum, a term, a
-/// note line, the count — and it is damaged: the caller rebuilds, never trusting it.
-pub(crate) struct TextReader<'t> {
-    count: usize,
-    sum: &'t str,
-    body: &'t str,
-    terms: &'t str,
-    notes: &'t str,
-    index: Index,
-    scratch: Vec<u8>,
-    at: Reading<'t>,
-}
-
-/// The text is not an index this version wrote whole.
+/// The index's files are not an index this version wrote whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Damaged;
 
-impl<'t> TextReader<'t> {
-    /// Reads the header; damaged when it is not this format's.
-    pub(crate) fn new(text: &'t str) -> Result<Self, Damaged> {
-        let (header, body) = text.split_once('\n').ok_or(Damaged)?;
-        let mut head = header.split(' ');
+/// A checksum of a piece's text: finds damage (a torn write, a sync tool's merge, a changed
+/// byte), not tampering. Four words at a time in four lanes the processor can work on together:
+/// SHA-256 over the 190 MB of a 100,000-note index cost a restart about a second.
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mix = |h: u64, word: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..word.len()].copy_from_slice(word);
+        let h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        h ^ (h >> 29)
+    };
+    let mut lanes = [1u64, 2, 3, 4].map(|l| (bytes.len() as u64).wrapping_add(l).wrapping_mul(K));
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            *lane = mix(*lane, word);
+        }
+    }
+    let mut h = lanes.iter().fold(K, |h, &lane| mix(h, &lane.to_le_bytes()));
+    for word in blocks.remainder().chunks(8) {
+        h = mix(h, word);
+    }
+    mix(h, &[])
+}
+
+/// One piece as the manifest names it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PieceRef {
+    /// Its file, in the data folder.
+    pub(crate) path: String,
+    /// Its text's length in bytes.
+    pub(crate) chars: usize,
+    pub(super) sum: u64,
+}
+
+/// What the manifest says.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Manifest {
+    /// Live notes.
+    pub(super) notes: usize,
+    /// Note slots (live and removed).
+    pub(super) slots: usize,
+    pub(super) terms: usize,
+    pub(crate) pieces: Vec<PieceRef>,
+}
+
+impl Manifest {
+    /// The manifest's text: a header, a line per piece, the checksum of those lines.
+    fn text(&self) -> String {
+        let mut out = format!("{FORMAT} {} {} {}\n", self.notes, self.slots, self.terms);
+        for p in &self.pieces {
+            out.push_str(&format!("{} {} {:016x}\n", p.path, p.chars, p.sum));
+        }
+        let sum = checksum(out.as_bytes());
+        out.push_str(&format!("end {sum:016x}\n"));
+        out
+    }
+
+    /// A manifest read back; damaged when anything in it is off (another format included).
+    pub(crate) fn read(text: &str) -> Result<Manifest, Damaged> {
+        let body_end = text.trim_end_matches('\n').rfind('\n').ok_or(Damaged)? + 1;
+        let (body, end) = text.split_at(body_end);
+        let sum = end.strip_prefix("end ").and_then(|s| u64::from_str_radix(s.trim_end(), 16).ok()).ok_or(Damaged)?;
+        if sum != checksum(body.as_bytes()) || end.trim_end().len() + 1 != end.len() {
+            return Err(Damaged);
+        }
+        let mut lines = body.lines();
+        let mut head = lines.next().ok_or(Damaged)?.split(' ');
         if head.next() != Some(FORMAT) {
             return Err(Damaged);
         }
-        let count: usize = head.next().and_then(|c| c.parse().ok()).ok_or(Damaged)?;
-        let sum = head.next().ok_or(Damaged)?;
-        if head.next() != Some(LAYOUT) || head.next().is_some() {
+        let mut count = || head.next().and_then(|c| c.parse::<usize>().ok()).ok_or(Damaged);
+        let (notes, slots, terms) = (count()?, count()?, count()?);
+        let mut pieces = Vec::new();
+        for line in lines {
+            let mut f = line.split(' ');
+            let path = f
+                .next()
+                .filter(|p| p.strip_prefix(FOLDER).is_some_and(|r| r.starts_with('/')) && !p.contains(".."))
+                .ok_or(Damaged)?;
+            let chars = f.next().and_then(|c| c.parse().ok()).ok_or(Damaged)?;
+            let sum = f.next().and_then(|s| u64::from_str_radix(s, 16).ok()).ok_or(Damaged)?;
+            pieces.push(PieceRef { path: path.to_owned(), chars, sum });
+        }
+        // Every record takes at least a byte: counts past the bytes are a damaged header (and
+        // would otherwise size allocations).
+        let bytes: usize = pieces.iter().map(|p| p.chars).sum();
+        if notes > slots || slots.saturating_add(terms) > bytes.saturating_add(1) {
             return Err(Damaged);
         }
-        let (terms, notes) =
-            body.split_once("\n\n").or_else(|| body.strip_prefix('\n').map(|n| ("", n))).ok_or(Damaged)?;
-        Ok(TextReader {
-            count,
-            sum,
-            body,
-            terms,
-            notes,
-            index: Index::default(),
-            scratch: Vec::new(),
-            at: Reading::Checksum(Hashing::new()),
-        })
-    }
-
-    /// Reads the next piece; the index once all of it is read.
-    pub(crate) fn step(&mut self) -> Result<Option<Index>, Damaged> {
-        match &mut self.at {
-            Reading::Checksum(hashing) => {
-                if let Some(sum) = hashing.step(self.body) {
-                    if sum != self.sum {
-                        return Err(Damaged);
-                    }
-                    self.at = if self.terms.is_empty() {
-                        Reading::Notes(self.notes.lines())
-                    } else {
-                        Reading::Terms(self.terms.split('\n'))
-                    };
-                }
-                Ok(None)
-            }
-            Reading::Terms(terms) => {
-                for _ in 0..TERMS_PER_PIECE {
-                    let Some(term) = terms.next() else {
-                        self.at = Reading::Notes(self.notes.lines());
-                        return Ok(None);
-                    };
-                    if !is_term(term) || self.index.term_ids.contains_key(term) {
-                        return Err(Damaged);
-                    }
-                    self.index.term_id(term);
-                }
-                Ok(None)
-            }
-            Reading::Notes(lines) => {
-                for _ in 0..NOTES_PER_PIECE {
-                    let Some(line) = lines.next() else {
-                        let mut index = std::mem::take(&mut self.index);
-                        index.held = index.measure();
-                        return if index.len() == self.count { Ok(Some(index)) } else { Err(Damaged) };
-                    };
-                    read_note(&mut self.index, line, &mut self.scratch).ok_or(Damaged)?;
-                }
-                Ok(None)
-            }
-        }
+        Ok(Manifest { notes, slots, terms, pieces })
     }
 }
 
-/// One note line into the index; `None` when anything in it is off.
-fn read_note(index: &mut Index, line: &str, scratch: &mut Vec<u8>) -> Option<()> {
-    let mut f = line.split('\t');
-    let path = f.next()?;
-    let size = f.next()?.parse().ok()?;
-    let modified_ms = f.next()?.parse().ok()?;
-    let unreadable = match f.next()? {
-        "0" => false,
-        "1" => true,
-        _ => return None,
-    };
-    let tokens: u32 = f.next()?.parse().ok()?;
-    let long_lines: u32 = f.next()?.parse().ok()?;
-    let terms: Box<[u8]> = unbase64(f.next()?, scratch)?.into();
-    let positions: Box<[u8]> = unbase64(f.next()?, scratch)?.into();
-    if f.next().is_some() || index.by_path.contains_key(path) {
-        return None;
+/// What a writer's step made.
+pub(crate) enum Written {
+    /// A piece to write to its file.
+    Piece(String, String),
+    /// The manifest, once every piece is made (written last: until then the old one stands).
+    Manifest(String),
+}
+
+/// An index written a piece at a time. The index must not change between steps (the indexer
+/// writes under the lock its changes take).
+pub(crate) struct Writer {
+    generation: u64,
+    next_term: usize,
+    next_doc: usize,
+    bytes: Vec<u8>,
+    pieces: Vec<PieceRef>,
+}
+
+impl Writer {
+    /// `generation` names this save's pieces apart from the last one's (still the manifest's
+    /// until this one is written).
+    pub(crate) fn new(generation: u64) -> Self {
+        Writer { generation, next_term: 0, next_doc: 0, bytes: Vec::new(), pieces: Vec::new() }
     }
-    let doc = Doc { path: path.to_owned(), size, modified_ms, unreadable, tokens, long_lines, terms, positions };
-    // Every term known and ascending, every position list whole, the token count right.
-    let (mut previous, mut total, mut at) = (None, 0u64, 0usize);
-    for (k, t) in read_ascending(&doc.terms).enumerate() {
-        if t as usize >= index.terms.len() || (k > 0 && previous == Some(t)) || at >= doc.positions.len() {
-            return None;
-        }
-        previous = Some(t);
-        let n = read_varint(&doc.positions, &mut at);
-        for _ in 0..n {
-            if at >= doc.positions.len() {
-                return None;
+
+    /// The next piece made, or the manifest once all are; `None` while a step only added to a
+    /// piece.
+    pub(crate) fn step(&mut self, index: &Index) -> Option<Written> {
+        let (terms, docs) = (index.terms.len(), index.docs.len());
+        for _ in 0..PER_STEP {
+            if self.bytes.len() >= PIECE_BYTES {
+                return Some(self.piece());
             }
-            read_varint(&doc.positions, &mut at);
+            if self.next_term < terms {
+                let p = &index.postings[self.next_term];
+                let term = index.terms.get(self.next_term);
+                for field in [term.as_bytes(), &p.bytes] {
+                    push_varint(&mut self.bytes, field.len() as u32);
+                    self.bytes.extend_from_slice(field);
+                }
+                push_varint(&mut self.bytes, p.last);
+                push_varint(&mut self.bytes, p.live);
+                self.next_term += 1;
+            } else if self.next_doc < docs {
+                write_doc(&mut self.bytes, index.docs[self.next_doc].as_ref());
+                self.next_doc += 1;
+            } else if !self.bytes.is_empty() {
+                return Some(self.piece());
+            } else {
+                let pieces = std::mem::take(&mut self.pieces);
+                let manifest = Manifest { notes: index.len(), slots: docs, terms, pieces };
+                return Some(Written::Manifest(manifest.text()));
+            }
         }
-        total += u64::from(n);
+        None
     }
-    if at != doc.positions.len() || total != u64::from(doc.tokens) {
-        return None;
+
+    fn piece(&mut self) -> Written {
+        let text = base64::engine::general_purpose::STANDARD.encode(&self.bytes);
+        self.bytes.clear();
+        let path = format!("{FOLDER}/{:016x}-{}.txt", self.generation, self.pieces.len());
+        self.pieces.push(PieceRef { path: path.clone(), chars: text.len(), sum: checksum(text.as_bytes()) });
+        Written::Piece(path, text)
     }
-    let id = index.docs.len() as u32;
-    for (t, n) in term_counts(&doc) {
-        index.postings[t as usize].push(id, n);
+}
+
+/// A note slot: a flag byte (0 removed, 1 live, 3 live but unreadable), then for a live note its
+/// path, size, time, tokens, long lines, terms and positions.
+fn write_doc(out: &mut Vec<u8>, doc: Option<&Doc>) {
+    let Some(doc) = doc else {
+        out.push(0);
+        return;
+    };
+    out.push(1 | u8::from(doc.unreadable) << 1);
+    push_varint(out, doc.path.len() as u32);
+    out.extend_from_slice(doc.path.as_bytes());
+    push_varint64(out, doc.size);
+    push_varint64(out, doc.modified_ms);
+    push_varint(out, doc.tokens);
+    push_varint(out, doc.long_lines);
+    for field in [&doc.terms, &doc.positions] {
+        push_varint(out, field.len() as u32);
+        out.extend_from_slice(field);
     }
-    index.held += doc_bytes(&doc);
-    index.docs.push(Some(doc));
-    index.by_path.insert(path.to_owned(), id);
-    Some(())
 }
 
 #[cfg(test)]
 impl Index {
-    /// The whole text at once.
-    pub(crate) fn to_text(&self) -> String {
-        let mut writer = TextWriter::new(self);
+    /// Every file of the persisted form at once: (path, text), the manifest last.
+    pub(crate) fn to_files(&self) -> Vec<(String, String)> {
+        let mut writer = Writer::new(7);
+        let mut files = Vec::new();
         loop {
-            if let Some(text) = writer.step(self) {
-                return text;
-            }
-        }
-    }
-
-    /// An index read back from [`Index::to_text`] at once; `None` when anything is off.
-    pub(crate) fn from_text(text: &str) -> Option<Index> {
-        let mut reader = TextReader::new(text).ok()?;
-        loop {
-            if let Some(index) = reader.step().ok()? {
-                return Some(index);
+            match writer.step(self) {
+                Some(Written::Piece(path, text)) => files.push((path, text)),
+                Some(Written::Manifest(text)) => {
+                    files.push((MANIFEST.to_owned(), text));
+                    return files;
+                }
+                None => {}
             }
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An index of `notes` notes with `TERMS_PER_PIECE` and more distinct terms.
-    fn big(notes: usize) -> Index {
-        let mut index = Index::default();
-        for n in 0..notes {
-            let words: Vec<String> = (0..80).map(|w| format!("w{}", n * 80 + w)).collect();
-            index.upsert(&format!("n{n}.md"), 10, n as u64, Some(&words.join(" ")));
-        }
-        index
-    }
-
-    #[test]
-    fn a_big_index_is_written_and_read_in_many_pieces_and_comes_back_the_same() {
-        let index = big(NOTES_PER_PIECE * 3);
-        let mut writer = TextWriter::new(&index);
-        let mut pieces = 1;
-        let text = loop {
-            match writer.step(&index) {
-                Some(text) => break text,
-                None => pieces += 1,
-            }
-        };
-        assert!(pieces > 3 + 2, "terms, notes and the checksum in pieces: {pieces}");
-        let mut reader = TextReader::new(&text).unwrap();
-        let mut pieces = 1;
-        let back = loop {
-            match reader.step() {
-                Ok(Some(index)) => break index,
-                Ok(None) => pieces += 1,
-                Err(Damaged) => panic!("damaged after {pieces} pieces"),
-            }
-        };
-        assert!(pieces > 3 + 2, "{pieces}");
-        assert_eq!(back.to_text(), text);
-        assert_eq!(back.len(), index.len());
-        assert_eq!(back.counts("w12345"), index.counts("w12345"));
-    }
-
-    #[test]
-    fn damage_anywhere_is_found_whatever_piece_it_is_in() {
-        let text = big(NOTES_PER_PIECE * 2).to_text();
-        let last_note = text.rfind("\nn").unwrap() + 1;
-        let mut broken = text.clone();
-        broken.replace_range(last_note..last_note + 1, "m");
-        assert_eq!(Index::from_text(&broken).map(|i| i.len()), None, "a changed byte fails the checksum");
-        let (header, body) = text.split_once('\n').unwrap();
-        let miscounted = format!("{}\n{body}", header.replacen(&format!(" {} ", NOTES_PER_PIECE * 2), " 5 ", 1));
-        assert!(Index::from_text(&miscounted).is_none(), "a header that miscounts the notes");
-        assert!(Index::from_text(&text[..text.len() - 1]).is_none());
-    }
-}
+#[path = "saved_tests.rs"]
+mod tests;

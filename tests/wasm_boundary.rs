@@ -42,7 +42,7 @@ export function makeHost(replies) {
     async renameFile(a, b) { host.files.set(b, host.files.get(a)); host.files.delete(a); },
     async fileSize(p) { return host.files.has(p) ? new TextEncoder().encode(host.files.get(p)).length : null; },
     httpStart(req) {
-      host.requests.push(JSON.parse(req.body));
+      host.requests.push(JSON.parse(new TextDecoder().decode(req.body)));
       const index = host.requests.length - 1;
       const reply = replies[index] ?? { text: "ok" };
       const chunks = reply.status ? [JSON.stringify({ type: "error", error: { type: reply.type, message: "scripted" } })] : textEvents(reply.text ?? "");

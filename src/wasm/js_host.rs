@@ -286,8 +286,13 @@ impl Host for JsHost {
             headers: &request.headers,
             stream: request.stream,
         });
-        Reflect::set(&js_request, &JsValue::from_str("body"), &JsValue::from_str(&request.body))
-            .map_err(|e| HostError::Network(js_message(&e)))?;
+        // As bytes: a string would be decoded from UTF-8 here and encoded again by the host's
+        // fetch (~0.5 ms each at 1,000 turns, issue 37).
+        if !request.body.is_empty() {
+            let body = js_sys::Uint8Array::from(request.body.as_bytes());
+            Reflect::set(&js_request, &JsValue::from_str("body"), &body)
+                .map_err(|e| HostError::Network(js_message(&e)))?;
+        }
         let handle = self.object.http_start(js_request).map_err(net_error)?;
         // Owned from here: dropping this future while the head is awaited aborts the request.
         let body = JsBody { handle, finished: false };

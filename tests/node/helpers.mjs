@@ -1,4 +1,5 @@
 // Shared helpers for the end-to-end tests: run the headless command, read a vault's state.
+import { historyFileLines } from "../peers/history-lines.mjs";
 import { spawn } from "node:child_process";
 import net from "node:net";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, symlinkSync } from "node:fs";
@@ -74,27 +75,6 @@ export async function once(vault, baseUrl, text, extra = [], options = {}) {
     /* the caller asserts on the raw run */
   }
   return { ...run, result };
-}
-
-/** A history file's lines as whole lines (the core's reader, `src/conversation/stored_line.rs`):
- * the stored form leaves out the message id its line id holds, `visible` when true, and the source
- * and time a later line of a turn shares with the first; one text block is stored as its text. */
-export function historyFileLines(text) {
-  const lines = [];
-  let first = null;
-  for (const raw of text.split("\n").filter(Boolean)) {
-    const line = JSON.parse(raw);
-    line.messageId ??= line.id.slice(0, line.id.lastIndexOf("#"));
-    if (first?.messageId !== line.messageId || lines.at(-1)?.turn) first = null;
-    line.source ??= first?.source ?? "direct";
-    line.ts ??= first?.ts;
-    line.visible ??= true;
-    if (typeof line.content === "string") line.content = [{ type: "text", text: line.content }];
-    if (line.turn) line.turn.toolsUsed ??= [];
-    first ??= line;
-    lines.push(line);
-  }
-  return lines;
 }
 
 /** Every history line of the vault, in the order of the index. */

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startScriptedServer } from "./anthropic-server.mjs";
+import { historyFileLines } from "./history-lines.mjs";
 import { PromptCache, inputEquivalent, uncachedEquivalent } from "./prompt-cache.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -64,7 +65,7 @@ export async function runCachedConversation({ turns = 30, toolEvery = 3, model =
     }
     const totals = await processor.usageTotals();
     const logs = readdirSync(path.join(dataDir, "conversations")).filter((f) => f.endsWith(".jsonl"));
-    const lines = logs.flatMap((f) => readFileSync(path.join(dataDir, "conversations", f), "utf8").trim().split("\n").map((l) => JSON.parse(l)));
+    const lines = logs.flatMap((f) => historyFileLines(readFileSync(path.join(dataDir, "conversations", f), "utf8")));
     return { requests: server.requests.slice(), results, requestsOfTurn, lines, totals };
   } finally {
     processor.dispose?.();

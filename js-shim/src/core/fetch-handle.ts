@@ -10,9 +10,9 @@ export function fetchHandle(fetchFn: typeof fetch, request: HttpRequestSpec, ref
   const controller = new AbortController();
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   let fallback: HttpHandle | null = null;
-  // An empty body is none (a GET may not carry one). A redirect is never followed: the request
+  // An empty body is absent (a GET may not carry one). A redirect is never followed: the request
   // carries the key, and the core tells the user where the server pointed instead.
-  const init: RequestInit = { method: request.method, headers: request.headers, body: request.body || undefined, signal: controller.signal, redirect: "manual" };
+  const init: RequestInit = { method: request.method, headers: request.headers, body: request.body, signal: controller.signal, redirect: "manual" };
   const response = fetchFn(request.url, init).then(
     (res) => {
       // A page's fetch hides a redirect's status and target ("opaqueredirect", status 0):

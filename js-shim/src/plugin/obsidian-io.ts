@@ -183,7 +183,7 @@ function bufferedRequest(request: HttpRequestSpec): HttpHandle {
     url: request.url,
     method: request.method,
     headers: Object.fromEntries(request.headers),
-    body: request.body || undefined,
+    body: request.body && new TextDecoder().decode(request.body),
     throw: false,
   }).then((res) => ({ res, body: new Uint8Array(res.arrayBuffer) }));
   let sent = false;

@@ -50,7 +50,9 @@ export interface HttpRequestSpec {
   method: string;
   url: string;
   headers: [string, string][];
-  body: string;
+  /** The body as UTF-8 bytes (absent when empty): the host sends them as they are, so a long
+   * conversation's request is not turned into a JavaScript string and back (issue 37). */
+  body?: Uint8Array<ArrayBuffer>;
   stream: boolean;
 }
 

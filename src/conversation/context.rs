@@ -25,6 +25,20 @@ struct CachedMessage {
     content: String,
 }
 
+/// The history last sent, kept to be extended rather than built again: a conversation's requests
+/// start at the same turn until it grows by a trimming step, so a call only appends what was
+/// recorded since (issue 37: building 2,000 messages anew was a quarter of a millisecond a call).
+#[derive(Debug, Clone)]
+struct SentHistory {
+    /// Its first message, counted from the conversation's start (forgetting never moves it).
+    start: usize,
+    /// The messages it holds end here, counted the same way.
+    end: usize,
+    /// A user message was reached (the history opens with one).
+    opened: bool,
+    json: MessagesJson,
+}
+
 /// The active conversation's messages in sendable form.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ContextCache {
@@ -36,6 +50,9 @@ pub(crate) struct ContextCache {
     /// Tokens of the turns forgotten: `tokens_before` counts from there, the trimming steps from
     /// the conversation's start (so forgetting never moves them).
     forgotten_tokens: usize,
+    /// Messages forgotten: `messages[i]` is the conversation's message `forgotten_messages + i`.
+    forgotten_messages: usize,
+    sent: std::cell::RefCell<Option<SentHistory>>,
 }
 
 impl ContextCache {
@@ -79,6 +96,7 @@ impl ContextCache {
         }
         let base = self.tokens_before[start];
         self.forgotten_tokens += base;
+        self.forgotten_messages += start;
         self.messages.drain(..start);
         self.tokens_before.drain(..start);
         for tokens in &mut self.tokens_before {
@@ -111,17 +129,23 @@ impl ContextCache {
         let cut = total.saturating_sub(budget).div_ceil(step) * step;
         let forgotten = self.forgotten_tokens;
         let first_turn = self.turn_starts.partition_point(|&start| forgotten + self.tokens_before[start] < cut);
-        let mut out = MessagesJson::new();
-        let Some(&start) = self.turn_starts.get(first_turn) else { return out };
-        let mut opened = false;
-        for message in &self.messages[start..] {
+        let Some(&start) = self.turn_starts.get(first_turn) else { return MessagesJson::new() };
+        let (start, end) = (self.forgotten_messages + start, self.forgotten_messages + self.messages.len());
+        let mut kept = self.sent.borrow_mut();
+        let sent = match kept.take() {
+            Some(sent) if sent.start == start && sent.end <= end => sent,
+            _ => SentHistory { start, end: start, opened: false, json: MessagesJson::new() },
+        };
+        let sent = kept.insert(sent);
+        for message in &self.messages[sent.end - self.forgotten_messages..] {
             // The API wants the conversation to open with the user.
-            opened |= message.role == Role::User;
-            if opened {
-                out.push_content(message.role, &message.content);
+            sent.opened |= message.role == Role::User;
+            if sent.opened {
+                sent.json.push_content(message.role, &message.content);
             }
         }
-        out
+        sent.end = end;
+        sent.json.clone()
     }
 }
 
@@ -190,6 +214,21 @@ mod tests {
         let mut out = String::new();
         cache.history(budget).write_with(&[], &mut out);
         serde_json::from_str(&out).unwrap()
+    }
+
+    #[test]
+    fn the_history_kept_from_the_last_request_is_what_a_fresh_build_gives() {
+        let mut cache = ContextCache::new();
+        for i in 0..120 {
+            cache.push_turn(&tool_turn(&format!("m{i}")));
+            if i % 17 == 0 {
+                cache.forget_beyond(400);
+            }
+            for budget in [300, 300, 1_000, 300] {
+                let fresh = ContextCache { sent: Default::default(), ..cache.clone() };
+                assert_eq!(cache.history(budget), fresh.history(budget), "turn {i}, budget {budget}");
+            }
+        }
     }
 
     #[test]

@@ -2,14 +2,19 @@
 import { Platform } from "obsidian";
 import type { Inflate } from "../core/load.ts";
 
-/** The desktop app's synchronous inflate; null on mobile, where DecompressionStream does it. */
+/** The desktop app's synchronous inflate; null on mobile, or wherever Node's modules cannot be
+ * loaded, where DecompressionStream does it. */
 export function desktopInflate(): Inflate | null {
   if (Platform.isDesktop && Platform.isDesktopApp) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- Obsidian's plugins are CommonJS; zlib on desktop only
-    const zlib = require("node:zlib") as typeof import("node:zlib");
-    // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- as above
-    const { Buffer } = require("node:buffer") as typeof import("node:buffer");
-    return (base64) => new Uint8Array(zlib.gunzipSync(Buffer.from(base64, "base64")));
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- Obsidian's plugins are CommonJS; zlib on desktop only
+      const zlib = require("node:zlib") as typeof import("node:zlib");
+      // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- as above
+      const { Buffer } = require("node:buffer") as typeof import("node:buffer");
+      return (base64) => new Uint8Array(zlib.gunzipSync(Buffer.from(base64, "base64")));
+    } catch {
+      return null;
+    }
   }
   return null;
 }

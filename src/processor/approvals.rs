@@ -176,12 +176,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
         }
     }
 
-    /// A request's new status: saved and shown.
+    /// A request's new status: shown, then saved. Shown first: the turn that waited on it goes on
+    /// as soon as it is settled in the book, so a view told only after the write (an HTTP round
+    /// trip on the page, slow under load) could draw the tool's end before its outcome.
     pub(super) async fn settled(&self, request: &ApprovalRequest) {
+        self.inner.host.emit(&Event::ApprovalResolved { request: Box::new(request.clone()) });
         if let Err(e) = self.persist_approval(request).await {
             self.inner.host.log(LogLevel::Warn, &format!("could not save approval {}: {e}", request.id));
         }
-        self.inner.host.emit(&Event::ApprovalResolved { request: Box::new(request.clone()) });
     }
 
     pub(super) async fn persist_approval(&self, request: &ApprovalRequest) -> Result<(), String> {

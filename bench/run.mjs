@@ -228,7 +228,9 @@ core\` itself: the inbox write beside the rest). At the end of the 1,050-turn ru
 1.3 ms of 2.4: the request body (230 KB at 1,000 turns) was built in the core, decoded from UTF-8
 into a JavaScript string for the host, and encoded again by \`fetch\` (each ~0.3–0.6 ms for 230 KB).
 The body now crosses as bytes (\`HttpRequestSpec.body\` is a \`Uint8Array\`; Obsidian's \`requestUrl\`
-fallback decodes it): the rest went to 0.5 ms p50. What is left of the p50 is the floor: the inbox
+fallback decodes it): the rest went to 0.5 ms p50. The context cache now also keeps the history
+it last sent and extends it (it built up to 2,000 messages anew for each request): about 0.1 ms
+less at 1,000 turns in a paired probe, not yet in the table's runs. What is left of the p50 is the floor: the inbox
 entry's atomic write (temp file, fsync, rename, fsync of the folder) is 0.57–0.80 ms p50 on this
 disk, so a p50 under 1 ms would need the rest under ~0.3 ms at 1,000 turns, or one fsync fewer (an
 appended inbox log instead of a file a message): not done. The p99 follows the fsyncs' own p99

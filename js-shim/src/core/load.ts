@@ -23,6 +23,11 @@ function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
  * stream is JavaScript over zlib: ~60 ms for the core). */
 export type Inflate = (base64: string) => Uint8Array<ArrayBuffer>;
 
+/** Node's zlib and Buffer as an [`Inflate`]: the Node host's, and the desktop app's. */
+export function zlibInflate(zlib: Pick<typeof import("node:zlib"), "gunzipSync">, buffer: typeof import("node:buffer").Buffer): Inflate {
+  return (base64) => new Uint8Array(zlib.gunzipSync(buffer.from(base64, "base64")));
+}
+
 /** The compiled module, once. Without `inflate`, inflated and compiled as one stream, so
  * compiling starts with the first inflated bytes instead of after the last. */
 function wasmModule(inflate?: Inflate | null): Promise<WebAssembly.Module> {

@@ -1,6 +1,6 @@
 // Node's zlib on the desktop app (Electron) for the core's wasm (core/load.ts); null on mobile.
 import { Platform } from "obsidian";
-import type { Inflate } from "../core/load.ts";
+import { zlibInflate, type Inflate } from "../core/load.ts";
 
 /** The desktop app's synchronous inflate; null on mobile, or wherever Node's modules cannot be
  * loaded, where DecompressionStream does it. */
@@ -11,7 +11,7 @@ export function desktopInflate(): Inflate | null {
       const zlib = require("node:zlib") as typeof import("node:zlib");
       // eslint-disable-next-line @typescript-eslint/no-require-imports, no-undef -- as above
       const { Buffer } = require("node:buffer") as typeof import("node:buffer");
-      return (base64) => new Uint8Array(zlib.gunzipSync(Buffer.from(base64, "base64")));
+      return zlibInflate(zlib, Buffer);
     } catch {
       return null;
     }

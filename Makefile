@@ -20,7 +20,7 @@ help:
 	@echo "make build   dist/ (the Obsidian plugin: main.js, manifest.json, styles.css), pkg/, js-shim/dist/"
 	@echo "make bench   benchmarks → target/bench/results.json and docs/BENCHMARKS.md"
 	@echo "make fuzz    every fuzz target for FUZZ_SECONDS each (default 300; make test runs 30)"
-	@echo "make soak    crash torture (TORTURE_KILLS, default 200) and the soak (SOAK_MESSAGES, default 10000)"
+	@echo "make soak    crash torture (TORTURE_KILLS, default 200) and the soaks (SOAK_MESSAGES, default 10000): the built-in agent with faults, an ACP agent searching an indexed vault"
 
 setup:
 	@scripts/ensure-tools.sh

@@ -16,7 +16,6 @@
 //   memory, the restart with the persisted index; ripgrep's scan of the same folder beside them.
 // Alone: `node bench/meaning.mjs` (after `make build`) prints the numbers and splices its section
 // into docs/BENCHMARKS.md.
-import http from "node:http";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -27,6 +26,7 @@ import { embedAll, embeddingServer, vectorCache } from "./meaning-recall.mjs";
 import { meaningVault, vaultNotes } from "./meaning-vault.mjs";
 import { harness, ripgrep, stallMeter, vault } from "./search.mjs";
 import { spliceSection } from "./markdown.mjs";
+import { embeddingsEndpoint, hashedEmbeddingServer } from "../tests/peers/hashed-embeddings.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const LOCAL_MODEL = path.join(ROOT, "scripts/local-model.sh");
@@ -34,44 +34,6 @@ const round = (x) => Number(x.toFixed(1));
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const MODES = ["words", "meaning", "hybrid"];
 const KS = [1, 5, 10];
-const DIMS = 384;
-
-/** An HTTP server for `/v1/embeddings` answering with `vectorsOf(texts)` (float lists). */
-async function embeddingsEndpoint(vectorsOf) {
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", async () => {
-      try {
-        const input = JSON.parse(body).input;
-        const texts = Array.isArray(input) ? input : [input];
-        const answer = await vectorsOf(texts, body);
-        if (answer.error) {
-          res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.error);
-          return;
-        }
-        const data = answer.vectors.map((v, index) => ({ object: "embedding", index, embedding: Array.from(v) }));
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data, usage: { prompt_tokens: 0 } }));
-      } catch (error) {
-        res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: String(error) } }));
-      }
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-}
-
-/** A vector from a text's words, each hashed to one of 384 dimensions (texts sharing words are close). */
-function hashedVector(text) {
-  const v = new Float32Array(DIMS);
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []) {
-    let h = 2166136261;
-    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-    v[(h >>> 0) % DIMS] += 1;
-  }
-  const norm = Math.hypot(...v) || 1;
-  return v.map((x) => x / norm);
-}
 
 /** The note paths of a `search_files` answer, in order (every mode's form). */
 function answerPaths(output) {
@@ -183,7 +145,7 @@ async function speed(notes, api) {
   const dir = vault(notes);
   const dataDir = path.join(dir, ".smarthole");
   rmSync(dataDir, { recursive: true, force: true });
-  const fake = await embeddingsEndpoint(async (texts) => ({ vectors: texts.map(hashedVector) }));
+  const fake = await hashedEmbeddingServer();
   const settings = { embeddingsBaseUrl: fake.url, embeddingsModel: "hashed-words", searchIndexMaxMb: 2048, meaningIndexMaxMb: 2048 };
   const out = { notes, grep: ripgrep(dir) };
   try {

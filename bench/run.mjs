@@ -327,7 +327,7 @@ ${results.main_js_gzip_bytes > MAIN_JS_GZIP_CEILING ? overBudget(results, kb) : 
 }
 
 /** The charts under docs/bench/: per-message cost against history size, and the last soak's memory. */
-function plots(results, soak) {
+function plots(results, soaks) {
   mkdirSync(path.join(ROOT, "docs/bench"), { recursive: true });
   svgToPng(
     lineChart({
@@ -342,42 +342,54 @@ function plots(results, soak) {
     }),
     path.join(ROOT, "docs/bench/per-message.png"),
   );
-  if (!soak) return;
-  const mb = (b) => b / 1024 / 1024;
-  const points = (key) => soak.samples.map((s) => [s.messages, mb(s[key])]);
-  svgToPng(
-    lineChart({
-      title: `Memory of the headless host during the soak (${soak.messages.toLocaleString("en")} messages)`,
-      xLabel: "messages processed",
-      yLabel: "MB",
-      series: [
-        { name: "process RSS", points: points("rss") },
-        { name: "JS heap used", points: points("heapUsed") },
-        { name: "wasm memory", points: points("wasm") },
-      ],
-    }),
-    path.join(ROOT, "docs/bench/soak-memory.png"),
-  );
+  for (const run of soaks) {
+    const mb = (b) => b / 1024 / 1024;
+    const points = (key) => run.samples.map((s) => [s.messages, mb(s[key])]);
+    svgToPng(
+      lineChart({
+        title: `Memory of the headless host during the soak (${run.messages.toLocaleString("en")} messages${run.agent === "acp" ? ", ACP agent, indexes built" : ""})`,
+        xLabel: "messages processed",
+        yLabel: "MB",
+        series: [
+          { name: "process RSS", points: points("rss") },
+          { name: "JS heap used", points: points("heapUsed") },
+          { name: "wasm memory", points: points("wasm") },
+        ],
+      }),
+      path.join(ROOT, `docs/bench/${soakChart(run)}`),
+    );
+  }
 }
 
-/** The last `make soak` run, if there was one. */
-function lastSoak() {
-  const file = path.join(ROOT, "target/soak/samples.json");
-  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
+/** The chart of a soak run under docs/bench/. */
+const soakChart = (run) => (run.agent === "acp" ? "soak-memory-acp.png" : "soak-memory.png");
+
+/** The last `make soak` runs (the built-in agent's, the ACP agent's), those there were. */
+function lastSoaks() {
+  return ["samples.json", "samples-acp.json"]
+    .map((name) => path.join(ROOT, "target/soak", name))
+    .filter((file) => existsSync(file))
+    .map((file) => JSON.parse(readFileSync(file, "utf8")));
 }
 
-function soakSection(soak) {
-  if (!soak) return "\n## Soak\n\nNo soak run on this machine yet: run `make soak`, then `make bench` to plot it.\n";
+function soakSection(soaks) {
+  if (soaks.length === 0) return "\n## Soak\n\nNo soak run on this machine yet: run `make soak`, then `make bench` to plot it.\n";
   const mb = (b) => `${(b / 1024 / 1024).toFixed(1)} MB`;
-  const at = (fraction) => soak.samples[Math.min(soak.samples.length - 1, Math.floor(fraction * (soak.samples.length - 1)))];
-  const [early, half, end] = [at(0.1), at(0.5), at(1)];
-  return `
-## Soak
-
+  const runs = soaks.map((soak) => {
+    const at = (fraction) => soak.samples[Math.min(soak.samples.length - 1, Math.floor(fraction * (soak.samples.length - 1)))];
+    const [early, half, end] = [at(0.1), at(0.5), at(1)];
+    const how =
+      soak.agent === "acp"
+        ? `answered by the scripted ACP agent (tests/node/fake-acp-agent.mjs) in a vault of ${soak.notes.toLocaleString("en")} notes with
+the search index and the meaning index built (a hashed-words embedding server); the agent searched ${soak.searches} times through
+SmartHole's tools (in words, by meaning and both, in turn), ended ${soak.conversationsEnded} conversations itself, and the hub restarted
+${soak.hubRestarts} times`
+        : `answered by the built-in agent, with ${soak.faults} injected faults (429 and 529 with retry-after-ms,
+connection resets, malformed SSE, in turn), ${soak.hubRestarts} hub restarts and ${soak.conversationsEnded} conversations ended by the model`;
+    return `
 \`make soak\` on ${soak.date.slice(0, 10)}: ${soak.messages.toLocaleString("en")} messages in ${Math.round(soak.seconds)} s through the headless
-host (${soak.api.toLocaleString("en")} over the agent API, ${soak.hub} through the hub), with ${soak.faults} injected faults (429 and 529
-with retry-after-ms, connection resets, malformed SSE, in turn), ${soak.hubRestarts} hub restarts and ${soak.conversationsEnded} conversations
-ended by the model. Every message was answered and recorded exactly once.
+host (${soak.api.toLocaleString("en")} over the agent API, ${soak.hub} through the hub), ${how}. Every message was answered and
+recorded exactly once.
 
 | memory | at 10 % | at 50 % | at the end |
 |---|---|---|---|
@@ -385,8 +397,12 @@ ended by the model. Every message was answered and recorded exactly once.
 | JS heap used | ${mb(early.heapUsed)} | ${mb(half.heapUsed)} | ${mb(end.heapUsed)} |
 | wasm linear memory | ${mb(early.wasm)} | ${mb(half.wasm)} | ${mb(end.wasm)} |
 
-![memory during the soak](bench/soak-memory.png)
+![memory during the soak](bench/${soakChart(soak)})
 `;
+  });
+  return `
+## Soak
+${runs.join("")}`;
 }
 
 // `node bench/run.mjs core` (or BENCH_ONLY=core): only the core overhead and the per-message
@@ -430,7 +446,7 @@ mkdirSync(path.join(ROOT, "target/bench"), { recursive: true });
 const file = path.join(ROOT, "target/bench/results.json");
 const previous = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
 writeFileSync(file, JSON.stringify({ ...previous, ...results }, null, 2) + "\n");
-const soak = lastSoak();
-plots(results, soak);
-writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + BYTES_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + regexSection(results) + meaningSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + agentSection(results) + inlineEditSection(results) + soakSection(soak));
+const soaks = lastSoaks();
+plots(results, soaks);
+writeFileSync(path.join(ROOT, "docs/BENCHMARKS.md"), report(results, new Date().toISOString().slice(0, 10)) + BUNDLE_CUTS_SECTION + BYTES_SECTION + wasmSizeSection(results.wasm_size_breakdown) + localModelSection(results.local_model) + hostileToolsSection(results) + diffSection(results) + hubDisplaySection(results) + promptCacheSection(results) + searchSection(results) + regexSection(results) + meaningSection(results) + mobileSection(results) + longChatSection(results) + attachmentSection(results) + agentSection(results) + inlineEditSection(results) + soakSection(soaks));
 console.log("wrote target/bench/results.json and docs/BENCHMARKS.md");

@@ -15,6 +15,7 @@
 //     "neverConnects": false,           never calls the `smarthole` MCP server it is given (by
 //                                       default it sends it `initialize` once, before answering
 //                                       the first session/new or session/load, as real agents do)
+//     "cycle": false,                   the turns again from the first once all were played
 //     "turns": [                        one per session/prompt, in order (then: "ok", end_turn)
 //       {"stopReason": "end_turn", "steps": [
 //         {"chunk": "text"}             agent_message_chunk
@@ -212,7 +213,8 @@ async function runTurn(sessionId, turn, cancelled) {
 
 async function prompt(msg) {
   const { sessionId } = msg.params;
-  const turn = script.turns?.[turnIndex++] ?? { steps: [{ chunk: "ok" }] };
+  const index = turnIndex++;
+  const turn = script.turns?.[script.cycle ? index % script.turns.length : index] ?? { steps: [{ chunk: "ok" }] };
   let cancel;
   const cancelled = new Promise((resolve) => (cancel = resolve));
   current = { sessionId, cancel };

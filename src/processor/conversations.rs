@@ -2,6 +2,7 @@
 //! processed, the pending question restored into the prompt and updated after the turn, what
 //! happens in the background once a conversation ends (title, summary, retrospection), and the
 //! periodic cleanup of stale questions.
+use std::rc::Rc;
 
 use super::error::ProcessorError;
 use super::handle::MessageProcessor;
@@ -35,7 +36,7 @@ const RECALLED_CONVERSATIONS: usize = 2;
 
 /// What a turn is answered with.
 pub(super) struct TurnContext {
-    pub history: MessagesJson,
+    pub history: Rc<MessagesJson>,
     pub prompt: PromptContext,
     /// The conversation's provider session id (an ACP agent's session).
     pub session: Option<String>,

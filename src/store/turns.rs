@@ -1,6 +1,7 @@
 //! A turn's way in and out of the store: the history a turn is answered with, an earlier
 //! recording of its message, and the append that records it — for the current conversation or
 //! a given one ([`Target`]), O(that turn) whatever the history's size.
+use std::rc::Rc;
 
 use super::current::RecordedTurn;
 use super::error::StoreError;
@@ -31,7 +32,7 @@ impl ConversationStore {
         host: &H,
         target: &Target,
         budget: usize,
-    ) -> Result<MessagesJson, StoreError> {
+    ) -> Result<Rc<MessagesJson>, StoreError> {
         let id = match (target, self.current.as_ref()) {
             (Target::Current, current) => return Ok(current.map(|c| c.context.history(budget)).unwrap_or_default()),
             (Target::Conversation(id), Some(current)) if current.id == *id => {

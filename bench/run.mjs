@@ -1,6 +1,7 @@
 // `make bench`: measures what DESIGN.md §6 budgets, prints it, writes target/bench/results.json
 // and docs/BENCHMARKS.md. Timings are reported, never asserted.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { spliceSection } from "./markdown.mjs";
 import { tmpdir, cpus, totalmem, release } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -326,7 +327,7 @@ ${results.main_js_gzip_bytes > MAIN_JS_GZIP_CEILING ? overBudget(results, kb) : 
 `;
 }
 
-/** The charts under docs/bench/: per-message cost against history size, and the last soak's memory. */
+/** The charts under docs/bench/: per-message cost against history size, and the last soaks' memory. */
 function plots(results, soaks) {
   mkdirSync(path.join(ROOT, "docs/bench"), { recursive: true });
   svgToPng(
@@ -342,6 +343,11 @@ function plots(results, soaks) {
     }),
     path.join(ROOT, "docs/bench/per-message.png"),
   );
+  soakPlots(soaks);
+}
+
+/** The charts of the last soaks' memory under docs/bench/. */
+function soakPlots(soaks) {
   for (const run of soaks) {
     const mb = (b) => b / 1024 / 1024;
     const points = (key) => run.samples.map((s) => [s.messages, mb(s[key])]);
@@ -409,6 +415,14 @@ ${runs.join("")}`;
 // figures (bytes and time against stored history); merges them into target/bench/results.json
 // and prints them, leaving docs/BENCHMARKS.md alone (its other figures need the whole run).
 const ONLY = process.argv[2] ?? process.env.BENCH_ONLY;
+// `node bench/run.mjs soak`: only the soak section and its charts, from the last `make soak`.
+if (ONLY === "soak") {
+  const soaks = lastSoaks();
+  soakPlots(soaks);
+  const doc = path.join(ROOT, "docs/BENCHMARKS.md");
+  writeFileSync(doc, spliceSection(readFileSync(doc, "utf8"), "Soak", soakSection(soaks)));
+  process.exit(0);
+}
 if (ONLY === "core") {
   const core = { machine: machine(), ...(await overhead()), ...(await history()) };
   console.log(JSON.stringify(core, null, 2));

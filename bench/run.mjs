@@ -378,6 +378,21 @@ function lastSoaks() {
     .map((file) => JSON.parse(readFileSync(file, "utf8")));
 }
 
+/** How memory moved after warming up: each figure's mean over the second tenth of the samples
+ * against the last tenth, per message in between (single samples swing with the collector). */
+function drift(soak) {
+  const n = soak.samples.length;
+  const tenth = (d) => soak.samples.slice(Math.floor(((d - 1) * n) / 10), Math.max(Math.floor((d * n) / 10), Math.floor(((d - 1) * n) / 10) + 1));
+  const mean = (part, key) => part.reduce((sum, x) => sum + x[key], 0) / part.length;
+  const [from, to] = [tenth(2), tenth(10)];
+  const messages = mean(to, "messages") - mean(from, "messages");
+  const moved = (key, name) => {
+    const delta = mean(to, key) - mean(from, key);
+    return `${name} ${(mean(from, key) / 1048576).toFixed(1)} → ${(mean(to, key) / 1048576).toFixed(1)} MB (${delta >= 0 ? "+" : ""}${(delta / 1024 / Math.max(messages, 1)).toFixed(2)} KB a message)`;
+  };
+  return `Means of the second tenth of the samples against the last (${Math.round(messages).toLocaleString("en")} messages apart): ${moved("rss", "RSS")}, ${moved("heapUsed", "JS heap")}, ${moved("wasm", "wasm memory")}.`;
+}
+
 function soakSection(soaks) {
   if (soaks.length === 0) return "\n## Soak\n\nNo soak run on this machine yet: run `make soak`, then `make bench` to plot it.\n";
   const mb = (b) => `${(b / 1024 / 1024).toFixed(1)} MB`;
@@ -402,6 +417,8 @@ recorded exactly once.
 | process RSS | ${mb(early.rss)} | ${mb(half.rss)} | ${mb(end.rss)} |
 | JS heap used | ${mb(early.heapUsed)} | ${mb(half.heapUsed)} | ${mb(end.heapUsed)} |
 | wasm linear memory | ${mb(early.wasm)} | ${mb(half.wasm)} | ${mb(end.wasm)} |
+
+${drift(soak)}
 
 ![memory during the soak](bench/${soakChart(soak)})
 `;

@@ -128,6 +128,20 @@ impl Host for JsHost {
         settle(self.object.write_file_atomic(path, text)).await.map(drop)
     }
 
+    async fn read_file_bytes(&self, path: &str) -> Result<Option<Vec<u8>>, HostError> {
+        let value = settle(self.object.read_file_bytes(path)).await?;
+        if value.is_null() || value.is_undefined() {
+            return Ok(None);
+        }
+        bytes_of(value, || format!("{path}: the host gave no bytes")).map(Some)
+    }
+
+    async fn write_file_atomic_bytes(&self, path: &str, bytes: &[u8]) -> Result<(), HostError> {
+        // A copy the host owns: a view of the wasm memory would go stale if it grew meanwhile.
+        let owned = js_sys::Uint8Array::from(bytes);
+        settle(self.object.write_file_atomic_bytes(path, &owned)).await.map(drop)
+    }
+
     async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
         settle(self.object.append_file(path, text)).await.map(drop)
     }

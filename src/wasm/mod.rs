@@ -28,6 +28,7 @@ mod conversations;
 mod convert;
 mod host_object;
 mod js_errors;
+mod memory_steps;
 mod js_host;
 mod links;
 mod platform;

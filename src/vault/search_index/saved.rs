@@ -27,7 +27,7 @@ pub(crate) const FOLDER: &str = "search-index";
 /// The persisted format's name and version (the manifest's first word).
 const FORMAT: &str = "smarthole-search-index-3";
 /// Bytes of index in one piece (a record that starts in it may end past it).
-pub(crate) const PIECE_BYTES: usize = 1 << 19;
+pub(crate) const PIECE_BYTES: usize = 1 << 21;
 /// Terms or notes written or read in one step.
 pub(super) const PER_STEP: usize = 256;
 

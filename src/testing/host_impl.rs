@@ -114,7 +114,8 @@ impl Host for FakeHost {
             self.state.special.borrow_mut().insert(to.to_owned(), kind);
             return Ok(());
         }
-        if let Some(bytes) = self.state.byte_files.borrow_mut().remove(from) {
+        let bytes = self.state.byte_files.borrow_mut().remove(from);
+        if let Some(bytes) = bytes {
             self.put_file_bytes(to, &bytes);
         } else {
             let mut files = self.state.files.borrow_mut();

@@ -392,3 +392,20 @@ fn words_no_note_holds_as_written_rank_the_notes_holding_them() {
     let exact = quick(&host, &p, "search_files", json!({"query": "\"money back\""}));
     assert!(exact.starts_with("1 notes match \"money back\""), "quotes ask for the phrase as written: {exact}");
 }
+
+#[test]
+fn a_fifo_where_a_piece_belongs_is_set_aside_never_opened_and_the_index_rebuilt() {
+    let host = FakeHost::new();
+    for i in 0..30 {
+        host.put_note(&format!("n{i}.md"), &format!("note {i} milk"));
+    }
+    restart(&host);
+    let piece = pieces(&host).remove(0);
+    host.run(Host::remove_file(&host, &piece)).unwrap();
+    host.put_special_file(&piece, "fifo");
+    let p = indexed(&host);
+    assert!(host.unusual_touches().is_empty(), "never opened: {:?}", host.unusual_touches());
+    assert!(host.special_files().iter().any(|(path, _)| path.starts_with(&format!("{piece}.not-a-file-"))));
+    assert!(host.logs().iter().any(|(_, l)| l.contains("search index is damaged or of another version")));
+    assert!(call(&host, &p, "search_files", json!({"query": "milk"})).starts_with("30 notes match"));
+}

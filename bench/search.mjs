@@ -221,23 +221,58 @@ export async function searchBenchmarks() {
 
 /** What the numbers say against the goals (kept with the table). */
 const SEARCH_NOTES = `
-What changed for issue 37 (2026-11-27; the table above is after): the index is persisted as a
-small checksummed manifest, \`.smarthole/search-index.txt\`, naming 512 KB pieces under
-\`.smarthole/search-index/\` that hold the terms with their postings and every note slot as they
-are in memory; each piece is made, written and dropped (or read, checked and dropped) before the
-next, so no whole-index text lives in the wasm memory beside the index, and a restart copies
-postings back instead of rebuilding them from every note's terms. Postings take a byte or two per
-note (the id delta doubled, plus one when a count follows) and are shrunk to their length after a
-build. Long strings from the host (a piece, a note, the listing) cross the boundary as
-\`TextEncoder\` bytes: wasm-bindgen's own copy walks an ASCII string a character at a time in JS
-(1.1 s of the 100,000-note restart in a profile). The listing is made into entries 4,096 at a time
-and laid against the index 2,048 at a time, with a turn of the event loop between; the Node host
-asks lstat of a folder's entries 64 at a time. The default \`searchIndexMaxMb\` is now 256 (the
-100,000-note vault's index, about 170 MB, fits; it was 64), and this benchmark runs with the
-defaults (it set 2,048 before).
+What changed for issue 37, second part (2026-11-27; the table above is after, the machine shared
+with other builds, load average about 3 on 2 cores): the index's pieces are bytes, written and
+read through two data-file host calls of their own, \`write_file_atomic_bytes\` and
+\`read_file_bytes\` (the Node host and Obsidian on desktop through Node's fs, the mobile app
+through the adapter's \`writeBinary\`/\`readBinary\`): no base64 to make, check and decode, and
+no 190 MB of JS strings for the collector. A piece is 2 MB (a quarter of the host round trips of
+512 KB ones) and its checksum reads whole words without a copy each. The wasm memory grows a step
+at a time (a sixteenth of it, 4 to 8 MB: \`src/wasm/memory_steps.rs\`, the global allocator
+watched): each 64 KB growth had V8 collect garbage for "external memory pressure" (about 2,500
+such collections in a traced 100,000-note build, 343 in a restart; 44 in the restart after). The
+Node host's listing asks lstat synchronously, 256 entries at a time with a turn between (through
+fs.promises, 64 at a time, it took about 2 s for 100,000 notes; about 0.8 s now) and joins paths by
+hand (path.join's normalising cost about 300 ms). The listing crosses into the core 1,024 entries
+at a time (4,096 held the event loop 40 to 90 ms on a loaded machine). An index saved by the
+version before (base64 pieces, format 2) reads as another version: rebuilt, its pieces removed at
+the next save. Where a 100,000-note restart goes now (a profile on the loaded machine, about
+3.5 s): the bench's own start of a scripted model server and a core (about 0.5 s), reading and
+checking the pieces (about 1.2 s), the Node host's listing (about 0.8 s), the listing crossing into
+the core and laid against the index (about 0.7 s). In Obsidian the listing comes from the app's own
+in-memory vault.
 
-Before (the run of 2026-11-25 on an idle machine, the one-text form \`search-index.txt\`, ceiling
-raised to 2,048 MB):
+Before this part (the run of the first part, below; the same kind of shared machine):
+
+| notes | index build (longest stall) | restart with index (longest stall) | index / wasm memory |
+|---|---|---|---|
+| 10,000 | 3369 ms (18.2 ms) | 671.8 ms (12.7 ms) | 17.9 MB / 24.9 MB |
+| 100,000 | 99505 ms (195.6 ms) | 8051.3 ms (28.7 ms) | 165.7 MB / 227.9 MB |
+
+Against issue 37's budget at 100,000 notes (the run in the table): a restart ready in 2.9 s,
+counted from before the bench starts its scripted server and a fresh core (under 3 s, barely on
+this machine; 8.1 s before this part); the longest stall of a restart 45 ms and of a build 43 ms
+(under 50; 29 ms and 196 ms before this part, the restart's longer now on a busier machine: in a
+traced run its longest gaps were a Mark-Compact collection of the JS heap holding the listing and
+a slice of the listing crossing); wasm memory 241 MB (under 250; 228 MB before: the last step of
+room). The same steps cost a small index some room: 33 MB of wasm memory at 10,000 notes, 25 MB
+before. Searches in this run are slower than in the run before (p50 25 ms at 100,000 notes, 20 ms
+before), which this part did not touch: the machine was busier.
+
+First part (2026-11-27): the index is persisted as a small checksummed manifest,
+\`.smarthole/search-index.txt\`, naming pieces under \`.smarthole/search-index/\` that hold the
+terms with their postings and every note slot as they are in memory; each piece is made, written
+and dropped (or read, checked and dropped) before the next, so no whole-index text lives in the
+wasm memory beside the index, and a restart copies postings back instead of rebuilding them from
+every note's terms. Postings take a byte or two per note (the id delta doubled, plus one when a
+count follows) and are shrunk to their length after a build. Long strings from the host (a note,
+the listing) cross the boundary as \`TextEncoder\` bytes: wasm-bindgen's own copy walks an ASCII
+string a character at a time in JS (1.1 s of the 100,000-note restart in a profile). The default
+\`searchIndexMaxMb\` is now 256 (the 100,000-note vault's index, about 170 MB, fits; it was 64),
+and this benchmark runs with the defaults (it set 2,048 before).
+
+Before the first part (the run of 2026-11-25 on an idle machine, the one-text form
+\`search-index.txt\`, ceiling raised to 2,048 MB):
 
 | notes | index build (longest stall) | restart with index (longest stall) | index / wasm memory |
 |---|---|---|---|
@@ -245,24 +280,9 @@ raised to 2,048 MB):
 | 10,000 | 4941 ms (35.7 ms) | 1550.3 ms (86.3 ms) | 23 MB / 60.1 MB |
 | 100,000 | 76620.6 ms (539.9 ms) | 19460.7 ms (1517.4 ms) | 214 MB / 793.1 MB |
 
-Where the 793 MB went (read from the code of before): the text made for a save (its body grown by doubling, then copied whole
-with its header: about 150 MB twice beside the index), and at a restart the 150 MB text copied into
-the wasm memory whole before it was parsed. What is left of a restart at 100,000 notes (a CPU
-profile of the Node run): listing the vault in the Node host (100,000 lstat calls, about 1.5 s),
-reading and checking 190 MB of base64 pieces (the JS strings they arrive as cost garbage
-collection too), and the turns the loading gives the event loop every 4 ms. In Obsidian the
-listing comes from the app's own in-memory vault.
-
-Against issue 37's budget at 100,000 notes, with the default settings (the run in the table, the
-machine shared with other builds): wasm memory 228 MB (under 250; 793 MB before); the longest
-stall of a restart 29 ms (under 50; 1.5 s before); a restart ready in about 8 s (19.5 s before:
-not yet under 3 s); the longest stall of a build about 200 ms (540 ms before: not yet under 50).
-In a traced build (\`node --trace-gc\`) the longest gap (149 ms) came with V8 collections started
-for "external memory pressure" (the wasm memory growing with the index), one incremental marking
-step of 53 ms among them, between two notes' indexing; not yet shown to be the only cause.
-Left to do: the pieces as bytes through a bytes host call (no base64, no JS strings for the
-collector: a profile gives it about 1 s of the restart, and checking and decoding the base64 about
-1 s more), fewer and larger wasm memory growths during a build, and the Node host's listing.
+Where the 793 MB went (read from the code of before): the text made for a save (its body grown by
+doubling, then copied whole with its header: about 150 MB twice beside the index), and at a restart
+the 150 MB text copied into the wasm memory whole before it was parsed.
 
 What changed for 100,000 notes (issue 18, 2026-11-23): a search's scope — the notes in the folder the agent
 may open, what was left out, the ranking's corpus, and their paths joined end to end — is worked

@@ -46,6 +46,17 @@ pub(crate) async fn read_bounded<H: Host>(host: &H, path: &str, limit: u64) -> R
     })
 }
 
+/// A file of bytes of `.smarthole/` that must be exactly `size` bytes long (a persisted search
+/// index piece, whose length its manifest records): `None` when it is missing or of another
+/// size (then never read), or not a regular file (set aside, as [`read_bounded`] does).
+pub(crate) async fn read_bytes_exactly<H: Host>(host: &H, path: &str, size: u64) -> Result<Option<Vec<u8>>, HostError> {
+    if regular(host, path, host.file_size(path).await).await? != Some(size) {
+        return Ok(None);
+    }
+    let bytes = regular(host, path, host.read_file_bytes(path).await).await?;
+    Ok(bytes.filter(|b| b.len() as u64 == size))
+}
+
 /// A host's answer about a file, with a file that is not a regular one set aside and taken as
 /// missing.
 async fn regular<H: Host, T>(

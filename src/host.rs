@@ -40,6 +40,12 @@ pub trait Host {
     /// Writes the whole file so that a crash leaves either the old or the new content
     /// (temporary file, flush, rename). Creates missing folders.
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError>;
+    /// The file's bytes, `None` when it does not exist; as [`Host::read_file`], never opened when
+    /// it is not a regular file. For data that is not text (the search index's pieces): no
+    /// base64, and no JS string for the host's garbage collector, on the way in.
+    async fn read_file_bytes(&self, path: &str) -> Result<Option<Vec<u8>>, HostError>;
+    /// Writes the whole file from bytes as [`Host::write_file_atomic`] does from text.
+    async fn write_file_atomic_bytes(&self, path: &str, bytes: &[u8]) -> Result<(), HostError>;
     /// Appends to the file (created if missing) and flushes it to disk; what is not a regular
     /// file is never written to (an error, as for `read_file`).
     async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError>;

@@ -143,6 +143,12 @@ impl<H: Host> Host for Masking<H> {
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.inner.write_file_atomic(path, text).await
     }
+    async fn read_file_bytes(&self, path: &str) -> Result<Option<Vec<u8>>, HostError> {
+        self.inner.read_file_bytes(path).await
+    }
+    async fn write_file_atomic_bytes(&self, path: &str, bytes: &[u8]) -> Result<(), HostError> {
+        self.inner.write_file_atomic_bytes(path, bytes).await
+    }
     async fn append_file(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.inner.append_file(path, text).await
     }

@@ -208,9 +208,12 @@ fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
     }
     restart(&host);
     let saved = host.file("search-index.txt").expect("the index is persisted under .smarthole/");
-    assert!(saved.starts_with("smarthole-search-index-2 30 "), "{}", &saved[..40]);
+    assert!(saved.starts_with("smarthole-search-index-3 30 "), "{}", &saved[..40]);
     let piece = pieces(&host);
     assert_eq!(piece.len(), 1, "{piece:?}");
+    // The piece is bytes (written with write_file_atomic_bytes), not base64 text.
+    let bytes = host.file_bytes(&piece[0]).unwrap();
+    assert!(piece[0].ends_with(".bin") && std::str::from_utf8(&bytes).is_err(), "{}", piece[0]);
     assert!(saved.contains(&piece[0]), "the manifest names its piece: {saved}");
 
     // A restart with nothing changed reads no note.
@@ -225,9 +228,10 @@ fn the_persisted_index_is_loaded_at_restart_and_a_damaged_one_rebuilt() {
     drop(second);
 
     // Damaged (a byte of the piece changed, its checksum no longer fits): never trusted, rebuilt.
-    let text = host.file(&piece[0]).unwrap();
-    let other = if text.starts_with('A') { "B" } else { "A" };
-    host.put_file(&piece[0], &format!("{other}{}", &text[1..]));
+    let mut bytes = host.file_bytes(&piece[0]).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    host.put_file_bytes(&piece[0], &bytes);
     let third = indexed(&host);
     assert!(host.logs().iter().any(|(_, l)| l.contains("search index is damaged")));
     assert!(
@@ -248,17 +252,24 @@ fn a_cut_or_missing_piece_or_the_one_text_form_of_before_is_rebuilt_and_replaced
         host.put_note(&format!("n{i}.md"), &format!("note {i} milk"));
     }
     restart(&host);
-    let damages: [(&str, &Damage); 3] = [
+    let damages: [(&str, &Damage); 4] = [
         ("a piece cut short", &|h| {
             let piece = &pieces(h)[0];
-            let text = h.file(piece).unwrap();
-            h.put_file(piece, &text[..text.len() / 2]);
+            let bytes = h.file_bytes(piece).unwrap();
+            h.put_file_bytes(piece, &bytes[..bytes.len() / 2]);
         }),
         ("a piece missing", &|h| h.run(Host::remove_file(h, &pieces(h)[0])).unwrap()),
         ("the one-text form of before", &|h| {
             h.put_file(
                 "search-index.txt",
                 "smarthole-search-index-1 1 0123456789abcdef0123456789abcdef b64v2\nmilk\n\nn1.md\t4\t1\t0\t1\t0\tAA\tAQA\n",
+            )
+        }),
+        ("the base64 text pieces of before", &|h| {
+            h.put_file("search-index/00000000000000aa-0.txt", "AQIDBA==");
+            h.put_file(
+                "search-index.txt",
+                "smarthole-search-index-2 30 30 40\nsearch-index/00000000000000aa-0.txt 8 2f0c6e1f0b3c9d7a\nend 0f1e2d3c4b5a6978\n",
             )
         }),
     ];
@@ -274,7 +285,7 @@ fn a_cut_or_missing_piece_or_the_one_text_form_of_before_is_rebuilt_and_replaced
         drop(p);
         // Written again, whole: the next start reads it and no note.
         let saved = host.file("search-index.txt").unwrap();
-        assert!(saved.starts_with("smarthole-search-index-2 30 "), "{what}: {saved}");
+        assert!(saved.starts_with("smarthole-search-index-3 30 "), "{what}: {saved}");
         assert_eq!(pieces(&host).len(), 1, "{what}: the last save's pieces removed: {:?}", pieces(&host));
         let logs = host.logs().len();
         restart(&host);
@@ -380,4 +391,21 @@ fn words_no_note_holds_as_written_rank_the_notes_holding_them() {
     assert!(out.contains("3: Your money back within 30 days."), "the line holding most of them: {out}");
     let exact = quick(&host, &p, "search_files", json!({"query": "\"money back\""}));
     assert!(exact.starts_with("1 notes match \"money back\""), "quotes ask for the phrase as written: {exact}");
+}
+
+#[test]
+fn a_fifo_where_a_piece_belongs_is_set_aside_never_opened_and_the_index_rebuilt() {
+    let host = FakeHost::new();
+    for i in 0..30 {
+        host.put_note(&format!("n{i}.md"), &format!("note {i} milk"));
+    }
+    restart(&host);
+    let piece = pieces(&host).remove(0);
+    host.run(Host::remove_file(&host, &piece)).unwrap();
+    host.put_special_file(&piece, "fifo");
+    let p = indexed(&host);
+    assert!(host.unusual_touches().is_empty(), "never opened: {:?}", host.unusual_touches());
+    assert!(host.special_files().iter().any(|(path, _)| path.starts_with(&format!("{piece}.not-a-file-"))));
+    assert!(host.logs().iter().any(|(_, l)| l.contains("search index is damaged or of another version")));
+    assert!(call(&host, &p, "search_files", json!({"query": "milk"})).starts_with("30 notes match"));
 }

@@ -34,6 +34,8 @@ export function makeHost(replies) {
     async readFile(p) { return host.files.has(p) ? host.files.get(p) : null; },
     async writeFileAtomic(p, t) { if (host.failWrites) throw new Error("disk full"); host.files.set(p, t); },
     async appendFile(p, t) { host.files.set(p, (host.files.get(p) ?? "") + t); },
+    async readFileBytes(p) { return host.files.has(p) ? host.files.get(p) : null; },
+    async writeFileAtomicBytes(p, b) { if (host.failWrites) throw new Error("disk full"); host.files.set(p, b.slice()); },
     async listDir(d) {
       const pre = d + "/";
       return [...host.files.keys()].filter((k) => k.startsWith(pre) && !k.slice(pre.length).includes("/")).map((k) => k.slice(pre.length));

@@ -10,9 +10,24 @@ impl FakeHost {
         self.state.files.borrow().get(path).cloned()
     }
 
-    /// Every file path, sorted.
+    /// Every file path (text or bytes), sorted.
     pub fn paths(&self) -> Vec<String> {
-        self.state.files.borrow().keys().cloned().collect()
+        let mut paths: Vec<String> = self.state.files.borrow().keys().cloned().collect();
+        paths.extend(self.state.byte_files.borrow().keys().cloned());
+        paths.sort();
+        paths
+    }
+
+    /// A file's bytes, as written by `write_file_atomic_bytes` (a text file's too).
+    pub fn file_bytes(&self, path: &str) -> Option<Vec<u8>> {
+        let bytes = self.state.byte_files.borrow().get(path).cloned();
+        bytes.or_else(|| self.file(path).map(String::into_bytes))
+    }
+
+    /// Writes a file of bytes directly (test setup).
+    pub fn put_file_bytes(&self, path: &str, bytes: &[u8]) {
+        self.state.files.borrow_mut().remove(path);
+        self.state.byte_files.borrow_mut().insert(path.to_owned(), bytes.to_vec());
     }
 
     /// Paths under a folder.
@@ -23,6 +38,7 @@ impl FakeHost {
 
     /// Writes a file directly (test setup).
     pub fn put_file(&self, path: &str, text: &str) {
+        self.state.byte_files.borrow_mut().remove(path);
         self.state.files.borrow_mut().insert(path.to_owned(), text.to_owned());
     }
 

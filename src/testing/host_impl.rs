@@ -51,7 +51,23 @@ impl Host for FakeHost {
         self.check(FileOp::Read, path).await?;
         self.open_regular("read", path)?;
         self.state.reads.borrow_mut().push(path.to_owned());
-        Ok(self.file(path))
+        let bytes = self.state.byte_files.borrow().get(path).map(|b| String::from_utf8_lossy(b).into_owned());
+        Ok(bytes.or_else(|| self.file(path)))
+    }
+
+    async fn read_file_bytes(&self, path: &str) -> Result<Option<Vec<u8>>, HostError> {
+        self.check(FileOp::Read, path).await?;
+        self.open_regular("read", path)?;
+        self.state.reads.borrow_mut().push(path.to_owned());
+        Ok(self.file_bytes(path))
+    }
+
+    async fn write_file_atomic_bytes(&self, path: &str, bytes: &[u8]) -> Result<(), HostError> {
+        self.check(FileOp::WriteAtomic, path).await?;
+        self.state.sizes.borrow_mut().remove(path);
+        self.state.special.borrow_mut().remove(path);
+        self.put_file_bytes(path, bytes);
+        Ok(())
     }
 
     async fn write_file_atomic(&self, path: &str, text: &str) -> Result<(), HostError> {
@@ -74,10 +90,8 @@ impl Host for FakeHost {
         self.check(FileOp::List, dir).await?;
         let prefix = format!("{}/", dir.trim_end_matches('/'));
         Ok(self
-            .state
-            .files
-            .borrow()
-            .keys()
+            .paths()
+            .iter()
             .filter_map(|p| p.strip_prefix(&prefix))
             .filter(|rest| !rest.contains('/'))
             .map(str::to_owned)
@@ -87,6 +101,7 @@ impl Host for FakeHost {
     async fn remove_file(&self, path: &str) -> Result<(), HostError> {
         self.check(FileOp::Remove, path).await?;
         self.state.files.borrow_mut().remove(path);
+        self.state.byte_files.borrow_mut().remove(path);
         self.state.special.borrow_mut().remove(path);
         self.state.sizes.borrow_mut().remove(path);
         Ok(())
@@ -99,9 +114,15 @@ impl Host for FakeHost {
             self.state.special.borrow_mut().insert(to.to_owned(), kind);
             return Ok(());
         }
-        let mut files = self.state.files.borrow_mut();
-        let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
-        files.insert(to.to_owned(), text);
+        let bytes = self.state.byte_files.borrow_mut().remove(from);
+        if let Some(bytes) = bytes {
+            self.put_file_bytes(to, &bytes);
+        } else {
+            let mut files = self.state.files.borrow_mut();
+            let text = files.remove(from).ok_or_else(|| HostError::Io(format!("{from} does not exist")))?;
+            self.state.byte_files.borrow_mut().remove(to);
+            files.insert(to.to_owned(), text);
+        }
         let mut sizes = self.state.sizes.borrow_mut();
         sizes.remove(to);
         if let Some(size) = sizes.remove(from) {
@@ -115,8 +136,8 @@ impl Host for FakeHost {
         if let Some(kind) = self.special_file(path) {
             return Err(HostError::not_a_file(path, &kind));
         }
-        let Some(text) = self.file(path) else { return Ok(None) };
-        Ok(Some(self.state.sizes.borrow().get(path).copied().unwrap_or(text.len() as u64)))
+        let Some(bytes) = self.file_bytes(path) else { return Ok(None) };
+        Ok(Some(self.state.sizes.borrow().get(path).copied().unwrap_or(bytes.len() as u64)))
     }
 
     async fn vault_list(&self, follow_linked_folders: bool) -> Result<Vec<VaultEntry>, HostError> {

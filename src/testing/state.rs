@@ -57,6 +57,8 @@ pub(super) struct State {
     pub(super) rng: Cell<u64>,
     pub(super) timers: RefCell<Timers>,
     pub(super) files: RefCell<BTreeMap<String, String>>,
+    /// Files of `.smarthole/` written as bytes (`write_file_atomic_bytes`), apart from the text ones.
+    pub(super) byte_files: RefCell<BTreeMap<String, Vec<u8>>>,
     pub(super) script: RefCell<VecDeque<Reply>>,
     /// Replies kept for requests whose body contains a text, used before the queue.
     pub(super) matching: RefCell<Vec<(String, Reply)>>,

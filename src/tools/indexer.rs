@@ -13,7 +13,7 @@ use std::rc::Rc;
 use super::budget::Budget;
 use super::index_listing::{compare, ids, Compared};
 use super::scope::{Scope, KEPT_SCOPES};
-use crate::bounded::{read_bounded, Bounded, MAX_RECORD_BYTES};
+use crate::bounded::{read_bounded, read_bytes_exactly, Bounded, MAX_RECORD_BYTES};
 use crate::event::Event;
 use crate::host::Host;
 use crate::host_types::{HostError, LogLevel};
@@ -269,7 +269,7 @@ impl SearchIndex {
         let Ok(Bounded::Text(text)) = read_bounded(host, MANIFEST, MAX_RECORD_BYTES).await else { return };
         let read = match Manifest::read(&text) {
             // Past twice the ceiling it is not read (rebuilt instead).
-            Ok(m) if m.pieces.iter().map(|p| p.chars as u64).sum::<u64>() > ceiling.saturating_mul(2) => None,
+            Ok(m) if m.pieces.iter().map(|p| p.len as u64).sum::<u64>() > ceiling.saturating_mul(2) => None,
             Ok(manifest) => read_pieces(host, Reader::new(manifest)).await,
             Err(Damaged) => None,
         };
@@ -303,8 +303,8 @@ impl SearchIndex {
         loop {
             let step = writer.step(&self.index.borrow());
             match step {
-                Some(Written::Piece(path, text)) => {
-                    host.write_file_atomic(&path, &text).await?;
+                Some(Written::Piece(path, bytes)) => {
+                    host.write_file_atomic_bytes(&path, &bytes).await?;
                     written.insert(path.trim_start_matches(&format!("{FOLDER}/")).to_owned());
                 }
                 Some(Written::Manifest(text)) => {
@@ -330,11 +330,9 @@ async fn read_pieces<H: Host>(host: &H, mut reader: Reader) -> Option<Index> {
     let mut pace = Budget::unbounded(host);
     loop {
         if let Some(piece) = reader.wants() {
-            let (path, chars) = (piece.path.clone(), piece.chars as u64);
-            let Ok(Bounded::Text(text)) = read_bounded(host, &path, chars).await else { return None };
-            // A turn between the read and the check: each is some milliseconds of a piece.
-            pace.pace().await;
-            reader.feed(&text).ok()?;
+            let (path, len) = (piece.path.clone(), piece.len as u64);
+            let bytes = read_bytes_exactly(host, &path, len).await.ok()??;
+            reader.feed(bytes).ok()?;
         }
         if let Some(index) = reader.step().ok()? {
             return Some(index);

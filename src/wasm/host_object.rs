@@ -15,6 +15,14 @@ extern "C" {
     pub(super) fn read_file(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = writeFileAtomic)]
     pub(super) fn write_file_atomic(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readFileBytes)]
+    pub(super) fn read_file_bytes(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = writeFileAtomicBytes)]
+    pub(super) fn write_file_atomic_bytes(
+        this: &JsHostObject,
+        path: &str,
+        bytes: &js_sys::Uint8Array,
+    ) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = appendFile)]
     pub(super) fn append_file(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = listDir)]

@@ -30,6 +30,7 @@ mod host_object;
 mod js_errors;
 mod js_host;
 mod links;
+mod memory_steps;
 mod platform;
 mod processor;
 mod review;

@@ -269,3 +269,20 @@ test("a crash inside the conversation index's replacement: the next start reads 
   assert.deepEqual((await phone.names(".smarthole/conversations/")).filter((n) => /\.(tmp|bak)$/.test(n)), [], "nothing left over");
   assert.deepEqual(phone.errors, []);
 });
+
+test("the search index's pieces are bytes in the adapter (writeBinary), read back at the next start", async () => {
+  const { page } = phone;
+  await phone.boot({ files: { "Garden.md": "tomatoes, zebrafish and a long row of beans\n" } });
+  const manifest = async () => (await phone.file(".smarthole/search-index.txt")) ?? "";
+  for (let i = 0; i < 300 && !(await manifest()).startsWith("smarthole-search-index-3 1 "); i++) await page.waitForTimeout(20);
+  assert.match(await manifest(), /^smarthole-search-index-3 1 /);
+  const pieces = await phone.names(".smarthole/search-index/");
+  assert.ok(pieces.length > 0 && pieces.every((p) => p.endsWith(".bin")), `${pieces}`);
+  const kinds = await page.evaluate((ps) => ps.map((p) => window.mobile.files.get(p).data instanceof Uint8Array), pieces);
+  assert.deepEqual(kinds, pieces.map(() => true), "written as bytes, not text");
+  // The next start reads them back (a damaged index would be rebuilt under new names).
+  await phone.boot();
+  await page.waitForTimeout(1000);
+  assert.deepEqual(await phone.names(".smarthole/search-index/"), pieces);
+  assert.deepEqual(phone.errors, []);
+});

@@ -4,7 +4,7 @@
 // next search, answered from the index. The index is persisted under .smarthole/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { tmpVault, once, toolResults } from "./helpers.mjs";
@@ -68,7 +68,29 @@ test("a note and index pieces past 64 KB, with text beyond ASCII, cross into the
   assert.match(first.b.content, /línea 6998 café 🌿 日本語 zebra6998\n.*línea 6999 café 🌿 日本語 zebra6999/s, first.b.content);
   const pieces = readdirSync(path.join(vault, ".smarthole/search-index"));
   assert.ok(pieces.some((p) => statSync(path.join(vault, ".smarthole/search-index", p)).size > 65_536), `${pieces}`);
+  // Written as bytes (readFileBytes / writeFileAtomicBytes), not base64 text.
+  assert.ok(pieces.every((p) => p.endsWith(".bin")), `${pieces}`);
+  const piece = readFileSync(path.join(vault, ".smarthole/search-index", pieces[0]));
+  assert.ok(piece.some((b) => b < 0x20 && b !== 0x0a), "raw bytes, not text");
   const second = await run([{ id: "c", name: "search_files", input: { query: "zebra4242" } }]);
   assert.match(second.c.content, /^1 notes match "zebra4242"/, second.c.content);
   assert.doesNotMatch(second.c.content, /full scan/, "answered from the index read back");
+});
+
+test("the base64 text pieces of before are rebuilt as bytes, never an error, and removed", async () => {
+  const vault = tmpVault();
+  writeFileSync(path.join(vault, "a.md"), "a zebrafish swims\n");
+  const data = path.join(vault, ".smarthole");
+  mkdirSync(path.join(data, "search-index"), { recursive: true });
+  writeFileSync(path.join(data, "search-index/00000000000000aa-0.txt"), "AQIDBA==");
+  writeFileSync(path.join(data, "search-index.txt"), "smarthole-search-index-2 1 1 1\nsearch-index/00000000000000aa-0.txt 8 2f0c6e1f0b3c9d7a\nend 0f1e2d3c4b5a6978\n");
+  const wait = { kind: "tool_use", text: "wait ".repeat(8), chunks: Array(8).fill("wait "), delayMs: 300 };
+  const from = server.requests.length;
+  server.enqueue({ ...wait, tools: [{ id: "w", name: "list_files", input: {} }] }, { ...wait, tools: [{ id: "z", name: "search_files", input: { query: "zebrafish" } }] }, { kind: "text", text: "Done." });
+  const out = await once(vault, server.url, "find it");
+  assert.equal(out.result.success, true, out.stderr);
+  assert.match(toolResults(server, from).z.content, /^1 notes match "zebrafish"/);
+  const pieces = readdirSync(path.join(data, "search-index"));
+  assert.ok(pieces.length > 0 && pieces.every((p) => p.endsWith(".bin")), `the old pieces removed: ${pieces}`);
+  assert.match(readFileSync(path.join(data, "search-index.txt"), "utf8"), /^smarthole-search-index-3 1 /);
 });

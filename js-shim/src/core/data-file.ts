@@ -43,16 +43,26 @@ async function withRegular<T>(handle: FileHandle, name: string, use: (h: FileHan
   }
 }
 
-/** The file's text, null when it does not exist; what is not a regular file is refused. */
-export async function readRegular(fs: NodeFs, full: string, name: string): Promise<string | null> {
-  let handle: FileHandle;
+/** The file opened for reading, null when it does not exist. */
+async function openToRead(fs: NodeFs, full: string): Promise<FileHandle | null> {
   try {
-    handle = await fs.open(full, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    return await fs.open(full, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if (missing(error)) return null;
     throw error;
   }
-  return withRegular(handle, name, (h) => h.readFile("utf8"));
+}
+
+/** The file's text, null when it does not exist; what is not a regular file is refused. */
+export async function readRegular(fs: NodeFs, full: string, name: string): Promise<string | null> {
+  const handle = await openToRead(fs, full);
+  return handle && withRegular(handle, name, (h) => h.readFile("utf8"));
+}
+
+/** The file's bytes, null when it does not exist; what is not a regular file is refused. */
+export async function readRegularBytes(fs: NodeFs, full: string, name: string): Promise<Uint8Array | null> {
+  const handle = await openToRead(fs, full);
+  return handle && withRegular(handle, name, (h) => h.readFile());
 }
 
 /** Appends and flushes (the file created if missing); what is not a regular file is refused: a

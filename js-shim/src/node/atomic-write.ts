@@ -6,12 +6,12 @@ import path from "node:path";
 
 let counter = 0;
 
-export async function writeFileAtomic(full: string, text: string): Promise<void> {
+export async function writeFileAtomic(full: string, text: string | Uint8Array): Promise<void> {
   const dir = path.dirname(full);
   const tmp = path.join(dir, `.${path.basename(full)}.tmp-${process.pid}-${counter++}`);
   const handle = await open(tmp, "w");
   try {
-    await handle.writeFile(text, "utf8");
+    await (typeof text === "string" ? handle.writeFile(text, "utf8") : handle.writeFile(text));
     await handle.sync();
   } finally {
     await handle.close();

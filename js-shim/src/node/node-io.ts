@@ -9,7 +9,7 @@ import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
 import type { HostIO } from "../core/compose-host.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
-import { appendRegular, readRegular, sizeOrKind } from "../core/data-file.ts";
+import { appendRegular, readRegular, readRegularBytes, sizeOrKind } from "../core/data-file.ts";
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException)?.code === "ENOENT";
@@ -47,6 +47,16 @@ export class NodeIO implements HostIO {
     const full = this.resolve(relative);
     await this.ensureDir(path.dirname(full));
     await writeFileAtomic(full, text);
+  }
+
+  async readFileBytes(relative: string): Promise<Uint8Array | null> {
+    return readRegularBytes(fs, this.resolve(relative), relative);
+  }
+
+  async writeFileAtomicBytes(relative: string, bytes: Uint8Array): Promise<void> {
+    const full = this.resolve(relative);
+    await this.ensureDir(path.dirname(full));
+    await writeFileAtomic(full, bytes);
   }
 
   async appendFile(relative: string, text: string): Promise<void> {

@@ -44,10 +44,14 @@ const PAGE = `<!doctype html>
 @media (pointer:coarse){.smarthole-edit-selection{min-height:44px;min-width:44px}}</style>
 </head><body><div id="banner"></div><div id="app"></div><script type="module" src="/page.js"></script></body></html>`;
 
-async function body(req: IncomingMessage): Promise<string> {
+async function bodyBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+async function body(req: IncomingMessage): Promise<string> {
+  return (await bodyBytes(req)).toString("utf8");
 }
 
 function send(res: ServerResponse, status: number, type: string, data: string | Buffer): void {
@@ -91,6 +95,13 @@ const server = createServer((req, res) => {
           const text = await files.readFile(p.get("path") ?? "");
           return text === null ? send(res, 404, "text/plain", "missing") : send(res, 200, "text/plain; charset=utf-8", text);
         }
+        case "GET /fs/bytes": {
+          const bytes = await files.readFileBytes(p.get("path") ?? "");
+          return bytes === null ? send(res, 404, "text/plain", "missing") : send(res, 200, "application/octet-stream", Buffer.from(bytes));
+        }
+        case "PUT /fs/bytes":
+          await files.writeFileAtomicBytes(p.get("path") ?? "", await bodyBytes(req));
+          return send(res, 204, "text/plain", "");
         case "GET /fs/size": {
           const size = await files.fileSize(p.get("path") ?? "");
           return size === null ? send(res, 404, "text/plain", "missing") : send(res, 200, "application/json", JSON.stringify(size));

@@ -28,6 +28,16 @@ export class PageIO implements HostIO {
     await ok(await fetch(`/fs/file?${q({ path })}`, { method: "PUT", body: text }));
   }
 
+  async readFileBytes(path: string): Promise<Uint8Array | null> {
+    const res = await fetch(`/fs/bytes?${q({ path })}`);
+    if (res.status === 404) return null;
+    return new Uint8Array(await (await ok(res)).arrayBuffer());
+  }
+
+  async writeFileAtomicBytes(path: string, bytes: Uint8Array): Promise<void> {
+    await ok(await fetch(`/fs/bytes?${q({ path })}`, { method: "PUT", body: bytes.slice() }));
+  }
+
   async appendFile(path: string, text: string): Promise<void> {
     await ok(await fetch(`/fs/append?${q({ path })}`, { method: "POST", body: text }));
   }

@@ -9,7 +9,7 @@ import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
 import type { HostIO } from "../core/compose-host.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
 import { RealLocator } from "./real-location.ts";
-import { appendRegular, readRegular, sizeOrKind } from "../core/data-file.ts";
+import { appendRegular, readRegular, readRegularBytes, sizeOrKind } from "../core/data-file.ts";
 
 /** The plugin's data folder, at the vault's root. */
 export const DATA_DIR = ".smarthole";
@@ -59,6 +59,13 @@ export class ObsidianIO implements HostIO {
     return null;
   }
 
+  async readFileBytes(relative: string): Promise<Uint8Array | null> {
+    const path = this.path(relative);
+    if (this.node) return readRegularBytes(this.node.fs, this.node.full(path), relative);
+    if ((await this.adapter.exists(path)) || (await this.recover(path))) return new Uint8Array(await this.adapter.readBinary(path));
+    return null;
+  }
+
   /** The size; on desktop, what the path is when it is not a regular file (never opened then). */
   async fileSize(relative: string): Promise<number | string | null> {
     const path = this.path(relative);
@@ -87,7 +94,16 @@ export class ObsidianIO implements HostIO {
     return aside;
   }
 
-  async writeFileAtomic(relative: string, text: string): Promise<void> {
+  writeFileAtomic(relative: string, text: string): Promise<void> {
+    return this.replace(relative, text);
+  }
+
+  writeFileAtomicBytes(relative: string, bytes: Uint8Array): Promise<void> {
+    return this.replace(relative, bytes);
+  }
+
+  /** Replaces a file whole, with text or bytes. */
+  private async replace(relative: string, content: string | Uint8Array): Promise<void> {
     const path = this.path(relative);
     await this.ensureParent(path);
     if (this.node) {
@@ -97,7 +113,7 @@ export class ObsidianIO implements HostIO {
       const temp = `${target}.${this.tmp++}.tmp`;
       const handle = await fs.open(temp, "w");
       try {
-        await handle.writeFile(text, "utf8");
+        await (typeof content === "string" ? handle.writeFile(content, "utf8") : handle.writeFile(content));
         await handle.sync();
       } finally {
         await handle.close();
@@ -111,7 +127,8 @@ export class ObsidianIO implements HostIO {
     // neither (removing the old first, then renaming, lost the file in between).
     const temp = `${path}.tmp`;
     const old = `${path}.bak`;
-    await this.adapter.write(temp, text);
+    if (typeof content === "string") await this.adapter.write(temp, content);
+    else await this.adapter.writeBinary(temp, content.slice().buffer);
     const replacing = await this.adapter.exists(path);
     if (replacing) {
       if (await this.adapter.exists(old)) await this.adapter.remove(old);

@@ -27,7 +27,7 @@
 //! compacted, asked), `postings.rs` (one term's list), `terms.rs` (what a term is, and the
 //! literals a regex cannot match without), `varint.rs` (the byte encoding of postings and
 //! positions), `saved.rs` and `saved_read.rs` (the persisted form: a manifest,
-//! `.smarthole/search-index.txt`, naming 512 KB pieces under `.smarthole/search-index/`, written
+//! `.smarthole/search-index.txt`, naming 2 MB pieces of bytes under `.smarthole/search-index/`, written
 //! and read a piece at a time).
 
 mod inverted;

@@ -1,7 +1,9 @@
 //! The search index on disk: a small manifest, `.smarthole/search-index.txt` (format, counts, and
 //! each piece's file, length and checksum, then a checksum of those lines), naming pieces in
-//! `.smarthole/search-index/` of about [`PIECE_BYTES`] bytes each (base64 text, as the data
-//! folder's host calls carry text). The pieces hold the index as it is in memory — every term with
+//! `.smarthole/search-index/` of about [`PIECE_BYTES`] bytes each, written and read as bytes
+//! (`Host::write_file_atomic_bytes`, `Host::read_file_bytes`: base64 text cost a 100,000-note
+//! restart about a second to check and decode, and the JS strings it arrived as about a second
+//! of garbage collection). The pieces hold the index as it is in memory — every term with
 //! its postings, then every note slot (a removed note's too, so ids stay as they were) — so a
 //! restart copies postings back instead of rebuilding them from each note's terms.
 //!
@@ -12,10 +14,8 @@
 //! event loop a turn between steps (`tools::budget::Budget::pace`).
 //!
 //! Anything off — a checksum, a length, a record, a count — and the whole is damaged: the caller
-//! rebuilds, never trusting it. A file of another format (the one-text form of before) is damaged
-//! the same way, and replaced at the next save.
-
-use base64::Engine;
+//! rebuilds, never trusting it. A file of another format (the one-text form, or the base64 pieces
+//! of before) is damaged the same way, and replaced at the next save (the old pieces removed).
 
 use super::inverted::{Doc, Index};
 use super::varint::{push_varint, push_varint64};
@@ -25,9 +25,9 @@ pub(crate) const MANIFEST: &str = "search-index.txt";
 /// The pieces' folder.
 pub(crate) const FOLDER: &str = "search-index";
 /// The persisted format's name and version (the manifest's first word).
-const FORMAT: &str = "smarthole-search-index-2";
-/// Bytes of index in one piece (before base64).
-pub(crate) const PIECE_BYTES: usize = 1 << 19;
+const FORMAT: &str = "smarthole-search-index-3";
+/// Bytes of index in one piece (a record that starts in it may end past it).
+pub(crate) const PIECE_BYTES: usize = 1 << 21;
 /// Terms or notes written or read in one step.
 pub(super) const PER_STEP: usize = 256;
 
@@ -35,29 +35,36 @@ pub(super) const PER_STEP: usize = 256;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Damaged;
 
-/// A checksum of a piece's text: finds damage (a torn write, a sync tool's merge, a changed
+/// A checksum of a piece's bytes: finds damage (a torn write, a sync tool's merge, a changed
 /// byte), not tampering. Four words at a time in four lanes the processor can work on together:
-/// SHA-256 over the 190 MB of a 100,000-note index cost a restart about a second.
+/// SHA-256 over the 190 MB of a 100,000-note index cost a restart about a second. Whole words
+/// are read as they are (a copy per word cost a restart about 300 ms more).
 pub(crate) fn checksum(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mix = |h: u64, word: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..word.len()].copy_from_slice(word);
-        let h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
-        h ^ (h >> 29)
-    };
-    let mut lanes = [1u64, 2, 3, 4].map(|l| (bytes.len() as u64).wrapping_add(l).wrapping_mul(K));
     let mut blocks = bytes.chunks_exact(32);
+    let mut lanes = [1u64, 2, 3, 4].map(|l| (bytes.len() as u64).wrapping_add(l).wrapping_mul(K));
     for block in &mut blocks {
-        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+        for (n, lane) in lanes.iter_mut().enumerate() {
+            let word = <[u8; 8]>::try_from(&block[n * 8..n * 8 + 8]).map_or(0, u64::from_le_bytes);
             *lane = mix(*lane, word);
         }
     }
-    let mut h = lanes.iter().fold(K, |h, &lane| mix(h, &lane.to_le_bytes()));
+    let mut h = lanes.iter().fold(K, |h, &lane| mix(h, lane));
     for word in blocks.remainder().chunks(8) {
-        h = mix(h, word);
+        let mut w = [0u8; 8];
+        w[..word.len()].copy_from_slice(word);
+        h = mix(h, u64::from_le_bytes(w));
     }
-    mix(h, &[])
+    mix(h, 0)
+}
+
+/// The checksum's multiplier (the golden ratio's fraction in 64 bits).
+const K: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// One word into a lane.
+#[inline(always)]
+fn mix(h: u64, word: u64) -> u64 {
+    let h = (h ^ word).wrapping_mul(K);
+    h ^ (h >> 29)
 }
 
 /// One piece as the manifest names it.
@@ -65,8 +72,8 @@ pub(crate) fn checksum(bytes: &[u8]) -> u64 {
 pub(crate) struct PieceRef {
     /// Its file, in the data folder.
     pub(crate) path: String,
-    /// Its text's length in bytes.
-    pub(crate) chars: usize,
+    /// Its length in bytes.
+    pub(crate) len: usize,
     pub(super) sum: u64,
 }
 
@@ -86,7 +93,7 @@ impl Manifest {
     fn text(&self) -> String {
         let mut out = format!("{FORMAT} {} {} {}\n", self.notes, self.slots, self.terms);
         for p in &self.pieces {
-            out.push_str(&format!("{} {} {:016x}\n", p.path, p.chars, p.sum));
+            out.push_str(&format!("{} {} {:016x}\n", p.path, p.len, p.sum));
         }
         let sum = checksum(out.as_bytes());
         out.push_str(&format!("end {sum:016x}\n"));
@@ -115,13 +122,13 @@ impl Manifest {
                 .next()
                 .filter(|p| p.strip_prefix(FOLDER).is_some_and(|r| r.starts_with('/')) && !p.contains(".."))
                 .ok_or(Damaged)?;
-            let chars = f.next().and_then(|c| c.parse().ok()).ok_or(Damaged)?;
+            let len = f.next().and_then(|c| c.parse().ok()).ok_or(Damaged)?;
             let sum = f.next().and_then(|s| u64::from_str_radix(s, 16).ok()).ok_or(Damaged)?;
-            pieces.push(PieceRef { path: path.to_owned(), chars, sum });
+            pieces.push(PieceRef { path: path.to_owned(), len, sum });
         }
         // Every record takes at least a byte: counts past the bytes are a damaged header (and
         // would otherwise size allocations).
-        let bytes: usize = pieces.iter().map(|p| p.chars).sum();
+        let bytes: usize = pieces.iter().map(|p| p.len).sum();
         if notes > slots || slots.saturating_add(terms) > bytes.saturating_add(1) {
             return Err(Damaged);
         }
@@ -131,8 +138,8 @@ impl Manifest {
 
 /// What a writer's step made.
 pub(crate) enum Written {
-    /// A piece to write to its file.
-    Piece(String, String),
+    /// A piece to write to its file: (path, bytes).
+    Piece(String, Vec<u8>),
     /// The manifest, once every piece is made (written last: until then the old one stands).
     Manifest(String),
 }
@@ -187,11 +194,10 @@ impl Writer {
     }
 
     fn piece(&mut self) -> Written {
-        let text = base64::engine::general_purpose::STANDARD.encode(&self.bytes);
-        self.bytes.clear();
-        let path = format!("{FOLDER}/{:016x}-{}.txt", self.generation, self.pieces.len());
-        self.pieces.push(PieceRef { path: path.clone(), chars: text.len(), sum: checksum(text.as_bytes()) });
-        Written::Piece(path, text)
+        let bytes = std::mem::take(&mut self.bytes);
+        let path = format!("{FOLDER}/{:016x}-{}.bin", self.generation, self.pieces.len());
+        self.pieces.push(PieceRef { path: path.clone(), len: bytes.len(), sum: checksum(&bytes) });
+        Written::Piece(path, bytes)
     }
 }
 
@@ -217,15 +223,15 @@ fn write_doc(out: &mut Vec<u8>, doc: Option<&Doc>) {
 
 #[cfg(test)]
 impl Index {
-    /// Every file of the persisted form at once: (path, text), the manifest last.
-    pub(crate) fn to_files(&self) -> Vec<(String, String)> {
+    /// Every file of the persisted form at once: (path, bytes), the manifest last.
+    pub(crate) fn to_files(&self) -> Vec<(String, Vec<u8>)> {
         let mut writer = Writer::new(7);
         let mut files = Vec::new();
         loop {
             match writer.step(self) {
-                Some(Written::Piece(path, text)) => files.push((path, text)),
+                Some(Written::Piece(path, bytes)) => files.push((path, bytes)),
                 Some(Written::Manifest(text)) => {
-                    files.push((MANIFEST.to_owned(), text));
+                    files.push((MANIFEST.to_owned(), text.into_bytes()));
                     return files;
                 }
                 None => {}

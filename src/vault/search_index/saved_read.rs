@@ -2,8 +2,6 @@
 //! each checked against the manifest before a record of it is read, and every record checked as
 //! it is read; anything off is [`Damaged`].
 
-use base64::Engine;
-
 use super::inverted::{Doc, Index};
 use super::postings::Postings;
 #[cfg(test)]
@@ -69,13 +67,14 @@ impl Reader {
         (self.at >= self.bytes.len()).then(|| self.manifest.pieces.get(self.next_piece)).flatten()
     }
 
-    /// The text of the piece [`Reader::wants`] named; damaged unless it is what the manifest says.
-    pub(crate) fn feed(&mut self, text: &str) -> Result<(), Damaged> {
+    /// The bytes of the piece [`Reader::wants`] named; damaged unless they are what the manifest
+    /// says.
+    pub(crate) fn feed(&mut self, bytes: Vec<u8>) -> Result<(), Damaged> {
         let want = self.manifest.pieces.get(self.next_piece).ok_or(Damaged)?;
-        if text.len() != want.chars || checksum(text.as_bytes()) != want.sum {
+        if bytes.len() != want.len || checksum(&bytes) != want.sum {
             return Err(Damaged);
         }
-        self.bytes = base64::engine::general_purpose::STANDARD.decode(text).map_err(|_| Damaged)?;
+        self.bytes = bytes;
         self.at = 0;
         self.next_piece += 1;
         if self.bytes.is_empty() {
@@ -166,13 +165,13 @@ fn read_doc(index: &mut Index, c: &mut Cursor) -> Option<()> {
 #[cfg(test)]
 impl Index {
     /// An index read back from [`Index::to_files`] at once; `None` when anything is off.
-    pub(crate) fn from_files(files: &[(String, String)]) -> Option<Index> {
-        let find = |path: &str| files.iter().find(|(p, _)| p == path).map(|(_, t)| t.as_str());
-        let mut reader = Reader::new(Manifest::read(find(MANIFEST)?).ok()?);
+    pub(crate) fn from_files(files: &[(String, Vec<u8>)]) -> Option<Index> {
+        let find = |path: &str| files.iter().find(|(p, _)| p == path).map(|(_, b)| b);
+        let mut reader = Reader::new(Manifest::read(std::str::from_utf8(find(MANIFEST)?).ok()?).ok()?);
         loop {
             if let Some(piece) = reader.wants() {
-                let text = find(&piece.path)?;
-                reader.feed(text).ok()?;
+                let bytes = find(&piece.path)?.clone();
+                reader.feed(bytes).ok()?;
             }
             if let Some(index) = reader.step().ok()? {
                 return Some(index);

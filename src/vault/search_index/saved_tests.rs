@@ -32,9 +32,9 @@ fn an_index_comes_back_the_same_from_many_pieces_each_within_its_size() {
     let index = big(4000);
     let files = index.to_files();
     assert!(files.len() > 3, "{} files", files.len());
-    for (path, text) in &files[..files.len() - 1] {
-        assert!(path.starts_with("search-index/"), "{path}");
-        assert!(text.len() <= PIECE_BYTES * 4 / 3 + 1024, "{path}: {}", text.len());
+    for (path, bytes) in &files[..files.len() - 1] {
+        assert!(path.starts_with("search-index/") && path.ends_with(".bin"), "{path}");
+        assert!(bytes.len() <= PIECE_BYTES + 1024, "{path}: {}", bytes.len());
     }
     let back = Index::from_files(&files).expect("reads back");
     same(&index, &back);
@@ -48,8 +48,15 @@ fn an_index_comes_back_the_same_from_many_pieces_each_within_its_size() {
     assert_eq!(Index::from_files(&empty.to_files()).map(|i| i.len()), Some(0));
 }
 
-/// The persisted form's files, (path, text).
-type Files = Vec<(String, String)>;
+/// The persisted form's files, (path, bytes).
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The manifest's text in `files`, changed by `f`.
+fn edit_manifest(files: &mut Files, f: impl FnOnce(String) -> String) {
+    let m = files.len() - 1;
+    let text = String::from_utf8(std::mem::take(&mut files[m].1)).expect("text");
+    files[m].1 = f(text).into_bytes();
+}
 
 #[test]
 fn a_changed_byte_a_cut_piece_a_missing_piece_or_a_changed_manifest_is_damage() {
@@ -60,22 +67,18 @@ fn a_changed_byte_a_cut_piece_a_missing_piece_or_a_changed_manifest_is_damage() 
         Index::from_files(&files).map(|i| i.len())
     };
     assert_eq!(damaged(&|_| {}), Some(4001));
-    // A byte changed in a piece (its checksum no longer fits).
-    assert_eq!(
-        damaged(&|f| {
-            let other = if &f[1].1[100..101] == "A" { "B" } else { "A" };
-            f[1].1.replace_range(100..101, other);
-        }),
-        None
-    );
+    // A byte changed in a piece (its checksum no longer fits), anywhere.
+    for at in [0, 100, PIECE_BYTES / 2] {
+        assert_eq!(damaged(&|f| f[1].1[at] ^= 1), None, "a byte changed at {at}");
+    }
+    assert_eq!(damaged(&|f| f[0].1.push(0)), None, "a byte added");
     // A piece cut short, or cut and its manifest line changed to fit.
     assert_eq!(damaged(&|f| f[1].1.truncate(1000)), None);
     assert_eq!(
         damaged(&|f| {
-            let (cut, old) = (f[2].1[..800].to_owned(), f[2].1.len());
-            f[2].1 = cut;
-            let m = f.len() - 1;
-            f[m].1 = f[m].1.replace(&format!(" {old} "), " 800 ");
+            let old = f[2].1.len();
+            f[2].1.truncate(800);
+            edit_manifest(f, |m| m.replace(&format!(" {old} "), " 800 "));
         }),
         None
     );
@@ -90,13 +93,7 @@ fn a_changed_byte_a_cut_piece_a_missing_piece_or_a_changed_manifest_is_damage() 
         None
     );
     // A manifest whose counts were changed (its own checksum no longer fits).
-    assert_eq!(
-        damaged(&|f| {
-            let m = f.len() - 1;
-            f[m].1 = f[m].1.replacen(" 4001 ", " 4000 ", 1)
-        }),
-        None
-    );
+    assert_eq!(damaged(&|f| edit_manifest(f, |m| m.replacen(" 4001 ", " 4000 ", 1))), None);
 }
 
 #[test]
@@ -104,6 +101,10 @@ fn the_one_text_form_of_before_and_other_files_read_as_damaged() {
     let before =
         "smarthole-search-index-1 1 0123456789abcdef0123456789abcdef b64v2\nmilk\n\na.md\t4\t1\t0\t1\t0\tAA\tAQA\n";
     assert_eq!(Manifest::read(before), Err(Damaged));
+    // The base64 pieces of before: a manifest of format 2, whole and in order.
+    let mut base64_form = String::from("smarthole-search-index-2 0 0 0\nsearch-index/00-0.txt 4 0000000000000001\n");
+    base64_form.push_str(&format!("end {:016x}\n", checksum(base64_form.as_bytes())));
+    assert_eq!(Manifest::read(&base64_form), Err(Damaged));
     for text in ["", "\n", "end 0\n", "smarthole-search-index-2 0 0 0\n"] {
         assert_eq!(Manifest::read(text), Err(Damaged), "{text:?}");
     }
@@ -117,18 +118,10 @@ fn the_one_text_form_of_before_and_other_files_read_as_damaged() {
 #[test]
 fn records_that_do_not_read_back_are_damage_not_a_panic() {
     let manifest = |bytes: &[u8]| {
-        let text = base64::engine::general_purpose::STANDARD.encode(bytes);
-        let m = Manifest {
-            notes: 1,
-            slots: 1,
-            terms: 1,
-            pieces: vec![PieceRef {
-                path: "search-index/x-0.txt".into(),
-                chars: text.len(),
-                sum: checksum(text.as_bytes()),
-            }],
-        };
-        let files = vec![("search-index/x-0.txt".to_owned(), text), (MANIFEST.to_owned(), m.text())];
+        let piece = PieceRef { path: "search-index/x-0.bin".into(), len: bytes.len(), sum: checksum(bytes) };
+        let m = Manifest { notes: 1, slots: 1, terms: 1, pieces: vec![piece] };
+        let files =
+            vec![("search-index/x-0.bin".to_owned(), bytes.to_vec()), (MANIFEST.to_owned(), m.text().into_bytes())];
         Index::from_files(&files).map(|i| i.len())
     };
     // term "ab", postings [0 1], last 0, live 1; a live note a.md.

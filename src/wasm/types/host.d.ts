@@ -68,6 +68,12 @@ export interface HttpHandle {
 export interface CoreHost {
   readFile(path: string): Promise<string | null>;
   writeFileAtomic(path: string, text: string): Promise<void>;
+  /** A data file's bytes, null when it does not exist (never opened when it is not a regular
+   *  file, as readFile): for what is not text (the search index's pieces), so no base64 and no
+   *  string crosses. */
+  readFileBytes(path: string): Promise<Uint8Array | null>;
+  /** Writes the whole file from bytes, as writeFileAtomic does from text. */
+  writeFileAtomicBytes(path: string, bytes: Uint8Array): Promise<void>;
   appendFile(path: string, text: string): Promise<void>;
   listDir(dir: string): Promise<string[]>;
   removeFile(path: string): Promise<void>;

@@ -120,6 +120,15 @@
       if (crashPoint("write", p)) return frozen();
       await put(p, data);
     }
+    async readBinary(p) {
+      const e = files.get(p);
+      if (!e || e.folder) throw new Error(`ENOENT: ${p}`);
+      return typeof e.data === "string" ? new TextEncoder().encode(e.data).buffer : e.data.slice().buffer;
+    }
+    async writeBinary(p, data) {
+      if (crashPoint("write", p)) return frozen();
+      await put(p, new Uint8Array(data.slice(0)));
+    }
     async append(p, data) {
       if (crashPoint("append", p)) return frozen();
       await put(p, (files.get(p)?.data ?? "") + data);
@@ -136,7 +145,8 @@
     async stat(p) {
       const e = files.get(p);
       if (!e) return null;
-      return e.folder ? { type: "folder", ctime: 0, mtime: 0, size: 0 } : { type: "file", ctime: e.ctime, mtime: e.mtime, size: new TextEncoder().encode(e.data).length };
+      const size = typeof e.data === "string" ? new TextEncoder().encode(e.data).length : e.data.byteLength;
+      return e.folder ? { type: "folder", ctime: 0, mtime: 0, size: 0 } : { type: "file", ctime: e.ctime, mtime: e.mtime, size };
     }
     async remove(p) {
       if (crashPoint("remove", p)) return frozen();

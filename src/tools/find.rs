@@ -19,7 +19,7 @@ use super::indexer::{Listing, Phase};
 use super::note_paths::{folder_arg, protected, vault_entries, Step};
 use super::scope::Scope;
 use crate::host::Host;
-use crate::vault::search::{rank, score, Corpus, FileHit, FileScan, Matcher, LINE_WORK};
+use crate::vault::search::{rank, score, settle_raw, Corpus, FileHit, FileScan, Matcher, LINE_WORK};
 use crate::vault::search_index::{context_folded, is_term, required_literals, tokens};
 use crate::vault::VaultEntry;
 
@@ -82,26 +82,46 @@ struct Found {
     stopped: bool,
 }
 
-/// Notes read at once by a search (their reads overlap in the host: about half the time of one
-/// after another on Node, for a vault of notes; the texts of that many notes held at once).
-const READ_AHEAD: usize = 16;
+/// Most notes one host call reads for a search, and about the most bytes (a note larger alone
+/// is read alone): a host may read them synchronously in one go (about 1-2 ms on Node for a
+/// call of this size), and the search holds that many at once.
+const READ_NOTES: usize = 64;
+const READ_BYTES: u64 = 1 << 20;
 
-/// Reads notes (a few at once) and searches their lines, within the budget.
+/// The notes read together next: up to [`READ_NOTES`] and about [`READ_BYTES`], at least one.
+fn next_batch<'a, 'e>(notes: &'a [&'e VaultEntry]) -> &'a [&'e VaultEntry] {
+    let mut bytes = 0u64;
+    let mut n = 0;
+    for entry in notes.iter().take(READ_NOTES) {
+        bytes = bytes.saturating_add(entry.size);
+        if n > 0 && bytes > READ_BYTES {
+            break;
+        }
+        n += 1;
+    }
+    &notes[..n]
+}
+
+/// Reads notes (many per host call) and searches their lines, within the budget.
 async fn scan<H: Host>(
     ctx: &ToolContext<'_, H>,
     matcher: &Matcher,
-    notes: &[&VaultEntry],
+    mut notes: &[&VaultEntry],
     budget: &mut Budget<'_, H>,
     found: &mut Found,
 ) {
-    for batch in notes.chunks(READ_AHEAD) {
+    while !notes.is_empty() {
+        let batch = next_batch(notes);
+        notes = &notes[batch.len()..];
         if !budget.pace().await {
             found.stopped = true;
             break;
         }
         // As bytes: a note's text crossing from the host as a string costs more than searching it
-        // (wasm-bindgen copies it a character at a time); bytes cross in one copy.
-        let texts = super::budget::join_all(batch.iter().map(|entry| ctx.host.vault_read_bytes(&entry.path))).await;
+        // (wasm-bindgen copies it a character at a time); bytes cross in one copy. Many a call:
+        // one host call per note cost more than its reading (issue 37).
+        let paths: Vec<String> = batch.iter().map(|entry| entry.path.clone()).collect();
+        let texts = ctx.host.vault_read_many_bytes(&paths).await;
         for (entry, text) in batch.iter().zip(texts) {
             if !budget.pace().await {
                 found.stopped = true;
@@ -111,6 +131,12 @@ async fn scan<H: Host>(
                 found.scanned += 1;
                 continue;
             };
+            // No line can match: the note is not decoded.
+            if let Some(hit) = settle_raw(matcher, entry, &bytes) {
+                found.hits.extend(hit);
+                found.scanned += 1;
+                continue;
+            }
             // Read as the host reads text: a byte sequence that is not UTF-8 becomes U+FFFD.
             let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             let mut scan = FileScan::new(matcher, entry, &text);

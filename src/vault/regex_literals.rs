@@ -294,6 +294,12 @@ impl Prefilter {
         Some(Prefilter { literals, case_insensitive, needles })
     }
 
+    /// Whether a literal holds U+FFFD, which a lossy decoding puts where bytes are not UTF-8
+    /// (then raw bytes without a literal may still decode to one).
+    pub(crate) fn holds_replacement(&self) -> bool {
+        self.literals.iter().any(|(l, _)| l.windows(3).any(|w| w == "\u{FFFD}".as_bytes()))
+    }
+
     /// Where the next needle byte is, at or after `from`.
     fn next_needle(&self, text: &[u8], from: usize) -> Option<usize> {
         let rest = &text[from..];

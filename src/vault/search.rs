@@ -294,6 +294,20 @@ impl<'t> FileScan<'t> {
     }
 }
 
+/// A note's answer from its raw bytes, when they show that no line can match: the pattern has a
+/// prefilter and no literal of it is in them (a lossy decoding keeps every valid character and
+/// adds only U+FFFD, so it adds no literal that does not hold one), and the note is too short
+/// for a decoded line to be cut (a bad byte decodes to at most 3). `None`: decode it and scan.
+/// A search thus decodes only the notes that may match (issue 37).
+pub(crate) fn settle_raw(matcher: &Matcher, entry: &VaultEntry, bytes: &[u8]) -> Option<Option<FileHit>> {
+    let Matcher::Regex(_, _, Some(prefilter)) = matcher else { return None };
+    let short = bytes.len().saturating_mul(3) <= matcher.line_limit();
+    if !short || prefilter.holds_replacement() || prefilter.find(bytes, 0).is_some() {
+        return None;
+    }
+    Some(FileScan::new(matcher, entry, "").finish())
+}
+
 /// Matches a file's name and text, in one go.
 #[cfg(test)]
 pub(crate) fn search_file(matcher: &Matcher, entry: &VaultEntry, text: &str) -> Option<FileHit> {

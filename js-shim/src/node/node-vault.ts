@@ -14,7 +14,7 @@
 //
 // Differences from Obsidian: moving a note does not rewrite links to it, and there is no editor,
 // so no active note.
-import { constants, watch } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, watch } from "node:fs";
 import { appendFile, lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
@@ -40,6 +40,13 @@ type Access = "read" | "write";
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
+}
+
+/** The vault-relative form of a real path inside the real root `root`, or undefined outside. */
+function insideOf(root: string, real: string): string | undefined {
+  if (real === root) return "";
+  if (!real.startsWith(root + path.sep)) return undefined;
+  return real.slice(root.length + 1).split(path.sep).join("/");
 }
 
 function specialKind(info: Stats): VaultEntryKind | undefined {
@@ -80,10 +87,7 @@ export class NodeVault implements VaultIO {
 
   /** The vault-relative form of a real path inside the vault, or undefined when it is outside. */
   private async insideVault(real: string): Promise<string | undefined> {
-    const root = await this.realRoot();
-    if (real === root) return "";
-    if (!real.startsWith(root + path.sep)) return undefined;
-    return real.slice(root.length + 1).split(path.sep).join("/");
+    return insideOf(await this.realRoot(), real);
   }
 
   private inFollowed(real: string): boolean {
@@ -93,13 +97,18 @@ export class NodeVault implements VaultIO {
 
   /** Refuses a real location the agent may not reach. */
   private async check(real: string, relative: string, access: Access): Promise<void> {
-    const inside = await this.insideVault(real);
+    this.checkWith(await this.realRoot(), await this.hidden(), real, relative, access);
+  }
+
+  /** `check`, with the vault's real root and the protected folders at hand. */
+  private checkWith(root: string, hidden: readonly string[], real: string, relative: string, access: Access): void {
+    const inside = insideOf(root, real);
     if (inside === undefined) {
       if (access === "read" && this.inFollowed(real)) return;
       throw new Error(`${relative} is really outside the vault; refused`);
     }
     const lower = inside.toLowerCase();
-    const folder = (await this.hidden()).find((f) => lower === f || lower.startsWith(f + "/"));
+    const folder = hidden.find((f) => lower === f || lower.startsWith(f + "/"));
     if (folder !== undefined) throw new Error(`${relative} is really in ${folder}, which the agent may not touch; refused`);
   }
 
@@ -307,6 +316,43 @@ export class NodeVault implements VaultIO {
       const bytes = await this.withRegular(await this.existing(relative, "read"), relative, (handle) => handle.readFile());
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     });
+  }
+
+  /** Many notes' bytes, each with vaultReadBytes's checks, read synchronously in one go: the
+   * core keeps a call to a few dozen notes and about a megabyte (1-2 ms here), and one
+   * asynchronous read each cost a search of 2,000 notes several times the reading (issue 37). */
+  async vaultReadManyBytes(relatives: string[]): Promise<(Uint8Array | string)[]> {
+    const [root, hidden] = [await this.realRoot(), await this.hidden()];
+    return relatives.map((relative) => {
+      try {
+        return this.readBytesNow(root, hidden, relative);
+      } catch (error) {
+        return this.scrub(error instanceof Error ? error.message : String(error));
+      }
+    });
+  }
+
+  /** One note's bytes, now: resolved and checked as `existing` does, opened as `withRegular`. */
+  private readBytesNow(root: string, hidden: readonly string[], relative: string): Uint8Array {
+    const full = this.full(relative);
+    let real: string;
+    try {
+      real = realpathSync.native(full);
+    } catch (error) {
+      if (code(error) === "ELOOP") throw new Error(`${relative} is a link that loops; refused`);
+      if (code(error) === "ENOENT" && lstatSync(full, { throwIfNoEntry: false })) throw new Error(`${relative} is a dangling link; refused`);
+      throw error;
+    }
+    this.checkWith(root, hidden, real, relative, "read");
+    const fd = openSync(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw new Error(`${relative} is not a regular file (a FIFO, socket or device); not opened`);
+      const bytes = readFileSync(fd);
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   vaultCreate(relative: string, text: string): Promise<void> {

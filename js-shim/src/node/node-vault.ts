@@ -14,7 +14,7 @@
 //
 // Differences from Obsidian: moving a note does not rewrite links to it, and there is no editor,
 // so no active note.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, watch } from "node:fs";
+import { constants, watch } from "node:fs";
 import { appendFile, lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
@@ -24,6 +24,7 @@ import type { VaultIO } from "../core/compose-host.ts";
 import { loadCore } from "../core/load.ts";
 import { nodeInflate } from "./inflate.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
+import { readManyNow } from "./read-many.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
 const TRASH = ".trash";
@@ -318,41 +319,12 @@ export class NodeVault implements VaultIO {
     });
   }
 
-  /** Many notes' bytes, each with vaultReadBytes's checks, read synchronously in one go: the
-   * core keeps a call to a few dozen notes and about a megabyte (1-2 ms here), and one
-   * asynchronous read each cost a search of 2,000 notes several times the reading (issue 37). */
+  /** Many notes' bytes, each with vaultReadBytes's checks, read synchronously in one go
+   * (read-many.ts); an error's message, scrubbed, in place of a note that cannot be read. */
   async vaultReadManyBytes(relatives: string[]): Promise<(Uint8Array | string)[]> {
     const [root, hidden] = [await this.realRoot(), await this.hidden()];
-    return relatives.map((relative) => {
-      try {
-        return this.readBytesNow(root, hidden, relative);
-      } catch (error) {
-        return this.scrub(error instanceof Error ? error.message : String(error));
-      }
-    });
-  }
-
-  /** One note's bytes, now: resolved and checked as `existing` does, opened as `withRegular`. */
-  private readBytesNow(root: string, hidden: readonly string[], relative: string): Uint8Array {
-    const full = this.full(relative);
-    let real: string;
-    try {
-      real = realpathSync.native(full);
-    } catch (error) {
-      if (code(error) === "ELOOP") throw new Error(`${relative} is a link that loops; refused`);
-      if (code(error) === "ENOENT" && lstatSync(full, { throwIfNoEntry: false })) throw new Error(`${relative} is a dangling link; refused`);
-      throw error;
-    }
-    this.checkWith(root, hidden, real, relative, "read");
-    const fd = openSync(real, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
-    try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) throw new Error(`${relative} is not a regular file (a FIFO, socket or device); not opened`);
-      const bytes = readFileSync(fd);
-      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    } finally {
-      closeSync(fd);
-    }
+    const check = (real: string, relative: string): void => this.checkWith(root, hidden, real, relative, "read");
+    return readManyNow(relatives, (relative) => this.full(relative), check).map((read) => (typeof read === "string" ? this.scrub(read) : read));
   }
 
   vaultCreate(relative: string, text: string): Promise<void> {

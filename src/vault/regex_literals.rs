@@ -42,6 +42,11 @@ struct Reader {
     chars: Vec<char>,
     at: usize,
     case_insensitive: bool,
+    /// Groups the reader is in (0: the pattern's top level).
+    depth: u32,
+    /// The strings every match starts with one of (the top level's first literal run, with only
+    /// zero-width assertions before it), once settled (`None` inside: not known).
+    starts: Option<Option<Vec<String>>>,
 }
 
 impl Reader {
@@ -63,6 +68,10 @@ impl Reader {
         }
         if branches.len() == 1 {
             return branches.pop();
+        }
+        if self.depth == 0 {
+            // Matches start in one branch or another: not told here.
+            self.starts = Some(None);
         }
         let union = |sets: Vec<Option<Vec<String>>>| -> Option<Vec<String>> {
             let mut all: Vec<String> = Vec::new();
@@ -92,8 +101,11 @@ impl Reader {
             if c == '|' || c == ')' {
                 break;
             }
+            let from = self.at;
             let atom = self.atom()?;
             let atom = self.repetition(atom)?;
+            let read: String = self.chars[from..self.at].iter().collect();
+            let zero_width = matches!(read.as_str(), "^" | "$" | r"\b" | r"\B" | r"\A" | r"\z");
             match (&atom.exact, run.as_mut()) {
                 (Some(strings), Some(current)) => {
                     let product: Vec<String> =
@@ -102,6 +114,7 @@ impl Reader {
                         *current = product;
                     } else {
                         exact = false;
+                        self.settle_starts(&run, false);
                         flush(&mut run, &mut need);
                         run = Some(strings.clone());
                     }
@@ -109,6 +122,7 @@ impl Reader {
                 (Some(strings), None) => run = Some(strings.clone()),
                 (None, _) => {
                     exact = false;
+                    self.settle_starts(&run, zero_width);
                     flush(&mut run, &mut need);
                     if let Some(set) = atom.need() {
                         need = better(need, set);
@@ -117,8 +131,25 @@ impl Reader {
             }
         }
         let whole = if exact { run.clone() } else { None };
+        self.settle_starts(&run, false);
         flush(&mut run, &mut need);
         Some(Info { exact: whole, need })
+    }
+
+    /// At the top level, where a literal run ends (`run`, `None` after an atom that is not a
+    /// literal) before an atom that is not one (`zero_width`: an assertion, which consumes
+    /// nothing): the run, if it is the first thing a match consumes, is what every match starts
+    /// with one of; past anything else, nothing is.
+    fn settle_starts(&mut self, run: &Option<Vec<String>>, zero_width: bool) {
+        if self.depth > 0 || self.starts.is_some() {
+            return;
+        }
+        match run {
+            Some(set) if set.iter().all(|s| !s.is_empty()) => self.starts = Some(Some(set.clone())),
+            Some(set) if zero_width && set.iter().all(String::is_empty) => {}
+            None if zero_width => {}
+            _ => self.starts = Some(None),
+        }
     }
 
     /// One atom: a literal, an escape, a class, a group or `.`/`^`/`$`.
@@ -155,7 +186,9 @@ impl Reader {
                         return None; // inline flags
                     }
                 }
+                self.depth += 1;
                 let inner = self.alternation()?;
+                self.depth -= 1;
                 self.eat(')').then_some(inner)
             }
             '.' | '^' | '$' | '\n' => Some(Info::default()),
@@ -235,15 +268,23 @@ impl Reader {
     }
 }
 
-/// The strings every match of `pattern` contains one of (ASCII-lowercased when the search
-/// ignores case), if the pattern says so plainly.
+/// The strings every match of `pattern` contains one of (the set of `required_and_starts`).
+#[cfg(test)]
 pub(crate) fn required_any(pattern: &str, case_insensitive: bool) -> Option<Vec<String>> {
-    let mut reader = Reader { chars: pattern.chars().collect(), at: 0, case_insensitive };
+    required_and_starts(pattern, case_insensitive).map(|(set, _)| set)
+}
+
+/// The strings every match of `pattern` contains one of (ASCII-lowercased when the search
+/// ignores case), if the pattern says so plainly; and whether every match starts with one.
+fn required_and_starts(pattern: &str, case_insensitive: bool) -> Option<(Vec<String>, bool)> {
+    let mut reader = Reader { chars: pattern.chars().collect(), at: 0, case_insensitive, depth: 0, starts: None };
     let info = reader.alternation()?;
     if reader.at != reader.chars.len() {
         return None;
     }
-    info.need().filter(|set| !set.is_empty())
+    let set = info.need().filter(|set| !set.is_empty())?;
+    let starts = reader.starts.flatten().is_some_and(|starts| starts == set);
+    Some((set, starts))
 }
 
 /// How common a byte is in notes (higher: more common), to pick the byte of a literal to scan
@@ -270,14 +311,18 @@ pub(crate) struct Prefilter {
     case_insensitive: bool,
     /// The distinct bytes scanned for (both cases of a letter when case is ignored).
     needles: Vec<u8>,
+    /// Whether every match starts with one of the literals (then a line is searched from the
+    /// first one on), and the largest offset of a scanned byte in its literal.
+    starts: bool,
+    deepest: usize,
 }
 
 impl Prefilter {
-    /// The prefilter of a pattern, if it has one (see [`required_any`]).
+    /// The prefilter of a pattern, if it has one (see [`required_and_starts`]).
     pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Option<Self> {
-        let set = required_any(pattern, case_insensitive)?;
+        let (set, starts) = required_and_starts(pattern, case_insensitive)?;
         let mut needles = Vec::new();
-        let literals = set
+        let literals: Vec<(Vec<u8>, usize)> = set
             .into_iter()
             .map(|s| {
                 let bytes = s.into_bytes();
@@ -291,7 +336,23 @@ impl Prefilter {
             .collect();
         crate::lean::sort_by(&mut needles, Ord::cmp);
         needles.dedup();
-        Some(Prefilter { literals, case_insensitive, needles })
+        let deepest = literals.iter().map(|(_, at)| *at).max().unwrap_or(0);
+        Some(Prefilter { literals, case_insensitive, needles, starts, deepest })
+    }
+
+    /// Where a search for the next match at or after `from` may begin, when every match starts
+    /// with a literal: no literal starts between `from` and there. `None` when no match can
+    /// start at or after `from`, or when matches do not all start with a literal.
+    pub(crate) fn search_from(&self, text: &[u8], from: usize) -> Option<usize> {
+        if !self.starts {
+            return None;
+        }
+        Some(self.find(text, from)?.saturating_sub(self.deepest).max(from))
+    }
+
+    /// Whether every match starts with one of the literals.
+    pub(crate) fn starts_matches(&self) -> bool {
+        self.starts
     }
 
     /// Whether a literal holds U+FFFD, which a lossy decoding puts where bytes are not UTF-8
@@ -354,6 +415,14 @@ mod tests {
         assert_eq!(need("[]a]bcd[[:alpha:]]ef", false), v(&["bcd"]));
         assert_eq!(need("a{2,3}b", false), v(&["a"]));
         assert_eq!(need("ab{0}c", false), v(&["a"]));
+        // Whether every match starts with one of them (then a line is searched from there on).
+        let starts = |p: &str| Prefilter::new(p, false).is_some_and(|f| f.starts_matches());
+        for yes in [r"\[\[[^\]|]+\|[^\]]+\]\]", r"ForeignKey\(\w+", r"\b(get|set)_\w+_(id|name)\b", r"^\bab?", "abc"] {
+            assert!(starts(yes), "{yes}");
+        }
+        for no in [r"\w+_(id|name)", "a?bcd", "(?:x|yz)*abc", "ab|cd", r"x\bab", "(ab)+c\\w"] {
+            assert!(!starts(no), "{no}");
+        }
         // Nothing plainly required, or beyond the reader: no prefilter.
         for none in [r"\w+", "a|", "(a|b*)", "(?i)abc", r"\x41", r"\p{L}", "(ab)?", r"\b{start}x", "a{,3}"] {
             assert_eq!(need(none, false), None, "{none}");

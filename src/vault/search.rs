@@ -111,6 +111,34 @@ impl Matcher {
     }
 }
 
+impl Matcher {
+    /// [`Matcher::find`] on a line of a note. When every match starts with a literal of the
+    /// prefilter, the regex searches from each next literal on (regex-lite scans every byte it
+    /// is given, at about 70 ns each): no match starts in what it passes over, so it finds the
+    /// same matches.
+    fn find_in_line(&self, line: &str) -> (usize, Option<usize>) {
+        let Matcher::Regex(re, _, Some(prefilter)) = self else { return self.find(line) };
+        if !prefilter.starts_matches() {
+            return self.find(line);
+        }
+        let (mut count, mut first, mut at) = (0, None, 0);
+        while let Some(mut from) = prefilter.search_from(line.as_bytes(), at) {
+            while !line.is_char_boundary(from) {
+                from -= 1;
+            }
+            let Some(m) = re.find_at(line, from) else { break };
+            first.get_or_insert(line[..m.start()].chars().count());
+            count += 1;
+            // A literal is never empty, nor is a match.
+            at = m.end().max(m.start() + 1);
+            if at >= line.len() {
+                break;
+            }
+        }
+        (count, first)
+    }
+}
+
 /// What matched in one file.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FileHit {
@@ -274,7 +302,7 @@ impl<'t> FileScan<'t> {
             }
             let line = &line[..end];
             spent = spent.saturating_add(line.len().max(1).saturating_mul(weight));
-            let (count, first) = matcher.find(line);
+            let (count, first) = matcher.find_in_line(line);
             if count > 0 {
                 self.hit.matches += count;
                 if self.hit.excerpts.len() < EXCERPTS_PER_FILE {

@@ -47,7 +47,8 @@ function code(error: unknown): string | undefined {
 function insideOf(root: string, real: string): string | undefined {
   if (real === root) return "";
   if (!real.startsWith(root + path.sep)) return undefined;
-  return real.slice(root.length + 1).split(path.sep).join("/");
+  const inside = real.slice(root.length + 1);
+  return path.sep === "/" ? inside : inside.split(path.sep).join("/");
 }
 
 function specialKind(info: Stats): VaultEntryKind | undefined {

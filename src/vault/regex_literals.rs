@@ -1,5 +1,5 @@
-//! A regular expression's literal prefilter: a set of strings every match contains one of (read
-//! from the pattern), found in a note's whole text with a `memchr` scan for their rarest byte, so
+//! A regular expression's literals, read from the pattern: a set of strings every match contains
+//! one of, and whether every match starts with one — the prefilter (`regex_prefilter.rs`) finds them in a note's whole text with a `memchr` scan for their rarest byte, so
 //! the regex runs only on the lines holding one (issue 37: regex-lite has no literal
 //! optimisations of its own and costs about 70 ns a byte on any line; `memchr` a few tenths of
 //! one). `regex` has these built in, at about 10x regex-lite's wasm size.
@@ -47,6 +47,8 @@ struct Reader {
     /// The strings every match starts with one of (the top level's first literal run, with only
     /// zero-width assertions before it), once settled (`None` inside: not known).
     starts: Option<Option<Vec<String>>>,
+    /// Where the top level's leading assertions end (chars), before the run `starts` tells.
+    lead: usize,
 }
 
 impl Reader {
@@ -146,8 +148,8 @@ impl Reader {
         }
         match run {
             Some(set) if set.iter().all(|s| !s.is_empty()) => self.starts = Some(Some(set.clone())),
-            Some(set) if zero_width && set.iter().all(String::is_empty) => {}
-            None if zero_width => {}
+            Some(set) if zero_width && set.iter().all(String::is_empty) => self.lead = self.at,
+            None if zero_width => self.lead = self.at,
             _ => self.starts = Some(None),
         }
     }
@@ -276,121 +278,18 @@ pub(crate) fn required_any(pattern: &str, case_insensitive: bool) -> Option<Vec<
 
 /// The strings every match of `pattern` contains one of (ASCII-lowercased when the search
 /// ignores case), if the pattern says so plainly; and whether every match starts with one.
-fn required_and_starts(pattern: &str, case_insensitive: bool) -> Option<(Vec<String>, bool)> {
-    let mut reader = Reader { chars: pattern.chars().collect(), at: 0, case_insensitive, depth: 0, starts: None };
+pub(super) fn required_and_starts(pattern: &str, case_insensitive: bool) -> Option<(Vec<String>, Option<usize>)> {
+    let mut reader =
+        Reader { chars: pattern.chars().collect(), at: 0, case_insensitive, depth: 0, starts: None, lead: 0 };
     let info = reader.alternation()?;
     if reader.at != reader.chars.len() {
         return None;
     }
     let set = info.need().filter(|set| !set.is_empty())?;
     let starts = reader.starts.flatten().is_some_and(|starts| starts == set);
-    Some((set, starts))
-}
-
-/// How common a byte is in notes (higher: more common), to pick the byte of a literal to scan
-/// for: spaces and frequent letters high, punctuation low.
-fn commonness(b: u8) -> u8 {
-    const LETTERS: &[u8] = b"zqjxkvbpygfwmucldrhsnioate";
-    match b {
-        b' ' => 255,
-        b'a'..=b'z' => 120 + LETTERS.iter().position(|&l| l == b).unwrap_or(0) as u8 * 4,
-        b'A'..=b'Z' => 60 + commonness(b.to_ascii_lowercase()) / 4,
-        b'0'..=b'9' => 80,
-        b'.' | b',' | b'-' | b'\n' | b'\'' | b'"' => 100,
-        0x80.. => 20,
-        _ => 40,
-    }
-}
-
-/// The strings a regular expression's every match contains one of, found fast in a text.
-#[derive(Debug)]
-pub(crate) struct Prefilter {
-    /// The literals (ASCII-lowercased when case is ignored), each with the offset of the byte
-    /// scanned for.
-    literals: Vec<(Vec<u8>, usize)>,
-    case_insensitive: bool,
-    /// The distinct bytes scanned for (both cases of a letter when case is ignored).
-    needles: Vec<u8>,
-    /// Whether every match starts with one of the literals (then a line is searched from the
-    /// first one on), and the largest offset of a scanned byte in its literal.
-    starts: bool,
-    deepest: usize,
-}
-
-impl Prefilter {
-    /// The prefilter of a pattern, if it has one (see [`required_and_starts`]).
-    pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Option<Self> {
-        let (set, starts) = required_and_starts(pattern, case_insensitive)?;
-        let mut needles = Vec::new();
-        let literals: Vec<(Vec<u8>, usize)> = set
-            .into_iter()
-            .map(|s| {
-                let bytes = s.into_bytes();
-                let at = (0..bytes.len()).min_by_key(|&k| commonness(bytes[k])).unwrap_or(0);
-                needles.push(bytes[at]);
-                if case_insensitive {
-                    needles.push(bytes[at].to_ascii_uppercase());
-                }
-                (bytes, at)
-            })
-            .collect();
-        crate::lean::sort_by(&mut needles, Ord::cmp);
-        needles.dedup();
-        let deepest = literals.iter().map(|(_, at)| *at).max().unwrap_or(0);
-        Some(Prefilter { literals, case_insensitive, needles, starts, deepest })
-    }
-
-    /// Where a search for the next match at or after `from` may begin, when every match starts
-    /// with a literal: no literal starts between `from` and there. `None` when no match can
-    /// start at or after `from`, or when matches do not all start with a literal.
-    pub(crate) fn search_from(&self, text: &[u8], from: usize) -> Option<usize> {
-        if !self.starts {
-            return None;
-        }
-        Some(self.find(text, from)?.saturating_sub(self.deepest).max(from))
-    }
-
-    /// Whether every match starts with one of the literals.
-    pub(crate) fn starts_matches(&self) -> bool {
-        self.starts
-    }
-
-    /// Whether a literal holds U+FFFD, which a lossy decoding puts where bytes are not UTF-8
-    /// (then raw bytes without a literal may still decode to one).
-    pub(crate) fn holds_replacement(&self) -> bool {
-        self.literals.iter().any(|(l, _)| l.windows(3).any(|w| w == "\u{FFFD}".as_bytes()))
-    }
-
-    /// Where the next needle byte is, at or after `from`.
-    fn next_needle(&self, text: &[u8], from: usize) -> Option<usize> {
-        let rest = &text[from..];
-        let found = match self.needles[..] {
-            [a] => memchr::memchr(a, rest),
-            [a, b] => memchr::memchr2(a, b, rest),
-            [a, b, c] => memchr::memchr3(a, b, c, rest),
-            _ => rest.iter().position(|b| self.needles.binary_search(b).is_ok()),
-        };
-        found.map(|k| from + k)
-    }
-
-    /// A position at or after `from` inside an occurrence of one of the literals (none at or
-    /// after `from` whose scanned byte comes earlier), if there is one.
-    pub(crate) fn find(&self, text: &[u8], from: usize) -> Option<usize> {
-        let mut at = from;
-        while at < text.len() {
-            let hit = self.next_needle(text, at)?;
-            for (literal, k) in &self.literals {
-                let Some(start) = hit.checked_sub(*k) else { continue };
-                let Some(there) = text.get(start..start + literal.len()) else { continue };
-                let same = if self.case_insensitive { there.eq_ignore_ascii_case(literal) } else { there == literal };
-                if same {
-                    return Some(hit);
-                }
-            }
-            at = hit + 1;
-        }
-        None
-    }
+    // The leading assertions' length in bytes, when every match starts with one of the set.
+    let lead = starts.then(|| reader.chars[..reader.lead].iter().map(|c| c.len_utf8()).sum());
+    Some((set, lead))
 }
 
 #[cfg(test)]

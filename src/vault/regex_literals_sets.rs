@@ -2,6 +2,7 @@
 //! start with them.
 
 use super::*;
+use crate::vault::regex_prefilter::Prefilter;
 
 fn need(pattern: &str, ci: bool) -> Option<Vec<String>> {
     required_any(pattern, ci)

@@ -12,7 +12,7 @@
 use crate::lean::fold_case;
 use regex_lite::{Regex, RegexBuilder};
 
-use super::regex_literals::Prefilter;
+use super::regex_prefilter::Prefilter;
 use super::resolve::VaultEntry;
 
 /// Most excerpts shown per file.
@@ -55,7 +55,11 @@ impl Matcher {
         for tier in REGEX_SIZE_TIERS {
             let limit = scale(tier);
             match RegexBuilder::new(query).case_insensitive(!case_sensitive).size_limit(limit).build() {
-                Ok(re) => return Ok(Matcher::Regex(re, tier >> 10, Prefilter::new(query, !case_sensitive))),
+                Ok(re) => {
+                    let prefilter =
+                        Prefilter::new(query, !case_sensitive).map(|p| p.with_anchored(query, !case_sensitive, limit));
+                    return Ok(Matcher::Regex(re, tier >> 10, prefilter));
+                }
                 Err(e) if e.to_string().contains("size limit") => last = e.to_string(),
                 Err(e) => return Err(format!("the regular expression is not valid: {e}")),
             }
@@ -122,6 +126,25 @@ impl Matcher {
             return self.find(line);
         }
         let (mut count, mut first, mut at) = (0, None, 0);
+        let bytes = line.as_bytes();
+        // Tried at each literal's start, the first one a match starts at taken (leftmost).
+        if prefilter.anchors() {
+            'next: while let Some(hit) = prefilter.find(bytes, at) {
+                for start in hit.saturating_sub(prefilter.deepest()).max(at)..=hit {
+                    if !prefilter.literal_at(bytes, start) {
+                        continue;
+                    }
+                    if let Some(Some(end)) = prefilter.match_at(line, start) {
+                        first.get_or_insert(line[..start].chars().count());
+                        count += 1;
+                        at = end.max(start + 1);
+                        continue 'next;
+                    }
+                }
+                at = hit + 1;
+            }
+            return (count, first);
+        }
         while let Some(mut from) = prefilter.search_from(line.as_bytes(), at) {
             while !line.is_char_boundary(from) {
                 from -= 1;

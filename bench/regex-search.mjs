@@ -123,15 +123,18 @@ the prefilter is settled without being decoded (\`search::settle_raw\`; a lossy 
 adds U+FFFD, so a literal holding one, or a note long enough for a decoded line to be cut, is
 decoded as before; property test \`what_raw_bytes_settle_is_what_the_decoded_text_gives\`, with
 invalid UTF-8). (5) When every match starts with a literal (the pattern's first literal run, only
-assertions before it: \`[[\`, \`ForeignKey(\`, \`get_\`/\`set_\`), a candidate line is searched
-from each next literal on (regex-lite scans every byte it is given); the prefiltered-search
-property test covers it. Tried and dropped: the notes of a call carved from 256 KB buffers (one
+assertions before it: \`[[\`, \`ForeignKey(\`, \`get_\`/\`set_\`), a candidate line is tried at
+each literal's start only, with the pattern anchored there (the leading assertions checked at that
+place, the rest compiled as \`\\A(?:rest)\`, \`vault/regex_prefilter.rs\`): regex-lite scans every
+byte it is given and, unanchored, goes on to the line's end; anchored, it stops once no thread is
+left. The prefiltered-search property test covers both (it fails when the leading assertion is
+not checked). Tried and dropped: the notes of a call carved from 256 KB buffers (one
 allocation a note made much of the garbage collection) measured slower (a zeroed Uint8Array
-against Node's unzeroed Buffer). Wasm cost of (3)-(5): +4.3 KB raw, +1.8 KB gzip
-(\`pkg/smarthole_agent_bg.wasm\` 1,641,863 → 1,646,170 bytes; gzip -9 623,917 → 625,716).
+against Node's unzeroed Buffer). Wasm cost of (3)-(5): +6.4 KB raw, +2.8 KB gzip
+(\`pkg/smarthole_agent_bg.wasm\` 1,641,863 → 1,648,219 bytes; gzip -9 623,917 → 626,726).
 
-What is left: the not-narrowed patterns are at 2.5-4.5x ripgrep over five runs on this 2-core
-machine shared with other builds (load average 3-4; ripgrep itself ranged 24-110 ms), from 8.9x
+What is left: the not-narrowed patterns are at 2.5-4.5x ripgrep over seven runs on this 2-core
+machine shared with other builds (load average 3-6; ripgrep itself ranged 24-110 ms), from 8.9x
 and 11.1x in one run before (3)-(5) — the 2x budget is not met. Per search, roughly a quarter in the
 fs calls (five a note), a quarter in regex-lite and the byte scan in wasm (no SIMD: \`memchr\` runs
 its word-at-a-time fallback; simd128 would be a global build change and was not measured), and

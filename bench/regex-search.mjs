@@ -106,12 +106,40 @@ decodes), 16 at a time. Wasm cost of (1): +21 KB raw, +6.4 KB gzip
 crate in regex-lite's place (its lazy DFA and literal optimisations, default features) measured
 +762 KB raw, +266 KB gzip: not taken.
 
-What is left, for patterns the index cannot narrow (about 10x ripgrep): every note is still read
-through the host, each with its own checked read (realpath, open, fstat, read, close: about 150 ms
-of fs calls for 2,007 notes in the profile, and the wasm work of about 60 ms — UTF-8 checks and the
-byte scan over 20 MB without SIMD). Reading the same files raw and synchronously takes 25-48 ms here,
-so 2x needs either a host call that reads many notes at once, or the index narrowing such
-patterns (it keeps words only: a pattern of punctuation like \`[[\` narrows nothing).
+Then (the second round of issue 37), profiled on this benchmark before each step (a search of
+the wikilink pattern, 2,007 notes, about 200 ms under the machine's load): each note's own checked
+read through the host (realpath, open, fstat, read, close through Node's thread pool, one host
+call and one promise a note), the wasm scan, and garbage collection of the notes' buffers.
+What changed: (3) \`Host::vault_read_many_bytes\`: the notes a search scans go to the host up
+to 64 and about 1 MB a call (\`tools/find_scan.rs\`), each with \`vault_read_bytes\`'s checks and
+a result of its own. On Node (\`js-shim/src/node/read-many.ts\`) a call's notes are read
+synchronously in one go (1-2 ms a call: the event loop is never held near 10 ms), each note's
+folder resolved once a call and the note opened with O_NOFOLLOW | O_NONBLOCK, then fstat-ed; a
+note that is a link itself, or any failure that way, is read the long way with the single read's
+own errors (\`tests/node/hostile-links.test.mjs\`: every hostile path gets from it what its own
+read gives). realpath was the largest fs cost: about 240 → 35 ms of samples over 12 searches. The
+plugin and the page overlap their reads instead. (4) A note whose raw bytes hold no literal of
+the prefilter is settled without being decoded (\`search::settle_raw\`; a lossy decoding only
+adds U+FFFD, so a literal holding one, or a note long enough for a decoded line to be cut, is
+decoded as before; property test \`what_raw_bytes_settle_is_what_the_decoded_text_gives\`, with
+invalid UTF-8). (5) When every match starts with a literal (the pattern's first literal run, only
+assertions before it: \`[[\`, \`ForeignKey(\`, \`get_\`/\`set_\`), a candidate line is tried at
+each literal's start only, with the pattern anchored there (the leading assertions checked at that
+place, the rest compiled as \`\\A(?:rest)\`, \`vault/regex_prefilter.rs\`): regex-lite scans every
+byte it is given and, unanchored, goes on to the line's end; anchored, it stops once no thread is
+left. The prefiltered-search property test covers both (it fails when the leading assertion is
+not checked). Tried and dropped: the notes of a call carved from 256 KB buffers (one
+allocation a note made much of the garbage collection) measured slower (a zeroed Uint8Array
+against Node's unzeroed Buffer). Wasm cost of (3)-(5): +6.4 KB raw, +2.8 KB gzip
+(\`pkg/smarthole_agent_bg.wasm\` 1,641,863 → 1,648,219 bytes; gzip -9 623,917 → 626,726).
+
+What is left: the not-narrowed patterns are at 2.5-4.5x ripgrep over seven runs on this 2-core
+machine shared with other builds (load average 3-6; ripgrep itself ranged 24-110 ms), from 8.9x
+and 11.1x in one run before (3)-(5) — the 2x budget is not met. Per search, roughly a quarter in the
+fs calls (five a note), a quarter in regex-lite and the byte scan in wasm (no SIMD: \`memchr\` runs
+its word-at-a-time fallback; simd128 would be a global build change and was not measured), and
+the rest in garbage collection and the budget's turns of the event loop every 16 ms (about
+1 ms each). ripgrep reads with many threads; the core reads on one.
 `;
 
 export function regexSection(results) {

@@ -76,6 +76,11 @@ pub trait Host {
     async fn vault_read(&self, path: &str) -> Result<String, HostError>;
     /// A file's bytes (an image or PDF the user attached; the core checked its size first).
     async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError>;
+    /// Several files' bytes in one call, a result per path in order, each read with the checks
+    /// [`Host::vault_read_bytes`] makes: a search reads thousands of notes, and one host call
+    /// each cost more than the reading (issue 37). The core keeps a call's notes few and small
+    /// enough that the host may read them all at once (synchronously on Node).
+    async fn vault_read_many_bytes(&self, paths: &[String]) -> Vec<Result<Vec<u8>, HostError>>;
     /// Creates a note that does not exist yet (its folders too).
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError>;
     /// Changes a note atomically (Obsidian's `Vault.process`): `edit` gets the current text and

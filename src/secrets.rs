@@ -173,6 +173,9 @@ impl<H: Host> Host for Masking<H> {
     async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {
         self.inner.vault_read_bytes(path).await
     }
+    async fn vault_read_many_bytes(&self, paths: &[String]) -> Vec<Result<Vec<u8>, HostError>> {
+        self.inner.vault_read_many_bytes(paths).await
+    }
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
         self.inner.vault_create(path, text).await
     }

@@ -275,3 +275,20 @@ fn needs_input_asks_a_structured_question_and_waits() {
     assert_eq!(err["is_error"], true);
     assert!(err["content"].as_str().unwrap().contains("a choice needs 2 to 10 options"));
 }
+
+/// A search reads the notes it scans many to a host call (issue 37: one call a note cost a
+/// search of 2,000 notes more than the reading), and finds what it found before.
+#[test]
+fn a_search_reads_its_notes_many_to_a_host_call() {
+    let host = FakeHost::new();
+    for n in 0..150 {
+        host.put_note(&format!("n{n}.md"), if n % 7 == 0 { "a [[link|alias]] here\n" } else { "nothing [here]\n" });
+    }
+    let p = processor_with(&host, Settings { search_index_max_mb: 0, ..settings() });
+    let input = json!({"query": r"\[\[[^\]|]+\|[^\]]+\]\]", "regex": true});
+    let out = host.run(p.run_tool("search_files", &input)).0;
+    assert!(out.starts_with("22 notes match"), "{out}");
+    let (one_each, many_each) = host.byte_reads();
+    assert_eq!(one_each, 0, "no note read alone");
+    assert!((1..=3).contains(&many_each), "{many_each} calls for 150 notes");
+}

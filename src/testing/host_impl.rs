@@ -167,14 +167,16 @@ impl Host for FakeHost {
 
     async fn vault_read_bytes(&self, path: &str) -> Result<Vec<u8>, HostError> {
         self.alive().await;
-        // Through a link, as vault_read: the file it reaches (a real host's read follows it too).
-        if let Some(text) = self.through_unusual("read", path)? {
-            return Ok(text.into_bytes());
-        }
-        if let Some(bytes) = self.state.binary.borrow().get(path) {
-            return Ok(bytes.clone());
-        }
-        self.note_bytes(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+        let (one, many) = self.state.byte_reads.get();
+        self.state.byte_reads.set((one + 1, many));
+        self.read_bytes_now(path)
+    }
+
+    async fn vault_read_many_bytes(&self, paths: &[String]) -> Vec<Result<Vec<u8>, HostError>> {
+        self.alive().await;
+        let (one, many) = self.state.byte_reads.get();
+        self.state.byte_reads.set((one, many + 1));
+        paths.iter().map(|path| self.read_bytes_now(path)).collect()
     }
 
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {

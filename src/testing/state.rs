@@ -99,6 +99,9 @@ pub(super) struct State {
     /// operation the core asked on or through one of them.
     pub(super) unusual: RefCell<Vec<(VaultEntry, Option<String>)>>,
     pub(super) unusual_touches: RefCell<Vec<String>>,
+    /// Host calls that read notes' bytes: one at a time (`vault_read_bytes`), several at once
+    /// (`vault_read_many_bytes`).
+    pub(super) byte_reads: Cell<(usize, usize)>,
     /// Whether the last listing was asked to follow folders linked from outside.
     pub(super) followed: Cell<bool>,
     /// The user's time zone (UTC unless a test sets one).

@@ -124,6 +124,18 @@ impl FakeHost {
         self.state.followed.get()
     }
 
+    /// A note's bytes as a read of the host gives them, now. Through a link, as `vault_read`:
+    /// the file it reaches (a real host's read follows it too).
+    pub(super) fn read_bytes_now(&self, path: &str) -> Result<Vec<u8>, HostError> {
+        if let Some(text) = self.through_unusual("read", path)? {
+            return Ok(text.into_bytes());
+        }
+        if let Some(bytes) = self.state.binary.borrow().get(path) {
+            return Ok(bytes.clone());
+        }
+        self.note_bytes(path).ok_or_else(|| HostError::Io(format!("{path} does not exist")))
+    }
+
     /// Checks a `vault_*` operation against the links and special files: `Ok(Some(text))` for a
     /// read the core may do (a file in a followed linked folder), an error for anything else on
     /// or under one of them (recorded).
@@ -255,6 +267,11 @@ impl FakeHost {
     /// Queues an answer for the next call of `server`'s `tool`.
     pub fn script_mcp(&self, server: &str, tool: &str, reply: Result<Value, McpError>) {
         self.state.mcp_replies.borrow_mut().push((format!("{server}/{tool}"), reply));
+    }
+
+    /// Host calls made to read notes' bytes: (one note each, several notes each).
+    pub fn byte_reads(&self) -> (usize, usize) {
+        self.state.byte_reads.get()
     }
 
     /// MCP calls made: (server, tool, input).

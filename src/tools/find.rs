@@ -15,6 +15,7 @@ use super::args::Args;
 use super::budget::{thousands, Budget};
 use super::call::{ToolContext, ToolOutput};
 use super::find_meaning::{self, Mode};
+use super::find_scan::{scan, Found};
 use super::indexer::{Listing, Phase};
 use super::note_paths::{folder_arg, protected, vault_entries, Step};
 use super::scope::Scope;
@@ -25,8 +26,6 @@ use crate::vault::VaultEntry;
 
 /// Most results `search_files` returns.
 const MAX_RESULTS: usize = 50;
-/// Work (bytes × the pattern's weight) `search_files` does between two looks at its budget.
-const SLICE_WORK: usize = LINE_WORK;
 
 /// What the index can tell about a query before any note is read.
 enum Plan {
@@ -70,62 +69,6 @@ fn plan(query: &str, regex: bool, case_sensitive: bool, weight: usize) -> Plan {
         Plan::All
     } else {
         Plan::Phrase(words)
-    }
-}
-
-/// A search's findings so far.
-#[derive(Default)]
-struct Found {
-    hits: Vec<FileHit>,
-    scanned: usize,
-    cut_lines: usize,
-    stopped: bool,
-}
-
-/// Notes read at once by a search (their reads overlap in the host: about half the time of one
-/// after another on Node, for a vault of notes; the texts of that many notes held at once).
-const READ_AHEAD: usize = 16;
-
-/// Reads notes (a few at once) and searches their lines, within the budget.
-async fn scan<H: Host>(
-    ctx: &ToolContext<'_, H>,
-    matcher: &Matcher,
-    notes: &[&VaultEntry],
-    budget: &mut Budget<'_, H>,
-    found: &mut Found,
-) {
-    for batch in notes.chunks(READ_AHEAD) {
-        if !budget.pace().await {
-            found.stopped = true;
-            break;
-        }
-        // As bytes: a note's text crossing from the host as a string costs more than searching it
-        // (wasm-bindgen copies it a character at a time); bytes cross in one copy.
-        let texts = super::budget::join_all(batch.iter().map(|entry| ctx.host.vault_read_bytes(&entry.path))).await;
-        for (entry, text) in batch.iter().zip(texts) {
-            if !budget.pace().await {
-                found.stopped = true;
-                return;
-            }
-            let Ok(bytes) = text else {
-                found.scanned += 1;
-                continue;
-            };
-            // Read as the host reads text: a byte sequence that is not UTF-8 becomes U+FFFD.
-            let text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            let mut scan = FileScan::new(matcher, entry, &text);
-            while scan.step(matcher, SLICE_WORK) {
-                if !budget.pace().await {
-                    found.stopped = true;
-                    found.cut_lines += scan.cut_lines;
-                    found.hits.extend(scan.finish());
-                    return;
-                }
-            }
-            found.cut_lines += scan.cut_lines;
-            found.hits.extend(scan.finish());
-            found.scanned += 1;
-        }
     }
 }
 

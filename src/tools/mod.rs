@@ -21,6 +21,7 @@ pub(crate) mod edit_stream;
 mod end_conversation;
 mod find;
 pub(crate) mod find_meaning;
+mod find_scan;
 mod get_conversation;
 pub(crate) mod index_listing;
 pub(crate) mod indexer;

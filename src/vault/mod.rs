@@ -13,6 +13,7 @@ pub(crate) mod meaning;
 pub(crate) mod path;
 pub(crate) mod real;
 pub(crate) mod regex_literals;
+pub(crate) mod regex_prefilter;
 pub(crate) mod resolve;
 pub(crate) mod search;
 pub(crate) mod search_index;

@@ -1,5 +1,5 @@
-//! A regular expression's literal prefilter: a set of strings every match contains one of (read
-//! from the pattern), found in a note's whole text with a `memchr` scan for their rarest byte, so
+//! A regular expression's literals, read from the pattern: a set of strings every match contains
+//! one of, and whether every match starts with one — the prefilter (`regex_prefilter.rs`) finds them in a note's whole text with a `memchr` scan for their rarest byte, so
 //! the regex runs only on the lines holding one (issue 37: regex-lite has no literal
 //! optimisations of its own and costs about 70 ns a byte on any line; `memchr` a few tenths of
 //! one). `regex` has these built in, at about 10x regex-lite's wasm size.
@@ -42,6 +42,13 @@ struct Reader {
     chars: Vec<char>,
     at: usize,
     case_insensitive: bool,
+    /// Groups the reader is in (0: the pattern's top level).
+    depth: u32,
+    /// The strings every match starts with one of (the top level's first literal run, with only
+    /// zero-width assertions before it), once settled (`None` inside: not known).
+    starts: Option<Option<Vec<String>>>,
+    /// Where the top level's leading assertions end (chars), before the run `starts` tells.
+    lead: usize,
 }
 
 impl Reader {
@@ -63,6 +70,10 @@ impl Reader {
         }
         if branches.len() == 1 {
             return branches.pop();
+        }
+        if self.depth == 0 {
+            // Matches start in one branch or another: not told here.
+            self.starts = Some(None);
         }
         let union = |sets: Vec<Option<Vec<String>>>| -> Option<Vec<String>> {
             let mut all: Vec<String> = Vec::new();
@@ -92,8 +103,11 @@ impl Reader {
             if c == '|' || c == ')' {
                 break;
             }
+            let from = self.at;
             let atom = self.atom()?;
             let atom = self.repetition(atom)?;
+            let read: String = self.chars[from..self.at].iter().collect();
+            let zero_width = matches!(read.as_str(), "^" | "$" | r"\b" | r"\B" | r"\A" | r"\z");
             match (&atom.exact, run.as_mut()) {
                 (Some(strings), Some(current)) => {
                     let product: Vec<String> =
@@ -102,6 +116,7 @@ impl Reader {
                         *current = product;
                     } else {
                         exact = false;
+                        self.settle_starts(&run, false);
                         flush(&mut run, &mut need);
                         run = Some(strings.clone());
                     }
@@ -109,6 +124,7 @@ impl Reader {
                 (Some(strings), None) => run = Some(strings.clone()),
                 (None, _) => {
                     exact = false;
+                    self.settle_starts(&run, zero_width);
                     flush(&mut run, &mut need);
                     if let Some(set) = atom.need() {
                         need = better(need, set);
@@ -117,8 +133,25 @@ impl Reader {
             }
         }
         let whole = if exact { run.clone() } else { None };
+        self.settle_starts(&run, false);
         flush(&mut run, &mut need);
         Some(Info { exact: whole, need })
+    }
+
+    /// At the top level, where a literal run ends (`run`, `None` after an atom that is not a
+    /// literal) before an atom that is not one (`zero_width`: an assertion, which consumes
+    /// nothing): the run, if it is the first thing a match consumes, is what every match starts
+    /// with one of; past anything else, nothing is.
+    fn settle_starts(&mut self, run: &Option<Vec<String>>, zero_width: bool) {
+        if self.depth > 0 || self.starts.is_some() {
+            return;
+        }
+        match run {
+            Some(set) if set.iter().all(|s| !s.is_empty()) => self.starts = Some(Some(set.clone())),
+            Some(set) if zero_width && set.iter().all(String::is_empty) => self.lead = self.at,
+            None if zero_width => self.lead = self.at,
+            _ => self.starts = Some(None),
+        }
     }
 
     /// One atom: a literal, an escape, a class, a group or `.`/`^`/`$`.
@@ -155,7 +188,9 @@ impl Reader {
                         return None; // inline flags
                     }
                 }
+                self.depth += 1;
                 let inner = self.alternation()?;
+                self.depth -= 1;
                 self.eat(')').then_some(inner)
             }
             '.' | '^' | '$' | '\n' => Some(Info::default()),
@@ -235,125 +270,31 @@ impl Reader {
     }
 }
 
-/// The strings every match of `pattern` contains one of (ASCII-lowercased when the search
-/// ignores case), if the pattern says so plainly.
+/// The strings every match of `pattern` contains one of (the set of `required_and_starts`).
+#[cfg(test)]
 pub(crate) fn required_any(pattern: &str, case_insensitive: bool) -> Option<Vec<String>> {
-    let mut reader = Reader { chars: pattern.chars().collect(), at: 0, case_insensitive };
+    required_and_starts(pattern, case_insensitive).map(|(set, _)| set)
+}
+
+/// The strings every match of `pattern` contains one of (ASCII-lowercased when the search
+/// ignores case), if the pattern says so plainly; and whether every match starts with one.
+pub(super) fn required_and_starts(pattern: &str, case_insensitive: bool) -> Option<(Vec<String>, Option<usize>)> {
+    let mut reader =
+        Reader { chars: pattern.chars().collect(), at: 0, case_insensitive, depth: 0, starts: None, lead: 0 };
     let info = reader.alternation()?;
     if reader.at != reader.chars.len() {
         return None;
     }
-    info.need().filter(|set| !set.is_empty())
-}
-
-/// How common a byte is in notes (higher: more common), to pick the byte of a literal to scan
-/// for: spaces and frequent letters high, punctuation low.
-fn commonness(b: u8) -> u8 {
-    const LETTERS: &[u8] = b"zqjxkvbpygfwmucldrhsnioate";
-    match b {
-        b' ' => 255,
-        b'a'..=b'z' => 120 + LETTERS.iter().position(|&l| l == b).unwrap_or(0) as u8 * 4,
-        b'A'..=b'Z' => 60 + commonness(b.to_ascii_lowercase()) / 4,
-        b'0'..=b'9' => 80,
-        b'.' | b',' | b'-' | b'\n' | b'\'' | b'"' => 100,
-        0x80.. => 20,
-        _ => 40,
-    }
-}
-
-/// The strings a regular expression's every match contains one of, found fast in a text.
-#[derive(Debug)]
-pub(crate) struct Prefilter {
-    /// The literals (ASCII-lowercased when case is ignored), each with the offset of the byte
-    /// scanned for.
-    literals: Vec<(Vec<u8>, usize)>,
-    case_insensitive: bool,
-    /// The distinct bytes scanned for (both cases of a letter when case is ignored).
-    needles: Vec<u8>,
-}
-
-impl Prefilter {
-    /// The prefilter of a pattern, if it has one (see [`required_any`]).
-    pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Option<Self> {
-        let set = required_any(pattern, case_insensitive)?;
-        let mut needles = Vec::new();
-        let literals = set
-            .into_iter()
-            .map(|s| {
-                let bytes = s.into_bytes();
-                let at = (0..bytes.len()).min_by_key(|&k| commonness(bytes[k])).unwrap_or(0);
-                needles.push(bytes[at]);
-                if case_insensitive {
-                    needles.push(bytes[at].to_ascii_uppercase());
-                }
-                (bytes, at)
-            })
-            .collect();
-        crate::lean::sort_by(&mut needles, Ord::cmp);
-        needles.dedup();
-        Some(Prefilter { literals, case_insensitive, needles })
-    }
-
-    /// Where the next needle byte is, at or after `from`.
-    fn next_needle(&self, text: &[u8], from: usize) -> Option<usize> {
-        let rest = &text[from..];
-        let found = match self.needles[..] {
-            [a] => memchr::memchr(a, rest),
-            [a, b] => memchr::memchr2(a, b, rest),
-            [a, b, c] => memchr::memchr3(a, b, c, rest),
-            _ => rest.iter().position(|b| self.needles.binary_search(b).is_ok()),
-        };
-        found.map(|k| from + k)
-    }
-
-    /// A position at or after `from` inside an occurrence of one of the literals (none at or
-    /// after `from` whose scanned byte comes earlier), if there is one.
-    pub(crate) fn find(&self, text: &[u8], from: usize) -> Option<usize> {
-        let mut at = from;
-        while at < text.len() {
-            let hit = self.next_needle(text, at)?;
-            for (literal, k) in &self.literals {
-                let Some(start) = hit.checked_sub(*k) else { continue };
-                let Some(there) = text.get(start..start + literal.len()) else { continue };
-                let same = if self.case_insensitive { there.eq_ignore_ascii_case(literal) } else { there == literal };
-                if same {
-                    return Some(hit);
-                }
-            }
-            at = hit + 1;
-        }
-        None
-    }
+    let set = info.need().filter(|set| !set.is_empty())?;
+    let starts = reader.starts.flatten().is_some_and(|starts| starts == set);
+    // The leading assertions' length in bytes, when every match starts with one of the set.
+    let lead = starts.then(|| reader.chars[..reader.lead].iter().map(|c| c.len_utf8()).sum());
+    Some((set, lead))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn need(pattern: &str, ci: bool) -> Option<Vec<String>> {
-        required_any(pattern, ci)
-    }
-
-    #[test]
-    fn literal_sets_of_patterns() {
-        let v = |s: &[&str]| Some(s.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert_eq!(need(r"\[\[[^\]|]+\|[^\]]+\]\]", false), v(&["[["]));
-        assert_eq!(need(r"ForeignKey\(\w+", false), v(&["ForeignKey("]));
-        assert_eq!(need(r"ForeignKey\(\w+", true), v(&["foreignkey("]));
-        assert_eq!(need(r"\b(get|set)_\w+_(id|name)\b", true), v(&["get_", "set_"]));
-        assert_eq!(need("colou?r", false), v(&["colo"]));
-        assert_eq!(need("(a|b)c(d|e)", false), v(&["acd", "ace", "bcd", "bce"]));
-        assert_eq!(need("x(?:ab)+y", false), v(&["ab"]));
-        assert_eq!(need("(?P<n>abc)|(?<m>de)", false), v(&["abc", "de"]));
-        assert_eq!(need("[]a]bcd[[:alpha:]]ef", false), v(&["bcd"]));
-        assert_eq!(need("a{2,3}b", false), v(&["a"]));
-        assert_eq!(need("ab{0}c", false), v(&["a"]));
-        // Nothing plainly required, or beyond the reader: no prefilter.
-        for none in [r"\w+", "a|", "(a|b*)", "(?i)abc", r"\x41", r"\p{L}", "(ab)?", r"\b{start}x", "a{,3}"] {
-            assert_eq!(need(none, false), None, "{none}");
-        }
-    }
-}
+#[path = "regex_literals_sets.rs"]
+mod tests;
 
 /// The prefilter never changes an answer (a property test over random patterns and texts).
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -65,3 +65,63 @@ proptest! {
         prop_assert_eq!((a.0, a.1.iter().map(|e| e.0).collect::<Vec<_>>()), (matches, lines));
     }
 }
+
+/// Pieces of a note's raw bytes: text, and bytes a lossy decoding turns into U+FFFD.
+const RAW: &[&[u8]] = &[
+    b"a",
+    b"b",
+    b"A",
+    b"[",
+    b"[[",
+    b"]",
+    b"|",
+    b"\n",
+    b"\r\n",
+    b" ",
+    "é".as_bytes(),
+    "\u{FFFD}".as_bytes(),
+    b"\xFF",
+    b"\xC3",
+    b"\xE2\x82",
+    b"\xEF\xBF",
+    b"\x80",
+];
+const RAW_PATTERNS: &[&str] = &["a", "ab", r"\[\[", "é", "\u{FFFD}", "a\u{FFFD}", "(a|b)b", r"\[\[[^\]|]+\|", "b+"];
+
+#[test]
+fn a_note_without_a_literal_is_settled_from_its_bytes_unless_a_literal_may_come_from_decoding() {
+    use crate::vault::search::settle_raw;
+    let entry = |p: &str| VaultEntry { path: p.into(), ..VaultEntry::default() };
+    let m = Matcher::new(r"\[\[", true, true).unwrap();
+    assert_eq!(settle_raw(&m, &entry("n.md"), b"no link \xFF here"), Some(None));
+    assert_eq!(settle_raw(&m, &entry("[[n.md"), b"none").map(|h| h.map(|h| h.name_matches)), Some(Some(true)));
+    assert_eq!(settle_raw(&m, &entry("n.md"), b"a [[link"), None);
+    let bad = Matcher::new("a\u{FFFD}", true, true).unwrap();
+    assert_eq!(settle_raw(&bad, &entry("n.md"), b"a\xFF"), None, "decoded, it holds the literal");
+    let plain = Matcher::new("a", false, true).unwrap();
+    assert_eq!(settle_raw(&plain, &entry("n.md"), b"b"), None, "plain text has no prefilter");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    /// What a note's raw bytes settle is what its lossily decoded text gives when searched.
+    #[test]
+    fn what_raw_bytes_settle_is_what_the_decoded_text_gives(
+        pattern in prop::sample::select(RAW_PATTERNS),
+        raw in prop::collection::vec(prop::sample::select(RAW), 0..40).prop_map(|t| t.concat()),
+        name in prop::sample::select(&["n.md", "ab.md", "[[x.md"][..]),
+        case_sensitive in any::<bool>(),
+    ) {
+        use crate::vault::search::{settle_raw, FileScan};
+        let m = Matcher::new(pattern, true, case_sensitive).unwrap();
+        let entry = VaultEntry { path: name.into(), ..VaultEntry::default() };
+        let text = String::from_utf8_lossy(&raw);
+        let mut scan = FileScan::new(&m, &entry, &text);
+        while scan.step(&m, usize::MAX) {}
+        prop_assert_eq!(scan.cut_lines, 0);
+        let decoded = scan.finish();
+        if let Some(settled) = settle_raw(&m, &entry, &raw) {
+            prop_assert_eq!(settled, decoded, "pattern {:?} raw {:?}", pattern, raw);
+        }
+    }
+}

@@ -39,6 +39,8 @@ extern "C" {
     pub(super) fn vault_read(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultReadBytes)]
     pub(super) fn vault_read_bytes(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = vaultReadManyBytes)]
+    pub(super) fn vault_read_many_bytes(this: &JsHostObject, paths: &js_sys::Array) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultCreate)]
     pub(super) fn vault_create(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultProcess)]

@@ -199,6 +199,28 @@ impl Host for JsHost {
         bytes_of(value, || format!("{path}: the host gave no bytes"))
     }
 
+    async fn vault_read_many_bytes(&self, paths: &[String]) -> Vec<Result<Vec<u8>, HostError>> {
+        let asked: js_sys::Array = paths.iter().map(|p| JsValue::from_str(p)).collect();
+        let answers = match settle(self.object.vault_read_many_bytes(&asked)).await {
+            Ok(value) => value.dyn_into::<js_sys::Array>().map_err(|_| HostError::Io("the host gave no list".into())),
+            Err(e) => Err(e),
+        };
+        match answers {
+            Ok(all) => paths
+                .iter()
+                .enumerate()
+                .map(|(k, path)| {
+                    let one = all.get(k as u32);
+                    match one.as_string() {
+                        Some(why) => Err(HostError::Io(why)),
+                        None => bytes_of(one, || format!("{path}: the host gave no bytes")),
+                    }
+                })
+                .collect(),
+            Err(e) => paths.iter().map(|_| Err(e.clone())).collect(),
+        }
+    }
+
     async fn vault_create(&self, path: &str, text: &str) -> Result<(), HostError> {
         settle(self.object.vault_create(path, text)).await.map(drop)
     }

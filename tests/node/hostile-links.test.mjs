@@ -201,3 +201,22 @@ test("NodeVault refuses real locations out of the vault or in hidden folders, an
   assert.equal(await vault.vaultRead("self/Notes/Plan.md"), "# Plan\nwater the plants\n");
   writeFileSync(path.join(world.vault, "Notes/Plan.md"), "# Plan\nwater the plants\n");
 });
+
+test("NodeVault's many-notes read (a search's) gives each note what its own read gives: the same refusals, the same bytes", async () => {
+  const world = linkedWorld();
+  const before = world.snapshot();
+  const vault = new NodeVault(world.vault);
+  const paths = ["notes/x.md", "rel.md", "chain1.md", "chain2.md", "link/inner.md", "link", "a.md", "self/.git/config", "gitlink/config", "fifo.md", "gone.md", "loop.md", "loopdir/x.md", "chainin.md", "alias.md", "Notes/Plan.md", "self/Notes/Plan.md", "missing.md", "../outside/secret.md"];
+  const one = (p) => vault.vaultReadBytes(p).then((bytes) => Buffer.from(bytes).toString("latin1"), (error) => `refused: ${error.message}`);
+  const many = async () => (await vault.vaultReadManyBytes(paths)).map((r) => (typeof r === "string" ? `refused: ${r}` : Buffer.from(r).toString("latin1")));
+  for (const follow of [false, true]) {
+    await vault.vaultList(follow);
+    const expected = [];
+    for (const p of paths) expected.push(await one(p));
+    assert.deepEqual(await many(), expected, `following linked folders: ${follow}`);
+    for (const answer of expected) assert.ok(!answer.includes(world.root), answer);
+  }
+  assert.ok((await many())[paths.indexOf("Notes/Plan.md")].startsWith("# Plan"));
+  assert.ok((await many())[paths.indexOf("fifo.md")].startsWith("refused"));
+  world.assertIntact(before, "NodeVault many");
+});

@@ -13,7 +13,7 @@ import type { AgentHost } from "./agent-process.ts";
 /** The host calls the platform's files (paths relative to `.smarthole/`) and HTTP answer. */
 const IO_CALLS = ["readFile", "writeFileAtomic", "readFileBytes", "writeFileAtomicBytes", "appendFile", "listDir", "removeFile", "renameFile", "fileSize", "httpStart"] as const;
 /** The host calls the platform's notes (paths relative to the vault, checked by the core) answer. */
-const VAULT_CALLS = ["vaultList", "vaultRead", "vaultReadBytes", "vaultCreate", "vaultProcess", "vaultAppend", "vaultCreateFolder", "vaultTrash", "vaultRename", "activeNote"] as const;
+const VAULT_CALLS = ["vaultList", "vaultRead", "vaultReadBytes", "vaultReadManyBytes", "vaultCreate", "vaultProcess", "vaultAppend", "vaultCreateFolder", "vaultTrash", "vaultRename", "activeNote"] as const;
 /** The host calls the links (core/links.ts) answer. */
 const LINK_CALLS = ["mcpServers", "mcpCall", "hubConnect", "hubDisconnect", "hubSend"] as const;
 /** The host calls the agent's processes (core/agent-process.ts, through the links) answer. */

@@ -24,6 +24,7 @@ import type { VaultIO } from "../core/compose-host.ts";
 import { loadCore } from "../core/load.ts";
 import { nodeInflate } from "./inflate.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
+import { readManyNow } from "./read-many.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
 const TRASH = ".trash";
@@ -50,6 +51,14 @@ function ownStats(full: string): Stats | undefined {
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
+}
+
+/** The vault-relative form of a real path inside the real root `root`, or undefined outside. */
+function insideOf(root: string, real: string): string | undefined {
+  if (real === root) return "";
+  if (!real.startsWith(root + path.sep)) return undefined;
+  const inside = real.slice(root.length + 1);
+  return path.sep === "/" ? inside : inside.split(path.sep).join("/");
 }
 
 function specialKind(info: Stats): VaultEntryKind | undefined {
@@ -90,10 +99,7 @@ export class NodeVault implements VaultIO {
 
   /** The vault-relative form of a real path inside the vault, or undefined when it is outside. */
   private async insideVault(real: string): Promise<string | undefined> {
-    const root = await this.realRoot();
-    if (real === root) return "";
-    if (!real.startsWith(root + path.sep)) return undefined;
-    return real.slice(root.length + 1).split(path.sep).join("/");
+    return insideOf(await this.realRoot(), real);
   }
 
   private inFollowed(real: string): boolean {
@@ -103,13 +109,18 @@ export class NodeVault implements VaultIO {
 
   /** Refuses a real location the agent may not reach. */
   private async check(real: string, relative: string, access: Access): Promise<void> {
-    const inside = await this.insideVault(real);
+    this.checkWith(await this.realRoot(), await this.hidden(), real, relative, access);
+  }
+
+  /** `check`, with the vault's real root and the protected folders at hand. */
+  private checkWith(root: string, hidden: readonly string[], real: string, relative: string, access: Access): void {
+    const inside = insideOf(root, real);
     if (inside === undefined) {
       if (access === "read" && this.inFollowed(real)) return;
       throw new Error(`${relative} is really outside the vault; refused`);
     }
     const lower = inside.toLowerCase();
-    const folder = (await this.hidden()).find((f) => lower === f || lower.startsWith(f + "/"));
+    const folder = hidden.find((f) => lower === f || lower.startsWith(f + "/"));
     if (folder !== undefined) throw new Error(`${relative} is really in ${folder}, which the agent may not touch; refused`);
   }
 
@@ -320,6 +331,14 @@ export class NodeVault implements VaultIO {
       const bytes = await this.withRegular(await this.existing(relative, "read"), relative, (handle) => handle.readFile());
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     });
+  }
+
+  /** Many notes' bytes, each with vaultReadBytes's checks, read synchronously in one go
+   * (read-many.ts); an error's message, scrubbed, in place of a note that cannot be read. */
+  async vaultReadManyBytes(relatives: string[]): Promise<(Uint8Array | string)[]> {
+    const [root, hidden] = [await this.realRoot(), await this.hidden()];
+    const check = (real: string, relative: string): void => this.checkWith(root, hidden, real, relative, "read");
+    return readManyNow(relatives, (relative) => this.full(relative), check).map((read) => (typeof read === "string" ? this.scrub(read) : read));
   }
 
   vaultCreate(relative: string, text: string): Promise<void> {

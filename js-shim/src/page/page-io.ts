@@ -87,6 +87,11 @@ export class PageVault implements VaultIO {
     return new Uint8Array(await (await ok(await fetch(`/vault/bytes?${q({ path })}`))).arrayBuffer());
   }
 
+  /** Many notes' bytes, their requests overlapped. */
+  vaultReadManyBytes(paths: string[]): Promise<(Uint8Array | string)[]> {
+    return Promise.all(paths.map((p) => this.vaultReadBytes(p).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))));
+  }
+
   async vaultCreate(path: string, text: string): Promise<void> {
     await ok(await fetch(`/vault/file?${q({ path })}`, { method: "POST", body: text }));
   }

@@ -93,6 +93,11 @@ export class ObsidianVault implements VaultIO {
     });
   }
 
+  /** Many notes' bytes, their reads overlapped (Obsidian's adapter reads asynchronously). */
+  vaultReadManyBytes(paths: string[]): Promise<(Uint8Array | string)[]> {
+    return Promise.all(paths.map((p) => this.vaultReadBytes(p).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))));
+  }
+
   vaultCreate(path: string, text: string): Promise<void> {
     return this.guarded([path], "write", async () => {
       await this.ensureFolder(path.slice(0, Math.max(0, path.lastIndexOf("/"))));

@@ -89,6 +89,10 @@ export interface CoreHost {
   vaultRead(path: string): Promise<string>;
   /** A file's bytes (an attached image or PDF; its size was checked first). */
   vaultReadBytes(path: string): Promise<Uint8Array>;
+  /** Several notes' bytes, in the order asked, each read with vaultReadBytes's checks; a note
+   *  that cannot be read has its error's message in its place. The core keeps a call to a few
+   *  dozen notes and about a megabyte, so a host may read them synchronously in one go. */
+  vaultReadManyBytes(paths: string[]): Promise<(Uint8Array | string)[]>;
   /** An image scaled down to at most maxSide pixels on its longest side and maxBytes (PNG kept
    *  PNG where that fits, others JPEG); null where the platform cannot decode images (Node). */
   scaleImage(bytes: Uint8Array, mediaType: string, maxSide: number, maxBytes: number): Promise<Uint8Array | null>;

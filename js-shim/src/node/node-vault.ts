@@ -14,7 +14,7 @@
 //
 // Differences from Obsidian: moving a note does not rewrite links to it, and there is no editor,
 // so no active note.
-import { constants, lstatSync, watch } from "node:fs";
+import { constants, watch } from "node:fs";
 import { appendFile, lstat, mkdir, open, readdir, realpath, rename, stat, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
@@ -25,6 +25,7 @@ import { loadCore } from "../core/load.ts";
 import { nodeInflate } from "./inflate.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { readManyNow } from "./read-many.ts";
+import { ownStatsOf } from "./own-stats.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
 const TRASH = ".trash";
@@ -32,22 +33,10 @@ const TRASH = ".trash";
 export const CONFIG_FOLDER = ".obsidian";
 /** Deepest folder nesting listed (a guard, not a limit anyone meets). */
 const MAX_DEPTH = 64;
-/** Entries of a folder whose lstat is asked in one go while listing, a turn of the event loop
- * between two slices (a few milliseconds each). */
-const LSTAT_SLICE = 256;
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
 const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 type Access = "read" | "write";
-
-/** What is at `full` itself (a link, not what it points to); undefined when it is gone. */
-function ownStats(full: string): Stats | undefined {
-  try {
-    return lstatSync(full, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
 
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
@@ -265,13 +254,7 @@ export class NodeVault implements VaultIO {
       // Joined by hand: `dir` is already a resolved path, and path.join's normalising cost a
       // 100,000-note listing about 300 ms.
       const base = dir.endsWith(path.sep) ? dir : dir + path.sep;
-      // lstat without the thread pool's round trip, LSTAT_SLICE entries at a time: 100,000
-      // notes took about 2 s to list through fs.promises (64 at a time), about 1 s so.
-      const owns: (Stats | undefined)[] = [];
-      for (let i = 0; i < dirents.length; i += LSTAT_SLICE) {
-        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        for (const d of dirents.slice(i, i + LSTAT_SLICE)) owns.push(ownStats(base + d.name));
-      }
+      const owns = await ownStatsOf(base, dirents);
       for (const [k, dirent] of dirents.entries()) {
         const relative = prefix ? `${prefix}/${dirent.name}` : dirent.name;
         const full = base + dirent.name;

@@ -230,12 +230,23 @@ core\` itself: the inbox write beside the rest). At the end of the 1,050-turn ru
 into a JavaScript string for the host, and encoded again by \`fetch\` (each ~0.3–0.6 ms for 230 KB).
 The body now crosses as bytes (\`HttpRequestSpec.body\` is a \`Uint8Array\`; Obsidian's \`requestUrl\`
 fallback decodes it): the rest went to 0.5 ms p50. The context cache now also keeps the history
-it last sent and extends it (it built up to 2,000 messages anew for each request): about 0.1 ms
-less at 1,000 turns in a paired probe, not yet in the table's runs. What is left of the p50 is the floor: the inbox
-entry's atomic write (temp file, fsync, rename, fsync of the folder) is 0.57–0.80 ms p50 on this
-disk, so a p50 under 1 ms would need the rest under ~0.3 ms at 1,000 turns, or one fsync fewer (an
-appended inbox log instead of a file a message): not done. The p99 follows the fsyncs' own p99
-(4.1–4.8 ms).
+it last sent and extends it (it built up to 2,000 messages anew for each request). A CPU profile of
+the wasm with its function names (wasm-bindgen \`--keep-debug\` on the cargo output) then showed
+\`MessagesJson::has_attachments\` scanning the 230 KB history twice a request (~0.09 ms at 1,000
+turns) and the kept history copied for each request (~0.02 ms): the count of attachment blocks is
+now kept as messages are pushed, and the kept history is shared (\`Rc\`). In paired runs of the
+same probe the time after the inbox write at 1,000 turns went from about 0.63 to 0.43 ms p50; at
+20 turns it is about 0.25–0.3 ms, spread over many small steps (events, the hub's bookkeeping,
+the request's head and headers crossing to JavaScript).
+
+One quiet run after all of it (\`node bench/run.mjs core\`, 2026-11-27): p50 1.24 ms, p99 4.65 ms; the
+floor, the inbox entry's atomic write (temp file, fsync, rename, fsync of the folder), p50 0.79
+ms, p99 4.13 ms; the rest p50 0.43 ms, p99 0.62 ms. The p99 is under 5 ms; the p50 is not under
+1 ms, and cannot be while the floor alone is 0.6–0.8 ms on this disk unless the rest falls under
+~0.2 ms, or one fsync goes (an appended inbox log instead of a file a message): not done. fdatasync
+in place of fsync measured the same here. The plugin on the desktop app writes its inbox entry
+with one fsync (no fsync of the folder), so its floor is lower than the headless host's measured
+here.
 
 ## Plugin load (issue 37)
 
@@ -254,6 +265,14 @@ Node host: the platform's \`inflate\`, \`core/load.ts\`), 9 ms instead of ~60 ms
 what is left is the bundle's size (parsing main.js, compiling 1.6 MB of wasm) and the first calls
 into a freshly compiled core. The phone's figure is in "On a phone (emulated)" (its vault holds the
 100,000 messages, not the 10,000 notes: 70 MB of notes in the page's IndexedDB was not tried).
+
+Then: Node loads \`fetch\`, \`Request\` and \`Response\` (undici) lazily on first touch, and the
+wasm-bindgen glue's \`typeof Request\` check touched them inside the clock (~25 ms in the profile of
+a load); Obsidian's window has them built in, so the bench touches them before its clock, as it
+loads CodeMirror. After that and the search index's merge (issue 37's memory steps), three runs
+on a quiet machine (2026-11-27): 80–103 ms empty, 98–132 ms with 100,000 messages, 104–123 ms with
+the 10,000 indexed notes as well; the marks: main.js required 23–31 ms, the core loaded 33–42 ms
+after, \`initialize()\` with 100,000 messages 30–42 ms. Under 100 ms only in some runs: not met.
 `;
 
 function machine() {

@@ -239,7 +239,8 @@ fn excerpt(line: &str, at_char: usize) -> String {
 /// One file's search under way, a slice of work at a time.
 pub(crate) struct FileScan<'t> {
     text: &'t str,
-    /// Where the next line starts, and its number (from 0).
+    /// Where the next line starts, and its number (from 0; no longer kept once the excerpts
+    /// are all taken, as only they show it).
     at: usize,
     line: usize,
     hit: FileHit,
@@ -276,7 +277,11 @@ impl<'t> FileScan<'t> {
     fn skip_to(&mut self, upto: usize, limit: usize) {
         let skipped = &self.text.as_bytes()[self.at..upto];
         if skipped.len() <= limit {
-            self.line += memchr::memchr_iter(b'\n', skipped).count();
+            // Line numbers only place excerpts: once a note has all its excerpts, the lines
+            // passed over go uncounted (a byte scan of every note that matches often).
+            if self.hit.excerpts.len() < EXCERPTS_PER_FILE {
+                self.line += memchr::memchr_iter(b'\n', skipped).count();
+            }
         } else {
             let mut start = 0;
             for end in memchr::memchr_iter(b'\n', skipped) {

@@ -41,18 +41,26 @@ impl InSteps {
     }
 }
 
-// SAFETY: every call goes to `System` as it came; the only addition is an allocation freed at
-// once, with its own layout.
-unsafe impl GlobalAlloc for InSteps {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+impl InSteps {
+    /// Runs one of `System`'s allocating calls and, if it made the memory grow, makes room for a
+    /// step more.
+    fn watched(&self, call: impl FnOnce() -> *mut u8) -> *mut u8 {
         let before = memory_bytes();
-        // SAFETY: the caller's contract, passed on.
-        let out = unsafe { System.alloc(layout) };
+        let out = call();
         if memory_bytes() > before {
             // SAFETY: no allocation of the caller's is touched.
             unsafe { self.after_growth() };
         }
         out
+    }
+}
+
+// SAFETY: every call goes to `System` as it came; the only addition is an allocation freed at
+// once, with its own layout.
+unsafe impl GlobalAlloc for InSteps {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract, passed on.
+        self.watched(|| unsafe { System.alloc(layout) })
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -61,25 +69,13 @@ unsafe impl GlobalAlloc for InSteps {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let before = memory_bytes();
         // SAFETY: the caller's contract, passed on.
-        let out = unsafe { System.alloc_zeroed(layout) };
-        if memory_bytes() > before {
-            // SAFETY: as in `alloc`.
-            unsafe { self.after_growth() };
-        }
-        out
+        self.watched(|| unsafe { System.alloc_zeroed(layout) })
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let before = memory_bytes();
         // SAFETY: the caller's contract, passed on.
-        let out = unsafe { System.realloc(ptr, layout, new_size) };
-        if memory_bytes() > before {
-            // SAFETY: as in `alloc`.
-            unsafe { self.after_growth() };
-        }
-        out
+        self.watched(|| unsafe { System.realloc(ptr, layout, new_size) })
     }
 }
 

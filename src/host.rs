@@ -27,6 +27,8 @@ pub trait Host {
     fn now_ms(&self) -> Millis;
     /// Resolves once `ms` milliseconds have passed by [`Host::now_ms`] (never a moment early:
     /// callers compare deadlines with that clock after waking); dropping it cancels the timer.
+    /// `sleep(0)` is one turn of the host's event loop, after it has looked for input and I/O
+    /// (what long work yields for, so Stop and sockets are heard).
     fn sleep(&self, ms: Millis) -> impl Future<Output = ()>;
     /// Fresh random bits for ids (the host's cryptographic source where it has one).
     fn random_u64(&self) -> u64;

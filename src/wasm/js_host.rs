@@ -96,6 +96,9 @@ impl Host for JsHost {
     fn sleep(&self, ms: Millis) -> impl Future<Output = ()> {
         let until = self.now_ms().saturating_add(ms);
         async move {
+            if ms == 0 {
+                return super::event_turn::next_turn().await;
+            }
             let mut left = ms;
             loop {
                 gloo_timers::future::TimeoutFuture::new(left.min(LONGEST_TIMEOUT_MS) as u32).await;

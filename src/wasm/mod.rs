@@ -26,6 +26,7 @@ mod callbacks;
 mod chat_view;
 mod conversations;
 mod convert;
+mod event_turn;
 mod host_object;
 mod js_errors;
 mod js_host;

@@ -138,7 +138,7 @@ fn three_failed_runs_in_a_row_pause_the_job_until_resumed() {
         host.events().into_iter().any(|e| matches!(e, Event::Notice { text, .. } if text.contains("paused")));
     assert!(paused_notice, "the user is told");
     assert!(
-        host.paths_under("inbox").is_empty() && host.paths_under("failed").is_empty(),
+        inbox(&host).is_empty() && host.paths_under("failed").is_empty(),
         "failed runs are not retried from the inbox"
     );
 

@@ -181,7 +181,12 @@ impl<H: Host + 'static> MessageProcessor<H> {
             },
             None => {
                 let entry = InboxEntry::new(message.clone(), host.now_ms());
-                if let Err(e) = inbox::save(host, &entry).await {
+                let saved = match self.inner.inbox.take_slot() {
+                    Some(slot) => inbox::slots::save_into(host, &slot, &entry).await,
+                    None => inbox::save(host, &entry).await,
+                };
+                self.make_slots();
+                if let Err(e) = saved {
                     return self.refuse_unstored(&message, &e.to_string());
                 }
                 entry
@@ -216,6 +221,21 @@ impl<H: Host + 'static> MessageProcessor<H> {
         host.emit(&Event::MessageReceived { conversation_id: message.named_conversation(), message });
         ticket.wait().await;
         self.run(entry).await
+    }
+
+    /// Keeps slots ready for the next messages' entries (inbox/slots.rs), made in the background.
+    pub(super) fn make_slots(&self) {
+        for _ in 0..self.inner.inbox.slots_to_make(inbox::slots::SLOTS_READY) {
+            self.spawn(|this| async move {
+                let host = &this.inner.host;
+                let path = inbox::slots::new_slot_path(host);
+                let made = inbox::slots::make(host, &path).await;
+                if let Err(e) = &made {
+                    host.log(LogLevel::Warn, &format!("could not make an inbox slot: {e}"));
+                }
+                this.inner.inbox.slot_made(made.ok().map(|()| path));
+            });
+        }
     }
 
     /// A message that could not be made durable is refused, not processed.

@@ -162,7 +162,10 @@ impl<H: Host + 'static> MessageProcessor<H> {
             }
             *store = Some(opened);
             let names = self.inner.host.list_dir(inbox::INBOX_DIR).await.map_err(StoreError::from)?;
+            let slots = inbox::slots::recover(&self.inner.host, &names).await.map_err(StoreError::from)?;
             self.inner.inbox.found_on_disk(names.iter().filter_map(|n| n.strip_suffix(".json")).map(str::to_owned));
+            self.inner.inbox.found_on_disk(slots.entries);
+            self.inner.inbox.slots_found(slots.ready);
             drop(store);
             self.restore_approvals().await;
             self.resume_verification_timers();
@@ -173,6 +176,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
         if self.inner.background.start_once() {
             self.cleanup_stale_states().await?;
             self.start_maintenance();
+            self.make_slots();
             self.start_worker();
             self.configure_hub();
         }

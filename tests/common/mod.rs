@@ -84,8 +84,12 @@ pub fn recorded_count(host: &FakeHost, message_id: &str) -> usize {
     history(host).iter().filter(|l| l.message_id == message_id && l.id.ends_with("#0")).count()
 }
 
+/// The inbox's files but its ready slots (empty files kept for the next messages: no message).
 pub fn inbox(host: &FakeHost) -> Vec<String> {
     host.paths_under("inbox")
+        .into_iter()
+        .filter(|p| !(p.ends_with(".slot") && host.file(p).is_some_and(|t| t.is_empty())))
+        .collect()
 }
 
 pub fn stages(host: &FakeHost, message_id: &str) -> Vec<Stage> {

@@ -2,7 +2,7 @@
 import { historyFileLines } from "../peers/history-lines.mjs";
 import { spawn } from "node:child_process";
 import net from "node:net";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, symlinkSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -99,10 +99,10 @@ export function allHistory(vault) {
     .flatMap((f) => historyFileLines(readFileSync(path.join(dir, f), "utf8")));
 }
 
-/** Files in the inbox. */
+/** Files in the inbox but its ready slots (empty files kept for the next messages: no message). */
 export function inbox(vault) {
   const dir = path.join(vault, ".smarthole/inbox");
-  return existsSync(dir) ? readdirSync(dir) : [];
+  return existsSync(dir) ? readdirSync(dir).filter((n) => !(n.endsWith(".slot") && statSync(path.join(dir, n)).size === 0)) : [];
 }
 
 /** How many turns of history answer this message text. */

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
-import { installedPlugin, once, runHeadless, sendTyped, startHeadless, tmpVault, waitFor, freePort } from "./helpers.mjs";
+import { inbox, installedPlugin, once, runHeadless, sendTyped, startHeadless, tmpVault, waitFor, freePort } from "./helpers.mjs";
 import { hostileWorld } from "./hostile-world.mjs";
 
 const TOKEN = "e".repeat(64);
@@ -226,7 +226,7 @@ test("message ids too long for a file name once escaped: processed, their files 
     assert.equal(JSON.parse(again.stdout.trim().split("\n").pop()).response, `noted: ${label}`, label);
     assert.equal(server.requests.length, requests, `${label}: a re-delivery calls no model`);
     for (const dir of ["inbox", "failed"]) {
-      const names = readdirSafe(path.join(world.vault, ".smarthole", dir));
+      const names = dir === "inbox" ? inbox(world.vault) : readdirSafe(path.join(world.vault, ".smarthole", dir));
       assert.deepEqual(names, [], `${label}: ${dir}/ is empty`);
     }
     world.assertIntact(before, label);
@@ -239,13 +239,13 @@ test("message ids too long for a file name once escaped: processed, their files 
     env: { SMARTHOLE_TEST_KILL_AT: "inbox_written" },
   });
   assert.equal(crashed.signal, "SIGKILL", crashed.stderr);
-  const left = readdirSafe(path.join(world.vault, ".smarthole/inbox"));
+  const left = inbox(world.vault);
   assert.equal(left.length, 1, JSON.stringify(left));
   assert.ok(Buffer.byteLength(left[0].replace(/\.json$/, "")) <= 120, left[0]);
   server.enqueue({ kind: "text", text: "kept and finished" });
   const next = await once(world.vault, server.url, "next");
   assert.match(next.stderr, /finished 1 message\(s\) left by an earlier run/);
-  assert.deepEqual(readdirSafe(path.join(world.vault, ".smarthole/inbox")), []);
+  assert.deepEqual(inbox(world.vault), []);
   assert.equal(next.result.success, true);
 });
 

@@ -1,6 +1,6 @@
 // Files and HTTP for the core inside Obsidian. `.smarthole/` is a hidden folder, reached through
 // the vault adapter. On desktop, reads, sizes and writes go through Node's fs: a real atomic write
-// (temp file, fsync, rename), and nothing opened that is not a regular file (core/data-file.ts: a
+// (temp file flushed, renamed, its folder flushed), and nothing opened that is not a regular file (core/data-file.ts: a
 // FIFO would block); elsewhere (the mobile app) the adapter's steps, which a crash can split: see
 // writeFileAtomic and recover. Model requests stream with fetch (the browser-access header comes from the
 // core) and fall back to requestUrl when streaming is off or the request is blocked.
@@ -9,7 +9,7 @@ import type { HttpHandle, HttpRequestSpec } from "smarthole-core";
 import type { HostIO } from "../core/compose-host.ts";
 import { fetchHandle } from "../core/fetch-handle.ts";
 import { RealLocator } from "./real-location.ts";
-import { appendRegular, readRegular, readRegularBytes, sizeOrKind } from "../core/data-file.ts";
+import { appendRegular, readRegular, readRegularBytes, replaceDurably, sizeOrKind } from "../core/data-file.ts";
 
 /** The plugin's data folder, at the vault's root. */
 export const DATA_DIR = ".smarthole";
@@ -110,15 +110,7 @@ export class ObsidianIO implements HostIO {
       const { fs, full } = this.node;
       const target = full(path);
       await this.locator?.checkData(target, DATA_DIR);
-      const temp = `${target}.${this.tmp++}.tmp`;
-      const handle = await fs.open(temp, "w");
-      try {
-        await (typeof content === "string" ? handle.writeFile(content, "utf8") : handle.writeFile(content));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await fs.rename(temp, target);
+      await replaceDurably(fs, target, `${target}.${this.tmp++}.tmp`, content);
       return;
     }
     // No fsync here, and each step is its own call: write the new content aside, move the old

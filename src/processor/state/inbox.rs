@@ -22,6 +22,10 @@ pub(crate) struct InboxState {
     on_disk: RefCell<HashSet<String>>,
     /// Those the chat view is told of, in arrival order: in flight and not stopped.
     listed: RefCell<Vec<InFlightMessage>>,
+    /// Empty inbox files ready for new messages' entries (inbox/slots.rs), and how many more
+    /// are being made.
+    slots: RefCell<Vec<String>>,
+    slots_coming: std::cell::Cell<usize>,
 }
 
 impl InboxState {
@@ -75,5 +79,28 @@ impl InboxState {
     /// The message's file left the inbox (cleaned up or moved to `failed/`).
     pub(crate) fn removed_from_disk(&self, message_id: &str) {
         self.on_disk.borrow_mut().remove(&file_stem(message_id));
+    }
+
+    /// A ready slot for a new message's entry, if there is one.
+    pub(crate) fn take_slot(&self) -> Option<String> {
+        self.slots.borrow_mut().pop()
+    }
+
+    /// How many slots to make now to keep `ready` of them: those neither ready nor coming.
+    pub(crate) fn slots_to_make(&self, ready: usize) -> usize {
+        let wanted = ready.saturating_sub(self.slots.borrow().len() + self.slots_coming.get());
+        self.slots_coming.set(self.slots_coming.get() + wanted);
+        wanted
+    }
+
+    /// A slot being made is ready (`Some`), or could not be made.
+    pub(crate) fn slot_made(&self, slot: Option<String>) {
+        self.slots_coming.set(self.slots_coming.get().saturating_sub(1));
+        self.slots.borrow_mut().extend(slot);
+    }
+
+    /// Slots found ready at start-up.
+    pub(crate) fn slots_found(&self, slots: Vec<String>) {
+        self.slots.borrow_mut().extend(slots);
     }
 }

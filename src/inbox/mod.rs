@@ -1,6 +1,8 @@
-//! The durable inbox: a message is written to `inbox/<id>.json` (atomically) before anything
-//! else happens and removed only after its result is recorded. A message that keeps failing
-//! moves to `failed/` with its last error.
+//! The durable inbox: a message is written to `inbox/<id>.json` (atomically, or through a slot
+//! made ready for it: slots.rs) before anything else happens and removed only after its result
+//! is recorded. A message that keeps failing moves to `failed/` with its last error.
+
+pub(crate) mod slots;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;

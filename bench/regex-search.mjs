@@ -147,6 +147,24 @@ lines it passes over and finding line ends, 4 bytes at a time in wasm32), 17 ms 
 PikeVM, and 20-30 ms in the host's reads. Then the lines a search passes over stopped being
 counted once a note has all its excerpts (only they show line numbers): the wikilink search went
 from 157 and 159 ms to 146 and 112 ms in paired runs beside a CI run. Not tried: simd128.
+
+Then (a third round, profiled the same way, 25 wikilink searches): (6) the budget's turns of the
+event loop were 0 ms timers, each a millisecond or more on Node: they are \`setImmediate\` there
+now (\`src/wasm/event_turn.rs\`; on Node a timer could also fire again before the loop looked for
+I/O, which held a Stop up to 300 ms). (7) Half of regex-lite's time went on the notes' *names*: the
+pattern ran on every path (\`FileScan::new\`, \`Scope::names_matching\`); a name is now looked
+through the prefilter first, as a line is (the prefiltered-search property test checks names
+too). (8) After a note's last literal, the lines to its end were still counted (line numbers only
+place excerpts): no longer. (9) Node's read of a call's notes opens and sizes them all, then reads
+them into one unzeroed buffer (\`Buffer.allocUnsafeSlow\`) and hands out views of it: one
+allocation a call, not one a note, and one fstat a note, not two (garbage collection 254 → 111 ms
+of samples over 25 searches). The wikilink search went from about 80 to 57 ms in that profile; on
+a quiet machine (2026-11-27, the table above) the two patterns not narrowed are at 2.2-2.8x over two runs
+ripgrep (from 6x and 3.5x at the last round), the narrowed one at 1x. Still over 2x. Per wikilink search now: about 30 ms in wasm (the byte scan and \`memchr\` ~10,
+regex-lite ~5, decoding ~2, copies and allocation the rest), about 21 ms in the kernel's opens and
+reads (one thread; ripgrep reads on every core), about 4 ms of garbage collection. What would
+close it: reading the next notes on another thread while the core scans these (a worker on Node:
+the reads and the scan overlap on two cores), or SIMD in the scan.
 `;
 
 export function regexSection(results) {

@@ -51,6 +51,7 @@ proptest! {
     fn a_prefiltered_search_finds_what_a_full_one_does(
         pattern in prop::collection::vec(prop::sample::select(PIECES), 1..7).prop_map(|p| p.concat()),
         text in prop::collection::vec(prop::sample::select(TEXT), 0..80).prop_map(|t| t.concat()),
+        name in prop::collection::vec(prop::sample::select(TEXT), 0..8).prop_map(|t| t.concat()),
         case_sensitive in any::<bool>(),
     ) {
         let Ok(with) = Matcher::new(&pattern, true, case_sensitive) else { return Ok(()) };
@@ -63,6 +64,8 @@ proptest! {
         let (matches, lines) = line_by_line(re, &text);
         let a = a.unwrap_or_default();
         prop_assert_eq!((a.0, a.1.iter().map(|e| e.0).collect::<Vec<_>>()), (matches, lines));
+        // A note's name is matched through the prefilter too.
+        prop_assert_eq!(with.name_matches(&name), re.is_match(&name), "pattern {:?} name {:?}", pattern, name);
     }
 }
 

@@ -6,7 +6,7 @@
 // protected folder), opened without blocking and not through a link, read only if it is a
 // regular file. A note's folder is resolved once a call; a note that is a link itself, or any
 // failure on that way, is read again the long way, which gives vaultReadBytes's own errors.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
 
 /** How a note is opened: read only, never blocking (a FIFO), never through a link. */
@@ -20,24 +20,46 @@ function code(error: unknown): string | undefined {
 }
 
 /** Each note's bytes, or its error's message, in the order asked. `full`: a vault path's
- * location (throws if it climbs out). */
+ * location (throws if it climbs out). Every note is opened and sized first, then all are read
+ * into one buffer: one allocation a call, not one a note (a search of 2,000 notes gave the
+ * garbage collector 2,000 buffers, about a sixth of its time; issue 37). */
 export function readManyNow(relatives: string[], full: (relative: string) => string, check: Check): (Uint8Array | string)[] {
   const folders = new Map<string, string>();
-  return relatives.map((relative) => {
+  const opened = relatives.map((relative): Opened | string => {
     try {
       const at = full(relative);
-      return readNear(at, relative, check, folders) ?? readResolved(at, relative, check);
+      return sized(openNear(at, relative, check, folders) ?? openResolved(at, relative, check), relative);
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return messageOf(error);
+    }
+  });
+  const buffer = Buffer.allocUnsafeSlow(opened.reduce((sum, o) => sum + (typeof o === "string" ? 0 : o.size), 0));
+  let offset = 0;
+  return opened.map((o) => {
+    if (typeof o === "string") return o;
+    const start = offset;
+    offset += o.size;
+    try {
+      return buffer.subarray(start, start + readInto(o.fd, buffer, start, o.size));
+    } catch (error) {
+      return messageOf(error);
+    } finally {
+      closeSync(o.fd);
     }
   });
 }
 
-/** A note's bytes by its folder's real path (`folders`: those resolved this call): when the note
+/** A note opened, and its size when opened. */
+type Opened = { fd: number; size: number };
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A note opened by its folder's real path (`folders`: those resolved this call): when the note
  * is not a link itself, that is its real path. `undefined` whenever that does not hold or
  * anything fails. */
-function readNear(at: string, relative: string, check: Check, folders: Map<string, string>): Uint8Array | undefined {
-  let fd: number;
+function openNear(at: string, relative: string, check: Check, folders: Map<string, string>): number | undefined {
   try {
     const folder = path.dirname(at);
     const realFolder = folders.get(folder) ?? realpathSync.native(folder);
@@ -45,15 +67,14 @@ function readNear(at: string, relative: string, check: Check, folders: Map<strin
     const real = path.join(realFolder, path.basename(at));
     check(real, relative);
     // A note that is a link itself fails here (ELOOP).
-    fd = openSync(real, OPEN_FLAGS);
+    return openSync(real, OPEN_FLAGS);
   } catch {
     return undefined;
   }
-  return readOpened(fd, relative);
 }
 
-/** A note's bytes by its own real path, with vaultReadBytes's errors. */
-function readResolved(at: string, relative: string, check: Check): Uint8Array {
+/** A note opened by its own real path, with vaultReadBytes's errors. */
+function openResolved(at: string, relative: string, check: Check): number {
   let real: string;
   try {
     real = realpathSync.native(at);
@@ -63,16 +84,30 @@ function readResolved(at: string, relative: string, check: Check): Uint8Array {
     throw error;
   }
   check(real, relative);
-  return readOpened(openSync(real, OPEN_FLAGS), relative);
+  return openSync(real, OPEN_FLAGS);
 }
 
-/** An opened file read whole if it is a regular file, else refused; closed either way. */
-function readOpened(fd: number, relative: string): Uint8Array {
+/** An opened file's size if it is a regular file; else it is closed and refused. */
+function sized(fd: number, relative: string): Opened {
   try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${relative} is not a regular file (a FIFO, socket or device); not opened`);
-    const bytes = readFileSync(fd);
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  } finally {
+    const info = fstatSync(fd);
+    if (info.isFile()) return { fd, size: info.size };
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
+  closeSync(fd);
+  throw new Error(`${relative} is not a regular file (a FIFO, socket or device); not opened`);
+}
+
+/** Reads up to `size` bytes of the file into `buffer` at `offset`, as readFileSync does for a
+ * file of that size (one that shrank since gives what it has); returns how many. */
+function readInto(fd: number, buffer: Buffer, offset: number, size: number): number {
+  let done = 0;
+  while (done < size) {
+    const read = readSync(fd, buffer, offset + done, size - done, null);
+    if (read === 0) break;
+    done += read;
+  }
+  return done;
 }

@@ -266,7 +266,7 @@ inbox keeps four **slots** ready (\`src/inbox/slots.rs\`): empty files written a
 background; a new message's entry is appended into one (flushed) and renamed to its name with no
 flush; at start-up, before any message arrives, an entry a crash left in its slot is renamed then
 (a re-delivery continues it), a cut write (never acknowledged) is removed, and empty slots are used.
-With no slot ready (the first message of a start, a burst of more than four) the entry is written
+With no slot ready (the first message in a new vault, a burst of more than four; none is made at start-up, where it would share the plugin's load) the entry is written
 atomically as before. On Node each file step is a round trip through the thread pool: the atomic
 write now opens the folder while it opens the file and closes the file while renaming (4 round
 trips in a row, not 8), and appends open with O_DSYNC (the write returns once on disk: no separate

@@ -223,7 +223,9 @@ impl<H: Host + 'static> MessageProcessor<H> {
         self.run(entry).await
     }
 
-    /// Keeps slots ready for the next messages' entries (inbox/slots.rs), made in the background.
+    /// Keeps slots ready for the next messages' entries (inbox/slots.rs), made in the background
+    /// after a message takes one (or finds none): never at start-up, where they would share the
+    /// plugin's load; those of the last session are still there.
     pub(super) fn make_slots(&self) {
         for _ in 0..self.inner.inbox.slots_to_make(inbox::slots::SLOTS_READY) {
             self.spawn(|this| async move {

@@ -176,7 +176,6 @@ impl<H: Host + 'static> MessageProcessor<H> {
         if self.inner.background.start_once() {
             self.cleanup_stale_states().await?;
             self.start_maintenance();
-            self.make_slots();
             self.start_worker();
             self.configure_hub();
         }

@@ -29,7 +29,8 @@ pub(super) async fn next_turn() {
     match SET_IMMEDIATE.with(Clone::clone) {
         Some(set_immediate) => {
             let turn = Promise::new(&mut |resolve, _| {
-                // A setImmediate that throws (never, on Node) leaves the turn to the timer below.
+                // A setImmediate that throws (never, on Node): resolved at once, a turn of the
+                // executor only.
                 if set_immediate.call1(&JsValue::UNDEFINED, &resolve).is_err() {
                     let _ = resolve.call0(&JsValue::UNDEFINED);
                 }

@@ -34,7 +34,7 @@ export function zlibInflate(zlib: Pick<typeof import("node:zlib"), "gunzipSync">
     // costs the chunks and the join again; the bound keeps it from asking for gigabytes).
     const size = gz.length >= 4 ? gz.readUInt32LE(gz.length - 4) : 0;
     const out = zlib.gunzipSync(gz, { chunkSize: Math.min(Math.max(64 * 1024, size + 1), 64 * 1024 * 1024) });
-    return new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.byteLength);
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
   };
 }
 

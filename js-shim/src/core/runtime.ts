@@ -242,8 +242,10 @@ export class CoreRuntime {
     this.readyFlag = true;
     this.dispatch({ type: "ready" });
     // Background work waits until Send is enabled: at 10,000 notes the index's listing and
-    // its file would otherwise share the start with the inbox (issue 37).
+    // its file would otherwise share the start with the inbox (issue 37); so do the agents a
+    // killed host left (unless one started meanwhile: they were ended just before it).
     this.processor.startSearchIndex();
+    this.links.endLeftovers();
     return { pending, listeners: await listening };
   }
 

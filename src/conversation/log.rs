@@ -161,6 +161,14 @@ pub(crate) fn parse_page(text: &str, before: Option<usize>, limit: usize) -> Log
 /// before them, found by walking back line by line; `None` when they reach the start.
 pub(crate) fn page_start(text: &str, end: usize, limit: usize) -> Option<usize> {
     let limit = limit.max(1);
+    // More than `limit` closing lines need more than `limit` lines: with fewer newlines before
+    // the last line the walk would reach the start, parsing every closing line on the way (the
+    // current conversation's whole file at each start, twice, issue 37). Counting stops at
+    // `limit`, so a long file pays only for its first `limit` lines here.
+    let before_last = text.as_bytes().get(..end.saturating_sub(1)).unwrap_or_default();
+    if before_last.iter().filter(|&&b| b == b'\n').take(limit).count() < limit {
+        return None;
+    }
     let mut closing = 0;
     let mut line_end = end;
     while line_end > 0 {
@@ -360,6 +368,42 @@ mod tests {
                     pages,
                     whole.turns.len().div_ceil(limit).max(1),
                     "limit {limit}: every page but the last is full"
+                );
+            }
+        }
+    }
+
+    /// The walk as it was before counting lines first: every line back from `end`.
+    fn walked_page_start(text: &str, end: usize, limit: usize) -> Option<usize> {
+        let (mut closing, mut line_end) = (0, end);
+        while line_end > 0 {
+            let line_start = text[..line_end - 1].rfind('\n').map_or(0, |i| i + 1);
+            if closes_turn(&text[line_start..line_end]) {
+                closing += 1;
+                if closing > limit.max(1) {
+                    return Some(line_end);
+                }
+            }
+            line_end = line_start;
+        }
+        None
+    }
+
+    /// Counting the lines first (a file with no more lines than the limit starts its page at
+    /// the start) finds every page where the walk over all lines finds it, at every end a page
+    /// can have and every limit, past the number of lines too.
+    #[test]
+    fn a_page_starts_where_the_walk_over_every_line_starts_it() {
+        let text = hostile_file();
+        let lines = text.split_inclusive('\n').count();
+        let ends: Vec<usize> =
+            std::iter::once(text.len()).chain(text.match_indices('\n').map(|(i, _)| i + 1)).chain([0]).collect();
+        for end in ends {
+            for limit in 0..=lines + 2 {
+                assert_eq!(
+                    page_start(&text, end, limit),
+                    walked_page_start(&text, end, limit),
+                    "end {end}, limit {limit}"
                 );
             }
         }

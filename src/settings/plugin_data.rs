@@ -40,13 +40,24 @@ pub fn split_plugin_data(data: &Value) -> PluginDataSplit {
     let Some(fields) = data.as_object() else { return split };
     let unknown = unknown_fields(data, SettingsDocument::PluginData);
     split.problems = unknown.iter().map(|u| u.describe("data.json")).collect();
+    let named = |name: &str| !unknown.iter().any(|u| u.at.is_empty() && u.field == name);
+    // The settings' reader reads each field on its own: when the named fields all read together,
+    // each one does alone, and one read does instead of one per field (a saved data.json holds
+    // forty, read at every start before Send is enabled; issue 37). Otherwise each is tried.
+    let settings: Map<String, Value> = fields
+        .iter()
+        .filter(|(name, _)| !SECRETS.contains(&name.as_str()) && !PLUGIN_EXTRA.contains(&name.as_str()) && named(name))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    let all_fit = crate::lean::from_value::<Settings>(&Value::Object(settings)).is_ok();
     let mut wrong_type = Vec::new();
     for (name, value) in fields {
         if SECRETS.contains(&name.as_str()) {
             continue;
         }
-        let named = !unknown.iter().any(|u| u.at.is_empty() && u.field == *name);
-        if named && fits(name, value) {
+        let named = named(name);
+        let read = all_fit && !PLUGIN_EXTRA.contains(&name.as_str());
+        if named && (read || fits(name, value)) {
             split.used.insert(name.clone(), value.clone());
             continue;
         }
@@ -120,5 +131,25 @@ mod tests {
         for data in [json!(null), json!([1, 2]), json!("text")] {
             assert_eq!(split_plugin_data(&data), PluginDataSplit::default(), "{data}");
         }
+    }
+
+    /// A data.json holding every setting (as a plugin that saved them all has it) is used whole,
+    /// read at once; one wrong-typed field among them sets only that field aside, as when each
+    /// is read on its own.
+    #[test]
+    fn every_setting_saved_is_used_and_one_wrong_field_among_them_is_set_aside_alone() {
+        let Value::Object(mut all) = serde_json::to_value(Settings::default()).unwrap() else { panic!("an object") };
+        for secret in SECRETS {
+            all.remove(secret);
+        }
+        let split = split_plugin_data(&Value::Object(all.clone()));
+        assert_eq!(split.used, all);
+        assert!(split.aside.is_empty() && split.problems.is_empty(), "{split:?}");
+
+        all.insert("maxTokens".into(), json!("many"));
+        let split = split_plugin_data(&Value::Object(all.clone()));
+        assert_eq!(names(&split.aside), ["maxTokens"]);
+        assert_eq!(split.used.len(), all.len() - 1);
+        assert_eq!(split.problems, ["field `maxTokens` in data.json has a value of the wrong type"]);
     }
 }

@@ -37,6 +37,8 @@ mod schedule;
 mod scope;
 mod send_message;
 
+use std::cell::OnceCell;
+
 use serde_json::Value;
 
 use crate::host::Host;
@@ -126,40 +128,56 @@ pub(crate) fn words(name: &str, input: &Value) -> String {
 #[derive(Debug, Clone)]
 pub struct ToolRegistry {
     tools: Vec<BuiltinTool>,
+    /// The definitions and their request JSON, built at first use: the registry is made with
+    /// the processor at every start, before Send is enabled, and the first request may come
+    /// much later (issue 37).
+    built: OnceCell<Definitions>,
+}
+
+/// The built-in tools' definitions, and the same as the request carries them, serialised once.
+#[derive(Debug, Clone)]
+struct Definitions {
     definitions: Vec<ToolDef>,
-    /// The built-in definitions as the request carries them, serialised once.
     request_json: String,
 }
 
 impl Default for ToolRegistry {
     fn default() -> Self {
-        let tools = BuiltinTool::ALL.to_vec();
-        let definitions: Vec<ToolDef> = tools.iter().map(|t| t.definition()).chain(notes::definitions()).collect();
-        let request_json = tools_json(&definitions);
-        ToolRegistry { tools, definitions, request_json }
+        ToolRegistry { tools: BuiltinTool::ALL.to_vec(), built: OnceCell::new() }
     }
 }
 
 impl ToolRegistry {
     /// No tools: a request that must be answered in words (an edit in place).
     pub(crate) fn none() -> Self {
-        ToolRegistry { tools: Vec::new(), definitions: Vec::new(), request_json: String::new() }
+        let none = Definitions { definitions: Vec::new(), request_json: String::new() };
+        ToolRegistry { tools: Vec::new(), built: OnceCell::from(none) }
+    }
+
+    fn built(&self) -> &Definitions {
+        self.built.get_or_init(|| {
+            let definitions: Vec<ToolDef> =
+                self.tools.iter().map(|t| t.definition()).chain(notes::definitions()).collect();
+            let request_json = tools_json(&definitions);
+            Definitions { definitions, request_json }
+        })
     }
 
     /// The request's `tools` array: the built-in ones (serialised once) and, when integrations
     /// are connected, theirs.
     pub fn request_json(&self, integrations: &[McpServer]) -> String {
+        let built = self.built();
         let extra = mcp::definitions(integrations);
         if extra.is_empty() {
-            return self.request_json.clone();
+            return built.request_json.clone();
         }
-        tools_json(&[self.definitions.as_slice(), extra.as_slice()].concat())
+        tools_json(&[built.definitions.as_slice(), extra.as_slice()].concat())
     }
 
     /// The definitions of the tools named in `names`, in the registry's order (what the
     /// `smarthole` MCP server offers an ACP agent).
     pub(crate) fn definitions_of(&self, names: &[&str]) -> Vec<ToolDef> {
-        self.definitions.iter().filter(|d| names.contains(&d.name.as_str())).cloned().collect()
+        self.built().definitions.iter().filter(|d| names.contains(&d.name.as_str())).cloned().collect()
     }
 
     /// Runs a tool call by name; an unknown name is an error result.

@@ -11,7 +11,7 @@ import path from "node:path";
 import { ROOT, waitFor } from "./helpers.mjs";
 import { groupMembers } from "./acp-plugin-peers.mjs";
 
-const { AgentRecords, agentSystem, loadCore } = await import(path.join(ROOT, "js-shim/dist/node.js"));
+const { AgentProcesses, AgentRecords, agentSystem, loadCore } = await import(path.join(ROOT, "js-shim/dist/node.js"));
 const { agentLeftovers } = await loadCore();
 const childProcess = await import("node:child_process");
 const fs = await import("node:fs");
@@ -61,4 +61,44 @@ test("the next start ends the recorded agent still running, leaves a reused pid 
       }
     }
   }
+});
+
+/** An AgentProcesses over Node's calls whose record and starts are watched: `order` lists each
+ * reading of the record and each program started, in turn. */
+function watchedHost(file) {
+  const order = [];
+  const node = agentSystem(childProcess, process, { setTimeout, clearTimeout }, fs);
+  const system = {
+    ...node,
+    readFile: (f) => (order.push("record read"), node.readFile(f)),
+    spawn: (command, ...rest) => (order.push(`started ${path.basename(command)}`), node.spawn(command, ...rest)),
+  };
+  const agents = new AgentProcesses({ system: () => system, recordFile: () => file, stopGraceMs: 100 });
+  agents.events = { agentOutput() {}, agentExited() {} };
+  return { agents, order };
+}
+
+test("the record of a killed host's agents is read once Send is enabled, or before the first agent starts if that comes first", async () => {
+  const dir = fs.mkdtempSync(path.join((await import("node:os")).tmpdir(), "agent-records-"));
+  const file = path.join(dir, "agent-processes.json");
+  fs.writeFileSync(file, "[]");
+
+  // Kept at the start; applied when the runtime calls endLeftovers() after it is ready; once.
+  const ready = watchedHost(file);
+  ready.agents.endLeftoversLater(agentLeftovers);
+  assert.deepEqual(ready.order, [], "nothing read at the start");
+  ready.agents.endLeftovers();
+  ready.agents.endLeftovers();
+  assert.deepEqual(ready.order, ["record read"]);
+
+  // An agent started first (a message left by the earlier run, answered before ready): the
+  // record is read just before it starts, and the agent started is recorded.
+  const early = watchedHost(file);
+  early.agents.endLeftoversLater(agentLeftovers);
+  early.agents.agentStart(1, process.execPath, ["-e", "setTimeout(() => {}, 10000)"], {}, dir);
+  assert.deepEqual(early.order, ["record read", `started ${path.basename(process.execPath)}`]);
+  assert.equal(JSON.parse(readFileSync(file, "utf8")).length, 1, "the agent started is recorded");
+  early.agents.endLeftovers();
+  assert.equal(early.order.length, 2, "not read again");
+  early.agents.stopAll();
 });

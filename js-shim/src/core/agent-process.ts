@@ -134,6 +134,8 @@ export class AgentProcesses implements AgentHost {
   private exitHooked = false;
   /** The agents started, on disk until they end; null until loaded, or where groups do not exist. */
   private records: AgentRecords | null = null;
+  /** The core's rule for the agents a killed host left, until `endLeftovers()` applies it. */
+  private leftoverRule: LeftoverRule | null = null;
 
   constructor(private readonly options: AgentProcessOptions) {
     this.grace = options.stopGraceMs ?? STOP_GRACE_MS;
@@ -157,9 +159,12 @@ export class AgentProcesses implements AgentHost {
   /**
    * Ends the agents a previous run of this host left running (killed outright, it could not stop
    * them), once, before any is started: those recorded whose process is still that agent, as
-   * the core's `rule` says.
+   * the core's `rule` (or the one `endLeftoversLater` kept) says.
    */
-  endLeftovers(rule: LeftoverRule): number[] {
+  endLeftovers(given?: LeftoverRule): number[] {
+    const rule = given ?? this.leftoverRule;
+    this.leftoverRule = null;
+    if (!rule) return [];
     const system = this.loaded();
     const file = this.options.recordFile?.() ?? null;
     if (!system?.groups || file === null || this.records) return [];
@@ -173,6 +178,13 @@ export class AgentProcesses implements AgentHost {
       (message) => this.log(message),
     );
     return this.records.endLeftovers(rule);
+  }
+
+  /** Keeps the core's rule for `endLeftovers()` once Send is enabled, or before the first agent
+   * starts if that comes first: reading the record (on macOS, a `ps` for each pid in it) waits
+   * until then (issue 37). */
+  endLeftoversLater(rule: LeftoverRule): void {
+    this.leftoverRule = rule;
   }
 
   /** Node's calls, loaded at first use; null where there are none or they fail to load (then
@@ -190,6 +202,7 @@ export class AgentProcesses implements AgentHost {
   }
 
   agentStart(id: number, command: string, args: string[], env: Record<string, string>, cwd: string): void {
+    this.endLeftovers();
     if (this.running.has(id)) {
       this.later(() => this.exited(id, null, null, `agent process ${id} is already running`, ""));
       return;

@@ -74,8 +74,8 @@ export class CoreLinks implements LinkedHost, AgentHost {
 
   /**
    * Sends hub socket events to the processor, and agent API requests to `api.handle` (the
-   * server is made once, where something can listen); ends the agents a killed host left, as
-   * the core's `leftovers` rule says.
+   * server is made once, where something can listen); keeps the core's `leftovers` rule for the
+   * agents a killed host left, applied by `endLeftovers()` or before the first agent starts.
    */
   attach(processor: LinkEvents, api: ApiWiring, leftovers: LeftoverRule): void {
     this.hub.events = {
@@ -87,7 +87,7 @@ export class CoreLinks implements LinkedHost, AgentHost {
       agentOutput: (id, chunk) => processor.agentOutput(id, chunk),
       agentExited: (id, code, signal, error, stderrTail) => processor.agentExited(id, code, signal, error, stderrTail),
     };
-    this.agents.endLeftovers(leftovers);
+    this.agents.endLeftoversLater(leftovers);
     const loadHttp = this.options.loadHttp;
     if (loadHttp && !this.api) {
       const log = api.log ?? ((message: string) => this.options.log("info", message));
@@ -126,6 +126,12 @@ export class CoreLinks implements LinkedHost, AgentHost {
   /** The agent API's listeners as they are now. */
   get apiStates(): ApiListenerState[] {
     return this.api?.states() ?? [];
+  }
+
+  /** Ends the agents a killed host left, as the rule `attach` was given says (once Send is
+   * enabled: the runtime calls it then). */
+  endLeftovers(): void {
+    this.agents.endLeftovers();
   }
 
   /** Closes the hub sockets, the MCP connections, the agent API's listeners and the tools'

@@ -89,14 +89,9 @@ export class CoreRuntime {
   private apiReady = false;
   /** The listeners' last (re)configuration, the next one waits for it. */
   private configuring: Promise<unknown> = Promise.resolve();
-  /** The core's default settings, once it is loaded. */
-  defaults: Required<CoreSettings> | null = null;
-  presets: ProviderPreset[] = [];
-  /** The agents the settings offer (the core's `agentPresets`). */
-  agents: AgentPreset[] = [];
-  /** What this device lets the plugin offer, as the core decides it from the platform's facts
-   *  (`reportPlatform`), once it is loaded; the settings and commands draw it. */
-  features: PlatformFeatures | null = null;
+  /** What the settings draw from the core (its defaults, presets, what this device offers):
+   * asked of it when first drawn, not at load, before Send is enabled (issue 37). */
+  private drawn: { defaults?: Required<CoreSettings>; presets?: ProviderPreset[]; agents?: AgentPreset[]; features?: PlatformFeatures } = {};
 
   constructor(private readonly options: RuntimeOptions) {
     const log = (level: LogLevel, message: string) => this.log(level, message);
@@ -104,6 +99,26 @@ export class CoreRuntime {
     this.host = composeHost({ io: options.io, vault: options.vault, links: this.links, emit: (event) => this.emitted(event), log, timeZone: options.timeZone, configFolder: options.configFolder });
     this.own = guardedCore(() => ({ processor: this.instance, module: this.loaded }), (error) => this.reportError(error));
     this.processor = this.own;
+  }
+
+  /** The core's default settings, once it is loaded. */
+  get defaults(): Required<CoreSettings> | null {
+    return this.loaded ? (this.drawn.defaults ??= this.loaded.defaultSettings()) : null;
+  }
+
+  get presets(): ProviderPreset[] {
+    return this.loaded ? (this.drawn.presets ??= this.loaded.providerPresets()) : [];
+  }
+
+  /** The agents the settings offer (the core's `agentPresets`). */
+  get agents(): AgentPreset[] {
+    return this.loaded ? (this.drawn.agents ??= this.loaded.agentPresets()) : [];
+  }
+
+  /** What this device lets the plugin offer, as the core decides it from the platform's facts
+   *  (`reportPlatform` at start), once it is loaded; the settings and commands draw it. */
+  get features(): PlatformFeatures | null {
+    return this.loaded ? (this.drawn.features ??= this.loaded.platformFeatures(this.facts())) : null;
   }
 
   /** The user's MCP servers. */
@@ -184,15 +199,11 @@ export class CoreRuntime {
     return { mobile: this.options.mobile ?? false, canStartPrograms: Boolean(this.options.mcpStdio) || Boolean(this.options.agentSystem), canListen: Boolean(this.options.loadHttp) };
   }
 
-  /** Loads the core module (once per instance): its defaults and presets are known from then. */
+  /** Loads the core module (once per instance): its defaults and presets can be asked from then. */
   async load(): Promise<Core> {
     if (this.loaded) return this.loaded;
     const core = await newCore(this.options.inflate);
     this.loaded = core;
-    this.defaults = core.defaultSettings();
-    this.presets = core.providerPresets();
-    this.agents = core.agentPresets();
-    this.features = core.platformFeatures(this.facts());
     return core;
   }
 
@@ -205,7 +216,7 @@ export class CoreRuntime {
     performance.mark("smarthole:core-loaded");
     const settings = this.options.settings();
     this.instance = new core.MessageProcessor(this.host, settings);
-    this.features = this.instance.reportPlatform(this.facts());
+    this.drawn.features = this.instance.reportPlatform(this.facts());
     // The core's answers for when it cannot answer: written by it, sent as they are.
     const { notReady, internalError } = core.agentApiFallbacks();
     this.links.attach(this.processor, {
@@ -231,8 +242,10 @@ export class CoreRuntime {
     this.readyFlag = true;
     this.dispatch({ type: "ready" });
     // Background work waits until Send is enabled: at 10,000 notes the index's listing and
-    // its file would otherwise share the start with the inbox (issue 37).
+    // its file would otherwise share the start with the inbox (issue 37); so do the agents a
+    // killed host left (unless one started meanwhile: they were ended just before it).
     this.processor.startSearchIndex();
+    this.links.endLeftovers();
     return { pending, listeners: await listening };
   }
 

@@ -272,10 +272,13 @@ write now opens the folder while it opens the file and closes the file while ren
 trips in a row, not 8), and appends open with O_DSYNC (the write returns once on disk: no separate
 fsync). The desktop app's atomic write shares this code (\`core/data-file.ts\`), and now flushes the
 folder too (it did not: a rename could be lost to a power cut after the ack). The bench times the
-same entry written the old way (atomically, two flushes) after each message as its reference. Runs
-of \`node bench/run.mjs overhead\` (the overhead alone), machine shared with a build (load ~2),
-2026-11-27: p50 0.70 ms, p99 4.85 ms; the entry's save p50 0.41 ms against 0.75 ms for the atomic
-write of the same entry in the same run; the rest p50 0.29 ms.
+same entry written the old way (atomically, two flushes) after each message as its reference.
+Three runs of \`node bench/run.mjs overhead\` (the overhead alone) on a quiet machine, 2026-11-27: p50
+0.87 / 0.83 / 0.83 ms, p99 2.31 / 2.40 / 3.04 ms; the entry's save p50 0.61 / 0.60 / 0.61 ms against
+0.98 / 0.96 / 0.98 ms for the atomic write of the same entry in the same runs; the rest p50 0.22–0.25
+ms, p99 0.40–0.44 ms. Beside a build (load ~2) the p50 was 0.70–0.77 ms and the p99 4.9–6.5 ms: the
+disk's flushes then have tails of 4–8 ms (the atomic reference's p99 was 8.2 ms), which no count of
+flushes removes.
 
 ## Plugin load (issue 37)
 

@@ -17,7 +17,7 @@
 // answer reads a file and streams text, and prints the message sequence with its timings.
 import { spawn, execFileSync } from "node:child_process";
 import { RECIPES, CLAUDE_WRITE_TOOLS } from "./acp-recipes.mjs";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -209,6 +209,10 @@ process.on("exit", () => {
 export function startAgent(name, { modelUrl, cwd, env = {} }) {
   const home = mkdtempSync(path.join(tmpdir(), `acp-${name}-home-`));
   const recipe = RECIPES[name]({ modelUrl, home, cwd });
+  // Not installed: a clear failure now, not a test waiting on a process that never started.
+  if (path.isAbsolute(recipe.command) && !existsSync(recipe.command)) {
+    throw new Error(`${name} is not installed (${recipe.command}): scripts/ensure-agents.sh installs it, as make test does`);
+  }
   for (const [file, text] of Object.entries(recipe.files)) {
     mkdirSync(path.dirname(path.join(home, file)), { recursive: true });
     writeFileSync(path.join(home, file), text);

@@ -2,14 +2,9 @@
 //! call (`Host::vault_read_many_bytes`), each searched a slice of work at a time within the
 //! tool's budget, a note whose raw bytes hold no literal of the pattern settled undecoded.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
-
 use super::budget::Budget;
 use super::call::ToolContext;
 use crate::host::Host;
-use crate::host_types::HostError;
 use crate::vault::search::{settle_raw, FileHit, FileScan, Matcher, LINE_WORK};
 use crate::vault::VaultEntry;
 
@@ -45,28 +40,7 @@ fn next_batch<'a, 'e>(notes: &'a [&'e VaultEntry]) -> &'a [&'e VaultEntry] {
     &notes[..n]
 }
 
-/// A batch's read from the host, owning its paths.
-type Read<'h> = Pin<Box<dyn Future<Output = Vec<Result<Vec<u8>, HostError>>> + 'h>>;
-
-/// The read of the next batch, started: a host that reads elsewhere (Node's reader thread, the
-/// app's file system) reads it while the core searches the batch before it.
-enum Ahead<'h> {
-    Read(Vec<Result<Vec<u8>, HostError>>),
-    Reading(Read<'h>),
-}
-
-/// Asks the host for a batch's notes, and has it begin now (a future does nothing until polled).
-async fn start_read<'h, H: Host>(host: &'h H, batch: &[&VaultEntry]) -> Ahead<'h> {
-    let paths: Vec<String> = batch.iter().map(|entry| entry.path.clone()).collect();
-    let mut read: Read<'h> = Box::pin(async move { host.vault_read_many_bytes(&paths).await });
-    match futures::poll!(read.as_mut()) {
-        Poll::Ready(texts) => Ahead::Read(texts),
-        Poll::Pending => Ahead::Reading(read),
-    }
-}
-
-/// Reads notes (many per host call, the next call's read under way while a batch is searched)
-/// and searches their lines, within the budget.
+/// Reads notes (many per host call) and searches their lines, within the budget.
 pub(super) async fn scan<H: Host>(
     ctx: &ToolContext<'_, H>,
     matcher: &Matcher,
@@ -74,7 +48,6 @@ pub(super) async fn scan<H: Host>(
     budget: &mut Budget<'_, H>,
     found: &mut Found,
 ) {
-    let mut ahead: Option<Ahead<'_>> = None;
     while !notes.is_empty() {
         let batch = next_batch(notes);
         notes = &notes[batch.len()..];
@@ -85,17 +58,8 @@ pub(super) async fn scan<H: Host>(
         // As bytes: a note's text crossing from the host as a string costs more than searching it
         // (wasm-bindgen copies it a character at a time); bytes cross in one copy. Many a call:
         // one host call per note cost more than its reading (issue 37).
-        let texts = match ahead.take() {
-            Some(Ahead::Read(texts)) => texts,
-            Some(Ahead::Reading(read)) => read.await,
-            None => match start_read(ctx.host, batch).await {
-                Ahead::Read(texts) => texts,
-                Ahead::Reading(read) => read.await,
-            },
-        };
-        if !notes.is_empty() {
-            ahead = Some(start_read(ctx.host, next_batch(notes)).await);
-        }
+        let paths: Vec<String> = batch.iter().map(|entry| entry.path.clone()).collect();
+        let texts = ctx.host.vault_read_many_bytes(&paths).await;
         for (entry, text) in batch.iter().zip(texts) {
             if !budget.pace().await {
                 found.stopped = true;

@@ -25,8 +25,6 @@ import { loadCore } from "../core/load.ts";
 import { nodeInflate } from "./inflate.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { readManyNow } from "./read-many.ts";
-import { readElsewhere } from "./read-thread.ts";
-import { type Access, type VaultScope, checkReal, fullIn, insideOf } from "./vault-scope.ts";
 import { ownStatsOf } from "./own-stats.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
@@ -38,8 +36,18 @@ const MAX_DEPTH = 64;
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
 const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+type Access = "read" | "write";
+
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
+}
+
+/** The vault-relative form of a real path inside the real root `root`, or undefined outside. */
+function insideOf(root: string, real: string): string | undefined {
+  if (real === root) return "";
+  if (!real.startsWith(root + path.sep)) return undefined;
+  const inside = real.slice(root.length + 1);
+  return path.sep === "/" ? inside : inside.split(path.sep).join("/");
 }
 
 function specialKind(info: Stats): VaultEntryKind | undefined {
@@ -68,7 +76,9 @@ export class NodeVault implements VaultIO {
 
   /** The path as text, refused if it climbs out (the core already refused that). */
   private full(relative: string): string {
-    return fullIn(this.root, relative);
+    const full = path.resolve(this.root, relative);
+    if (full !== this.root && !full.startsWith(this.root + path.sep)) throw new Error(`path escapes the vault: ${relative}`);
+    return full;
   }
 
   private async realRoot(): Promise<string> {
@@ -81,6 +91,11 @@ export class NodeVault implements VaultIO {
     return insideOf(await this.realRoot(), real);
   }
 
+  private inFollowed(real: string): boolean {
+    for (const dir of this.followed) if (real === dir || real.startsWith(dir + path.sep)) return true;
+    return false;
+  }
+
   /** Refuses a real location the agent may not reach. */
   private async check(real: string, relative: string, access: Access): Promise<void> {
     this.checkWith(await this.realRoot(), await this.hidden(), real, relative, access);
@@ -88,7 +103,14 @@ export class NodeVault implements VaultIO {
 
   /** `check`, with the vault's real root and the protected folders at hand. */
   private checkWith(root: string, hidden: readonly string[], real: string, relative: string, access: Access): void {
-    checkReal({ root: this.root, realRoot: root, hidden, followed: [...this.followed] }, real, relative, access);
+    const inside = insideOf(root, real);
+    if (inside === undefined) {
+      if (access === "read" && this.inFollowed(real)) return;
+      throw new Error(`${relative} is really outside the vault; refused`);
+    }
+    const lower = inside.toLowerCase();
+    const folder = hidden.find((f) => lower === f || lower.startsWith(f + "/"));
+    if (folder !== undefined) throw new Error(`${relative} is really in ${folder}, which the agent may not touch; refused`);
   }
 
   /** Where an existing path really is, checked. */
@@ -294,13 +316,12 @@ export class NodeVault implements VaultIO {
     });
   }
 
-  /** Many notes' bytes, each with vaultReadBytes's checks, read in one go (read-many.ts) on the
-   * reader thread while the core searches the notes before them (read-thread.ts), or here when
-   * there is none; an error's message, scrubbed, in place of a note that cannot be read. */
+  /** Many notes' bytes, each with vaultReadBytes's checks, read synchronously in one go
+   * (read-many.ts); an error's message, scrubbed, in place of a note that cannot be read. */
   async vaultReadManyBytes(relatives: string[]): Promise<(Uint8Array | string)[]> {
-    const scope: VaultScope = { root: this.root, realRoot: await this.realRoot(), hidden: await this.hidden(), followed: [...this.followed] };
-    const read = await readElsewhere(relatives, scope) ?? readManyNow(relatives, (relative) => fullIn(scope.root, relative), (real, relative) => checkReal(scope, real, relative, "read"));
-    return read.map((one) => (typeof one === "string" ? this.scrub(one) : one));
+    const [root, hidden] = [await this.realRoot(), await this.hidden()];
+    const check = (real: string, relative: string): void => this.checkWith(root, hidden, real, relative, "read");
+    return readManyNow(relatives, (relative) => this.full(relative), check).map((read) => (typeof read === "string" ? this.scrub(read) : read));
   }
 
   vaultCreate(relative: string, text: string): Promise<void> {

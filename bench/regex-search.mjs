@@ -162,9 +162,13 @@ of samples over 25 searches). The wikilink search went from about 80 to 57 ms in
 a quiet machine (2026-11-27, the table above) the two patterns not narrowed are at 2.2-2.8x over two runs
 ripgrep (from 6x and 3.5x at the last round), the narrowed one at 1x. Still over 2x. Per wikilink search now: about 30 ms in wasm (the byte scan and \`memchr\` ~10,
 regex-lite ~5, decoding ~2, copies and allocation the rest), about 21 ms in the kernel's opens and
-reads (one thread; ripgrep reads on every core), about 4 ms of garbage collection. What would
-close it: reading the next notes on another thread while the core scans these (a worker on Node:
-the reads and the scan overlap on two cores), or SIMD in the scan.
+reads (one thread; ripgrep reads on every core), about 4 ms of garbage collection. Tried and
+dropped: reading the next batch on a worker thread while the core searched the one before (the
+core started the next read first; the worker did the same checked reads and moved its buffer
+back): slower in three paired rounds on a quiet machine (wikilink 65-87 ms against 64-71 ms
+without it), the main thread idle about 48 ms a search waiting on the worker's answers. Not
+tried: SIMD in the scan (simd128 is a global build change, and a phone without it could not
+load the core).
 `;
 
 export function regexSection(results) {

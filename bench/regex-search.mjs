@@ -159,7 +159,7 @@ place excerpts): no longer. (9) Node's read of a call's notes opens and sizes th
 them into one unzeroed buffer (\`Buffer.allocUnsafeSlow\`) and hands out views of it: one
 allocation a call, not one a note, and one fstat a note, not two (garbage collection 254 → 111 ms
 of samples over 25 searches). The wikilink search went from about 80 to 57 ms in that profile; on
-a quiet machine (2026-11-27, the table above) the two patterns not narrowed are at 2.2-2.8x over two runs
+a quiet machine (2026-11-27, the table above) the two patterns not narrowed are at 2.2-2.8x over three runs
 ripgrep (from 6x and 3.5x at the last round), the narrowed one at 1x. Still over 2x. Per wikilink search now: about 30 ms in wasm (the byte scan and \`memchr\` ~10,
 regex-lite ~5, decoding ~2, copies and allocation the rest), about 21 ms in the kernel's opens and
 reads (one thread; ripgrep reads on every core), about 4 ms of garbage collection. Tried and

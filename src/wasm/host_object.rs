@@ -40,7 +40,7 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = vaultReadBytes)]
     pub(super) fn vault_read_bytes(this: &JsHostObject, path: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultReadManyBytes)]
-    pub(super) fn vault_read_many_bytes(this: &JsHostObject, paths: &js_sys::Array) -> Result<Promise, JsValue>;
+    pub(super) fn vault_read_many_bytes(this: &JsHostObject, paths: &js_sys::Array) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultCreate)]
     pub(super) fn vault_create(this: &JsHostObject, path: &str, text: &str) -> Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = vaultProcess)]

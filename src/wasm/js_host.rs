@@ -204,7 +204,16 @@ impl Host for JsHost {
 
     async fn vault_read_many_bytes(&self, paths: &[String]) -> Vec<Result<Vec<u8>, HostError>> {
         let asked: js_sys::Array = paths.iter().map(|p| JsValue::from_str(p)).collect();
-        let answers = match settle(self.object.vault_read_many_bytes(&asked)).await {
+        // A list answered at once is copied below before anything else runs (the host may reuse
+        // its buffer at its next call); a promise is awaited.
+        let answered = match self.object.vault_read_many_bytes(&asked) {
+            Ok(value) => match value.dyn_into::<js_sys::Promise>() {
+                Ok(promise) => settle(Ok(promise)).await,
+                Err(value) => Ok(value),
+            },
+            Err(e) => settle(Err(e)).await,
+        };
+        let answers = match answered {
             Ok(value) => value.dyn_into::<js_sys::Array>().map_err(|_| HostError::Io("the host gave no list".into())),
             Err(e) => Err(e),
         };

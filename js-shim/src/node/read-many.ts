@@ -21,9 +21,9 @@ function code(error: unknown): string | undefined {
 
 /** Each note's bytes, or its error's message, in the order asked. `full`: a vault path's
  * location (throws if it climbs out). Every note is opened and sized first, then all are read
- * into one buffer: one allocation a call, not one a note (a search of 2,000 notes gave the
- * garbage collector 2,000 buffers, about a sixth of its time; issue 37). */
-export function readManyNow(relatives: string[], full: (relative: string) => string, check: Check): (Uint8Array | string)[] {
+ * into one buffer `room` gives for their total size: one buffer a call, not one a note (a search
+ * of 2,000 notes gave the garbage collector 2,000 buffers, about a sixth of its time; issue 37). */
+export function readManyNow(relatives: string[], full: (relative: string) => string, check: Check, room: (size: number) => Buffer): (Uint8Array | string)[] {
   const folders = new Map<string, string>();
   const opened = relatives.map((relative): Opened | string => {
     try {
@@ -33,7 +33,7 @@ export function readManyNow(relatives: string[], full: (relative: string) => str
       return messageOf(error);
     }
   });
-  const buffer = Buffer.allocUnsafeSlow(opened.reduce((sum, o) => sum + (typeof o === "string" ? 0 : o.size), 0));
+  const buffer = room(opened.reduce((sum, o) => sum + (typeof o === "string" ? 0 : o.size), 0));
   let offset = 0;
   return opened.map((o) => {
     if (typeof o === "string") return o;

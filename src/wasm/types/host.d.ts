@@ -91,8 +91,10 @@ export interface CoreHost {
   vaultReadBytes(path: string): Promise<Uint8Array>;
   /** Several notes' bytes, in the order asked, each read with vaultReadBytes's checks; a note
    *  that cannot be read has its error's message in its place. The core keeps a call to a few
-   *  dozen notes and about a megabyte, so a host may read them synchronously in one go. */
-  vaultReadManyBytes(paths: string[]): Promise<(Uint8Array | string)[]>;
+   *  dozen notes and about a megabyte, so a host may read them synchronously in one go. An
+   *  answer given at once (a list, not a promise) is copied before anything else runs: its bytes
+   *  may be views of one buffer the host reuses at its next call. */
+  vaultReadManyBytes(paths: string[]): (Uint8Array | string)[] | Promise<(Uint8Array | string)[]>;
   /** An image scaled down to at most maxSide pixels on its longest side and maxBytes (PNG kept
    *  PNG where that fits, others JPEG); null where the platform cannot decode images (Node). */
   scaleImage(bytes: Uint8Array, mediaType: string, maxSide: number, maxBytes: number): Promise<Uint8Array | null>;

@@ -4,6 +4,7 @@
 //   js-shim/dist/headless.js                  the headless command
 //   js-shim/dist/node.js                      the core and its Node host as a library (benchmarks)
 //   js-shim/dist/panel-server.js, page.js     the chat panel on a page (browser tests, demo)
+//   js-shim/dist/read-worker.js               the Node host's reader thread (node/read-thread.ts)
 import { build } from "esbuild";
 import { copyFileSync, readFileSync } from "node:fs";
 import { gzipAsync } from "@gfx/zopfli";
@@ -73,6 +74,8 @@ await Promise.all([
   build({ ...node, entryPoints: [path.join(here, "src/node/headless.ts")], outfile: path.join(here, "dist/headless.js") }),
   build({ ...node, entryPoints: [path.join(here, "src/node/index.ts")], outfile: path.join(here, "dist/node.js") }),
   build({ ...node, entryPoints: [path.join(here, "src/node/panel-server.ts")], outfile: path.join(here, "dist/panel-server.js") }),
+  // The reader thread's script, beside the bundles that start it (src/node/read-thread.ts).
+  build({ ...node, entryPoints: [path.join(here, "src/node/read-worker.ts")], outfile: path.join(here, "dist/read-worker.js") }),
   build({ ...plugin, entryPoints: [path.join(here, "src/plugin/main.ts")], outfile: path.join(root, "dist/main.js") }),
   // The page bundles CodeMirror (its editor, ?editor=PATH): no Obsidian supplies it there.
   build({

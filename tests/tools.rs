@@ -292,3 +292,35 @@ fn a_search_reads_its_notes_many_to_a_host_call() {
     assert_eq!(one_each, 0, "no note read alone");
     assert!((1..=3).contains(&many_each), "{many_each} calls for 150 notes");
 }
+
+/// A host that reads elsewhere (its answers come later) is asked several batches ahead, and the
+/// search finds what it finds when each read is answered at once; one that answers at once is
+/// asked one batch at a time (issue 37).
+#[test]
+fn a_search_asks_a_host_reading_elsewhere_ahead_and_finds_the_same() {
+    let search = |elsewhere: bool| {
+        let host = FakeHost::new();
+        for n in 0..1500 {
+            let text = if n % 7 == 0 {
+                format!("note {n} a [[link|alias {n}]] here\n")
+            } else {
+                format!("nothing [here] {n}\n")
+            };
+            host.put_note(&format!("f{}/n{n}.md", n % 13), &text);
+        }
+        if elsewhere {
+            host.read_elsewhere();
+        }
+        let p = processor_with(&host, Settings { search_index_max_mb: 0, ..settings() });
+        let input = json!({"query": r"\[\[[^\]|]+\|[^\]]+\]\]", "regex": true});
+        let out = host.run(p.run_tool("search_files", &input)).0;
+        (out, host.byte_reads().1, host.most_reads_under_way())
+    };
+    let (at_once, calls, _) = search(false);
+    let (ahead, calls_ahead, most) = search(true);
+    assert!(at_once.starts_with("215 notes match"), "{at_once}");
+    assert_eq!(ahead, at_once);
+    assert_eq!(calls_ahead, calls, "each note read once");
+    assert!(calls >= 20, "{calls} calls");
+    assert!((2..=9).contains(&most), "{most} reads under way at once");
+}

@@ -176,6 +176,23 @@ impl Host for FakeHost {
         self.alive().await;
         let (one, many) = self.state.byte_reads.get();
         self.state.byte_reads.set((one, many + 1));
+        if !self.state.reads_elsewhere.get() {
+            return paths.iter().map(|path| self.read_bytes_now(path)).collect();
+        }
+        let (now, most) = self.state.reads_under_way.get();
+        self.state.reads_under_way.set((now + 1, most.max(now + 1)));
+        // Answered on a later poll; the notes as they are then.
+        let mut polled = false;
+        std::future::poll_fn(|cx| {
+            if std::mem::replace(&mut polled, true) {
+                return std::task::Poll::Ready(());
+            }
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        })
+        .await;
+        let (now, most) = self.state.reads_under_way.get();
+        self.state.reads_under_way.set((now - 1, most));
         paths.iter().map(|path| self.read_bytes_now(path)).collect()
     }
 

@@ -102,6 +102,10 @@ pub(super) struct State {
     /// Host calls that read notes' bytes: one at a time (`vault_read_bytes`), several at once
     /// (`vault_read_many_bytes`).
     pub(super) byte_reads: Cell<(usize, usize)>,
+    /// Whether several notes' reads answer later, as a host reading on another thread does (the
+    /// core then asks ahead), and the most of them under way at once.
+    pub(super) reads_elsewhere: Cell<bool>,
+    pub(super) reads_under_way: Cell<(usize, usize)>,
     /// Whether the last listing was asked to follow folders linked from outside.
     pub(super) followed: Cell<bool>,
     /// The user's time zone (UTC unless a test sets one).

@@ -274,6 +274,17 @@ impl FakeHost {
         self.state.byte_reads.get()
     }
 
+    /// Reads of several notes answer on a later poll, as a host reading them on another thread
+    /// does.
+    pub fn read_elsewhere(&self) {
+        self.state.reads_elsewhere.set(true);
+    }
+
+    /// The most reads of several notes under way at once.
+    pub fn most_reads_under_way(&self) -> usize {
+        self.state.reads_under_way.get().1
+    }
+
     /// MCP calls made: (server, tool, input).
     pub fn mcp_calls(&self) -> Vec<(String, String, Value)> {
         self.state.mcp_calls.borrow().clone()

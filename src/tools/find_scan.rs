@@ -2,9 +2,15 @@
 //! call (`Host::vault_read_many_bytes`), each searched a slice of work at a time within the
 //! tool's budget, a note whose raw bytes hold no literal of the pattern settled undecoded.
 
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
 use super::budget::Budget;
 use super::call::ToolContext;
 use crate::host::Host;
+use crate::host_types::HostError;
 use crate::vault::search::{settle_raw, FileHit, FileScan, Matcher, LINE_WORK};
 use crate::vault::VaultEntry;
 
@@ -40,7 +46,32 @@ fn next_batch<'a, 'e>(notes: &'a [&'e VaultEntry]) -> &'a [&'e VaultEntry] {
     &notes[..n]
 }
 
-/// Reads notes (many per host call) and searches their lines, within the budget.
+/// A batch's read from the host, owning its paths.
+type Read<'h> = Pin<Box<dyn Future<Output = Vec<Result<Vec<u8>, HostError>>> + 'h>>;
+
+/// A batch's read, asked of the host: answered at once, or under way.
+enum Ahead<'h> {
+    Read(Vec<Result<Vec<u8>, HostError>>),
+    Reading(Read<'h>),
+}
+
+/// Most batches asked ahead of the one searched, when the host reads elsewhere (Node's reader
+/// thread): enough that its answers come while the core searches, between two turns of the event
+/// loop.
+const READS_AHEAD: usize = 8;
+
+/// Asks the host for a batch's notes, and has it begin now (a future does nothing until polled).
+async fn start_read<'h, H: Host>(host: &'h H, batch: &[&VaultEntry]) -> Ahead<'h> {
+    let paths: Vec<String> = batch.iter().map(|entry| entry.path.clone()).collect();
+    let mut read: Read<'h> = Box::pin(async move { host.vault_read_many_bytes(&paths).await });
+    match futures::poll!(read.as_mut()) {
+        Poll::Ready(texts) => Ahead::Read(texts),
+        Poll::Pending => Ahead::Reading(read),
+    }
+}
+
+/// Reads notes (many per host call; when the host reads elsewhere, several calls ahead of the
+/// batch searched) and searches their lines, within the budget.
 pub(super) async fn scan<H: Host>(
     ctx: &ToolContext<'_, H>,
     matcher: &Matcher,
@@ -48,9 +79,19 @@ pub(super) async fn scan<H: Host>(
     budget: &mut Budget<'_, H>,
     found: &mut Found,
 ) {
-    while !notes.is_empty() {
-        let batch = next_batch(notes);
-        notes = &notes[batch.len()..];
+    let mut asked: VecDeque<(&[&VaultEntry], Ahead<'_>)> = VecDeque::new();
+    // Whether the host reads elsewhere (it did not answer at once); one that answers at once reads
+    // on this thread, and asking it ahead would only hold more.
+    let mut elsewhere = false;
+    loop {
+        while asked.len() <= if elsewhere { READS_AHEAD } else { 0 } && !notes.is_empty() {
+            let batch = next_batch(notes);
+            notes = &notes[batch.len()..];
+            let read = start_read(ctx.host, batch).await;
+            elsewhere |= matches!(read, Ahead::Reading(_));
+            asked.push_back((batch, read));
+        }
+        let Some((batch, read)) = asked.pop_front() else { break };
         if !budget.pace().await {
             found.stopped = true;
             break;
@@ -58,8 +99,10 @@ pub(super) async fn scan<H: Host>(
         // As bytes: a note's text crossing from the host as a string costs more than searching it
         // (wasm-bindgen copies it a character at a time); bytes cross in one copy. Many a call:
         // one host call per note cost more than its reading (issue 37).
-        let paths: Vec<String> = batch.iter().map(|entry| entry.path.clone()).collect();
-        let texts = ctx.host.vault_read_many_bytes(&paths).await;
+        let texts = match read {
+            Ahead::Read(texts) => texts,
+            Ahead::Reading(read) => read.await,
+        };
         for (entry, text) in batch.iter().zip(texts) {
             if !budget.pace().await {
                 found.stopped = true;

@@ -22,7 +22,7 @@ use super::callbacks::Callbacks;
 use super::convert::{from_js, to_js};
 use super::host_object::{JsHostObject, JsHttpHandle};
 use super::js_errors::{
-    bytes_of, js_message, json_text, mcp_error, net_error, rethrow_trap, settle, string_of, AbortOnDrop,
+    bytes_of, io_error, js_message, json_text, mcp_error, net_error, rethrow_trap, settle, string_of, AbortOnDrop,
 };
 use crate::host_types::HttpBody;
 use crate::{Event, Host, HostError, HttpRequest, HttpResponse, LogLevel, McpError, McpServer, Millis, VaultEntry};
@@ -204,32 +204,20 @@ impl Host for JsHost {
 
     async fn vault_read_many_bytes(&self, paths: &[String]) -> Vec<Result<Vec<u8>, HostError>> {
         let asked: js_sys::Array = paths.iter().map(|p| JsValue::from_str(p)).collect();
-        // A list answered at once is copied below before anything else runs (the host may reuse
-        // its buffer at its next call); a promise is awaited.
-        let answered = match self.object.vault_read_many_bytes(&asked) {
+        let copy = {
+            let paths = paths.to_vec();
+            move |answer: Result<JsValue, HostError>| many_bytes_of(&paths, answer)
+        };
+        // Copied as soon as it comes (host.d.ts): a list answered at once, here; a promise's, in
+        // its own reaction, not at this task's next poll.
+        match self.object.vault_read_many_bytes(&asked) {
             Ok(value) => match value.dyn_into::<js_sys::Promise>() {
-                Ok(promise) => settle(Ok(promise)).await,
-                Err(value) => Ok(value),
+                Ok(promise) => taken_when_settled(promise, copy).await.unwrap_or_else(|| {
+                    paths.iter().map(|_| Err(HostError::Io("the host's answer never settled".into()))).collect()
+                }),
+                Err(value) => copy(Ok(value)),
             },
-            Err(e) => settle(Err(e)).await,
-        };
-        let answers = match answered {
-            Ok(value) => value.dyn_into::<js_sys::Array>().map_err(|_| HostError::Io("the host gave no list".into())),
-            Err(e) => Err(e),
-        };
-        match answers {
-            Ok(all) => paths
-                .iter()
-                .enumerate()
-                .map(|(k, path)| {
-                    let one = all.get(k as u32);
-                    match one.as_string() {
-                        Some(why) => Err(HostError::Io(why)),
-                        None => bytes_of(one, || format!("{path}: the host gave no bytes")),
-                    }
-                })
-                .collect(),
-            Err(e) => paths.iter().map(|_| Err(e.clone())).collect(),
+            Err(e) => copy(Err(io_error(e))),
         }
     }
 
@@ -435,4 +423,53 @@ impl Host for JsHost {
     fn log(&self, level: LogLevel, message: &str) {
         let _ = self.object.log(level.as_str(), message);
     }
+}
+
+/// Each note's bytes of a host's answer to `vaultReadManyBytes`, copied out of JS.
+fn many_bytes_of(paths: &[String], answer: Result<JsValue, HostError>) -> Vec<Result<Vec<u8>, HostError>> {
+    let all = answer
+        .and_then(|value| value.dyn_into::<js_sys::Array>().map_err(|_| HostError::Io("the host gave no list".into())));
+    match all {
+        Ok(all) => paths
+            .iter()
+            .enumerate()
+            .map(|(k, path)| {
+                let one = all.get(k as u32);
+                match one.as_string() {
+                    Some(why) => Err(HostError::Io(why)),
+                    None => bytes_of(one, || format!("{path}: the host gave no bytes")),
+                }
+            })
+            .collect(),
+        Err(e) => paths.iter().map(|_| Err(e.clone())).collect(),
+    }
+}
+
+/// A promise's answer, `take`n in the promise's own reaction (a microtask right after it
+/// settles), not when the task awaiting it is next polled, which may be many turns of the event
+/// loop later: a host may lend what it answers only until its next turn (host.d.ts). The
+/// reactions live until the promise settles, even if the task awaiting it is dropped. `None`:
+/// the promise could not be reacted to (no `then`), or its reaction was lost.
+async fn taken_when_settled<T: 'static>(
+    promise: js_sys::Promise,
+    take: impl FnOnce(Result<JsValue, HostError>) -> T + 'static,
+) -> Option<T> {
+    let (sender, taken) = futures::channel::oneshot::channel();
+    let once = Rc::new(std::cell::Cell::new(Some((take, sender))));
+    let react = |ok: bool| {
+        let once = Rc::clone(&once);
+        Closure::once_into_js(move |value: JsValue| {
+            if let Some((take, sender)) = once.take() {
+                let _ = sender.send(take(if ok { Ok(value) } else { Err(io_error(value)) }));
+            }
+        })
+    };
+    let (fulfilled, rejected) = (react(true), react(false));
+    // `then` with reactions made by `Closure::once_into_js` (each freed once called).
+    let then =
+        Reflect::get(&promise, &JsValue::from_str("then")).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if then.is_none_or(|then| then.call2(&promise, &fulfilled, &rejected).is_err()) {
+        return None;
+    }
+    taken.await.ok()
 }

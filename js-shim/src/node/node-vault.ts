@@ -24,34 +24,22 @@ import type { VaultIO } from "../core/compose-host.ts";
 import { loadCore } from "../core/load.ts";
 import { nodeInflate } from "./inflate.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
-import { readManyNow } from "./read-many.ts";
+import { readManyNow, reusedRoom } from "./read-many.ts";
+import { readElsewhere } from "./read-thread.ts";
+import { type Access, type VaultScope, checkReal, fullIn, insideOf } from "./vault-scope.ts";
 import { ownStatsOf } from "./own-stats.ts";
 
 /** Obsidian's own trash folder ("Move to Obsidian trash"). */
 const TRASH = ".trash";
 /** The vault's configuration folder on Node: Obsidian's default name. */
 export const CONFIG_FOLDER = ".obsidian";
-/** The reused buffer of vaultReadManyBytes: at least what one of the core's calls reads (about a
- * megabyte), at most this many bytes kept. */
-const LENT_LEAST = 1 << 20;
-const LENT_MOST = 8 << 20;
 /** Deepest folder nesting listed (a guard, not a limit anyone meets). */
 const MAX_DEPTH = 64;
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
 const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-type Access = "read" | "write";
-
 function code(error: unknown): string | undefined {
   return (error as { code?: string } | null)?.code;
-}
-
-/** The vault-relative form of a real path inside the real root `root`, or undefined outside. */
-function insideOf(root: string, real: string): string | undefined {
-  if (real === root) return "";
-  if (!real.startsWith(root + path.sep)) return undefined;
-  const inside = real.slice(root.length + 1);
-  return path.sep === "/" ? inside : inside.split(path.sep).join("/");
 }
 
 function specialKind(info: Stats): VaultEntryKind | undefined {
@@ -69,9 +57,8 @@ export class NodeVault implements VaultIO {
   /** The folders no operation may reach: the core's list, asked once; and once it came. */
   private hiddenList: Promise<readonly string[]> | undefined;
   private hiddenKnown: readonly string[] | undefined;
-  /** The buffer the notes read together at once are read into, reused from call to call
-   * (vaultReadManyBytes). */
-  private lent = Buffer.alloc(0);
+  /** The buffer the notes read together here are read into, reused from call to call. */
+  private readonly lend = reusedRoom();
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -84,9 +71,7 @@ export class NodeVault implements VaultIO {
 
   /** The path as text, refused if it climbs out (the core already refused that). */
   private full(relative: string): string {
-    const full = path.resolve(this.root, relative);
-    if (full !== this.root && !full.startsWith(this.root + path.sep)) throw new Error(`path escapes the vault: ${relative}`);
-    return full;
+    return fullIn(this.root, relative);
   }
 
   private async realRoot(): Promise<string> {
@@ -99,26 +84,14 @@ export class NodeVault implements VaultIO {
     return insideOf(await this.realRoot(), real);
   }
 
-  private inFollowed(real: string): boolean {
-    for (const dir of this.followed) if (real === dir || real.startsWith(dir + path.sep)) return true;
-    return false;
+  /** What a check needs, as plain data (the reader thread checks with it too). */
+  private async scope(): Promise<VaultScope> {
+    return { root: this.root, realRoot: await this.realRoot(), hidden: await this.hidden(), followed: [...this.followed] };
   }
 
   /** Refuses a real location the agent may not reach. */
   private async check(real: string, relative: string, access: Access): Promise<void> {
-    this.checkWith(await this.realRoot(), await this.hidden(), real, relative, access);
-  }
-
-  /** `check`, with the vault's real root and the protected folders at hand. */
-  private checkWith(root: string, hidden: readonly string[], real: string, relative: string, access: Access): void {
-    const inside = insideOf(root, real);
-    if (inside === undefined) {
-      if (access === "read" && this.inFollowed(real)) return;
-      throw new Error(`${relative} is really outside the vault; refused`);
-    }
-    const lower = inside.toLowerCase();
-    const folder = hidden.find((f) => lower === f || lower.startsWith(f + "/"));
-    if (folder !== undefined) throw new Error(`${relative} is really in ${folder}, which the agent may not touch; refused`);
+    checkReal(await this.scope(), real, relative, access);
   }
 
   /** Where an existing path really is, checked. */
@@ -324,29 +297,26 @@ export class NodeVault implements VaultIO {
     });
   }
 
-  /** Many notes' bytes, each with vaultReadBytes's checks, read synchronously in one go
-   * (read-many.ts); an error's message, scrubbed, in place of a note that cannot be read. Once
-   * the vault's real root and the protected folders are known, answered at once (not as a
-   * promise), into a buffer reused at the next call: the core copies an answer given at once
-   * before anything else runs (host.d.ts). A fresh megabyte a call cost a search about a third
-   * of its reading in page faults (issue 37). */
+  /** Many notes' bytes, each with vaultReadBytes's checks, read in one go (read-many.ts); an
+   * error's message, scrubbed, in place of a note that cannot be read. On the reader thread
+   * (read-thread.ts) while the core searches the notes before them, their bytes lent until the
+   * next turn of the event loop; where there is none, here and answered at once (not as a
+   * promise), into a buffer reused at the next call: the core copies an answer as soon as it
+   * comes (host.d.ts). A fresh megabyte a call cost a search about a third of its reading in
+   * page faults (issue 37). */
   vaultReadManyBytes(relatives: string[]): (Uint8Array | string)[] | Promise<(Uint8Array | string)[]> {
-    const [root, hidden] = [this.realRootCache, this.hiddenKnown];
-    if (root !== undefined && hidden !== undefined) return this.readMany(relatives, root, hidden, (size) => this.lend(size));
-    return (async () => this.readMany(relatives, await this.realRoot(), await this.hidden(), (size) => Buffer.allocUnsafeSlow(size)))();
+    const [realRoot, hidden] = [this.realRootCache, this.hiddenKnown];
+    if (realRoot === undefined || hidden === undefined) return this.scope().then((scope) => this.readHere(relatives, scope, (size) => Buffer.allocUnsafeSlow(size)));
+    const scope: VaultScope = { root: this.root, realRoot, hidden, followed: [...this.followed] };
+    const elsewhere = readElsewhere(relatives, scope);
+    if (!elsewhere) return this.readHere(relatives, scope, this.lend);
+    return elsewhere.then((read) => (read === undefined ? this.readHere(relatives, scope, (size) => Buffer.allocUnsafeSlow(size)) : read.map((one) => (typeof one === "string" ? this.scrub(one) : one))));
   }
 
-  private readMany(relatives: string[], root: string, hidden: readonly string[], room: (size: number) => Buffer): (Uint8Array | string)[] {
-    const check = (real: string, relative: string): void => this.checkWith(root, hidden, real, relative, "read");
-    return readManyNow(relatives, (relative) => this.full(relative), check, room).map((read) => (typeof read === "string" ? this.scrub(read) : read));
-  }
-
-  /** The reused buffer, grown to `size`; a call larger than a few megabytes (one large note) gets
-   * a buffer of its own, not kept. */
-  private lend(size: number): Buffer {
-    if (size > LENT_MOST) return Buffer.allocUnsafeSlow(size);
-    if (this.lent.length < size) this.lent = Buffer.allocUnsafeSlow(Math.max(size, LENT_LEAST));
-    return this.lent;
+  /** The notes read on this thread, into the buffer `room` gives. */
+  private readHere(relatives: string[], scope: VaultScope, room: (size: number) => Buffer): (Uint8Array | string)[] {
+    const read = readManyNow(relatives, (relative) => fullIn(scope.root, relative), (real, relative) => checkReal(scope, real, relative, "read"), room);
+    return read.map((one) => (typeof one === "string" ? this.scrub(one) : one));
   }
 
   vaultCreate(relative: string, text: string): Promise<void> {

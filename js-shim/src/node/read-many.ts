@@ -49,6 +49,23 @@ export function readManyNow(relatives: string[], full: (relative: string) => str
   });
 }
 
+/** At least what one of the core's calls reads (about a megabyte), and most bytes kept. */
+const REUSED_LEAST = 1 << 20;
+const REUSED_MOST = 8 << 20;
+
+/** A `room` for readManyNow that gives the same buffer from call to call, grown as needed (a
+ * fresh megabyte a call cost a search about a third of its reading in page faults, issue 37): what
+ * one call read is good until the next. A call larger than a few megabytes (one large note) gets
+ * a buffer of its own, not kept. */
+export function reusedRoom(): (size: number) => Buffer {
+  let kept = Buffer.alloc(0);
+  return (size) => {
+    if (size > REUSED_MOST) return Buffer.allocUnsafeSlow(size);
+    if (kept.length < size) kept = Buffer.allocUnsafeSlow(Math.max(size, REUSED_LEAST));
+    return kept;
+  };
+}
+
 /** A note opened, and its size when opened. */
 type Opened = { fd: number; size: number };
 

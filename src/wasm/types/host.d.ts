@@ -91,9 +91,11 @@ export interface CoreHost {
   vaultReadBytes(path: string): Promise<Uint8Array>;
   /** Several notes' bytes, in the order asked, each read with vaultReadBytes's checks; a note
    *  that cannot be read has its error's message in its place. The core keeps a call to a few
-   *  dozen notes and about a megabyte, so a host may read them synchronously in one go. An
-   *  answer given at once (a list, not a promise) is copied before anything else runs: its bytes
-   *  may be views of one buffer the host reuses at its next call. */
+   *  dozen notes and about a megabyte, so a host may read them synchronously in one go. The core
+   *  copies an answer as soon as it comes: a list given at once (not a promise) before anything
+   *  else runs, so its bytes may be views of one buffer the host reuses at its next call; a
+   *  promise's in the promise's own reaction, so its bytes may be lent until the host's next turn
+   *  of the event loop. When a host answers with promises, the core asks several calls ahead. */
   vaultReadManyBytes(paths: string[]): (Uint8Array | string)[] | Promise<(Uint8Array | string)[]>;
   /** An image scaled down to at most maxSide pixels on its longest side and maxBytes (PNG kept
    *  PNG where that fits, others JPEG); null where the platform cannot decode images (Node). */

@@ -28,6 +28,9 @@ cargo test --quiet
 step "contract: the core's JSON against the shim's TypeScript declarations (its own test: tests/node/contract.test.mjs)"
 node scripts/contract.mjs
 
+step "dist/main.js within its ceiling: growth is a decision (scripts/bundle-ceiling.mjs)"
+node scripts/bundle-ceiling.mjs
+
 step "wasm-bindgen tests under Node (the JS boundary)"
 cargo test --target wasm32-unknown-unknown --test wasm_boundary
 

@@ -160,16 +160,43 @@ place excerpts): no longer. (9) Node's read of a call's notes opens and sizes th
 them into one unzeroed buffer (\`Buffer.allocUnsafeSlow\`) and hands out views of it: one
 allocation a call, not one a note, and one fstat a note, not two (garbage collection 254 → 111 ms
 of samples over 25 searches). The wikilink search went from about 80 to 57 ms in that profile; on
-a quiet machine (2026-11-27, the table above) the two patterns not narrowed are at 2.2-2.8x over three runs
-ripgrep (from 6x and 3.5x at the last round), the narrowed one at 1x. Still over 2x. Per wikilink search now: about 30 ms in wasm (the byte scan and \`memchr\` ~10,
-regex-lite ~5, decoding ~2, copies and allocation the rest), about 21 ms in the kernel's opens and
-reads (one thread; ripgrep reads on every core), about 4 ms of garbage collection. Tried and
-dropped: reading the next batch on a worker thread while the core searched the one before (the
-core started the next read first; the worker did the same checked reads and moved its buffer
-back): slower in three paired rounds on a quiet machine (wikilink 65-87 ms against 64-71 ms
-without it), the main thread idle about 48 ms a search waiting on the worker's answers. Not
-tried: SIMD in the scan (simd128 is a global build change, and a phone without it could not
-load the core).
+a quiet machine the two patterns not narrowed were then at 2.2-2.8x ripgrep over three runs (from
+6x and 3.5x at the last round), the narrowed one at 1x: still over 2x. Per wikilink search then:
+about 30 ms in wasm (the byte scan and \`memchr\` ~10, regex-lite ~5, decoding ~2, copies and
+allocation the rest), about 21 ms in the kernel's opens and reads (one thread; ripgrep reads on
+every core), about 4 ms of garbage collection. Tried then and dropped: reading the next batch on a
+worker thread while the core searched the one before (the core started the next read first; the
+worker did the same checked reads and moved its buffer back): slower in three paired rounds on a
+quiet machine (wikilink 65-87 ms against 64-71 ms without it), the main thread idle about 48 ms a
+search waiting on the worker's answers, one round trip a batch.
+
+Then (a fourth round, the host's reads timed inside it and profiled): they took 23-37 ms of a
+56-79 ms search, 37 calls of about a megabyte. (10) Each call's fresh 1 MB buffer faulted its
+pages in: the same reads in a loop took 12.8 ms into one buffer reused from call to call, 22.7 ms
+into a fresh one a call. A host may now answer \`vaultReadManyBytes\` at once (a list, not a
+promise); the core copies such an answer before anything else runs, so its bytes may be views of a
+buffer the host reuses at its next call (\`read-many.ts\`'s \`reusedRoom\`): wikilink about 63 → 58
+ms. (11) The reads on another core, done otherwise than the try above: the core asks up to 8
+batches ahead of the one it searches when the host answers with promises (\`find_scan.rs\`; a host
+that answers at once is asked one batch at a time, as asking ahead would only hold more), so the
+reader thread's answers are already there when the core comes back to the event loop; and the core
+copies a promised answer in the promise's own reaction (\`js_host.rs\`'s \`taken_when_settled\`),
+not at its task's next poll, so each buffer goes back to the thread at the next turn of the event
+loop (\`read-thread.ts\`) and it reads into memory it has touched before. The thread checks with
+NodeVault's own checks (\`vault-scope.ts\`; \`tests/node/hostile-links.test.mjs\` runs through it);
+where it cannot start, the host reads on its own thread as in (10). Native test
+\`a_search_asks_a_host_reading_elsewhere_ahead_and_finds_the_same\`: 1,500 notes through a fake
+host that answers later give the answer an at-once host gives, each note read once, 2 to 9 reads
+under way. Three runs on a quiet machine (2026-11-27, the table above the last of them): wikilink
+1.5-1.7x, case-insensitive 1.3-1.4x, narrowed 0.9-1.0x: within the 2x budget. A search now (25
+wikilink searches, profiled): the main thread's wasm scan (the byte scan and \`memchr\`, regex-lite's
+PikeVM at about 40 ns a byte natively over the ~80 KB of candidate text it is given, decoding, the
+copy in), garbage collection, and some time idle waiting on the reader thread. Wasm cost of
+(10)-(11): +6.3 KB raw (\`pkg/smarthole_agent_bg.wasm\` 1,664,410 → 1,670,693 bytes). Measured and
+not taken: a faster engine in regex-lite's place, regex-automata's bounded backtracker and PikeVM
+with regex-syntax (no Unicode tables), +232 KB raw and +78 KB gzip in a wasm32 test crate built
+\`opt-level = "s"\`, its lazy DFA +335 KB and +113 KB. Not tried: SIMD in the scan (simd128 is a
+global build change, and a phone without it could not load the core).
 `;
 
 export function regexSection(results) {

@@ -445,31 +445,49 @@ fn many_bytes_of(paths: &[String], answer: Result<JsValue, HostError>) -> Vec<Re
     }
 }
 
+/// A reaction to a promise, made by [`taken_when_settled`].
+type Reaction = Closure<dyn FnMut(JsValue)>;
+
+/// What a promise's reactions share: what takes its answer (and where it goes), and the two
+/// reactions themselves, held here until one of them runs and frees both.
+struct Settling<F, T> {
+    take: Option<(F, futures::channel::oneshot::Sender<T>)>,
+    reactions: Option<(Reaction, Reaction)>,
+}
+
 /// A promise's answer, `take`n in the promise's own reaction (a microtask right after it
 /// settles), not when the task awaiting it is next polled, which may be many turns of the event
 /// loop later: a host may lend what it answers only until its next turn (host.d.ts). The
-/// reactions live until the promise settles, even if the task awaiting it is dropped. `None`:
-/// the promise could not be reacted to (no `then`), or its reaction was lost.
-async fn taken_when_settled<T: 'static>(
-    promise: js_sys::Promise,
-    take: impl FnOnce(Result<JsValue, HostError>) -> T + 'static,
-) -> Option<T> {
+/// reactions live until the promise settles, even if the task awaiting it is dropped; the one
+/// that runs frees both (a reaction never called, kept alive by `Closure::once_into_js`, leaked
+/// about 440 bytes a read). `None`: the promise could not be reacted to (no `then`).
+async fn taken_when_settled<F, T>(promise: js_sys::Promise, take: F) -> Option<T>
+where
+    F: FnOnce(Result<JsValue, HostError>) -> T + 'static,
+    T: 'static,
+{
     let (sender, taken) = futures::channel::oneshot::channel();
-    let once = Rc::new(std::cell::Cell::new(Some((take, sender))));
+    let settling = Rc::new(std::cell::RefCell::new(Settling { take: Some((take, sender)), reactions: None }));
     let react = |ok: bool| {
-        let once = Rc::clone(&once);
-        Closure::once_into_js(move |value: JsValue| {
-            if let Some((take, sender)) = once.take() {
+        let settling = Rc::clone(&settling);
+        Reaction::new(move |value: JsValue| {
+            let (taken, reactions) = {
+                let mut settling = settling.borrow_mut();
+                (settling.take.take(), settling.reactions.take())
+            };
+            if let Some((take, sender)) = taken {
                 let _ = sender.send(take(if ok { Ok(value) } else { Err(io_error(value)) }));
             }
+            // Both freed: the other now, this one once it returns (wasm-bindgen counts the call).
+            drop(reactions);
         })
     };
     let (fulfilled, rejected) = (react(true), react(false));
-    // `then` with reactions made by `Closure::once_into_js` (each freed once called).
     let then =
         Reflect::get(&promise, &JsValue::from_str("then")).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    if then.is_none_or(|then| then.call2(&promise, &fulfilled, &rejected).is_err()) {
+    if then.is_none_or(|then| then.call2(&promise, fulfilled.as_ref(), rejected.as_ref()).is_err()) {
         return None;
     }
+    settling.borrow_mut().reactions = Some((fulfilled, rejected));
     taken.await.ok()
 }

@@ -11,11 +11,18 @@ import type { VaultIO } from "../core/compose-host.ts";
 import { RealLocator } from "./real-location.ts";
 import { applyInEditor, editorBytes, noteEditor } from "./open-editor.ts";
 
+/** Most notes read at once for vaultReadManyBytes: what one of the core's calls asks, as it asks
+ * several calls ahead (a desktop's open-files limit can be 256). */
+const READS_AT_ONCE = 64;
+
 /** UTF-8 that refuses what is not (never U+FFFD) and keeps a byte order mark as text. */
 const EXACT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export class ObsidianVault implements VaultIO {
   private readonly locator: RealLocator | null;
+  /** vaultReadManyBytes' reads under way, and those waiting for one of them to end. */
+  private reading = 0;
+  private readonly toRead: (() => void)[] = [];
 
   /** `hidden`: the folders the core protects whatever the settings (`alwaysProtectedFolders`),
    * asked when an operation is checked (the core is loaded by then). */
@@ -93,9 +100,22 @@ export class ObsidianVault implements VaultIO {
     });
   }
 
-  /** Many notes' bytes, their reads overlapped (Obsidian's adapter reads asynchronously). */
+  /** Many notes' bytes, their reads overlapped (Obsidian's adapter reads asynchronously), at
+   * most READS_AT_ONCE under way across calls. */
   vaultReadManyBytes(paths: string[]): Promise<(Uint8Array | string)[]> {
-    return Promise.all(paths.map((p) => this.vaultReadBytes(p).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))));
+    return Promise.all(paths.map((p) => this.inTurn(() => this.vaultReadBytes(p)).catch((e: unknown) => (e instanceof Error ? e.message : String(e)))));
+  }
+
+  /** Runs a read once fewer than READS_AT_ONCE are under way. */
+  private async inTurn<T>(read: () => Promise<T>): Promise<T> {
+    while (this.reading >= READS_AT_ONCE) await new Promise<void>((go) => this.toRead.push(go));
+    this.reading++;
+    try {
+      return await read();
+    } finally {
+      this.reading--;
+      this.toRead.shift()?.();
+    }
   }
 
   vaultCreate(path: string, text: string): Promise<void> {

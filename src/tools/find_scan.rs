@@ -84,7 +84,8 @@ pub(super) async fn scan<H: Host>(
     // on this thread, and asking it ahead would only hold more.
     let mut elsewhere = false;
     loop {
-        while asked.len() <= if elsewhere { READS_AHEAD } else { 0 } && !notes.is_empty() {
+        let under_way = if elsewhere { 1 + READS_AHEAD } else { 1 };
+        while asked.len() < under_way && !notes.is_empty() {
             let batch = next_batch(notes);
             notes = &notes[batch.len()..];
             let read = start_read(ctx.host, batch).await;

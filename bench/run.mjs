@@ -224,6 +224,113 @@ JavaScript, took 100 ms cold and 20 ms warm for the 1 MB wasm in Node, against 8
 platform's gzip; binaryen 132's wasm-opt saves 0.9 KB more than Debian's 108). Croner (33 KB minified, ~10 KB
 gzip) computes cron times in the user's IANA zone with the engine's \`Intl\`; the Rust port would bring
 a time-zone database into the wasm.
+
+### Issue 37: where the wasm grew, what was cut, what cannot fit
+
+**Where the +540 KB went.** Each first-parent merge since the last breakdown rebuilt as \`make build\`
+builds it (\`bench/wasm-history.sh COMMIT…\`: cargo, scripts/wasm-opt.sh, wasm-bindgen; \`gzip -9\` of the wasm):
+
+| from → to | what came in | wasm raw | gzip | raw added | gzip added |
+|---|---|---|---|---|---|
+| 09f4e7a | the last breakdown | 1,186,205 | 442,493 | — | — |
+| → d085a53 | issue 32: misbehaving model servers, doomed requests, images scaled by the core, notes/undo/untrusted files, the hub's display | 1,259,738 | 469,875 | +73,533 | +27,382 |
+| → 9130a8f | issue 33: the core restructured, rules in one home | 1,267,712 | 472,101 | +7,974 | +2,226 |
+| → 8a5a49d | issue 34.1: the ACP client in the core | 1,359,417 | 504,749 | +91,705 | +32,648 |
+| → ef14c5a | issue 34.2–5: agent processes, settings, the smarthole MCP server, end to end | 1,452,237 | 544,202 | +92,820 | +39,453 |
+| → 43e5199 | ACP follow-ups: side sessions, the agent's usage and journal, the tools listener, server reach (meaning's pure parts came in too, unreachable until wired: 0 bytes) | 1,520,795 | 569,264 | +68,558 | +25,062 |
+| → ffac366 | issue 35: search by meaning wired into the core (embeddings client, vectors, chunks, index files, hybrid ranking) | 1,648,543 | 612,682 | +127,748 | +43,418 |
+| → f252958 | meaning's presets, settings, Related notes, and its follow-ups | 1,672,724 | 620,334 | +24,181 | +7,652 |
+| → 00dc1ac | issue 36: edit in place | 1,704,538 | 631,129 | +31,814 | +10,795 |
+| → d407013 | issue 37: message contexts stored as edits, shorter ledger lines | 1,712,677 | 634,142 | +8,139 | +3,013 |
+| → 83c272e | issue 37: the regex's literal prefilter (memchr) | 1,733,727 | 641,230 | +21,050 | +7,088 |
+| → 84a0dd4 | before this work | 1,734,771 | 640,905 | +1,044 | −325 |
+
+So the ACP client is about 253 KB raw / 97 KB gzip of the wasm, search by meaning about 152 KB /
+51 KB, edit in place 32 KB / 11 KB. By kind (\`twiggy top\` of the named copies of 09f4e7a and 84a0dd4, by crate):
+half the growth is std's and serde's generic code instantiated again for the new types — \`core\` +88 KB
+(drop glue of the new async functions, iterators, sorts), \`alloc\` +91 KB (\`Vec\` collects, B-trees: their
+code went from 22 to 75 KB as about seven new key/value types came in, stable sorts from 2 to 15 copies),
+serde_json +62 KB —, the core's own modules +245 KB (processor +52, acp +39, tools +28, vault +27,
+store +22, llm_client +22, secrets +13, …) and strings +43 KB.
+
+**Cut here** (each on top of the one before; \`gzip -9 -c dist/main.js | wc -c\`; no behaviour changed):
+
+| step | dist/main.js raw | gzip | saved gzip | wasm raw / gzip |
+|---|---|---|---|---|
+| before (84a0dd4) | 1,162,278 | 722,046 | — | 1,734,771 / 640,905 |
+| typed reads of JSON values through text (\`lean::from_value\`, wasm's \`from_js_as\`) instead of \`serde_json::from_value\`: its last four callers (the settings' field check, the agents' leftovers, the price table, the platform facts) took serde_json's whole \`Value\` deserializer and a second \`Deserialize\` of \`Settings\` | 1,147,732 | 712,898 | 9,148 | 1,695,811 / 629,423 |
+| sorts on cold paths through \`lean::sort_by\` (one stable-sort instantiation): request-size advice, regex literals, diff places, hybrid fusion, nearest vectors, secrets, cache-control offsets; the index's hot sorts keep std's | 1,139,708 | 706,499 | 6,399 | 1,668,125 / 623,207 |
+| \`lean::IdMap\` (a list by id) for the ACP client's requests in flight and the side sessions' waiters, \`ShardSet\` (a bit set) for the meaning shards to rewrite: three \`BTreeMap\` types fewer | 1,130,324 | 698,150 | 8,349 | 1,639,021 / 616,259 |
+| \`IdMap\` for the queue's wakers and the tasks' abort handles (two \`HashMap<u64, _>\` fewer) | 1,129,580 | 697,312 | 838 | 1,636,100 / 615,451 |
+| the agent's environment maps built by insertion (\`BTreeMap::from_iter\` sorts first: two stable sorts) | 1,125,728 | 694,293 | 3,019 | 1,626,880 / 612,501 |
+
+−27.8 KB gzip in all (−3.8 %); the wasm −108 KB raw. Measured and not done: \`{:.1}\` of the one size
+in MB written with integers (+125 B: any \`f64\` Display links both float paths, and other floats are
+displayed); wasm-opt \`--merge-similar-functions\` (−12.7 KB raw, +1.8 KB gzip) and \`--converge\`
+(−0.15 KB gzip). twiggy's "beyond one copy" for \`wasm::convert::promise\` (28 copies, 75 KB) and
+\`Abortable::try_poll\` (19, 30 KB) counts each export's or task's own body inlined into its wrapper,
+not duplicates: boxing them would not remove that code. What is left of the repeated generics is
+serde's \`deserialize_struct\` (one per type read, 109 KB: Settings alone 16 KB), collects and iterator
+folds (~45 KB over ~270 copies), the remaining B-trees (serde_json's \`Map\`, the settings' \`env\`/
+\`headers\`, two \`BTreeSet<String>\`, the meaning queue: 48 KB) and hashbrown (26 KB).
+
+**What loading costs** (\`node bench/wasm-load.mjs 7\`, cold Node processes, median of 7, on this
+machine under other builds — load average 4–5 on 2 cores; the 1,626,880-byte wasm):
+
+| phase | ms |
+|---|---|
+| \`dist/main.js\` required (parsed and run; the 780 KB base64 string included) | 59.0 |
+| base64 decoded (\`atob\` and a byte loop, as core/load.ts does) | 10.2 |
+| gzip inflated with \`DecompressionStream\` (Node's runs on JavaScript web streams; Chromium's is native) | 59.5 |
+| … with Node's native \`zlib.gunzipSync\` instead | 9.0 |
+| \`WebAssembly.compile\` of the inflated bytes | 17.5 |
+| instantiate | 2.0 |
+| inflate and \`compileStreaming\` together, as the plugin does | 90.4 |
+| brotli inflated with Node's \`zlib\` (for the compressor choice) | 7.9 |
+
+Since these were measured, the desktop app and the Node host inflate with Node's own \`zlib\`
+(\`core/load.ts\`, the platform's \`inflate\`): in Node, \`DecompressionStream\` took ~60 ms of a ~100 ms
+start; the phone (no Node) keeps the streamed inflate and compile. See "Plugin load (issue 37)".
+
+Plugin load → ready (bench/plugin-load.mjs, which needed the pinned \`@codemirror\` beside main.js since
+the editor work) was 266 ms median here under the same load (its marks: \`require\` 46–153 ms, start →
+core loaded 127–204 ms); the 89.6 ms in the table above was measured on a quiet machine. Compiling is
+small beside inflating and parsing (17.5 ms for 1.6 MB): the bytes cost mostly as text to parse and
+data to inflate.
+
+**What cannot fit, and the choice.** (KB in this part: 1,000 bytes; the ceiling is 400 × 1,024 =
+409,600 B.) The JavaScript alone is 96.9 KB gzip (322.5 KB minified: the shim 129 KB, zod 85 KB and
+the MCP SDK 61 KB, croner 33 KB), which leaves ~310 KB for the wasm's compressed bytes; they are
+585 KB (zopfli). So the wasm would have to lose about half of itself: everything the ACP client (~97 KB gzip), search by meaning
+(~51 KB) and edit in place (~11 KB) brought, and more. The two levers, measured on
+this wasm:
+
+- *A stronger compressor for the embedded wasm.* xz -9e 473,512 B, brotli q11 487,846 B, zstd -19
+  --long 515,292 B, against zopfli's 585,026 (gzip -9 612,501). No platform \`DecompressionStream\`
+  format beats gzip, so a decoder ships in main.js: xz-decompress (xz-embedded in wasm) 9.4 KB gzip,
+  inflates this wasm in ~140 ms cold in Node (gzip native: ~30 ms under the same load); fzstd 3.8 KB
+  gzip, ~150 ms; LZMA-JS's decoder 3.1 KB gzip but 4.3 s. Brotli is in Electron's \`zlib\` on the
+  desktop (~8–18 ms, no decoder bytes) but a phone has no \`zlib\`, and a JavaScript brotli decoder
+  carries its 120 KB dictionary. Net: xz saves ~102 KB gzip of main.js (→ ~592 KB) for ~+110 ms of
+  plugin load on a desktop and more on a phone. Still ~190 KB over.
+- *Load a part only when used.* Obsidian installs only main.js, manifest.json and styles.css from a
+  release, so a part left out of main.js must be fetched at first use: the host downloads
+  \`smarthole-acp.wasm\` (or the meaning module) from the release of the installed version with
+  \`requestUrl\`, checks it against a SHA-256 written into main.js, keeps it in the plugin's folder
+  through the vault adapter (\`writeBinary\`), and compiles it on the first agent turn or the first
+  meaning search — so the feature needs the network once, and the README must say so. Shipping it
+  inside main.js instead saves nothing of the budget; it only moves its compile time (~3 ms of the
+  ~18 ms) and its share of the inflate off the start. On the Rust side it is a second cdylib: the
+  ACP client is sans-IO already (JSON-RPC lines in, actions out), so it can run behind the host as
+  \`acpStep(stateId, input) → actions\` in JSON. main.js would lose up to its ~97 KB gzip (less the glue left behind); the fetched
+  module would carry its own allocator, serde_json and formatting again (an estimated 100–150 KB raw
+  more to download on first use). Meaning search is woven through the index, tools and processor, so
+  it would split less cleanly.
+
+Even both levers together (xz, and the ACP client and search by meaning loaded on use: 694 − 102 −
+~0.8 × (97 + 51)) leave main.js near 475 KB gzip. Recommendation: keep gzip (native, streaming, no decoder), set the
+ceiling to what the features cost now with a size check that makes growth a decision, and treat a
+second module for the ACP client (fetched on first use) as its own issue if the 400 KB ceiling stays.
 `;
 
 /** What issue 37 did to the bytes written per message, the core overhead and the plugin's load (fixed text, so the next \`make bench\` keeps it). */

@@ -421,6 +421,55 @@ loads CodeMirror. After that and the search index's merge (issue 37's memory ste
 on a quiet machine (2026-11-27): 80–103 ms empty, 98–132 ms with 100,000 messages, 104–123 ms with
 the 10,000 indexed notes as well; the marks: main.js required 23–31 ms, the core loaded 33–42 ms
 after, \`initialize()\` with 100,000 messages 30–42 ms. Under 100 ms only in some runs: not met.
+
+**Profiled (2026-11-27).** A build with the wasm's function names (\`wasm-bindgen --keep-debug\` of
+the release wasm, bundled by \`js-shim/build.mjs\` in a scratch copy), loaded as the bench loads it
+under \`node --cpu-prof --cpu-prof-interval 25\`, the samples cut at each run's marks and added up by
+function (self and inclusive), 7–9 runs; and finer \`performance.mark\`s in a scratch copy of
+\`core/load.ts\` and \`core/runtime.ts\` (medians of 11, no profiler). With 100,000 messages, before
+the cuts below: the core loaded ~22 ms after \`smarthole:start\` — inflating 8 ms (zlib's 16 KB
+chunks, a hundred of them joined, then the whole copied again), \`WebAssembly.compile\` 11–13 ms,
+instantiating ~2 ms, then \`defaultSettings\`, \`providerPresets\`, \`agentPresets\` and
+\`platformFeatures\` asked at once; and \`initialize()\` ~18 ms (empty vault ~9), where the profile
+showed, of the initialize call's 10.9 profiled ms, \`page_start\` 3.5 ms: the current
+conversation's whole file walked twice line by line (the 1,000-turn tail, then the chat view's 200),
+each closing line parsed as a \`HistoryLine\`, before \`parse_log_after\` parsed it again; the file's
+text copied into the wasm by the glue's JavaScript loop, one character at a time, 2.2 ms for its
+26,000 characters while cold (0.05 ms with the platform's \`TextEncoder.encodeInto\`); the tools'
+definitions built and serialised when the processor is made (1.5 profiled ms, needed at the first
+request); and before \`initialize()\`, the agents a killed host left looked for (Node's
+\`child_process\` loaded; on macOS a \`ps\` for each recorded pid). The settings of \`data.json\` were
+split by reading one whole settings document for each field (45 reads for a data.json with every
+setting: 5.7–7.8 ms on the first call).
+
+What changed: the desktop's and the Node host's inflate writes into one buffer of the size the
+gzip trailer gives and hands it to \`WebAssembly.compile\` uncopied (5.5 ms); \`page_start\` counts the
+lines first, and a file with no more lines than the limit starts at its start without the walk
+(a test checks it against the walk at every end and limit); the glue lets \`encodeInto\` write a
+string's ASCII start (same bytes: tests/node/glue-strings.test.mjs); the tool registry builds its
+definitions at first use; the runtime asks the core's defaults, presets, agents and features when
+the settings first draw them (the features \`reportPlatform\` gives at start are not computed once
+more before it); the agents a killed host left are ended once Send is enabled, or just before the
+first agent starts if that comes first; \`split_plugin_data\` reads the named fields as one document
+and one by one only when that fails (3.2–3.9 ms first call with all 45 settings). Paired, the
+two \`dist/main.js\` alternated over the same vaults (medians of 7 rounds, each a median of 7 cold
+loads): 52.1 → 45.8 ms empty, 62.0 → 52.4 ms with 100,000 messages, 62.9 → 54.0 ms with the
+10,000 indexed notes as well. (The machine was faster this session than for the figures above:
+the build before these cuts, not those figures, is the comparison.)
+
+Where the time goes now (marks, medians of 11, 100,000 messages): \`main.js\` required ~15.6 ms (V8
+compiling it: ~7 ms for its 324 KB of JavaScript, ~1 ms for the 793 KB base64 string; reading it
+2–3 ms; its top level ~2 ms); the core loaded ~21 ms after (inflating 5.5, \`WebAssembly.compile\`
+11–13 — validating 1.6 MB: under \`--wasm-lazy-validation\` it is 5 ms, while functions are compiled
+on their first call, V8's default — instantiating 1.9); \`splitPluginData\` 3–4 ms and the processor
+made 1.3 ms; \`initialize()\` 12–16 ms against ~4 ms in an empty vault: the index read (~2.5 ms: a
+\`fileSize\` then a \`readFile\`, the first file calls), the current conversation read (~2 ms) and its
+100 lines parsed and loaded (~5 ms, nearly all of it first calls: wasm compiled lazily and run in
+its baseline tier, cold JavaScript; the same start warm is 4.7 ms, the table's start-up row). The
+rest is the bundle's size: parsing the JavaScript, inflating and validating the wasm. Not tried:
+keeping the MCP SDK and zod (45 % of the JavaScript) out of the parse until an integration
+connects; reading a file in one host call instead of \`fileSize\` then \`readFile\`; building the
+current conversation's request context at the first send instead of at start.
 `;
 
 function machine() {

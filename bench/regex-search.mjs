@@ -187,8 +187,9 @@ NodeVault's own checks (\`vault-scope.ts\`; \`tests/node/hostile-links.test.mjs\
 where it cannot start, the host reads on its own thread as in (10). Native test
 \`a_search_asks_a_host_reading_elsewhere_ahead_and_finds_the_same\`: 1,500 notes through a fake
 host that answers later give the answer an at-once host gives, each note read once, 2 to 9 reads
-under way. Three runs on a quiet machine (2026-11-27, the table above the last of them): wikilink
-1.5-1.7x, case-insensitive 1.3-1.4x, narrowed 0.9-1.0x: within the 2x budget. A search now (25
+under way. Three runs on a quiet machine (2026-11-27, the Intel Xeon of the whole \`make bench\` run whose
+figures the table holds: 0.5x / 1.3x / 1.4x): wikilink 1.5-1.7x, case-insensitive 1.3-1.4x,
+narrowed 0.9-1.0x: within the 2x budget (this machine before (10)-(11), one run: 2.9x, 2.5x, 0.8x). A search now (25
 wikilink searches, profiled): the main thread's wasm scan (the byte scan and \`memchr\`, regex-lite's
 PikeVM at about 40 ns a byte natively over the ~80 KB of candidate text it is given, decoding, the
 copy in), garbage collection, and some time idle waiting on the reader thread. Wasm cost of

@@ -396,6 +396,18 @@ ms, p99 0.40–0.44 ms. Beside a build (load ~2) the p50 was 0.70–0.77 ms and 
 disk's flushes then have tails of 4–8 ms (the atomic reference's p99 was 8.2 ms), which no count of
 flushes removes.
 
+On the next session's machine (Intel Xeon, 2 cores, 2026-11-27; the figures above were taken on an
+AMD EPYC), the same bench gives more. In the whole \`make bench\` run: p50 1.07 ms, p99 3.17 ms.
+Three runs of \`node bench/run.mjs overhead\` after it: p50 1.09 / 1.23 / 1.14 ms, p99 3.07 / 4.38 /
+4.47 ms. The floor is higher: the entry's save p50 0.69–0.73 ms, against 1.10–1.16 ms for the
+atomic write in the same runs. The rest is higher too: p50 0.35–0.46 ms, against 0.22–0.25 ms before.
+So on this machine the p50 is over the 1 ms budget. A profile of the overhead run (wasm names
+kept) puts much of its samples outside the core: the in-process scripted server checking each
+request's body against the Messages API schema (ajv's validators, with bodies of up to 1,000
+turns), the garbage collection that follows, and per-request errors and abort signals in the
+\`fetch\` path. Whether those fall inside the timed window was not measured; that is where to look
+next.
+
 ## Plugin load (issue 37)
 
 \`node bench/plugin-load.mjs\` (make bench runs its cases): \`dist/main.js\` in a cold Node process with

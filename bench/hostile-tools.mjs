@@ -163,6 +163,16 @@ which could fire again before the loop looked for input, and held a Ctrl-C 100�
 (\`src/wasm/event_turn.rs\` now yields with \`setImmediate\`). In the headless command's Stop test
 (timestamps in the process) most of what remained was the stopped message's inbox clean-up: two
 file removals taking 17–37 ms while the search index, built beside the search, was writing.
+
+Since the reader thread (issue 37's fourth round: a search's notes read on another core, up to 8
+calls asked ahead), Stop during a search is about 10 ms slower on this machine (Intel Xeon, 2
+cores, 2026-11-27). Three runs each, on the same build: p50 40–53 ms and max 54–63 ms with the
+thread; p50 29–38 ms and max 46–56 ms with it switched off (a trial edit, not kept). So it is over
+the 50 ms budget at its max. Asking only 3 calls ahead did not change it (p50 41–43, max 47–61 ms,
+and the wikilink search went to 1.9x ripgrep). Not taking an answer that nothing awaits any more
+did not change it either. What is likely: the reads already asked keep the second core busy after
+Stop, beside the stopped message's file removals. The thread is never told that the search ended;
+cancelling the reads it has queued is what is left to do.
 `;
 }
 

@@ -460,7 +460,8 @@ struct Settling<F, T> {
 /// loop later: a host may lend what it answers only until its next turn (host.d.ts). The
 /// reactions live until the promise settles, even if the task awaiting it is dropped; the one
 /// that runs frees both (a reaction never called, kept alive by `Closure::once_into_js`, leaked
-/// about 440 bytes a read). `None`: the promise could not be reacted to (no `then`).
+/// about 440 bytes a read). `None` only if both reactions were dropped unrun, which holding them
+/// here rules out.
 async fn taken_when_settled<F, T>(promise: js_sys::Promise, take: F) -> Option<T>
 where
     F: FnOnce(Result<JsValue, HostError>) -> T + 'static,
@@ -483,11 +484,7 @@ where
         })
     };
     let (fulfilled, rejected) = (react(true), react(false));
-    let then =
-        Reflect::get(&promise, &JsValue::from_str("then")).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    if then.is_none_or(|then| then.call2(&promise, fulfilled.as_ref(), rejected.as_ref()).is_err()) {
-        return None;
-    }
+    let _ = promise.then2(&fulfilled, &rejected);
     settling.borrow_mut().reactions = Some((fulfilled, rejected));
     taken.await.ok()
 }

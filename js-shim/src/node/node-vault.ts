@@ -24,7 +24,7 @@ import type { VaultIO } from "../core/compose-host.ts";
 import { loadCore } from "../core/load.ts";
 import { nodeInflate } from "./inflate.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
-import { readManyNow, reusedRoom } from "./read-many.ts";
+import { freshRoom, readManyNow, reusedRoom } from "./read-many.ts";
 import { readElsewhere } from "./read-thread.ts";
 import { type Access, type VaultScope, checkReal, fullIn, insideOf } from "./vault-scope.ts";
 import { ownStatsOf } from "./own-stats.ts";
@@ -86,7 +86,11 @@ export class NodeVault implements VaultIO {
 
   /** What a check needs, as plain data (the reader thread checks with it too). */
   private async scope(): Promise<VaultScope> {
-    return { root: this.root, realRoot: await this.realRoot(), hidden: await this.hidden(), followed: [...this.followed] };
+    return this.scopeWith(await this.realRoot(), await this.hidden());
+  }
+
+  private scopeWith(realRoot: string, hidden: readonly string[]): VaultScope {
+    return { root: this.root, realRoot, hidden, followed: [...this.followed] };
   }
 
   /** Refuses a real location the agent may not reach. */
@@ -306,16 +310,20 @@ export class NodeVault implements VaultIO {
    * page faults (issue 37). */
   vaultReadManyBytes(relatives: string[]): (Uint8Array | string)[] | Promise<(Uint8Array | string)[]> {
     const [realRoot, hidden] = [this.realRootCache, this.hiddenKnown];
-    if (realRoot === undefined || hidden === undefined) return this.scope().then((scope) => this.readHere(relatives, scope, (size) => Buffer.allocUnsafeSlow(size)));
-    const scope: VaultScope = { root: this.root, realRoot, hidden, followed: [...this.followed] };
+    if (realRoot === undefined || hidden === undefined) return this.scope().then((scope) => this.readHere(relatives, scope, freshRoom));
+    const scope = this.scopeWith(realRoot, hidden);
     const elsewhere = readElsewhere(relatives, scope);
     if (!elsewhere) return this.readHere(relatives, scope, this.lend);
-    return elsewhere.then((read) => (read === undefined ? this.readHere(relatives, scope, (size) => Buffer.allocUnsafeSlow(size)) : read.map((one) => (typeof one === "string" ? this.scrub(one) : one))));
+    return elsewhere.then((read) => (read === undefined ? this.readHere(relatives, scope, freshRoom) : this.scrubbedAll(read)));
   }
 
   /** The notes read on this thread, into the buffer `room` gives. */
   private readHere(relatives: string[], scope: VaultScope, room: (size: number) => Buffer): (Uint8Array | string)[] {
-    const read = readManyNow(relatives, (relative) => fullIn(scope.root, relative), (real, relative) => checkReal(scope, real, relative, "read"), room);
+    return this.scrubbedAll(readManyNow(relatives, (relative) => fullIn(scope.root, relative), (real, relative) => checkReal(scope, real, relative, "read"), room));
+  }
+
+  /** A read of many notes with each error's message scrubbed. */
+  private scrubbedAll(read: (Uint8Array | string)[]): (Uint8Array | string)[] {
     return read.map((one) => (typeof one === "string" ? this.scrub(one) : one));
   }
 

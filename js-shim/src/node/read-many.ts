@@ -49,9 +49,15 @@ export function readManyNow(relatives: string[], full: (relative: string) => str
   });
 }
 
-/** At least what one of the core's calls reads (about a megabyte), and most bytes kept. */
-const REUSED_LEAST = 1 << 20;
+/** At least what one of the core's calls reads (about a megabyte): the least a buffer kept for
+ * reading again is made; and the most bytes one is kept at. */
+export const ROOM_LEAST = 1 << 20;
 const REUSED_MOST = 8 << 20;
+
+/** A `room` for readManyNow that gives a new buffer each call (its bytes the caller's to keep). */
+export function freshRoom(size: number): Buffer {
+  return Buffer.allocUnsafeSlow(size);
+}
 
 /** A `room` for readManyNow that gives the same buffer from call to call, grown as needed (a
  * fresh megabyte a call cost a search about a third of its reading in page faults, issue 37): what
@@ -60,8 +66,8 @@ const REUSED_MOST = 8 << 20;
 export function reusedRoom(): (size: number) => Buffer {
   let kept = Buffer.alloc(0);
   return (size) => {
-    if (size > REUSED_MOST) return Buffer.allocUnsafeSlow(size);
-    if (kept.length < size) kept = Buffer.allocUnsafeSlow(Math.max(size, REUSED_LEAST));
+    if (size > REUSED_MOST) return freshRoom(size);
+    if (kept.length < size) kept = Buffer.allocUnsafeSlow(Math.max(size, ROOM_LEAST));
     return kept;
   };
 }

@@ -2,18 +2,17 @@
 // their checks, answered with their bytes (one buffer, moved to the asking thread, not copied),
 // or buffers coming back, kept to read into again.
 import { parentPort } from "node:worker_threads";
-import { readManyNow } from "./read-many.ts";
+import { ROOM_LEAST, readManyNow } from "./read-many.ts";
 import { checkReal, fullIn, type VaultScope } from "./vault-scope.ts";
 
-/** Least size of a buffer made here (about what one of the core's calls reads), and most kept. */
-const LEAST = 1 << 20;
+/** Most buffers kept to read into again. */
 const KEPT = 16;
 const kept: ArrayBuffer[] = [];
 
 /** A buffer of at least `size` bytes: one that came back, or a new one. */
 function room(size: number): Buffer {
   const at = kept.findIndex((b) => b.byteLength >= size);
-  const buffer = at >= 0 ? kept.splice(at, 1)[0] : new ArrayBuffer(Math.max(size, LEAST));
+  const buffer = at >= 0 ? kept.splice(at, 1)[0] : new ArrayBuffer(Math.max(size, ROOM_LEAST));
   return Buffer.from(buffer, 0, size);
 }
 

@@ -423,8 +423,13 @@ ms and p99 4.25 / 3.81 / 4.86 ms with the server in its own process; 1.05 / 1.06
 3.26 / 3.52 / 3.34 ms with it in the bench's process. With the server in its own process, the
 entry's save is p50 0.50–0.54 ms (against 0.89–0.93 ms for the atomic write in the same runs), and
 the rest is p50 0.35–0.37 ms. So the server's work had been delaying the flushes' completions on
-the core's thread. The p50 is under 1 ms on this machine again, and the p99 under 5 ms, though
-close to it: the disk's flushes have tails of 3–4 ms here.
+the core's thread. Those three runs, though, had a leftover process beside them: the whole
+\`make bench\` run had written its results but not exited, with 26 timers still active. Five runs
+after it was ended gave more: p50 1.08 / 1.14 / 1.08 / 1.10 / 1.13 ms, p99 3.2–5.1 ms (the rest p50
+0.46–0.53 ms, the floor 0.56–0.59 ms; in-process 1.15–1.41 ms). A likely reading is that the
+leftover kept this VM's second core from going idle, and waking an idle core costs the
+flushes' completions. So on this machine the p50 is about 1 ms and not reliably under it. The
+remaining 0.5 ms is spread over many small steps; that is the next place to work.
 
 ## Plugin load (issue 37)
 

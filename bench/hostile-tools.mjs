@@ -165,14 +165,15 @@ which could fire again before the loop looked for input, and held a Ctrl-C 100�
 file removals taking 17–37 ms while the search index, built beside the search, was writing.
 
 Since the reader thread (issue 37's fourth round: a search's notes read on another core, up to 8
-calls asked ahead), Stop during a search is about 10 ms slower on this machine (Intel Xeon, 2
-cores, 2026-11-27). Three runs each, on the same build: p50 40–53 ms and max 54–63 ms with the
-thread; p50 29–38 ms and max 46–56 ms with it switched off (a trial edit, not kept). So it is over
-the 50 ms budget at its max. Asking only 3 calls ahead did not change it (p50 41–43, max 47–61 ms,
-and the wikilink search went to 1.9x ripgrep). Not taking an answer that nothing awaits any more
-did not change it either. What is likely: the reads already asked keep the second core busy after
-Stop, beside the stopped message's file removals. The thread is never told that the search ended;
-cancelling the reads it has queued is what is left to do.
+calls asked ahead), Stop during a search was about 10 ms slower on this machine (Intel Xeon, 2
+cores): p50 40–53 ms and max 54–63 ms, against 29–38 / 46–56 ms with the thread off. Timing each
+host call after the press (not guessing this time) showed where Stop's time went: not the reader
+thread's reads (done long before), but the stopped message's two inbox removals, 5–33 ms each.
+The search index, built beside the search, held the event loop about 5.5 ms a turn, and Node's
+\`rm\` with \`force\` is three trips to the thread pool (two lookups, then the unlink), each
+waiting for a turn. \`removeFile\` is now one \`unlink\`, a missing file taken as removed: three
+runs gave p50 14–23 ms and max 28–36 ms (2026-11-27). What remains is the press waiting for the
+search's current slice (up to 16 ms of tool work plus an index slice) and one turn per removal.
 `;
 }
 

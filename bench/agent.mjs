@@ -71,6 +71,7 @@ async function agentProcessor(settings) {
       host.links.agents.stopAll();
       for (let i = 0; host.links.agents.ids.length > 0 && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
       host.links.close();
+      processor.free();
       rmSync(vault, { recursive: true, force: true });
     },
   };

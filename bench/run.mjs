@@ -429,8 +429,17 @@ the core's thread. Those three runs, though, had a leftover process beside them:
 after it was ended gave more: p50 1.08 / 1.14 / 1.08 / 1.10 / 1.13 ms, p99 3.2–5.1 ms (the rest p50
 0.46–0.53 ms, the floor 0.56–0.59 ms; in-process 1.15–1.41 ms). A likely reading is that the
 leftover kept this VM's second core from going idle, and waking an idle core costs the
-flushes' completions. So on this machine the p50 is about 1 ms and not reliably under it. The
-remaining 0.5 ms is spread over many small steps; that is the next place to work.
+flushes' completions. So on this machine the p50 was about 1 ms and not reliably under it.
+
+The next session on the same kind of machine (Intel Xeon, 2 cores, later on 2026-11-27), on the
+same code, gave less. Four runs of \`node bench/run.mjs overhead\` on a quiet machine: p50 0.77 /
+0.77 / 0.84 / 0.84 ms, p99 2.4–3.3 ms; the floor p50 0.46–0.50 ms, the rest 0.30–0.32 ms; in process
+0.87–0.92 ms. The Node host's \`removeFile\` went from three thread-pool trips to one that
+session, but three runs with the old one gave the same (p50 0.75–0.79 ms): the difference is the
+VM, not the code. A profile of that run (wasm names kept) spreads the core's own time thinly
+(allocation, copies, JSON escaping, the host calls' crossings; no step over 4 % of the wasm's
+samples), so no single cut would take much of the rest. Within 1 ms there, then, with 0.16–0.23 ms
+to spare; on the earlier VM the same code was 0.08–0.14 ms over.
 
 ## Plugin load (issue 37)
 

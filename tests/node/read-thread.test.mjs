@@ -4,7 +4,9 @@
 // read from a buffer handed back too early, or another call's bytes, would show.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { ROOT, tmpVault, once, toolResults } from "./helpers.mjs";
@@ -69,4 +71,43 @@ test("a regular-expression search through the reader thread finds every planted 
     assert.ok(name, block);
     assert.match(block, new RegExp(`alias of ${name}\\]\\]`), block);
   }
+});
+
+/** NodeVault from a copy of the Node bundle in a folder of its own, beside `worker` as its reader
+ * thread's script (none when undefined). */
+async function vaultBeside(worker) {
+  const dir = mkdtempSync(path.join(tmpdir(), "read-thread-copy-"));
+  copyFileSync(path.join(ROOT, "js-shim/dist/node.js"), path.join(dir, "node.js"));
+  if (worker !== undefined) writeFileSync(path.join(dir, "read-worker.js"), worker);
+  return (await import(pathToFileURL(path.join(dir, "node.js")).href)).NodeVault;
+}
+
+test("where the reader thread cannot start, or fails on the way, the notes are read on the calling thread: the same bytes", async () => {
+  const { vault: folder, paths } = vaultOfNotes(120);
+  const batch = paths.slice(0, 40);
+  const expected = batch.map((p) => readFileSync(path.join(folder, p), "utf8"));
+  const text = (read) => read.map((one) => (typeof one === "string" ? one : Buffer.from(one).toString("utf8")));
+  // With its script there, the thread answers later (a promise).
+  // The first read learns the vault's scope (its real path, the folders never read) and reads here.
+  const ready = new NodeVault(folder);
+  assert.deepEqual(text(await ready.vaultReadManyBytes(batch)), expected);
+  const later = ready.vaultReadManyBytes(batch);
+  assert.ok(later instanceof Promise, "the reader thread answers");
+  assert.deepEqual(text(await later), expected);
+  // No script: answered at once, here.
+  const missing = new (await vaultBeside(undefined))(folder);
+  assert.deepEqual(text(await missing.vaultReadManyBytes(batch)), expected);
+  const now = missing.vaultReadManyBytes(batch);
+  assert.ok(Array.isArray(now), "read on the calling thread");
+  assert.deepEqual(text(now), expected);
+  // A thread that dies as it starts: the reads asked of it are read here, and the next ones at once.
+  const dying = new (await vaultBeside("throw new Error('the reader thread failed');\n"))(folder);
+  assert.deepEqual(text(await dying.vaultReadManyBytes(batch)), expected);
+  const asked = [dying.vaultReadManyBytes(batch), dying.vaultReadManyBytes(paths.slice(40, 80))];
+  assert.ok(asked[0] instanceof Promise, "asked of the thread before it failed");
+  assert.deepEqual(text(await asked[0]), expected);
+  assert.deepEqual(text(await asked[1]), paths.slice(40, 80).map((p) => readFileSync(path.join(folder, p), "utf8")));
+  const after = dying.vaultReadManyBytes(batch);
+  assert.ok(Array.isArray(after), "no read goes to a failed thread again");
+  assert.deepEqual(text(after), expected);
 });

@@ -107,7 +107,7 @@ initialised, the inbox checked, the chat view open), median of 5 fresh pages.
 | the same unthrottled (this machine's CPU) | — | ${r.mobile_load_empty_1x_ms} ms / ${r.mobile_load_stored_1x_ms} ms |
 | the wasm instance's memory at start / after ${r.mobile_messages} messages in one conversation (CPU 4x, zero-latency scripted server) | — | ${r.mobile_wasm_memory_start_mb} MB / ${r.mobile_wasm_memory_after_1000_mb} MB |
 | time per message, send → result (a streamed answer from the scripted server over HTTP, the view drawing it), CPU 4x: the first 100 / the last 100 of those ${r.mobile_messages} | flat | ${r.mobile_ms_per_message_first_100_4x} ms / ${r.mobile_ms_per_message_last_100_4x} ms |
-| the page's elements after those ${r.mobile_messages} messages | the view under 3,000 | ${r.mobile_dom_elements_after_1000} in the whole page: past 60 turns answered in the view, idle and at the end, it starts again from the newest page |
+| the page's elements after those ${r.mobile_messages} messages | the view under 3,000 | ${r.mobile_dom_elements_after_1000} in the whole page: past 60 turns answered in the view, at the end and with nothing else in flight as an answer comes, it starts again from the newest page |
 
 The first load of the browser session (nothing compiled yet) took ${r.mobile_load_first_4x_ms} ms at 4x. The page's adapter
 keeps the vault in IndexedDB, which cannot append: each history append rewrites the file there
@@ -115,8 +115,12 @@ keeps the vault in IndexedDB, which cannot append: each history append rewrites 
 have, so the time per message is an upper bound. The rest of its growth: the request carries the
 whole conversation (up to the context budget). Before the view bounded the turns answered in one
 session (2026-11-24) it kept every message it drew: 9,031 elements after 1,000 messages, and
-270 ms a message for the last 100 at 4x. The numbers come from desktop Chromium slowed down, not
-from a phone.
+270 ms a message for the last 100 at 4x. Since the view reads what is in flight from the core (issue
+33), it found the next message, sent the moment this one's result was known, already in flight
+once it had drawn the answer, and never started again in this run: 9,037 elements after 1,000
+messages, the last 100 at 456–668 ms a message at 4x (the runs of 2026-11-27). It now asks as the
+result comes, when the core lists nothing in flight (tests/browser/long-session.test.mjs sends 75
+messages that way). The numbers come from desktop Chromium slowed down, not from a phone.
 `;
 }
 

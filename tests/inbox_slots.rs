@@ -139,3 +139,31 @@ fn a_redelivery_continues_the_entry_a_slot_kept_with_its_attempts() {
     assert_eq!(host.paths_under("failed"), ["failed/m1.json"], "its five attempts were counted");
     assert!(host.requests().is_empty());
 }
+
+#[test]
+fn a_disk_that_fails_every_slot_is_logged_once_until_one_is_made_again() {
+    let host = FakeHost::new();
+    let p = with_slots_ready(&host);
+    let slot_warnings =
+        |host: &FakeHost| host.logs().iter().filter(|(_, m)| m.contains("could not make an inbox slot")).count();
+    host.fail_files(FileOp::Append, "inbox/");
+    host.fail_files(FileOp::WriteAtomic, "inbox/");
+    for id in ["m1", "m2", "m3", "m4", "m5"] {
+        assert!(!host.run(p.process(direct(id, "hello"))).success);
+        host.run_for(10);
+    }
+    assert_eq!(slot_warnings(&host), 1, "{:?}", host.logs());
+    // The disk mends: slots are made again; it fails again: logged again, once.
+    host.clear_file_failures();
+    host.script([Reply::text("ok")]);
+    assert!(host.run(p.process(direct("m6", "hello"))).success);
+    host.run_for(10);
+    assert_eq!(slots(&host).len(), 4);
+    host.fail_files(FileOp::Append, "inbox/");
+    host.fail_files(FileOp::WriteAtomic, "inbox/");
+    for id in ["m7", "m8"] {
+        assert!(!host.run(p.process(direct(id, "hello"))).success);
+        host.run_for(10);
+    }
+    assert_eq!(slot_warnings(&host), 2, "{:?}", host.logs());
+}

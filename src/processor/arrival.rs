@@ -232,10 +232,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
                 let host = &this.inner.host;
                 let path = inbox::slots::new_slot_path(host);
                 let made = inbox::slots::make(host, &path).await;
-                if let Err(e) = &made {
-                    host.log(LogLevel::Warn, &format!("could not make an inbox slot: {e}"));
+                let error = made.as_ref().err().map(ToString::to_string);
+                if this.inner.inbox.slot_made(made.ok().map(|()| path)) {
+                    let why = error.unwrap_or_default();
+                    host.log(
+                        LogLevel::Warn,
+                        &format!("could not make an inbox slot: {why} (not logged again until one is made)"),
+                    );
                 }
-                this.inner.inbox.slot_made(made.ok().map(|()| path));
             });
         }
     }

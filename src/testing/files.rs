@@ -47,6 +47,11 @@ impl FakeHost {
         self.state.failing.borrow_mut().push((op, prefix.to_owned()));
     }
 
+    /// Ends what [`FakeHost::fail_files`] began: every file operation works again.
+    pub fn clear_file_failures(&self) {
+        self.state.failing.borrow_mut().clear();
+    }
+
     /// File operations performed so far.
     pub fn file_ops(&self) -> u64 {
         self.state.file_ops.get()

@@ -26,6 +26,8 @@ pub(crate) struct InboxState {
     /// are being made.
     slots: RefCell<Vec<String>>,
     slots_coming: std::cell::Cell<usize>,
+    /// The last slot tried could not be made: a failing disk is logged once, not once a slot.
+    slots_failing: std::cell::Cell<bool>,
 }
 
 impl InboxState {
@@ -93,10 +95,14 @@ impl InboxState {
         wanted
     }
 
-    /// A slot being made is ready (`Some`), or could not be made.
-    pub(crate) fn slot_made(&self, slot: Option<String>) {
+    /// A slot being made is ready (`Some`), or could not be made; true for the first that could
+    /// not since one was made (the one to log: a failing disk fails every slot of every message).
+    pub(crate) fn slot_made(&self, slot: Option<String>) -> bool {
         self.slots_coming.set(self.slots_coming.get().saturating_sub(1));
+        let failed = slot.is_none();
         self.slots.borrow_mut().extend(slot);
+        let was_failing = self.slots_failing.replace(failed);
+        failed && !was_failing
     }
 
     /// Slots found ready at start-up.

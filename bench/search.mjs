@@ -213,8 +213,10 @@ export async function searchBenchmarks() {
   const sizes = only ?? [1_000, 10_000, ...(process.env.SEARCH_BENCH_100K === "0" ? [] : [100_000])];
   const rows = [];
   for (const n of sizes) {
+    const started = performance.now();
     const row = await one(n, api);
     console.log(JSON.stringify(row));
+    console.log(`search bench: ${n} notes in ${Math.round((performance.now() - started) / 1000)} s`);
     rows.push(row);
   }
   return { search_index: rows };

@@ -34,7 +34,6 @@ const { loadCore, nodeHost } = await import(path.join(ROOT, "js-shim/dist/node.j
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const round = (x, digits = 3) => Number(x.toFixed(digits));
 
-/** Arrival → first byte of the model request, per message, on real files. */
 /** The core overhead with the scripted server in a process of its own, as a real one is (the
  * figures), and in this process (its own work then lands on the core's thread: the reference
  * the figures were taken with before). */
@@ -44,6 +43,7 @@ async function overhead() {
   return { ...own, overhead_peer_here_p50_ms: here.overhead_p50_ms, overhead_peer_here_p99_ms: here.overhead_p99_ms };
 }
 
+/** Arrival → first byte of the model request, per message, on real files. */
 async function overheadWith(server, { messages = 1000, warmup = 50 } = {}) {
   const vault = mkdtempSync(path.join(tmpdir(), "smarthole-bench-"));
   const { MessageProcessor } = await loadCore();

@@ -231,13 +231,14 @@ impl<H: Host + 'static> MessageProcessor<H> {
             self.spawn(|this| async move {
                 let host = &this.inner.host;
                 let path = inbox::slots::new_slot_path(host);
-                let made = inbox::slots::make(host, &path).await;
-                let error = made.as_ref().err().map(ToString::to_string);
-                if this.inner.inbox.slot_made(made.ok().map(|()| path)) {
-                    let why = error.unwrap_or_default();
+                let (slot, error) = match inbox::slots::make(host, &path).await {
+                    Ok(()) => (Some(path), None),
+                    Err(e) => (None, Some(e)),
+                };
+                if let (true, Some(e)) = (this.inner.inbox.slot_made(slot), error) {
                     host.log(
                         LogLevel::Warn,
-                        &format!("could not make an inbox slot: {why} (not logged again until one is made)"),
+                        &format!("could not make an inbox slot: {e} (not logged again until one is made)"),
                     );
                 }
             });

@@ -99,10 +99,16 @@ export function allHistory(vault) {
     .flatMap((f) => historyFileLines(readFileSync(path.join(dir, f), "utf8")));
 }
 
-/** Files in the inbox but its ready slots (empty files kept for the next messages: no message). */
+/**
+ * Files in the inbox but its ready slots (empty files kept for the next messages: no message).
+ * A running host renames a slot into a message between this listing and its look at the slot's
+ * size: a slot gone by then holds no message, the file it became is in the next listing.
+ */
 export function inbox(vault) {
   const dir = path.join(vault, ".smarthole/inbox");
-  return existsSync(dir) ? readdirSync(dir).filter((n) => !(n.endsWith(".slot") && statSync(path.join(dir, n)).size === 0)) : [];
+  if (!existsSync(dir)) return [];
+  const isReadySlot = (n) => n.endsWith(".slot") && (statSync(path.join(dir, n), { throwIfNoEntry: false })?.size ?? 0) === 0;
+  return readdirSync(dir).filter((n) => !isReadySlot(n));
 }
 
 /** How many turns of history answer this message text. */

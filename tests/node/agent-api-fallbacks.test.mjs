@@ -6,12 +6,10 @@ import assert from "node:assert/strict";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { freePort, installedPlugin, tmpVault, waitFor } from "./helpers.mjs";
 
+const loadPlugin = installedPlugin();
 let server;
-let loadPlugin;
 before(async () => {
   server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
-  const require = installedPlugin();
-  loadPlugin = () => ({ Plugin: require("./main.js").default, obsidian: require("obsidian") });
 });
 after(() => server.close());
 

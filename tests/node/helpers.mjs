@@ -165,8 +165,9 @@ export function toolResults(server, from) {
 
 /**
  * dist/main.js installed in a fresh folder beside the stub `obsidian` module and CodeMirror 6 (as
- * Obsidian gives a plugin the real ones), removed when the process exits. Returns `require` rooted
- * at it: `require("./main.js").default` is the plugin class, `require("obsidian")` the stub.
+ * Obsidian gives a plugin the real ones), removed when the process exits. Returns its loader:
+ * `load()` gives the plugin class and the stub module, main.js evaluated at the first call (after
+ * a test has put in place the window and timers it watches).
  */
 export function installedPlugin() {
   const dir = tmpFolder("smarthole-plugin-");
@@ -175,5 +176,6 @@ export function installedPlugin() {
   // The project's own copies (linked: their dependencies resolve beside them).
   symlinkSync(path.join(ROOT, "node_modules/@codemirror"), path.join(dir, "node_modules/@codemirror"), "dir");
   cpSync(path.join(ROOT, "dist/main.js"), path.join(dir, "main.js"));
-  return createRequire(path.join(dir, "main.js"));
+  const require = createRequire(path.join(dir, "main.js"));
+  return () => ({ Plugin: require("./main.js").default, obsidian: require("obsidian") });
 }

@@ -258,9 +258,7 @@ function readdirSafe(dir) {
 }
 
 test("data.json: unknown and misspelled fields are named in a notice, not used, and kept on every save", async () => {
-  const require = installedPlugin();
-  const Plugin = require("./main.js").default;
-  const obsidian = require("obsidian");
+  const { Plugin, obsidian } = installedPlugin()();
   const win = { addEventListener() {}, removeEventListener() {}, fetch: (...a) => fetch(...a) };
   Object.assign(globalThis, { window: win, activeWindow: win });
   const cases = [

@@ -24,9 +24,7 @@ test("the key comes from secret storage by its id; a refused key shows as paused
   // The plugin's window, as plugin.test.mjs gives it (no hub: no socket).
   const win = { addEventListener: () => {}, removeEventListener: () => {}, fetch: (...args) => fetch(...args) };
   Object.assign(globalThis, { window: win, activeWindow: win });
-  const require = installedPlugin();
-  const Plugin = require("./main.js").default;
-  const obsidian = require("obsidian");
+  const { Plugin, obsidian } = installedPlugin()();
   // Requests that do not stream go through requestUrl, as in Obsidian: here, over fetch.
   const stubbed = obsidian.requestUrl;
   obsidian.requestUrl = async ({ url, method, headers, body }) => {

@@ -8,13 +8,10 @@ import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { freePort, history, inbox, installedPlugin, sendTyped, tmpVault, waitFor } from "./helpers.mjs";
 
+const loadPlugin = installedPlugin();
 let server;
-let loadPlugin;
 before(async () => {
   server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
-  // main.js requires "obsidian": give it the stub, as Obsidian gives it the real module.
-  const require = installedPlugin();
-  loadPlugin = () => ({ Plugin: require("./main.js").default, obsidian: require("obsidian") });
 });
 after(() => server.close());
 

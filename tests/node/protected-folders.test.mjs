@@ -9,12 +9,10 @@ import path from "node:path";
 import { startScriptedServer } from "../peers/anthropic-server.mjs";
 import { installedPlugin, sendTyped, tmpVault, waitFor } from "./helpers.mjs";
 
+const loadPlugin = installedPlugin();
 let server;
-let loadPlugin;
 before(async () => {
   server = await startScriptedServer({ fallback: { kind: "text", text: "ok" } });
-  const require = installedPlugin();
-  loadPlugin = () => ({ Plugin: require("./main.js").default, obsidian: require("obsidian") });
 });
 after(() => server.close());
 

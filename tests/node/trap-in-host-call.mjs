@@ -7,9 +7,7 @@ import { hostileWorld } from "./hostile-world.mjs";
 import { installedPlugin, sendTyped, waitFor } from "./helpers.mjs";
 
 const baseUrl = process.argv[2];
-const require = installedPlugin();
-const Plugin = require("./main.js").default;
-const obsidian = require("obsidian");
+const { Plugin, obsidian } = installedPlugin()();
 
 const listeners = { error: new Set(), unhandledrejection: new Set() };
 const surfaced = [];

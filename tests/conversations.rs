@@ -327,3 +327,17 @@ fn dropping_the_processor_stops_its_background_work() {
     host.run_for(1_000);
     assert_eq!(host.background_tasks(), 0, "all stopped");
 }
+
+#[test]
+fn discarding_the_processor_stops_its_background_work_as_dropping_does() {
+    let host = FakeHost::new();
+    host.script([Reply::tools("", &[("e", "end_conversation", json!({}))]), Reply::text("bye")]);
+    host.script_matching(SUMMARY, Reply::hang());
+    let p = processor(&host);
+    host.run(p.process(direct("a", "x")));
+    host.run_for(1_000);
+    assert!(p.running_tasks() >= 2, "the summary and the cleanup timer run");
+    p.discard();
+    host.run_for(1_000);
+    assert_eq!(host.background_tasks(), 0, "all stopped, the state left unfreed");
+}

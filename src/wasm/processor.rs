@@ -112,6 +112,13 @@ impl WasmMessageProcessor {
         self.core.dispose();
     }
 
+    /// Disposes and frees this handle without freeing the processor's state: only for an
+    /// instance of the core that is thrown away with it (the plugin's own, at unload or after a
+    /// trap), where freeing a large index would hold the event loop for nothing.
+    pub fn discard(self) {
+        self.core.discard();
+    }
+
     /// Replaces the settings; throws on invalid ones.
     #[wasm_bindgen(js_name = updateSettings)]
     pub fn update_settings(

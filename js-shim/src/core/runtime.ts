@@ -329,8 +329,9 @@ export class CoreRuntime {
     const instance = this.instance;
     this.instance = null;
     try {
-      instance?.dispose();
-      instance?.free();
+      // The instance is this runtime's own and goes with it: its state is left unfreed (freeing
+      // a large search index would hold the event loop for nothing).
+      instance?.discard();
     } catch (error) {
       this.log("warn", `dispose: ${String(error)}`);
     }

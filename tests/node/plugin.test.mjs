@@ -203,10 +203,14 @@ test("a core that traps is rebuilt, the user is told, and the inbox is finished 
     server.enqueue({ kind: "hang" }, { kind: "text", text: "Answered by the new core." });
     const pending = sendTyped(plugin.runtime, "remember the milk");
     await server.waitForRequests(before + 1);
+    const trapped = plugin.runtime.instance;
     // The core traps (what a Rust panic does under panic=abort).
     plugin.runtime.reportError(new WebAssembly.RuntimeError("unreachable executed"));
     const first = await pending;
     assert.equal(first.errorCode, "core_restarted");
+    // Discarded whole: its handle is given up, so the collector never frees it into the trapped
+    // instance later (a handle still held would answer this).
+    assert.throws(() => trapped.queued, /null pointer passed to rust/);
     assert.match(obsidian.__test.notices.join("\n"), /restarted its core/);
     await waitFor(() => plugin.runtime.ready, 10_000, "the rebuilt core");
     await waitFor(() => history(vault).some((l) => l.content[0]?.text === "Answered by the new core."), 10_000, "the inbox to be finished");

@@ -275,7 +275,9 @@ export class CoreRuntime {
     // The new core knows nothing of the old one's agent sessions.
     this.links.agents.stopAll();
     try {
-      old?.dispose();
+      // Thrown away whole, as at unload; its handle is taken before the call, so that the
+      // collector never frees it into the trapped instance later.
+      old?.discard();
     } catch {
       // A trapped instance may refuse even this; it is dropped either way.
     }

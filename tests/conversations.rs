@@ -10,6 +10,7 @@ use smarthole_agent::testing::internals::ConversationIndex;
 use smarthole_agent::testing::{FakeHost, Reply};
 use smarthole_agent::ConversationStatus;
 use smarthole_agent::Event;
+use smarthole_agent::MessageProcessor;
 use smarthole_agent::Settings;
 
 const MINUTE: u64 = 60_000;
@@ -314,8 +315,9 @@ fn get_conversation_lists_and_reads_conversations() {
     assert!(missing["content"].as_str().unwrap().contains("no conversation with id \"c-nope\""));
 }
 
-#[test]
-fn dropping_the_processor_stops_its_background_work() {
+/// A processor with a summary hanging and the cleanup timer running, then `stop`ped: the
+/// background tasks still running a second later.
+fn background_tasks_after(stop: impl FnOnce(MessageProcessor<FakeHost>)) -> usize {
     let host = FakeHost::new();
     host.script([Reply::tools("", &[("e", "end_conversation", json!({}))]), Reply::text("bye")]);
     host.script_matching(SUMMARY, Reply::hang());
@@ -323,21 +325,17 @@ fn dropping_the_processor_stops_its_background_work() {
     host.run(p.process(direct("a", "x")));
     host.run_for(1_000);
     assert!(p.running_tasks() >= 2, "the summary and the cleanup timer run");
-    drop(p);
+    stop(p);
     host.run_for(1_000);
-    assert_eq!(host.background_tasks(), 0, "all stopped");
+    host.background_tasks()
+}
+
+#[test]
+fn dropping_the_processor_stops_its_background_work() {
+    assert_eq!(background_tasks_after(drop), 0, "all stopped");
 }
 
 #[test]
 fn discarding_the_processor_stops_its_background_work_as_dropping_does() {
-    let host = FakeHost::new();
-    host.script([Reply::tools("", &[("e", "end_conversation", json!({}))]), Reply::text("bye")]);
-    host.script_matching(SUMMARY, Reply::hang());
-    let p = processor(&host);
-    host.run(p.process(direct("a", "x")));
-    host.run_for(1_000);
-    assert!(p.running_tasks() >= 2, "the summary and the cleanup timer run");
-    p.discard();
-    host.run_for(1_000);
-    assert_eq!(host.background_tasks(), 0, "all stopped, the state left unfreed");
+    assert_eq!(background_tasks_after(MessageProcessor::discard), 0, "all stopped, the state left unfreed");
 }

@@ -190,7 +190,7 @@ impl<H: Host + 'static> MessageProcessor<H> {
 
     /// Stops everything as [`Self::dispose`] does and leaves the processor's state unfreed: for a
     /// host that throws away the whole instance (its memory goes with it), where freeing a large
-    /// search index allocation by allocation would only hold the event loop (90–140 ms at
+    /// search index allocation by allocation would only hold the event loop (about 150 ms at
     /// 100,000 notes). Nothing in the state does anything when dropped; the tasks still stop.
     pub fn discard(self) {
         self.dispose();
